@@ -1,0 +1,21 @@
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { AppConfig, Clock } from '@app/common';
+import { CoreModule } from './core.module.js';
+import { HealthModule } from './modules/health/health.module.js';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  clock: Clock;
+  /** Extra modules, for tests that need probe routes. */
+  extraModules?: Type[];
+}
+
+@Module({})
+export class AppModule {
+  static register(options: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CoreModule.register(options.config, options.clock), HealthModule, ...(options.extraModules ?? [])],
+    };
+  }
+}

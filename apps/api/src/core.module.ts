@@ -1,0 +1,22 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig, Clock } from '@app/common';
+import { dataSourceOptions } from '@app/database';
+
+/** Process-wide providers every feature module may inject: configuration, the clock, the database. */
+@Global()
+@Module({})
+export class CoreModule {
+  static register(config: AppConfig, clock: Clock): DynamicModule {
+    if (!config.databaseUrl) throw new Error('CoreModule needs a database URL');
+    return {
+      module: CoreModule,
+      imports: [TypeOrmModule.forRoot({ ...dataSourceOptions(config.databaseUrl), autoLoadEntities: true })],
+      providers: [
+        { provide: AppConfig, useValue: config },
+        { provide: Clock, useValue: clock },
+      ],
+      exports: [AppConfig, Clock],
+    };
+  }
+}

@@ -1,0 +1,38 @@
+process.env.TZ = 'UTC';
+// Unit tests live beside the code (*.spec.ts); e2e tests boot the real app (test/**/*.e2e-spec.ts).
+// Nest 12 and most of our dependencies are ESM-only, so Jest runs in native ESM mode
+// (node --experimental-vm-modules); ts-jest emits ESM and `.js` suffixes of relative imports are stripped.
+const moduleNameMapper = {
+  '^@app/(common|database|availability)$': '<rootDir>/libs/$1/src/index.ts',
+  '^@app/(common|database|availability)/(.*)\\.js$': '<rootDir>/libs/$1/src/$2',
+  '^(\\.{1,2}/.*)\\.js$': '$1',
+};
+// A few ESM-only packages are require()d by CommonJS dependencies; Node 20 does that natively,
+// Jest's loader cannot before Node 24.9, so Babel turns just these into CommonJS for the tests.
+const REQUIRED_ESM_PACKAGES = ['content-disposition', 'cookie'];
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', useESM: true, diagnostics: false }],
+  [`/node_modules/(${REQUIRED_ESM_PACKAGES.join('|')})/.+\\.js$`]: [
+    'babel-jest',
+    { babelrc: false, configFile: false, plugins: ['@babel/plugin-transform-modules-commonjs'] },
+  ],
+};
+const shared = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper,
+  transform,
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  transformIgnorePatterns: [`/node_modules/(?!(${REQUIRED_ESM_PACKAGES.join('|')})/)`],
+};
+
+module.exports = {
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  testTimeout: 30000,
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], setupFiles: ['<rootDir>/test/setup/env.ts'] },
+  ],
+};

@@ -1,0 +1,3 @@
+export * from './scopes.js';
+export * from './roles.js';
+export * from './access.decorator.js';

@@ -1,0 +1,20 @@
+/** API-key scopes, `resource:action` (contract section 4). The only place they are spelled. */
+export const Scope = {
+  BookingsRead: 'bookings:read',
+  BookingsWrite: 'bookings:write',
+  EventTypesRead: 'event_types:read',
+  EventTypesWrite: 'event_types:write',
+  AvailabilityRead: 'availability:read',
+  AvailabilityWrite: 'availability:write',
+  TeamRead: 'team:read',
+  TeamWrite: 'team:write',
+  WebhooksRead: 'webhooks:read',
+  WebhooksWrite: 'webhooks:write',
+} as const;
+export type Scope = (typeof Scope)[keyof typeof Scope];
+
+export const ALL_SCOPES: readonly Scope[] = Object.values(Scope);
+
+export function isScope(value: string): value is Scope {
+  return (ALL_SCOPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** The validated environment of contract section 11. Built once at boot by `loadConfig`. */
+export class AppConfig {
+  nodeEnv!: 'development' | 'production' | 'test';
+  port!: number;
+  databaseUrl!: string | undefined;
+  dataDir!: string;
+  redisUrl!: string | undefined;
+  jwtSecret!: string | undefined;
+  jwtAccessTtl!: number;
+  appUrl!: string;
+  smtpUrl!: string | undefined;
+  mailFrom!: string;
+  rateLimitUserPerMinute!: number;
+  rateLimitPublicPerMinute!: number;
+  webhookAllowPrivateUrls!: boolean;
+  webhookRetrySchedule!: number[];
+  webhookTimeoutMs!: number;
+  logLevel!: string;
+  /** Run the webhook and mail workers inside the API process (apps/worker runs them alone). */
+  runWorkers!: boolean;
+
+  get isProduction(): boolean {
+    return this.nodeEnv === 'production';
+  }
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function intVar(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function urlVar(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.map((p) => p.replace(':', '://')).join(' or ')}`);
+  }
+  return raw;
+}
+
+function boolVar(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, `must be true or false (got "${raw}")`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${values.join(', ')} (got "${raw}")`);
+  }
+  return raw as T;
+}
+
+const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
+function retrySchedule(env: Env): number[] {
+  const raw = env.WEBHOOK_RETRY_SCHEDULE;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_RETRY_SCHEDULE;
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length > 50 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p) || Number(p) > 7 * 86400)) {
+    throw new ConfigError('WEBHOOK_RETRY_SCHEDULE', 'must be comma-separated delays in seconds (0..604800)');
+  }
+  return parts.map(Number);
+}
+
+/** Validates the environment; throws `ConfigError` naming the first bad variable. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const config = new AppConfig();
+  config.nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  config.port = intVar(env, 'PORT', 3000, 0, 65535);
+  config.databaseUrl = urlVar(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  config.dataDir = resolve(env.DATA_DIR && env.DATA_DIR.trim() !== '' ? env.DATA_DIR : './.data');
+  config.redisUrl = urlVar(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  config.jwtSecret = env.JWT_SECRET === '' ? undefined : env.JWT_SECRET;
+  if (config.jwtSecret !== undefined && config.jwtSecret.length < 32) {
+    throw new ConfigError('JWT_SECRET', 'must be at least 32 characters');
+  }
+  config.jwtAccessTtl = intVar(env, 'JWT_ACCESS_TTL', 900, 10, 86400);
+  config.appUrl = (urlVar(env, 'APP_URL', ['http:', 'https:']) ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+  config.smtpUrl = urlVar(env, 'SMTP_URL', ['smtp:', 'smtps:']);
+  config.mailFrom = env.MAIL_FROM && env.MAIL_FROM.trim() !== '' ? env.MAIL_FROM : 'Scheduling <no-reply@localhost>';
+  config.rateLimitUserPerMinute = intVar(env, 'RATE_LIMIT_USER_PER_MINUTE', 60, 1, 1_000_000);
+  config.rateLimitPublicPerMinute = intVar(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 60, 1, 1_000_000);
+  config.webhookAllowPrivateUrls = boolVar(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', config.nodeEnv !== 'production');
+  config.webhookRetrySchedule = retrySchedule(env);
+  config.webhookTimeoutMs = intVar(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000);
+  config.logLevel = oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info');
+  config.runWorkers = boolVar(env, 'RUN_WORKERS', true);
+
+  if (config.isProduction) {
+    if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', 'is required when NODE_ENV=production');
+    if (!config.jwtSecret) throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production (at least 32 characters)');
+  }
+  return config;
+}
+
+/** Outside production a missing JWT_SECRET is generated once and kept under DATA_DIR, so sessions survive restarts. */
+export function ensureJwtSecret(config: AppConfig): string {
+  if (config.jwtSecret) return config.jwtSecret;
+  mkdirSync(config.dataDir, { recursive: true });
+  const file = join(config.dataDir, 'jwt-secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600 });
+  config.jwtSecret = readFileSync(file, 'utf8').trim();
+  return config.jwtSecret;
+}

@@ -1,0 +1,2 @@
+export * from './error-code.js';
+export * from './app-error.js';

@@ -1,0 +1,88 @@
+import { HttpException } from '@nestjs/common';
+import { AppError, ErrorDetail } from '../errors/app-error.js';
+import { ERROR_STATUS, ErrorCode } from '../errors/error-code.js';
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetail[];
+  requestId: string;
+}
+
+export interface RenderedError {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+  /** True when the error was not one we meant to send: it is logged with its stack. */
+  unexpected: boolean;
+}
+
+const STATUS_CODES: Partial<Record<number, ErrorCode>> = {
+  400: ErrorCode.VALIDATION_ERROR,
+  401: ErrorCode.UNAUTHORIZED,
+  403: ErrorCode.FORBIDDEN,
+  404: ErrorCode.NOT_FOUND,
+  405: ErrorCode.NOT_FOUND,
+  413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  429: ErrorCode.RATE_LIMITED,
+};
+
+/** Safe, fixed messages for errors raised by Fastify or Nest: their own texts can name internals. */
+const GENERIC_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  VALIDATION_ERROR: 'The request is not valid',
+  NOT_FOUND: 'Resource not found',
+  PAYLOAD_TOO_LARGE: 'Request body is larger than 1 MiB',
+  UNSUPPORTED_MEDIA_TYPE: 'Request body must be application/json',
+  UNAUTHORIZED: 'Missing or invalid credentials',
+  FORBIDDEN: 'Not allowed',
+  RATE_LIMITED: 'Too many requests',
+  INTERNAL_ERROR: 'An unexpected error occurred',
+};
+
+function statusOf(error: unknown): number | undefined {
+  if (error instanceof HttpException) return error.getStatus();
+  if (typeof error === 'object' && error !== null && 'statusCode' in error) {
+    const status = (error as { statusCode: unknown }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 600) return status;
+  }
+  return undefined;
+}
+
+function postgresCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const driverError = 'driverError' in error ? (error as { driverError: unknown }).driverError : error;
+  if (typeof driverError === 'object' && driverError !== null && 'code' in driverError) {
+    const code = (driverError as { code: unknown }).code;
+    return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  }
+  return undefined;
+}
+
+/** Maps anything thrown anywhere to contract section 2's body. Never copies a foreign error's message. */
+export function renderError(error: unknown, requestId: string): RenderedError {
+  if (error instanceof AppError) {
+    const body: ErrorBody = { code: error.code, message: error.message, requestId };
+    if (error.details?.length) body.details = error.details;
+    return { status: error.status, body, headers: error.headers ?? {}, unexpected: false };
+  }
+  // An exclusion-constraint violation that escaped a service is still a taken slot, not a crash.
+  if (postgresCode(error) === '23P01') {
+    const code = ErrorCode.SLOT_UNAVAILABLE;
+    return {
+      status: ERROR_STATUS[code],
+      body: { code, message: 'The time is no longer available', requestId },
+      headers: {},
+      unexpected: false,
+    };
+  }
+  const status = statusOf(error);
+  const code = status !== undefined && status < 500 ? (STATUS_CODES[status] ?? ErrorCode.VALIDATION_ERROR) : ErrorCode.INTERNAL_ERROR;
+  const message = GENERIC_MESSAGES[code] ?? 'The request could not be processed';
+  return {
+    status: code === ErrorCode.INTERNAL_ERROR ? 500 : ERROR_STATUS[code],
+    body: { code, message, requestId },
+    headers: {},
+    unexpected: code === ErrorCode.INTERNAL_ERROR,
+  };
+}

@@ -1,0 +1,4 @@
+export * from './error-body.js';
+export * from './all-exceptions.filter.js';
+export * from './validation.js';
+export * from './request-id.js';

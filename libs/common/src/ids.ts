@@ -1,0 +1,27 @@
+import { randomBytes } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Random base62 text; rejection sampling keeps every character uniformly likely. */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export const ID_PREFIXES = ['org', 'usr', 'mem', 'key', 'evt', 'bkg', 'sch', 'ovr', 'wh', 'whevt', 'whdel', 'ses', 'inv', 'mail'] as const;
+export type IdPrefix = (typeof ID_PREFIXES)[number];
+
+/** `prefix_` + 24 random base62 characters (~143 bits): never sequential, safe to expose. */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${randomBase62(24)}`;
+}
+
+export function looksLikeId(value: string, prefix: IdPrefix): boolean {
+  return new RegExp(`^${prefix}_[0-9A-Za-z]{20,64}$`).test(value);
+}

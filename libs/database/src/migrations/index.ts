@@ -1,0 +1,7 @@
+import { Init1763712000000 } from './1763712000000-Init.js';
+
+/**
+ * Every migration, in order. Listed here rather than globbed so the same list works from
+ * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
+ */
+export const MIGRATIONS = [Init1763712000000];

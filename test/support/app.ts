@@ -1,0 +1,64 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppConfig, FixedClock, loadConfig } from '@app/common';
+import { createApp } from '../../apps/api/src/bootstrap.js';
+import { cloneTestDatabase } from './database.js';
+import { HttpClient } from './http.js';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Reuse another test app's database: a second instance of the same service. */
+  databaseUrl?: string;
+  clock?: FixedClock;
+  extraModules?: Type[];
+}
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  http: HttpClient;
+  url: string;
+  clock: FixedClock;
+  config: AppConfig;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+/** Boots the real application on a random port against its own cloned database. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.databaseUrl ? undefined : await cloneTestDatabase();
+  const databaseUrl = options.databaseUrl ?? database!.url;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'sched-test-data-')),
+    JWT_SECRET: TEST_JWT_SECRET,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_USER_PER_MINUTE: '100000',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '100000',
+    ...options.env,
+  });
+  const clock = options.clock ?? new FixedClock(Date.now());
+  const app = await createApp({ config, clock, extraModules: options.extraModules });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    app,
+    http: new HttpClient(url),
+    url,
+    clock,
+    config,
+    databaseUrl,
+    close: async () => {
+      await app.close();
+      await database?.drop();
+    },
+  };
+}
