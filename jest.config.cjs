@@ -12,6 +12,7 @@ const moduleNameMapper = {
 const REQUIRED_ESM_PACKAGES = ['content-disposition', 'cookie'];
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', useESM: true, diagnostics: false }],
+  '/node_modules/@nestjs/throttler/dist/.+\\.js$': '<rootDir>/test/setup/esm-bridge-transformer.cjs',
   [`/node_modules/(${REQUIRED_ESM_PACKAGES.join('|')})/.+\\.js$`]: [
     'babel-jest',
     { babelrc: false, configFile: false, plugins: ['@babel/plugin-transform-modules-commonjs'] },
@@ -24,7 +25,8 @@ const shared = {
   moduleNameMapper,
   transform,
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
-  transformIgnorePatterns: [`/node_modules/(?!(${REQUIRED_ESM_PACKAGES.join('|')})/)`],
+  transformIgnorePatterns: [`/node_modules/(?!(${REQUIRED_ESM_PACKAGES.join('|')}|@nestjs/throttler)/)`],
+  setupFiles: ['<rootDir>/test/setup/esm-bridge.ts'],
 };
 
 module.exports = {
@@ -33,6 +35,6 @@ module.exports = {
   testTimeout: 30000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], setupFiles: ['<rootDir>/test/setup/env.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], setupFiles: ['<rootDir>/test/setup/esm-bridge.ts', '<rootDir>/test/setup/env.ts'] },
   ],
 };

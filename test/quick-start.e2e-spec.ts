@@ -32,7 +32,7 @@ describe('quick start', () => {
       expect(Date.now() - started).toBeLessThan(150_000);
       const docs = await fetch(`http://127.0.0.1:${port}/docs-json`);
       expect(docs.status).toBe(200);
-      expect((await docs.json()).openapi).toMatch(/^3\./);
+      expect(((await docs.json()) as { openapi: string }).openapi).toMatch(/^3\./);
       // SIGTERM to the server itself, as an orchestrator would: it must stop cleanly and exit 0.
       const [server] = descendantsMatching(proc.child.pid!, 'dist/apps/api/src/main.js');
       expect(server).toBeDefined();

@@ -1,7 +1,10 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AppConfig, Clock } from '@app/common';
 import { CoreModule } from './core.module.js';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
+import { AuthModule } from './modules/auth/auth.module.js';
 import { HealthModule } from './modules/health/health.module.js';
+import { TeamModule } from './modules/team/team.module.js';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -15,7 +18,14 @@ export class AppModule {
   static register(options: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.register(options.config, options.clock), HealthModule, ...(options.extraModules ?? [])],
+      imports: [
+        CoreModule.register(options.config, options.clock),
+        HealthModule,
+        AuthModule,
+        ApiKeysModule,
+        TeamModule,
+        ...(options.extraModules ?? []),
+      ],
     };
   }
 }

@@ -5,3 +5,5 @@ export * from './ids.js';
 export * from './clock.js';
 export * from './pagination.js';
 export * from './auth/index.js';
+export * from './validation/index.js';
+export * from './crypto.js';

@@ -16,9 +16,12 @@ export class AppConfig {
   mailFrom!: string;
   rateLimitUserPerMinute!: number;
   rateLimitPublicPerMinute!: number;
+  /** Prefix of the Redis counter keys, so services sharing one Redis keep separate limits. */
+  rateLimitNamespace!: string;
   webhookAllowPrivateUrls!: boolean;
   webhookRetrySchedule!: number[];
   webhookTimeoutMs!: number;
+  mailRetrySchedule!: number[];
   logLevel!: string;
   /** Run the webhook and mail workers inside the API process (apps/worker runs them alone). */
   runWorkers!: boolean;
@@ -82,13 +85,14 @@ function oneOf<T extends string>(env: Env, name: string, values: readonly T[], f
 }
 
 const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+const DEFAULT_MAIL_RETRY_SCHEDULE = [10, 60, 300, 1800, 7200, 21600];
 
-function retrySchedule(env: Env): number[] {
-  const raw = env.WEBHOOK_RETRY_SCHEDULE;
-  if (raw === undefined || raw.trim() === '') return DEFAULT_RETRY_SCHEDULE;
+function retrySchedule(env: Env, name = 'WEBHOOK_RETRY_SCHEDULE', fallback = DEFAULT_RETRY_SCHEDULE): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
   const parts = raw.split(',').map((p) => p.trim());
   if (parts.length > 50 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p) || Number(p) > 7 * 86400)) {
-    throw new ConfigError('WEBHOOK_RETRY_SCHEDULE', 'must be comma-separated delays in seconds (0..604800)');
+    throw new ConfigError(name, 'must be comma-separated delays in seconds (0..604800)');
   }
   return parts.map(Number);
 }
@@ -111,9 +115,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.mailFrom = env.MAIL_FROM && env.MAIL_FROM.trim() !== '' ? env.MAIL_FROM : 'Scheduling <no-reply@localhost>';
   config.rateLimitUserPerMinute = intVar(env, 'RATE_LIMIT_USER_PER_MINUTE', 60, 1, 1_000_000);
   config.rateLimitPublicPerMinute = intVar(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 60, 1, 1_000_000);
+  config.rateLimitNamespace = env.RATE_LIMIT_NAMESPACE || 'sched:rl';
+  if (!/^[\w:.-]{1,64}$/.test(config.rateLimitNamespace)) throw new ConfigError('RATE_LIMIT_NAMESPACE', 'must be 1-64 characters of [A-Za-z0-9_:.-]');
   config.webhookAllowPrivateUrls = boolVar(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', config.nodeEnv !== 'production');
   config.webhookRetrySchedule = retrySchedule(env);
   config.webhookTimeoutMs = intVar(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000);
+  config.mailRetrySchedule = retrySchedule(env, 'MAIL_RETRY_SCHEDULE', DEFAULT_MAIL_RETRY_SCHEDULE);
   config.logLevel = oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info');
   config.runWorkers = boolVar(env, 'RUN_WORKERS', true);
 

@@ -59,8 +59,19 @@ function postgresCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Maps anything thrown anywhere to contract section 2's body. Never copies a foreign error's message. */
+const WWW_AUTHENTICATE = 'Bearer realm="scheduling", ApiKey realm="scheduling"';
+
+/** Maps anything thrown anywhere to contract section 2's body; every 401 carries WWW-Authenticate. */
 export function renderError(error: unknown, requestId: string): RenderedError {
+  const rendered = render(error, requestId);
+  if (rendered.status === 401 && !rendered.headers['WWW-Authenticate']) {
+    rendered.headers = { ...rendered.headers, 'WWW-Authenticate': WWW_AUTHENTICATE };
+  }
+  return rendered;
+}
+
+/** Never copies a foreign error's message: it can name tables, files or libraries. */
+function render(error: unknown, requestId: string): RenderedError {
   if (error instanceof AppError) {
     const body: ErrorBody = { code: error.code, message: error.message, requestId };
     if (error.details?.length) body.details = error.details;

@@ -2,3 +2,4 @@ export * from './error-body.js';
 export * from './all-exceptions.filter.js';
 export * from './validation.js';
 export * from './request-id.js';
+export * from './api-errors.decorator.js';

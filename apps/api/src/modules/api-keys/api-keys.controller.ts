@@ -1,0 +1,38 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Access, ApiErrors, CurrentPrincipal, PaginationQueryDto, Permission, type Principal } from '@app/common';
+import { ApiKeysService } from './api-keys.service.js';
+import { ApiKeyListResponse, CreateApiKeyDto, CreatedApiKeyResponse } from './dto/api-key.dto.js';
+
+@ApiTags('api-keys')
+@ApiBearerAuth('bearer')
+@Access({ permission: Permission.ManageApiKeys })
+@Controller('api-keys')
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create an API key (JWT only; owner or admin). The full key is returned once.' })
+  @ApiResponse({ status: 201, type: CreatedApiKeyResponse })
+  @ApiErrors(400, 401, 403)
+  create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
+    return this.apiKeys.create(principal, dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List the organization’s keys that are not revoked (prefixes only)' })
+  @ApiResponse({ status: 200, type: ApiKeyListResponse })
+  @ApiErrors(400, 401, 403)
+  list(@CurrentPrincipal() principal: Principal, @Query() page: PaginationQueryDto): Promise<ApiKeyListResponse> {
+    return this.apiKeys.list(principal, page);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke a key immediately; later requests with it get 401 KEY_REVOKED' })
+  @ApiResponse({ status: 204 })
+  @ApiErrors(401, 403, 404)
+  async revoke(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    await this.apiKeys.revoke(principal, id);
+  }
+}

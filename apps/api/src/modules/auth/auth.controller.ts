@@ -1,0 +1,78 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Access, ApiErrors, CurrentPrincipal, Public, type Principal } from '@app/common';
+import { AuthService } from './auth.service.js';
+import { LoginDto, RefreshDto, RegisterDto, RegisterResponse, SessionListResponse, TokensResponse } from './dto/auth.dto.js';
+
+@ApiTags('auth')
+@Controller('auth')
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  @Public()
+  @Post('register')
+  @ApiOperation({ summary: 'Create a user, a new organization with the user as its owner, and a session' })
+  @ApiResponse({ status: 201, type: RegisterResponse })
+  @ApiErrors(400, 409)
+  register(@Body() dto: RegisterDto, @Headers('user-agent') userAgent?: string): Promise<RegisterResponse> {
+    return this.auth.register(dto, userAgent);
+  }
+
+  @Public()
+  @Post('login')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Exchange email and password for tokens',
+    description: 'Wrong email and wrong password both give 401 INVALID_CREDENTIALS. 10 failures for one email within 15 minutes → 429.',
+  })
+  @ApiResponse({ status: 200, type: TokensResponse })
+  @ApiErrors(400, 401)
+  login(@Body() dto: LoginDto, @Headers('user-agent') userAgent?: string): Promise<TokensResponse> {
+    return this.auth.login(dto, userAgent);
+  }
+
+  @Public()
+  @Post('refresh')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Rotate a refresh token into a new token pair',
+    description: 'The presented token dies. Presenting an already-rotated token revokes the whole session.',
+  })
+  @ApiResponse({ status: 200, type: TokensResponse })
+  @ApiErrors(400, 401)
+  refresh(@Body() dto: RefreshDto): Promise<TokensResponse> {
+    return this.auth.refresh(dto.refreshToken);
+  }
+
+  @Access({})
+  @ApiBearerAuth('bearer')
+  @Post('logout')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'End the current session: its refresh and access tokens stop working at once' })
+  @ApiResponse({ status: 204 })
+  @ApiErrors(401, 403)
+  async logout(@CurrentPrincipal() principal: Principal): Promise<void> {
+    await this.auth.logout(principal);
+  }
+
+  @Access({})
+  @ApiBearerAuth('bearer')
+  @Get('sessions')
+  @ApiOperation({ summary: 'The caller’s active sessions' })
+  @ApiResponse({ status: 200, type: SessionListResponse })
+  @ApiErrors(401, 403)
+  sessions(@CurrentPrincipal() principal: Principal): Promise<SessionListResponse> {
+    return this.auth.listSessions(principal);
+  }
+
+  @Access({})
+  @ApiBearerAuth('bearer')
+  @Delete('sessions/:id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'End one of the caller’s sessions' })
+  @ApiResponse({ status: 204 })
+  @ApiErrors(401, 403, 404)
+  async deleteSession(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    await this.auth.deleteSession(principal, id);
+  }
+}

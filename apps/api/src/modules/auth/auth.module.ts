@@ -1,0 +1,58 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig, type RequestWithPrincipal } from '@app/common';
+import { ApiKeysModule } from '../api-keys/api-keys.module.js';
+import { TeamModule } from '../team/team.module.js';
+import { AuthController } from './auth.controller.js';
+import { AuthRepository } from './auth.repository.js';
+import { AuthService } from './auth.service.js';
+import { LoginFailure } from './entities/login-failure.entity.js';
+import { Session } from './entities/session.entity.js';
+import { User } from './entities/user.entity.js';
+import { AccessGuard } from './guards/access.guard.js';
+import { JwtAuthGuard } from './guards/jwt-auth.guard.js';
+import { JwtStrategy } from './jwt.strategy.js';
+import { RATE_LIMIT_WINDOW_MS, RateLimitGuard, rateLimitSubject } from './rate-limit/rate-limit.guard.js';
+import { RateLimitStorage } from './rate-limit/rate-limit.storage.js';
+import { UsersController } from './users.controller.js';
+
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([User, Session, LoginFailure]),
+    PassportModule,
+    JwtModule.register({}),
+    ThrottlerModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        storage: new RateLimitStorage(config.redisUrl, config.rateLimitNamespace),
+        throttlers: [
+          {
+            name: 'default',
+            ttl: RATE_LIMIT_WINDOW_MS,
+            limit: (context) => rateLimitSubject(context.switchToHttp().getRequest<RequestWithPrincipal>(), config).limit,
+            getTracker: (request) => rateLimitSubject(request as RequestWithPrincipal, config).tracker,
+            generateKey: (_context, tracker) => tracker,
+          },
+        ],
+      }),
+    }),
+    TeamModule,
+    ApiKeysModule,
+  ],
+  controllers: [AuthController, UsersController],
+  providers: [
+    AuthRepository,
+    AuthService,
+    JwtStrategy,
+    JwtAuthGuard,
+    // Order matters: the access guard establishes the caller the rate limiter counts.
+    { provide: APP_GUARD, useClass: AccessGuard },
+    { provide: APP_GUARD, useClass: RateLimitGuard },
+  ],
+  exports: [AuthService],
+})
+export class AuthModule {}

@@ -1,0 +1,108 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, IsNull, MoreThan } from 'typeorm';
+import type { Role } from '@app/common';
+import { LoginFailure } from './entities/login-failure.entity.js';
+import { Session } from './entities/session.entity.js';
+import { User } from './entities/user.entity.js';
+
+export interface SessionPrincipalRow {
+  session_id: string;
+  user_id: string;
+  member_id: string;
+  organization_id: string;
+  role: Role;
+  revoked_at: Date | null;
+  expires_at: Date;
+  last_used_at: Date;
+}
+
+@Injectable()
+export class AuthRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private manager(manager?: EntityManager): EntityManager {
+    return manager ?? this.dataSource.manager;
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  findUserByEmail(email: string, manager?: EntityManager): Promise<User | null> {
+    return this.manager(manager).findOne(User, { where: { email } });
+  }
+
+  findUser(id: string, manager?: EntityManager): Promise<User | null> {
+    return this.manager(manager).findOne(User, { where: { id } });
+  }
+
+  async insertUser(user: User, manager?: EntityManager): Promise<void> {
+    await this.manager(manager).insert(User, user);
+  }
+
+  async updateUser(id: string, changes: Partial<User>, manager?: EntityManager): Promise<void> {
+    await this.manager(manager).update(User, { id }, changes);
+  }
+
+  async insertSession(session: Session, manager?: EntityManager): Promise<void> {
+    await this.manager(manager).insert(Session, session);
+  }
+
+  findSession(id: string): Promise<Session | null> {
+    return this.dataSource.manager.findOne(Session, { where: { id } });
+  }
+
+  /** What every JWT request needs, in one query: the session and the membership it belongs to. */
+  async findSessionPrincipal(sessionId: string): Promise<SessionPrincipalRow | null> {
+    const rows: SessionPrincipalRow[] = await this.dataSource.query(
+      `SELECT s.id AS session_id, s.user_id, s.member_id, m.organization_id, m.role, s.revoked_at, s.expires_at, s.last_used_at
+         FROM sessions s JOIN members m ON m.id = s.member_id AND m.status = 'active'
+        WHERE s.id = $1`,
+      [sessionId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Rotation succeeds only from the hash the caller saw, so two refreshes with one token cannot both win. */
+  async rotateRefreshToken(id: string, fromHash: string, toHash: string, at: Date): Promise<boolean> {
+    const result = await this.dataSource.manager.update(
+      Session,
+      { id, refreshTokenHash: fromHash, revokedAt: IsNull() },
+      { refreshTokenHash: toHash, lastUsedAt: at },
+    );
+    return (result.affected ?? 0) > 0;
+  }
+
+  async revokeSession(id: string, at: Date, userId?: string): Promise<boolean> {
+    const result = await this.dataSource.manager.update(Session, { id, revokedAt: IsNull(), ...(userId ? { userId } : {}) }, { revokedAt: at });
+    return (result.affected ?? 0) > 0;
+  }
+
+  async touchSession(id: string, at: Date): Promise<void> {
+    await this.dataSource.query(`UPDATE sessions SET last_used_at = $2 WHERE id = $1 AND last_used_at <= $2 - interval '1 minute'`, [id, at]);
+  }
+
+  listActiveSessions(userId: string, now: Date): Promise<Session[]> {
+    return this.dataSource.manager.find(Session, {
+      where: { userId, revokedAt: IsNull(), expiresAt: MoreThan(now) },
+      order: { createdAt: 'DESC', id: 'ASC' },
+    });
+  }
+
+  async countRecentLoginFailures(email: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
+    const rows: { count: string; oldest: Date | null }[] = await this.dataSource.query(
+      `SELECT count(*) AS count, min(failed_at) AS oldest FROM login_failures WHERE email = $1 AND failed_at > $2`,
+      [email, since],
+    );
+    return { count: Number(rows[0]?.count ?? 0), oldest: rows[0]?.oldest ?? null };
+  }
+
+  async recordLoginFailure(email: string, at: Date): Promise<void> {
+    await this.dataSource.manager.insert(LoginFailure, { email, failedAt: at });
+  }
+
+  async clearLoginFailures(email: string, olderThan?: Date): Promise<void> {
+    if (olderThan) await this.dataSource.query(`DELETE FROM login_failures WHERE failed_at <= $1`, [olderThan]);
+    else await this.dataSource.manager.delete(LoginFailure, { email });
+  }
+}

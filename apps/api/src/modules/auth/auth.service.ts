@@ -1,0 +1,262 @@
+import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { EntityManager } from 'typeorm';
+import { AppConfig, AppError, Clock, ErrorCode, newId, Principal, randomBase62, sha256 } from '@app/common';
+import { TeamService, organizationView } from '../team/team.service.js';
+import { AuthRepository } from './auth.repository.js';
+import {
+  LoginDto,
+  MeResponse,
+  RegisterDto,
+  RegisterResponse,
+  SessionListResponse,
+  TokensResponse,
+  UpdateMeDto,
+  UserView,
+} from './dto/auth.dto.js';
+import { User } from './entities/user.entity.js';
+import { Session } from './entities/session.entity.js';
+import { AccessTokenClaims, JWT_AUDIENCE, JWT_ISSUER } from './jwt.strategy.js';
+import { hashPassword, verifyPassword } from './password.js';
+
+const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
+const LOCKOUT_FAILURES = 10;
+const LOCKOUT_WINDOW_MS = 15 * 60 * 1000;
+const USER_AGENT_MAX = 512;
+
+export function userView(user: User): UserView {
+  return {
+    id: user.id,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    timezone: user.timezone,
+    createdAt: user.createdAt.toISOString(),
+  };
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
+  return driverError?.code === '23505' && driverError.constraint === constraint;
+}
+
+/** Refresh tokens are `<sessionId>.<secret>`: the id finds the session, the secret proves possession. */
+function splitRefreshToken(token: string): { sessionId: string; secret: string } | null {
+  const match = /^(ses_[0-9A-Za-z]{20,64})\.([0-9A-Za-z]{43})$/.exec(token);
+  return match ? { sessionId: match[1], secret: match[2] } : null;
+}
+
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly repository: AuthRepository,
+    private readonly team: TeamService,
+    private readonly jwt: JwtService,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  async register(dto: RegisterDto, userAgent: string | undefined): Promise<RegisterResponse> {
+    const passwordHash = await hashPassword(dto.password);
+    try {
+      return await this.repository.transaction(async (manager) => {
+        if (await this.repository.findUserByEmail(dto.email, manager)) throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email is already registered');
+        const user = await this.createUser(manager, { ...dto, passwordHash });
+        const { organization, member } = await this.team.createOrganizationWithOwner(manager, {
+          name: dto.organizationName,
+          userId: user.id,
+          email: user.email,
+          firstName: user.firstName,
+          lastName: user.lastName,
+        });
+        const tokens = await this.startSession(manager, user.id, member.id, organization.id, userAgent);
+        return {
+          user: userView(user),
+          organization: organizationView(organization),
+          member: { id: member.id, role: member.role, email: member.email, status: member.status },
+          ...tokens,
+        };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, 'users_email_key')) throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email is already registered');
+      if (isUniqueViolation(error, 'organizations_slug_key')) return this.register(dto, userAgent);
+      throw error;
+    }
+  }
+
+  /** Creates a user in the caller's transaction (registration, invitation acceptance). */
+  async createUser(
+    manager: EntityManager,
+    input: { email: string; passwordHash: string; firstName?: string | null; lastName?: string | null; timezone?: string },
+  ): Promise<User> {
+    const now = this.clock.now();
+    const user = Object.assign(new User(), {
+      id: newId('usr'),
+      email: input.email.toLowerCase(),
+      passwordHash: input.passwordHash,
+      firstName: input.firstName ?? null,
+      lastName: input.lastName ?? null,
+      timezone: input.timezone ?? 'UTC',
+      createdAt: now,
+      updatedAt: now,
+    } satisfies User);
+    await this.repository.insertUser(user, manager);
+    return user;
+  }
+
+  findUserByEmail(email: string, manager?: EntityManager): Promise<User | null> {
+    return this.repository.findUserByEmail(email.toLowerCase(), manager);
+  }
+
+  async login(dto: LoginDto, userAgent: string | undefined): Promise<TokensResponse> {
+    const now = this.clock.now();
+    const since = new Date(now.getTime() - LOCKOUT_WINDOW_MS);
+    const failures = await this.repository.countRecentLoginFailures(dto.email, since);
+    if (failures.count >= LOCKOUT_FAILURES) {
+      const retryAfter = Math.max(1, Math.ceil(((failures.oldest?.getTime() ?? now.getTime()) + LOCKOUT_WINDOW_MS - now.getTime()) / 1000));
+      throw new AppError(ErrorCode.RATE_LIMITED, 'Too many failed logins for this email; try again later', undefined, {
+        'Retry-After': String(retryAfter),
+      });
+    }
+    const user = await this.repository.findUserByEmail(dto.email);
+    const passwordOk = await verifyPassword(user?.passwordHash, dto.password);
+    const member = user && passwordOk ? await this.team.findActiveMemberByUser(user.id) : null;
+    if (!user || !passwordOk || !member) {
+      await this.repository.recordLoginFailure(dto.email, now);
+      throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
+    }
+    await this.repository.clearLoginFailures(dto.email);
+    return this.startSession(undefined, user.id, member.id, member.organizationId, userAgent);
+  }
+
+  /** A new session and its first token pair. */
+  async startSession(
+    manager: EntityManager | undefined,
+    userId: string,
+    memberId: string,
+    organizationId: string,
+    userAgent: string | undefined,
+  ): Promise<TokensResponse> {
+    const now = this.clock.now();
+    const secret = randomBase62(43);
+    const session = Object.assign(new Session(), {
+      id: newId('ses'),
+      userId,
+      memberId,
+      refreshTokenHash: sha256(secret),
+      userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : null,
+      createdAt: now,
+      lastUsedAt: now,
+      expiresAt: new Date(now.getTime() + REFRESH_TTL_MS),
+      revokedAt: null,
+    } satisfies Session);
+    await this.repository.insertSession(session, manager);
+    return this.tokens(session.id, userId, organizationId, secret);
+  }
+
+  async refresh(refreshToken: string): Promise<TokensResponse> {
+    const parts = splitRefreshToken(refreshToken);
+    if (!parts) throw AppError.unauthorized('Invalid refresh token');
+    const now = this.clock.now();
+    const principal = await this.repository.findSessionPrincipal(parts.sessionId);
+    if (!principal || principal.revoked_at || principal.expires_at.getTime() <= now.getTime()) {
+      throw AppError.unauthorized('Invalid refresh token');
+    }
+    const presentedHash = sha256(parts.secret);
+    const session = await this.repository.findSession(parts.sessionId);
+    const nextSecret = randomBase62(43);
+    const rotated =
+      session !== null &&
+      session.refreshTokenHash === presentedHash &&
+      (await this.repository.rotateRefreshToken(parts.sessionId, presentedHash, sha256(nextSecret), now));
+    if (!rotated) {
+      // A rotated token came back: someone holds a copy. End the whole session.
+      await this.repository.revokeSession(parts.sessionId, now);
+      throw AppError.unauthorized('Refresh token reuse detected; the session has been revoked');
+    }
+    return this.tokens(principal.session_id, principal.user_id, principal.organization_id, nextSecret);
+  }
+
+  private tokens(sessionId: string, userId: string, organizationId: string, secret: string): TokensResponse {
+    const iat = Math.floor(this.clock.now().getTime() / 1000);
+    const claims: AccessTokenClaims = {
+      sub: userId,
+      org: organizationId,
+      sid: sessionId,
+      iat,
+      exp: iat + this.config.jwtAccessTtl,
+      iss: JWT_ISSUER,
+      aud: JWT_AUDIENCE,
+    };
+    return {
+      accessToken: this.jwt.sign(claims, { algorithm: 'HS256', secret: this.config.jwtSecret }),
+      refreshToken: `${sessionId}.${secret}`,
+      tokenType: 'Bearer',
+      expiresIn: this.config.jwtAccessTtl,
+    };
+  }
+
+  /** The per-request session check behind every JWT: revoked, expired or membership gone → 401. */
+  async principalForToken(claims: AccessTokenClaims): Promise<Principal> {
+    const row = await this.repository.findSessionPrincipal(claims.sid);
+    const now = this.clock.now();
+    if (!row || row.revoked_at || row.expires_at.getTime() <= now.getTime() || row.user_id !== claims.sub || row.organization_id !== claims.org) {
+      throw AppError.unauthorized('The session has ended');
+    }
+    if (now.getTime() - row.last_used_at.getTime() >= 60_000) this.repository.touchSession(row.session_id, now).catch(() => undefined);
+    return {
+      type: 'user',
+      organizationId: row.organization_id,
+      userId: row.user_id,
+      memberId: row.member_id,
+      role: row.role,
+      sessionId: row.session_id,
+      livemode: true,
+    };
+  }
+
+  async logout(principal: Principal): Promise<void> {
+    if (principal.sessionId) await this.repository.revokeSession(principal.sessionId, this.clock.now());
+  }
+
+  async listSessions(principal: Principal): Promise<SessionListResponse> {
+    const sessions = await this.repository.listActiveSessions(principal.userId, this.clock.now());
+    return {
+      sessions: sessions.map((s) => ({
+        id: s.id,
+        createdAt: s.createdAt.toISOString(),
+        lastUsedAt: s.lastUsedAt.toISOString(),
+        userAgent: s.userAgent,
+        current: s.id === principal.sessionId,
+      })),
+    };
+  }
+
+  async deleteSession(principal: Principal, sessionId: string): Promise<void> {
+    if (!(await this.repository.revokeSession(sessionId, this.clock.now(), principal.userId))) throw AppError.notFound('Session');
+  }
+
+  async me(principal: Principal): Promise<MeResponse> {
+    const [user, organization] = await Promise.all([this.repository.findUser(principal.userId), this.team.getOrganization(principal.organizationId)]);
+    if (!user) throw AppError.unauthorized('The acting user no longer exists');
+    const response: MeResponse = {
+      user: userView(user),
+      organization: { id: organization.id, name: organization.name, slug: organization.slug },
+      member: { id: principal.memberId, role: principal.role },
+    };
+    if (principal.type === 'api_key') response.member.id = (await this.team.findActiveMemberByUser(principal.userId))?.id ?? null;
+    if (principal.apiKey) response.apiKey = { id: principal.apiKey.id, scopes: principal.apiKey.scopes, mode: principal.apiKey.mode };
+    return response;
+  }
+
+  async updateMe(principal: Principal, dto: UpdateMeDto): Promise<{ user: UserView }> {
+    const changes: Partial<User> = { updatedAt: this.clock.now() };
+    if (dto.firstName !== undefined) changes.firstName = dto.firstName;
+    if (dto.lastName !== undefined) changes.lastName = dto.lastName;
+    if (dto.timezone !== undefined) changes.timezone = dto.timezone;
+    await this.repository.updateUser(principal.userId, changes);
+    const user = await this.repository.findUser(principal.userId);
+    if (!user) throw AppError.unauthorized();
+    return { user: userView(user) };
+  }
+}

@@ -1,0 +1,145 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsIanaTimeZone } from '@app/common';
+
+const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
+
+export class RegisterDto {
+  @ApiProperty({ format: 'email', maxLength: 254 })
+  @Transform(trimLower)
+  @IsEmail()
+  @MaxLength(254)
+  email!: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 128 })
+  @IsString()
+  @Length(8, 128)
+  password!: string;
+
+  @ApiPropertyOptional({ maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  firstName?: string;
+
+  @ApiPropertyOptional({ maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  lastName?: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 100 })
+  @IsString()
+  @Length(1, 100)
+  organizationName!: string;
+
+  @ApiPropertyOptional({ default: 'UTC', example: 'Europe/Berlin' })
+  @IsOptional()
+  @IsIanaTimeZone()
+  timezone?: string;
+}
+
+export class LoginDto {
+  @ApiProperty({ format: 'email' })
+  @Transform(trimLower)
+  @IsString()
+  @MaxLength(254)
+  email!: string;
+
+  @ApiProperty()
+  @IsString()
+  @MaxLength(128)
+  password!: string;
+}
+
+export class RefreshDto {
+  @ApiProperty()
+  @IsString()
+  @MaxLength(512)
+  refreshToken!: string;
+}
+
+export class UpdateMeDto {
+  @ApiPropertyOptional({ maxLength: 100, nullable: true })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  firstName?: string;
+
+  @ApiPropertyOptional({ maxLength: 100, nullable: true })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  lastName?: string;
+
+  @ApiPropertyOptional({ example: 'America/New_York' })
+  @IsOptional()
+  @IsIanaTimeZone()
+  timezone?: string;
+}
+
+export class TokensResponse {
+  @ApiProperty({ description: 'JWT (HS256), sent as `Authorization: Bearer <token>`' }) accessToken!: string;
+  @ApiProperty({ description: 'Opaque; rotates on every use' }) refreshToken!: string;
+  @ApiProperty({ enum: ['Bearer'] }) tokenType!: 'Bearer';
+  @ApiProperty({ description: 'Access-token lifetime in seconds' }) expiresIn!: number;
+}
+
+export class UserView {
+  @ApiProperty({ example: 'usr_…' }) id!: string;
+  @ApiProperty() email!: string;
+  @ApiProperty({ nullable: true, type: String }) firstName!: string | null;
+  @ApiProperty({ nullable: true, type: String }) lastName!: string | null;
+  @ApiProperty() timezone!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+}
+
+export class OrganizationSummary {
+  @ApiProperty({ example: 'org_…' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() slug!: string;
+  @ApiPropertyOptional({ type: String, format: 'date-time' }) createdAt?: string;
+}
+
+export class MemberSummary {
+  @ApiProperty({ example: 'mem_…', nullable: true, type: String }) id!: string | null;
+  @ApiProperty({ enum: ['owner', 'admin', 'member'], nullable: true, type: String }) role!: string | null;
+  @ApiPropertyOptional() email?: string;
+  @ApiPropertyOptional() status?: string;
+}
+
+export class RegisterResponse extends TokensResponse {
+  @ApiProperty({ type: UserView }) user!: UserView;
+  @ApiProperty({ type: OrganizationSummary }) organization!: OrganizationSummary;
+  @ApiProperty({ type: MemberSummary }) member!: MemberSummary;
+}
+
+export class ApiKeySummary {
+  @ApiProperty() id!: string;
+  @ApiProperty({ isArray: true, type: String }) scopes!: string[];
+  @ApiProperty({ enum: ['live', 'test'] }) mode!: string;
+}
+
+export class MeResponse {
+  @ApiProperty({ type: UserView }) user!: UserView;
+  @ApiProperty({ type: OrganizationSummary }) organization!: OrganizationSummary;
+  @ApiProperty({ type: MemberSummary }) member!: MemberSummary;
+  @ApiPropertyOptional({ type: ApiKeySummary, description: 'Present when the caller is an API key' }) apiKey?: ApiKeySummary;
+}
+
+export class UserResponse {
+  @ApiProperty({ type: UserView }) user!: UserView;
+}
+
+export class SessionView {
+  @ApiProperty({ example: 'ses_…' }) id!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) lastUsedAt!: string;
+  @ApiProperty({ nullable: true, type: String }) userAgent!: string | null;
+  @ApiProperty() current!: boolean;
+}
+
+export class SessionListResponse {
+  @ApiProperty({ type: SessionView, isArray: true }) sessions!: SessionView[];
+}

@@ -1,0 +1,47 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { Member } from '../../team/entities/member.entity.js';
+import { User } from './user.entity.js';
+
+/**
+ * A login. Access tokens name it (`sid`) and every request checks it, so revoking it ends them at
+ * once on every instance; removing the membership deletes it (cascade).
+ */
+@Entity('sessions')
+@Index('sessions_user_id_idx', ['userId'])
+export class Session {
+  @PrimaryColumn('text')
+  id!: string;
+
+  @Column('text')
+  userId!: string;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id' })
+  user?: Relation<User>;
+
+  @Column('text')
+  memberId!: string;
+
+  @ManyToOne(() => Member, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'member_id' })
+  member?: Relation<Member>;
+
+  /** sha256 of the current refresh secret; older secrets of this session no longer match (reuse detection). */
+  @Column('text')
+  refreshTokenHash!: string;
+
+  @Column('text', { nullable: true })
+  userAgent!: string | null;
+
+  @Column('timestamptz')
+  createdAt!: Date;
+
+  @Column('timestamptz')
+  lastUsedAt!: Date;
+
+  @Column('timestamptz')
+  expiresAt!: Date;
+
+  @Column('timestamptz', { nullable: true })
+  revokedAt!: Date | null;
+}

@@ -1,0 +1,22 @@
+export type Credential =
+  | { kind: 'none' }
+  | { kind: 'malformed' }
+  | { kind: 'api_key'; value: string }
+  | { kind: 'jwt'; value: string };
+
+const MAX_HEADER_LENGTH = 4096;
+const KEY_PREFIX = /^mk_(live|test)_/;
+
+/**
+ * `ApiKey <key>` or `Bearer <jwt>`; a Bearer value that looks like a key is a key (contract section 3).
+ * Anything else (extra spaces, unknown scheme, an oversized value) is malformed.
+ */
+export function parseAuthorization(header: string | string[] | undefined): Credential {
+  if (header === undefined || header === '') return { kind: 'none' };
+  if (Array.isArray(header) || header.length > MAX_HEADER_LENGTH) return { kind: 'malformed' };
+  const match = /^(ApiKey|Bearer) ([^\s]+)$/i.exec(header);
+  if (!match) return { kind: 'malformed' };
+  const [, scheme, value] = match;
+  if (scheme.toLowerCase() === 'apikey' || KEY_PREFIX.test(value)) return { kind: 'api_key', value };
+  return { kind: 'jwt', value };
+}

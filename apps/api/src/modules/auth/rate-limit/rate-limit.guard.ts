@@ -1,0 +1,44 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ThrottlerGuard, type ThrottlerRequest } from '@nestjs/throttler';
+import type { FastifyReply } from 'fastify';
+import { AppConfig, AppError, ErrorCode, type RequestWithPrincipal } from '@app/common';
+
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** Per API key, per user for sessions, per client IP for everyone else (contract section 5). */
+export function rateLimitSubject(request: RequestWithPrincipal, config: AppConfig): { tracker: string; limit: number } {
+  const principal = request.principal;
+  if (principal?.apiKey) return { tracker: `key:${principal.apiKey.id}`, limit: principal.apiKey.rateLimitPerMinute };
+  if (principal) return { tracker: `user:${principal.userId}`, limit: config.rateLimitUserPerMinute };
+  return { tracker: `ip:${request.ip ?? 'unknown'}`, limit: config.rateLimitPublicPerMinute };
+}
+
+/**
+ * Runs after the access guard, so it knows the caller. Overrides the throttler's reply: Reset is a
+ * Unix timestamp (the throttler sends seconds-until-reset) and over the limit is our RATE_LIMITED error.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  protected override async handleRequest({ context, limit, ttl, throttler, blockDuration, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
+    const { req, res } = this.getRequestResponse(context);
+    const tracker = await getTracker(req, context);
+    const key = generateKey(context, tracker, throttler.name ?? 'default');
+    const { totalHits, timeToExpire } = await this.storageService.increment(key, ttl, limit, blockDuration, throttler.name ?? 'default');
+    const reply = res as unknown as FastifyReply;
+    const resetAt = Math.ceil(Date.now() / 1000) + timeToExpire;
+    void reply.header('X-RateLimit-Limit', String(limit));
+    void reply.header('X-RateLimit-Remaining', String(Math.max(0, limit - totalHits)));
+    void reply.header('X-RateLimit-Reset', String(resetAt));
+    if (totalHits > limit) {
+      throw new AppError(ErrorCode.RATE_LIMITED, `Rate limit of ${limit} requests per minute exceeded`, undefined, {
+        'Retry-After': String(timeToExpire),
+      });
+    }
+    return true;
+  }
+
+  protected override getRequestResponse(context: ExecutionContext): { req: Record<string, unknown>; res: Record<string, unknown> } {
+    const http = context.switchToHttp();
+    return { req: http.getRequest(), res: http.getResponse() };
+  }
+}

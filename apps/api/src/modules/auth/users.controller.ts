@@ -1,0 +1,34 @@
+import { Body, Controller, Get, Patch } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Access, ApiErrors, CurrentPrincipal, type Principal } from '@app/common';
+import { AuthService } from './auth.service.js';
+import { MeResponse, UpdateMeDto, UserResponse } from './dto/auth.dto.js';
+
+@ApiTags('users')
+@ApiBearerAuth('bearer')
+@Controller('users')
+export class UsersController {
+  constructor(private readonly auth: AuthService) {}
+
+  @Access({ scope: 'any' })
+  @ApiSecurity('ApiKey')
+  @Get('me')
+  @ApiOperation({
+    summary: 'The caller: user, organization and membership',
+    description: 'With an API key (any scope): the key’s creator, `member.role` null, plus `apiKey`.',
+  })
+  @ApiResponse({ status: 200, type: MeResponse })
+  @ApiErrors(401)
+  me(@CurrentPrincipal() principal: Principal): Promise<MeResponse> {
+    return this.auth.me(principal);
+  }
+
+  @Access({})
+  @Patch('me')
+  @ApiOperation({ summary: 'Update the caller’s profile (JWT only)' })
+  @ApiResponse({ status: 200, type: UserResponse })
+  @ApiErrors(400, 401, 403)
+  updateMe(@CurrentPrincipal() principal: Principal, @Body() dto: UpdateMeDto): Promise<UserResponse> {
+    return this.auth.updateMe(principal, dto);
+  }
+}

@@ -1,0 +1,20 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+@Entity('organizations')
+export class Organization {
+  @PrimaryColumn('text')
+  id!: string;
+
+  @Column('text')
+  name!: string;
+
+  @Index('organizations_slug_key', { unique: true })
+  @Column('text')
+  slug!: string;
+
+  @Column('timestamptz')
+  createdAt!: Date;
+
+  @Column('timestamptz')
+  updatedAt!: Date;
+}

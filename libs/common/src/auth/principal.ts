@@ -1,0 +1,39 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { AppError } from '../errors/app-error.js';
+import type { Role } from './roles.js';
+import type { Scope } from './scopes.js';
+
+export type KeyMode = 'live' | 'test';
+
+/** Who is calling, as established by the global access guard. */
+export interface Principal {
+  type: 'user' | 'api_key';
+  organizationId: string;
+  /** The session's user, or the API key's creator (the "acting user"). */
+  userId: string;
+  /** The acting user's membership; null when an API key's creator has left. */
+  memberId: string | null;
+  /** The JWT caller's role; null for API keys, which act for the organization within their scopes. */
+  role: Role | null;
+  sessionId?: string;
+  apiKey?: { id: string; scopes: Scope[]; mode: KeyMode; rateLimitPerMinute: number };
+  /** False only for test-mode keys (contract section 9). */
+  livemode: boolean;
+}
+
+export interface RequestWithPrincipal {
+  principal?: Principal;
+  ip?: string;
+}
+
+/** The caller, on routes that require credentials. */
+export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
+  const principal = context.switchToHttp().getRequest<RequestWithPrincipal>().principal;
+  if (!principal) throw AppError.unauthorized();
+  return principal;
+});
+
+/** The caller when credentials are optional (attendee-token routes): undefined for anonymous calls. */
+export const OptionalPrincipal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Principal | undefined => context.switchToHttp().getRequest<RequestWithPrincipal>().principal,
+);
