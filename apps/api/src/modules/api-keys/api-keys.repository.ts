@@ -34,7 +34,7 @@ export class ApiKeysRepository {
   /** Conditional, so concurrent requests on several instances write at most once a minute. */
   async touch(id: string, at: Date): Promise<void> {
     await this.dataSource.query(
-      `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $2 - interval '1 minute')`,
+      `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $2::timestamptz - interval '1 minute')`,
       [id, at],
     );
   }

@@ -79,7 +79,7 @@ export class AuthRepository {
   }
 
   async touchSession(id: string, at: Date): Promise<void> {
-    await this.dataSource.query(`UPDATE sessions SET last_used_at = $2 WHERE id = $1 AND last_used_at <= $2 - interval '1 minute'`, [id, at]);
+    await this.dataSource.query(`UPDATE sessions SET last_used_at = $2 WHERE id = $1 AND last_used_at <= $2::timestamptz - interval '1 minute'`, [id, at]);
   }
 
   listActiveSessions(userId: string, now: Date): Promise<Session[]> {

@@ -1,0 +1,14 @@
+export * from './types.js';
+export { computeSlots } from './slots.js';
+export { explainStart } from './explain.js';
+export { addDays } from './calendar.js';
+export {
+  countByLocalDate,
+  dayStartInstant,
+  formatInstantInZone,
+  isValidTimeZone,
+  localDateOf,
+  localDateTimeToInstant,
+  parseInputTimestamp,
+} from './zoned-time.js';
+export { formatInstantsInZone } from './zone-days.js';

@@ -1,0 +1,160 @@
+import { DAY_MS, HOUR_MS, MINUTE_MS, addDays } from './calendar.js';
+import type { EventTypeRules, HostAvailability, Slot, SlotQuery, StartQuery, UnavailableReason } from './types.js';
+import { prepareHost } from './windows.js';
+import type { HostDay, PreparedHost, ZoneDaysCache } from './windows.js';
+import { dayStartInstant } from './zoned-time.js';
+
+/** Everything rule 3 and the grid need, derived once per query. */
+export interface Engine {
+  readonly rules: EventTypeRules;
+  readonly now: number;
+  /** First start allowed by the minimum notice. */
+  readonly earliest: number;
+  /** Last start allowed by the booking window (inclusive). */
+  readonly latest: number;
+  readonly duration: number;
+  readonly step: number;
+}
+
+export interface Participant {
+  readonly userId: string;
+  readonly host: HostAvailability | undefined;
+}
+
+export function createEngine({ rules, now }: StartQuery): Engine {
+  assertRules(rules);
+  return {
+    rules,
+    now,
+    // Rounded so that a fractional notice such as 0.7 h cannot drift by a float ulp.
+    earliest: now + Math.round(rules.minimumNoticeHours * HOUR_MS),
+    latest: now + rules.bookingWindowDays * DAY_MS,
+    duration: rules.durationMinutes * MINUTE_MS,
+    step: (rules.slotIntervalMinutes ?? rules.durationMinutes) * MINUTE_MS,
+  };
+}
+
+/**
+ * The one verdict on one host at one start, used by computeSlots for every candidate and by
+ * explainStart, so the two cannot disagree. `gridDay` is the host day whose window grid contains
+ * the start (undefined when it is off-hours or off-grid).
+ */
+export function evaluateHostStart(
+  engine: Engine,
+  host: PreparedHost,
+  start: number,
+  gridDay: HostDay | undefined,
+): UnavailableReason | null {
+  if (start < engine.now) return 'in_the_past';
+  if (start < engine.earliest) return 'minimum_notice';
+  if (start > engine.latest) return 'outside_booking_window';
+  if (gridDay === undefined) return 'outside_availability';
+  if (host.busy.isBlocked(start)) return 'already_booked';
+  if (gridDay.capReached) return 'daily_limit_reached';
+  return null;
+}
+
+/** Hosts that take part, in hostUserIds order; one_on_one uses only its single host. */
+export function participants({ rules, hosts }: StartQuery): Participant[] {
+  const ids = [...new Set(rules.schedulingType === 'one_on_one' ? rules.hostUserIds.slice(0, 1) : rules.hostUserIds)];
+  const byId = new Map(hosts.map((host) => [host.userId, host]));
+  return ids.map((userId) => ({ userId, host: byId.get(userId) }));
+}
+
+/** Round robin preference: never booked first, then least recently booked, then hostUserIds order. */
+export function roundRobinOrder(hosts: readonly PreparedHost[]): number[] {
+  const rank = (host: PreparedHost): number => host.lastBookedAt ?? -Infinity;
+  return hosts.map((_, index) => index).sort((a, b) => rank(hosts[a]) - rank(hosts[b]) || a - b);
+}
+
+export function computeSlots(query: SlotQuery): Slot[] {
+  const engine = createEngine(query);
+  const { startDate, endDate, timeZone } = query.range;
+  const rangeStart = dayStartInstant(startDate, timeZone);
+  const rangeEnd = dayStartInstant(addDays(endDate, 1), timeZone);
+  const from = Math.max(rangeStart, engine.earliest);
+  const to = Math.min(rangeEnd - 1, engine.latest);
+  if (from > to) return [];
+
+  const zoneCache: ZoneDaysCache = new Map();
+  const hosts = participants(query).map(({ userId, host }) => prepareHost(userId, host, engine.rules, from, to, zoneCache));
+  const starts = hosts.map((host) => freeStarts(engine, host, from, to));
+  switch (engine.rules.schedulingType) {
+    case 'one_on_one':
+      return hosts.length === 0 ? [] : toSlots(engine, starts[0], hosts[0].userId);
+    case 'round_robin':
+      return roundRobin(engine, hosts, starts);
+    case 'collective':
+      return hosts.length === 0 ? [] : toSlots(engine, intersect(starts), hosts[0].userId);
+  }
+}
+
+/** The host's own slot starts in [from, to], ascending and unique. */
+function freeStarts(engine: Engine, host: PreparedHost, from: number, to: number): number[] {
+  const { step, duration } = engine;
+  const starts: number[] = [];
+  let ordered = true;
+  for (const day of host.days) {
+    for (const window of day.windows) {
+      const skipped = window.start < from ? Math.ceil((from - window.start) / step) : 0;
+      for (let start = window.start + skipped * step; start <= to && start + duration <= window.end; start += step) {
+        if (evaluateHostStart(engine, host, start, day) !== null) continue;
+        if (starts.length > 0 && start <= starts[starts.length - 1]) ordered = false;
+        starts.push(start);
+      }
+    }
+  }
+  // Only overlapping windows (which the API refuses) can break the order.
+  return ordered ? starts : [...new Set(starts)].sort((a, b) => a - b);
+}
+
+function toSlots(engine: Engine, starts: readonly number[], hostUserId: string): Slot[] {
+  return starts.map((start) => ({ start, end: start + engine.duration, hostUserId }));
+}
+
+/** k-way merge of the hosts' sorted starts; at each start the first free host in preference order wins. */
+function roundRobin(engine: Engine, hosts: readonly PreparedHost[], starts: readonly number[][]): Slot[] {
+  const order = roundRobinOrder(hosts);
+  const heads = hosts.map(() => 0);
+  const slots: Slot[] = [];
+  for (;;) {
+    let next = Infinity;
+    for (let host = 0; host < hosts.length; host++) {
+      if (heads[host] < starts[host].length) next = Math.min(next, starts[host][heads[host]]);
+    }
+    if (next === Infinity) return slots;
+    let chosen = -1;
+    for (const host of order) {
+      if (starts[host][heads[host]] !== next) continue;
+      if (chosen < 0) chosen = host;
+      heads[host]++;
+    }
+    slots.push({ start: next, end: next + engine.duration, hostUserId: hosts[chosen].userId });
+  }
+}
+
+function intersect(lists: readonly number[][]): number[] {
+  const heads = lists.map(() => 0);
+  return lists[0].filter((start) =>
+    lists.every((list, index) => {
+      while (heads[index] < list.length && list[heads[index]] < start) heads[index]++;
+      return list[heads[index]] === start;
+    }),
+  );
+}
+
+function assertRules(rules: EventTypeRules): void {
+  const positive = { durationMinutes: rules.durationMinutes, slotIntervalMinutes: rules.slotIntervalMinutes ?? 1 };
+  const nonNegative = {
+    bufferBeforeMinutes: rules.bufferBeforeMinutes,
+    bufferAfterMinutes: rules.bufferAfterMinutes,
+    minimumNoticeHours: rules.minimumNoticeHours,
+    bookingWindowDays: rules.bookingWindowDays,
+  };
+  for (const [field, value] of Object.entries(positive)) {
+    if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${field} must be a positive number, got ${value}`);
+  }
+  for (const [field, value] of Object.entries(nonNegative)) {
+    if (!Number.isFinite(value) || value < 0) throw new RangeError(`${field} must not be negative, got ${value}`);
+  }
+}

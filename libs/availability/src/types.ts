@@ -1,0 +1,101 @@
+/** Instants are epoch milliseconds throughout; dates are ISO 'YYYY-MM-DD'; times are 'HH:MM'. */
+
+export type SchedulingType = 'one_on_one' | 'round_robin' | 'collective';
+
+export interface EventTypeRules {
+  readonly durationMinutes: number;
+  /** null: step by the duration. */
+  readonly slotIntervalMinutes: number | null;
+  readonly bufferBeforeMinutes: number;
+  readonly bufferAfterMinutes: number;
+  /** May be fractional. */
+  readonly minimumNoticeHours: number;
+  readonly bookingWindowDays: number;
+  /** null: no cap. */
+  readonly maxBookingsPerDay: number | null;
+  readonly schedulingType: SchedulingType;
+  /** Ordered: round robin breaks ties by it and collective reports the first host. */
+  readonly hostUserIds: readonly string[];
+}
+
+/** Local wall-clock window; endTime may be '24:00' (the next local midnight). */
+export interface TimeWindow {
+  readonly startTime: string;
+  readonly endTime: string;
+}
+
+export interface WeeklyDay {
+  /** 0 = Sunday … 6 = Saturday. */
+  readonly dayOfWeek: number;
+  readonly windows: readonly TimeWindow[];
+}
+
+export interface WeeklySchedule {
+  /** IANA zone the windows are written in. */
+  readonly timezone: string;
+  /** Days not listed are unavailable. */
+  readonly days: readonly WeeklyDay[];
+}
+
+export type DateOverride =
+  | { readonly type: 'unavailable' }
+  /** Replaces that date's weekly windows. */
+  | { readonly type: 'custom'; readonly windows: readonly TimeWindow[] };
+
+/** A confirmed or pending booking of the host (any event type), with that booking's own buffers. */
+export interface BusyInterval {
+  readonly start: number;
+  readonly end: number;
+  readonly bufferBeforeMinutes: number;
+  readonly bufferAfterMinutes: number;
+}
+
+export interface HostAvailability {
+  readonly userId: string;
+  /** null: the host has no availability at all. */
+  readonly schedule: WeeklySchedule | null;
+  /** Keyed by local date in the schedule's zone. */
+  readonly overrides: Readonly<Record<string, DateOverride>>;
+  readonly busy: readonly BusyInterval[];
+  /** This event type's confirmed/pending bookings per local date of the schedule's zone; see countByLocalDate. */
+  readonly bookingsPerDate: Readonly<Record<string, number>>;
+  /** Creation time of the host's latest confirmed/pending booking of this event type. */
+  readonly lastBookedAt: number | null;
+}
+
+/** Inclusive local dates in `timeZone`, which may differ from every host's zone. */
+export interface DateRange {
+  readonly startDate: string;
+  readonly endDate: string;
+  readonly timeZone: string;
+}
+
+export interface SlotQuery {
+  readonly rules: EventTypeRules;
+  readonly hosts: readonly HostAvailability[];
+  readonly now: number;
+  readonly range: DateRange;
+}
+
+export type StartQuery = Omit<SlotQuery, 'range'>;
+
+export interface Slot {
+  readonly start: number;
+  readonly end: number;
+  readonly hostUserId: string;
+}
+
+/** In priority order: the first that applies is reported. */
+export const UNAVAILABLE_REASONS = [
+  'in_the_past',
+  'minimum_notice',
+  'outside_booking_window',
+  'outside_availability',
+  'already_booked',
+  'daily_limit_reached',
+] as const;
+
+export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
+
+export type StartVerdict =
+  { readonly available: true; readonly hostUserId: string } | { readonly available: false; readonly reason: UnavailableReason };

@@ -1,0 +1,198 @@
+import fc from 'fast-check';
+import { Temporal } from 'temporal-polyfill';
+import { epochDayToIsoDate, isoDateToEpochDay, parseWallTime } from './calendar.js';
+import {
+  addDays,
+  countByLocalDate,
+  dayStartInstant,
+  formatInstantInZone,
+  formatInstantsInZone,
+  isValidTimeZone,
+  localDateOf,
+  localDateTimeToInstant,
+  parseInputTimestamp,
+} from './index.js';
+import { ZoneDays } from './zone-days.js';
+
+const iso = (instant: number): string => new Date(instant).toISOString();
+
+describe('localDateTimeToInstant: gaps mean the gap end, repeats mean the first occurrence', () => {
+  it.each([
+    { zone: 'America/New_York', date: '2027-03-14', time: '01:59', expected: '2027-03-14T06:59:00.000Z', note: 'before the gap' },
+    { zone: 'America/New_York', date: '2027-03-14', time: '02:00', expected: '2027-03-14T07:00:00.000Z', note: 'gap start' },
+    { zone: 'America/New_York', date: '2027-03-14', time: '02:30', expected: '2027-03-14T07:00:00.000Z', note: 'in the gap (not 03:30)' },
+    { zone: 'America/New_York', date: '2027-03-14', time: '03:00', expected: '2027-03-14T07:00:00.000Z', note: 'gap end' },
+    { zone: 'America/New_York', date: '2027-11-07', time: '01:00', expected: '2027-11-07T05:00:00.000Z', note: 'repeated, EDT' },
+    { zone: 'America/New_York', date: '2027-11-07', time: '01:30', expected: '2027-11-07T05:30:00.000Z', note: 'repeated, EDT' },
+    { zone: 'America/New_York', date: '2027-11-07', time: '02:00', expected: '2027-11-07T07:00:00.000Z', note: 'after, EST' },
+    { zone: 'Europe/Berlin', date: '2027-03-28', time: '02:30', expected: '2027-03-28T01:00:00.000Z', note: 'in the gap' },
+    { zone: 'Europe/Berlin', date: '2027-10-31', time: '02:30', expected: '2027-10-31T00:30:00.000Z', note: 'repeated, CEST' },
+    { zone: 'Australia/Lord_Howe', date: '2027-10-03', time: '02:15', expected: '2027-10-02T15:30:00.000Z', note: '30-min gap' },
+    { zone: 'Australia/Lord_Howe', date: '2027-04-04', time: '01:45', expected: '2027-04-03T14:45:00.000Z', note: '30-min repeat, +11:00' },
+    { zone: 'Pacific/Chatham', date: '2027-09-26', time: '03:00', expected: '2027-09-25T14:00:00.000Z', note: 'gap 02:45–03:45' },
+    { zone: 'Pacific/Chatham', date: '2027-04-04', time: '03:00', expected: '2027-04-03T13:15:00.000Z', note: 'repeat, +13:45' },
+    { zone: 'Asia/Kolkata', date: '2027-03-01', time: '09:00:30.250', expected: '2027-03-01T03:30:30.250Z', note: 'seconds' },
+    { zone: 'America/Havana', date: '2027-03-14', time: '00:00', expected: '2027-03-14T05:00:00.000Z', note: 'midnight in the gap' },
+    { zone: 'Europe/Berlin', date: '2027-03-01', time: '24:00', expected: '2027-03-01T23:00:00.000Z', note: 'next midnight' },
+  ])('$zone $date $time → $expected ($note)', ({ zone, date, time, expected }) => {
+    expect(iso(localDateTimeToInstant(date, time, zone))).toBe(expected);
+  });
+
+  it.each(['25:00', '12:60', '9:00', '24:01', '12:00:60'])('rejects the time %s', (time) => {
+    expect(() => localDateTimeToInstant('2027-03-01', time, 'UTC')).toThrow(RangeError);
+  });
+
+  it.each(['2027-02-29', '2027-13-01', '27-03-01'])('rejects the date %s', (date) => {
+    expect(() => localDateTimeToInstant(date, '09:00', 'UTC')).toThrow(RangeError);
+  });
+});
+
+describe('parseInputTimestamp', () => {
+  it.each([
+    { input: '2026-03-02T10:00:00+01:00', zone: 'UTC', expected: '2026-03-02T09:00:00.000Z' },
+    { input: '2026-03-02T10:00:00.123Z', zone: 'Asia/Tokyo', expected: '2026-03-02T10:00:00.123Z' },
+    { input: '2026-03-02T10:00:00-0530', zone: 'UTC', expected: '2026-03-02T15:30:00.000Z' },
+    { input: '2026-03-02T10:00', zone: 'Europe/Berlin', expected: '2026-03-02T09:00:00.000Z' },
+    { input: '2026-03-02 10:00:00', zone: 'Asia/Kolkata', expected: '2026-03-02T04:30:00.000Z' },
+    { input: '2027-03-14T02:30:00', zone: 'America/New_York', expected: '2027-03-14T07:00:00.000Z' },
+    { input: '2027-11-07T01:30:00', zone: 'America/New_York', expected: '2027-11-07T05:30:00.000Z' },
+  ])('$input in $zone → $expected', ({ input, zone, expected }) => {
+    const parsed = parseInputTimestamp(input, zone);
+    expect(parsed === null ? null : iso(parsed)).toBe(expected);
+  });
+
+  it.each([
+    ['tomorrow', 'UTC'],
+    ['', 'UTC'],
+    ['2026-03-02', 'UTC'],
+    ['2026-02-30T10:00:00Z', 'UTC'],
+    ['2026-03-02T25:00:00Z', 'UTC'],
+    ['2026-03-02T10:00:00+01:00[Europe/Berlin]', 'UTC'],
+    ['2026-03-02T10:00:00', 'Mars/Olympus'],
+  ])('%s in %s → null', (input, zone) => {
+    expect(parseInputTimestamp(input, zone)).toBeNull();
+  });
+});
+
+describe('formatInstantInZone', () => {
+  it.each([
+    { instant: '2026-03-02T09:00:00Z', zone: 'Europe/Berlin', expected: '2026-03-02T10:00:00.000+01:00' },
+    { instant: '2026-03-02T09:00:00Z', zone: 'UTC', expected: '2026-03-02T09:00:00.000Z' },
+    { instant: '2026-01-15T09:00:00Z', zone: 'Europe/London', expected: '2026-01-15T09:00:00.000Z' },
+    { instant: '2026-07-15T09:00:00Z', zone: 'Europe/London', expected: '2026-07-15T10:00:00.000+01:00' },
+    { instant: '2026-03-02T09:00:00.5Z', zone: 'Asia/Kolkata', expected: '2026-03-02T14:30:00.500+05:30' },
+    { instant: '2027-01-10T00:00:00Z', zone: 'Pacific/Chatham', expected: '2027-01-10T13:45:00.000+13:45' },
+    { instant: '2027-11-07T05:30:00Z', zone: 'America/New_York', expected: '2027-11-07T01:30:00.000-04:00' },
+    { instant: '2027-11-07T06:30:00Z', zone: 'America/New_York', expected: '2027-11-07T01:30:00.000-05:00' },
+  ])('$instant in $zone → $expected', ({ instant, zone, expected }) => {
+    expect(formatInstantInZone(Date.parse(instant), zone)).toBe(expected);
+    expect(formatInstantsInZone([Date.parse(instant)], zone)).toEqual([expected]);
+  });
+});
+
+describe('small helpers', () => {
+  it.each([
+    ['Europe/Berlin', true],
+    ['America/New_York', true],
+    ['UTC', true],
+    ['Asia/Kathmandu', true],
+    ['Mars/Olympus', false],
+    ['', false],
+    ['+05:30', false],
+    ['2026-03-02T10:00Z', false],
+  ])('isValidTimeZone(%s) = %s', (zone, expected) => {
+    expect(isValidTimeZone(zone)).toBe(expected);
+  });
+
+  it.each([
+    ['2027-02-28', 1, '2027-03-01'],
+    ['2028-02-28', 1, '2028-02-29'],
+    ['2027-01-01', -1, '2026-12-31'],
+    ['2027-03-01', 92, '2027-06-01'],
+  ])('addDays(%s, %d) = %s', (date, days, expected) => {
+    expect(addDays(date, days)).toBe(expected);
+  });
+
+  it.each([
+    { date: '2027-03-14', zone: 'America/New_York', expected: '2027-03-14T05:00:00.000Z' },
+    { date: '2027-03-14', zone: 'America/Havana', expected: '2027-03-14T05:00:00.000Z' },
+    { date: '2027-09-05', zone: 'America/Santiago', expected: '2027-09-05T04:00:00.000Z' },
+    { date: '2027-03-01', zone: 'Asia/Kolkata', expected: '2027-02-28T18:30:00.000Z' },
+  ])('dayStartInstant($date, $zone) = $expected', ({ date, zone, expected }) => {
+    expect(iso(dayStartInstant(date, zone))).toBe(expected);
+  });
+
+  it('localDateOf and countByLocalDate use the given zone', () => {
+    const lateMonday = Date.parse('2027-03-01T23:30:00Z');
+    const earlyTuesday = Date.parse('2027-03-02T00:30:00Z');
+    expect(localDateOf(lateMonday, 'UTC')).toBe('2027-03-01');
+    expect(localDateOf(lateMonday, 'Europe/Berlin')).toBe('2027-03-02');
+    expect(countByLocalDate([earlyTuesday, lateMonday], 'UTC')).toEqual({ '2027-03-01': 1, '2027-03-02': 1 });
+    expect(countByLocalDate([earlyTuesday, lateMonday], 'Europe/Berlin')).toEqual({ '2027-03-02': 2 });
+    expect(countByLocalDate([lateMonday, earlyTuesday], 'America/Los_Angeles')).toEqual({ '2027-03-01': 2 });
+  });
+});
+
+describe('properties of the zone helpers', () => {
+  const zones = fc.constantFrom(
+    'UTC',
+    'Europe/Berlin',
+    'America/New_York',
+    'Asia/Kolkata',
+    'Australia/Lord_Howe',
+    'Pacific/Chatham',
+    'America/Havana',
+    'America/Santiago',
+    'Asia/Kathmandu',
+  );
+  const epochDays = fc.integer({ min: isoDateToEpochDay('2026-01-01'), max: isoDateToEpochDay('2028-12-31') });
+  const instants = fc.integer({ min: Date.UTC(2026, 0, 2), max: Date.UTC(2028, 11, 30) });
+
+  it('calendar arithmetic agrees with Temporal.PlainDate', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -719_528, max: 2_932_896 }) /* 0000-01-01 … 9999-12-31 */, (epochDay) => {
+        const date = Temporal.PlainDate.from('1970-01-01').add({ days: epochDay });
+        expect(epochDayToIsoDate(epochDay)).toBe(date.toString());
+        expect(isoDateToEpochDay(date.toString())).toBe(epochDay);
+      }),
+    );
+  });
+
+  it('the day table converts wall times exactly like localDateTimeToInstant, DST days included', () => {
+    fc.assert(
+      fc.property(zones, epochDays, fc.integer({ min: 0, max: 288 }), (zone, epochDay, fiveMinutes) => {
+        const days = ZoneDays.build(zone, epochDay - 1, epochDay + 1);
+        const time =
+          fiveMinutes === 288
+            ? '24:00'
+            : `${String(Math.floor(fiveMinutes / 12)).padStart(2, '0')}:${String((fiveMinutes % 12) * 5).padStart(2, '0')}`;
+        expect(days.wallToInstant(epochDay, parseWallTime(time))).toBe(localDateTimeToInstant(epochDayToIsoDate(epochDay), time, zone));
+        expect(days.dayStart(epochDay)).toBe(dayStartInstant(epochDayToIsoDate(epochDay), zone));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('batch formatting equals one-by-one formatting, and parsing the output gives the instant back', () => {
+    fc.assert(
+      fc.property(zones, fc.array(instants, { minLength: 1, maxLength: 20 }), (zone, list) => {
+        const formatted = formatInstantsInZone(list, zone);
+        expect(formatted).toEqual(list.map((instant) => formatInstantInZone(instant, zone)));
+        expect(formatted.map((text) => parseInputTimestamp(text, 'UTC'))).toEqual(list);
+        for (const instant of list) expect(localDateOf(instant, zone)).toBe(formatInstantInZone(instant, zone).slice(0, 10));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('the day table puts every instant on its local date', () => {
+    fc.assert(
+      fc.property(zones, instants, (zone, instant) => {
+        const days = ZoneDays.covering(zone, instant - 86_400_000, instant + 86_400_000);
+        const day = days.dayOf(instant);
+        expect(day === undefined ? undefined : epochDayToIsoDate(day)).toBe(localDateOf(instant, zone));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
