@@ -65,7 +65,11 @@ describe('API keys', () => {
 
   it('makes test-mode keys with mk_test_ and a chosen scope set', async () => {
     const owner = await registerOwner(t.http);
-    const res = await t.http.post('/v1/api-keys', { name: 'sandbox', mode: 'test', scopes: ['bookings:read'], rateLimitPerMinute: 10000 }, { token: owner.accessToken });
+    const res = await t.http.post(
+      '/v1/api-keys',
+      { name: 'sandbox', mode: 'test', scopes: ['bookings:read'], rateLimitPerMinute: 10000 },
+      { token: owner.accessToken },
+    );
     expect(res.status).toBe(201);
     expect(res.body.apiKey).toMatch(/^mk_test_/);
     const probe = await t.http.get('/v1/probe-scoped', { apiKey: res.body.apiKey });

@@ -36,10 +36,23 @@ describe('auth: registration, sessions, tokens', () => {
         timezone: 'Europe/Zurich',
       });
       expect(res.status).toBe(201);
-      expect(res.body.user).toMatchObject({ id: expect.stringMatching(/^usr_[0-9A-Za-z]{20,}$/), email: email.toLowerCase(), timezone: 'Europe/Zurich' });
-      expect(res.body.organization).toMatchObject({ id: expect.stringMatching(/^org_/), name: 'Zürich Dental & Co', slug: 'zurich-dental-co' });
+      expect(res.body.user).toMatchObject({
+        id: expect.stringMatching(/^usr_[0-9A-Za-z]{20,}$/),
+        email: email.toLowerCase(),
+        timezone: 'Europe/Zurich',
+      });
+      expect(res.body.organization).toMatchObject({
+        id: expect.stringMatching(/^org_/),
+        name: 'Zürich Dental & Co',
+        slug: 'zurich-dental-co',
+      });
       expect(res.body.member).toMatchObject({ id: expect.stringMatching(/^mem_/), role: 'owner' });
-      expect(res.body).toMatchObject({ tokenType: 'Bearer', expiresIn: 900, accessToken: expect.any(String), refreshToken: expect.any(String) });
+      expect(res.body).toMatchObject({
+        tokenType: 'Bearer',
+        expiresIn: 900,
+        accessToken: expect.any(String),
+        refreshToken: expect.any(String),
+      });
       const claims = decodeClaims(res.body.accessToken);
       expect(claims).toMatchObject({ sub: res.body.user.id, org: res.body.organization.id, iss: 'scheduling-api', aud: 'scheduling-api' });
       expect(String(claims.sid)).toMatch(/^ses_/);
@@ -54,7 +67,11 @@ describe('auth: registration, sessions, tokens', () => {
 
     it('refuses an email in use, whatever its case, with 409 EMAIL_TAKEN', async () => {
       const owner = await registerOwner(t.http);
-      const res = await t.http.post('/v1/auth/register', { email: owner.email.toUpperCase(), password: 'long enough pw', organizationName: 'X' });
+      const res = await t.http.post('/v1/auth/register', {
+        email: owner.email.toUpperCase(),
+        password: 'long enough pw',
+        organizationName: 'X',
+      });
       expect(res.status).toBe(409);
       expect(res.body.code).toBe('EMAIL_TAKEN');
     });
@@ -76,7 +93,12 @@ describe('auth: registration, sessions, tokens', () => {
       [{ organizationName: 'x'.repeat(101) }, 'organizationName'],
       [{ isAdmin: true }, 'isAdmin'],
     ])('rejects %j with 400 naming %s', async (patch, field) => {
-      const res = await t.http.post('/v1/auth/register', { email: uniqueEmail(), password: 'long enough pw', organizationName: 'Org', ...patch });
+      const res = await t.http.post('/v1/auth/register', {
+        email: uniqueEmail(),
+        password: 'long enough pw',
+        organizationName: 'Org',
+        ...patch,
+      });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_ERROR');
       expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
@@ -152,7 +174,11 @@ describe('auth: registration, sessions, tokens', () => {
 
     it('lists sessions with the current one marked and deletes another', async () => {
       const owner = await registerOwner(t.http);
-      const second = await t.http.post('/v1/auth/login', { email: owner.email, password: owner.password }, { headers: { 'user-agent': 'phone/1.0' } });
+      const second = await t.http.post(
+        '/v1/auth/login',
+        { email: owner.email, password: owner.password },
+        { headers: { 'user-agent': 'phone/1.0' } },
+      );
       const list = await t.http.get('/v1/auth/sessions', { token: owner.accessToken });
       expect(list.status).toBe(200);
       expect(list.body.sessions).toHaveLength(2);
@@ -252,7 +278,9 @@ describe('auth: registration, sessions, tokens', () => {
         expect(res.body.code).toBe('UNAUTHORIZED');
       }
       // Control: the same forging code with the right secret is accepted.
-      expect((await t.http.get('/v1/users/me', { token: forgeJwt({ alg: 'HS256', typ: 'JWT' }, claims, TEST_JWT_SECRET) })).status).toBe(200);
+      expect((await t.http.get('/v1/users/me', { token: forgeJwt({ alg: 'HS256', typ: 'JWT' }, claims, TEST_JWT_SECRET) })).status).toBe(
+        200,
+      );
     });
   });
 });

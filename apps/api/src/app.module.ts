@@ -4,6 +4,8 @@ import { CoreModule } from './core.module.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { HealthModule } from './modules/health/health.module.js';
+import { MailModule } from './modules/mail/mail.module.js';
+import { OutboxModule } from './modules/outbox/outbox.module.js';
 import { TeamModule } from './modules/team/team.module.js';
 
 export interface AppModuleOptions {
@@ -21,6 +23,8 @@ export class AppModule {
       imports: [
         CoreModule.register(options.config, options.clock),
         HealthModule,
+        OutboxModule,
+        MailModule,
         AuthModule,
         ApiKeysModule,
         TeamModule,

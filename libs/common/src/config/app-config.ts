@@ -116,7 +116,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.rateLimitUserPerMinute = intVar(env, 'RATE_LIMIT_USER_PER_MINUTE', 60, 1, 1_000_000);
   config.rateLimitPublicPerMinute = intVar(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 60, 1, 1_000_000);
   config.rateLimitNamespace = env.RATE_LIMIT_NAMESPACE || 'sched:rl';
-  if (!/^[\w:.-]{1,64}$/.test(config.rateLimitNamespace)) throw new ConfigError('RATE_LIMIT_NAMESPACE', 'must be 1-64 characters of [A-Za-z0-9_:.-]');
+  if (!/^[\w:.-]{1,64}$/.test(config.rateLimitNamespace))
+    throw new ConfigError('RATE_LIMIT_NAMESPACE', 'must be 1-64 characters of [A-Za-z0-9_:.-]');
   config.webhookAllowPrivateUrls = boolVar(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', config.nodeEnv !== 'production');
   config.webhookRetrySchedule = retrySchedule(env);
   config.webhookTimeoutMs = intVar(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000);

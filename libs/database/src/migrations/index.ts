@@ -1,8 +1,10 @@
 import { Init1763712000000 } from './1763712000000-Init.js';
 import { Identity1795242004689 } from './1795242004689-Identity.js';
+import { MailOutbox1795242143062 } from './1795242143062-MailOutbox.js';
+import { DomainEvents1795242304394 } from './1795242304394-DomainEvents.js';
 
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
  */
-export const MIGRATIONS = [Init1763712000000, Identity1795242004689];
+export const MIGRATIONS = [Init1763712000000, Identity1795242004689, MailOutbox1795242143062, DomainEvents1795242304394];

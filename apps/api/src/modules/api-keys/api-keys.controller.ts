@@ -1,11 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Access, ApiErrors, CurrentPrincipal, PaginationQueryDto, Permission, type Principal } from '@app/common';
 import { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyListResponse, CreateApiKeyDto, CreatedApiKeyResponse } from './dto/api-key.dto.js';
 
 @ApiTags('api-keys')
-@ApiBearerAuth('bearer')
 @Access({ permission: Permission.ManageApiKeys })
 @Controller('api-keys')
 export class ApiKeysController {

@@ -1,16 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  ALL_SCOPES,
-  AppError,
-  Clock,
-  ErrorCode,
-  newId,
-  PageRequest,
-  pageMeta,
-  Principal,
-  randomBase62,
-  sha256,
-} from '@app/common';
+import { ALL_SCOPES, AppError, Clock, ErrorCode, newId, PageRequest, pageMeta, Principal, randomBase62, sha256 } from '@app/common';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeyListResponse, ApiKeyView, CreateApiKeyDto, CreatedApiKeyResponse } from './dto/api-key.dto.js';
 import { ApiKey } from './entities/api-key.entity.js';
@@ -41,7 +30,8 @@ export class ApiKeysService {
 
   async create(principal: Principal, dto: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
     const now = this.clock.now();
-    if (dto.expiresAt && dto.expiresAt.getTime() <= now.getTime()) throw AppError.validation('expiresAt', 'expiresAt must be in the future');
+    if (dto.expiresAt && dto.expiresAt.getTime() <= now.getTime())
+      throw AppError.validation('expiresAt', 'expiresAt must be in the future');
     const mode = dto.mode ?? 'live';
     const apiKey = `mk_${mode}_${randomBase62(40)}`;
     const key = Object.assign(new ApiKey(), {

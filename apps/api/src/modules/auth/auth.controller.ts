@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Access, ApiErrors, CurrentPrincipal, Public, type Principal } from '@app/common';
 import { AuthService } from './auth.service.js';
 import { LoginDto, RefreshDto, RegisterDto, RegisterResponse, SessionListResponse, TokensResponse } from './dto/auth.dto.js';
@@ -45,7 +45,6 @@ export class AuthController {
   }
 
   @Access({})
-  @ApiBearerAuth('bearer')
   @Post('logout')
   @HttpCode(204)
   @ApiOperation({ summary: 'End the current session: its refresh and access tokens stop working at once' })
@@ -56,7 +55,6 @@ export class AuthController {
   }
 
   @Access({})
-  @ApiBearerAuth('bearer')
   @Get('sessions')
   @ApiOperation({ summary: 'The caller’s active sessions' })
   @ApiResponse({ status: 200, type: SessionListResponse })
@@ -66,7 +64,6 @@ export class AuthController {
   }
 
   @Access({})
-  @ApiBearerAuth('bearer')
   @Delete('sessions/:id')
   @HttpCode(204)
   @ApiOperation({ summary: 'End one of the caller’s sessions' })

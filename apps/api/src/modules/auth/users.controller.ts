@@ -1,17 +1,15 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Access, ApiErrors, CurrentPrincipal, type Principal } from '@app/common';
 import { AuthService } from './auth.service.js';
 import { MeResponse, UpdateMeDto, UserResponse } from './dto/auth.dto.js';
 
 @ApiTags('users')
-@ApiBearerAuth('bearer')
 @Controller('users')
 export class UsersController {
   constructor(private readonly auth: AuthService) {}
 
   @Access({ scope: 'any' })
-  @ApiSecurity('ApiKey')
   @Get('me')
   @ApiOperation({
     summary: 'The caller: user, organization and membership',

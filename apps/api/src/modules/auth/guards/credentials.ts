@@ -1,8 +1,4 @@
-export type Credential =
-  | { kind: 'none' }
-  | { kind: 'malformed' }
-  | { kind: 'api_key'; value: string }
-  | { kind: 'jwt'; value: string };
+export type Credential = { kind: 'none' } | { kind: 'malformed' } | { kind: 'api_key'; value: string } | { kind: 'jwt'; value: string };
 
 const MAX_HEADER_LENGTH = 4096;
 const KEY_PREFIX = /^mk_(live|test)_/;

@@ -19,7 +19,15 @@ export function rateLimitSubject(request: RequestWithPrincipal, config: AppConfi
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  protected override async handleRequest({ context, limit, ttl, throttler, blockDuration, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
+  protected override async handleRequest({
+    context,
+    limit,
+    ttl,
+    throttler,
+    blockDuration,
+    getTracker,
+    generateKey,
+  }: ThrottlerRequest): Promise<boolean> {
     const { req, res } = this.getRequestResponse(context);
     const tracker = await getTracker(req, context);
     const key = generateKey(context, tracker, throttler.name ?? 'default');

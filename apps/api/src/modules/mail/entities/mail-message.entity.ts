@@ -1,0 +1,51 @@
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { MailIcal, MailStatus } from '../mail.types.js';
+
+/** One row of the transactional outbox: written in the caller's transaction, sent after commit by `MailWorker`. */
+@Entity('mail_outbox')
+@Check('mail_outbox_status_check', `"status" IN ('pending', 'sent', 'failed')`)
+@Index('mail_outbox_due_idx', ['nextAttemptAt'], { where: `"status" = 'pending'` })
+export class MailMessage {
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  @Column({ type: 'text', nullable: true })
+  organizationId!: string | null;
+
+  @Column({ type: 'text', array: true })
+  recipients!: string[];
+
+  @Column({ type: 'text' })
+  subject!: string;
+
+  @Column({ type: 'text' })
+  textBody!: string;
+
+  @Column({ type: 'text' })
+  htmlBody!: string;
+
+  @Column({ type: 'jsonb', nullable: true })
+  ical!: MailIcal | null;
+
+  @Column({ type: 'text', default: 'pending' })
+  status!: MailStatus;
+
+  @Column({ type: 'int', default: 0 })
+  attempts!: number;
+
+  @Column({ type: 'timestamptz', default: () => 'now()' })
+  nextAttemptAt!: Date;
+
+  /** A lease, not a lock: a crashed worker's claim simply expires. */
+  @Column({ type: 'timestamptz', nullable: true })
+  lockedUntil!: Date | null;
+
+  @Column({ type: 'text', nullable: true })
+  lastError!: string | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  sentAt!: Date | null;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  createdAt!: Date;
+}

@@ -1,0 +1,3 @@
+export { MailModule } from './mail.module.js';
+export { MailOutbox } from './mail-outbox.service.js';
+export type { IcalMethod, MailIcal, OutgoingMail } from './mail.types.js';

@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { newId } from '@app/common';
+import { MailRepository } from './mail.repository.js';
+import type { OutgoingMail } from './mail.types.js';
+
+/**
+ * The one writer features use for mail. Recording it in the caller's transaction means a mail exists
+ * exactly when the change that caused it committed; `MailWorker` sends it afterwards.
+ */
+@Injectable()
+export class MailOutbox {
+  constructor(private readonly repository: MailRepository) {}
+
+  /** Returns the `mail_…` id. Call it inside the transaction that causes the mail. */
+  async enqueue(manager: EntityManager, mail: OutgoingMail): Promise<string> {
+    if (mail.to.length === 0) throw new Error('A mail needs at least one recipient');
+    const id = newId('mail');
+    await this.repository.insert(manager, {
+      id,
+      organizationId: mail.organizationId ?? null,
+      recipients: [...mail.to],
+      subject: mail.subject,
+      textBody: mail.text,
+      htmlBody: mail.html,
+      ical: mail.ical ? { method: mail.ical.method, filename: mail.ical.filename, content: mail.ical.content } : null,
+    });
+    return id;
+  }
+}

@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { MailMessage } from './entities/mail-message.entity.js';
+
+/** The channel `enqueue` notifies and the worker listens on; PostgreSQL delivers it only on commit. */
+export const MAIL_OUTBOX_CHANNEL = 'mail_outbox';
+
+export type NewMailRow = Pick<MailMessage, 'id' | 'organizationId' | 'recipients' | 'subject' | 'textBody' | 'htmlBody' | 'ical'>;
+
+/*
+ * Every time here is the database's now(), never the injected Clock: tests freeze the Clock, and
+ * several instances must agree on when a lease ends and a retry is due.
+ */
+@Injectable()
+export class MailRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Inserts with the caller's manager, so the row and the wake-up commit or roll back with its transaction. */
+  async insert(manager: EntityManager, row: NewMailRow): Promise<void> {
+    await manager.getRepository(MailMessage).insert(row);
+    await manager.query(`NOTIFY ${MAIL_OUTBOX_CHANNEL}`);
+  }
+
+  /**
+   * Takes the oldest due message and leases it for `leaseSeconds`. SKIP LOCKED lets instances claim
+   * side by side without waiting on each other; the lease (not the row lock, which ends with this
+   * short transaction) keeps the others away while it is sent. Counting the attempt here means a
+   * message that crashes its worker still runs out of retries.
+   */
+  async claimNext(leaseSeconds: number): Promise<MailMessage | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const due = await manager
+        .createQueryBuilder(MailMessage, 'm')
+        .where(`m.status = 'pending'`)
+        .andWhere('m.nextAttemptAt <= now()')
+        .andWhere('(m.lockedUntil IS NULL OR m.lockedUntil <= now())')
+        .orderBy('m.nextAttemptAt', 'ASC')
+        .limit(1)
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked')
+        .getOne();
+      if (!due) return null;
+      await manager
+        .createQueryBuilder()
+        .update(MailMessage)
+        .set({
+          attempts: () => 'attempts + 1',
+          lockedUntil: () => 'now() + make_interval(secs => CAST(:lease AS double precision))',
+        })
+        .where('id = :id', { id: due.id, lease: leaseSeconds })
+        .execute();
+      due.attempts += 1;
+      return due;
+    });
+  }
+
+  async markSent(id: string): Promise<void> {
+    await this.dataSource
+      .createQueryBuilder()
+      .update(MailMessage)
+      .set({ status: 'sent', sentAt: () => 'now()', lockedUntil: null, lastError: null })
+      .where(`id = :id AND status = 'pending'`, { id })
+      .execute();
+  }
+
+  async scheduleRetry(id: string, delaySeconds: number, lastError: string): Promise<void> {
+    await this.dataSource
+      .createQueryBuilder()
+      .update(MailMessage)
+      .set({
+        nextAttemptAt: () => 'now() + make_interval(secs => CAST(:delay AS double precision))',
+        lockedUntil: null,
+        lastError,
+      })
+      .where(`id = :id AND status = 'pending'`, { id, delay: delaySeconds })
+      .execute();
+  }
+
+  async markFailed(id: string, lastError: string): Promise<void> {
+    await this.dataSource
+      .createQueryBuilder()
+      .update(MailMessage)
+      .set({ status: 'failed', lockedUntil: null, lastError })
+      .where(`id = :id AND status = 'pending'`, { id })
+      .execute();
+  }
+
+  /** Milliseconds until the next pending message may be claimed (0 when one is due), or null when none waits. */
+  async msUntilNextDue(): Promise<number | null> {
+    const rows: { ms: number | null }[] = await this.dataSource.query(
+      `SELECT GREATEST(0, EXTRACT(EPOCH FROM min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
+         FROM mail_outbox
+        WHERE status = 'pending'`,
+    );
+    return rows[0]?.ms ?? null;
+  }
+}

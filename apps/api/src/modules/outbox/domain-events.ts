@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { Clock, newId } from '@app/common';
+
+export const DOMAIN_EVENT_TYPES = [
+  'booking.created',
+  'booking.cancelled',
+  'booking.rescheduled',
+  'booking.confirmed',
+  'booking.declined',
+  'event_type.created',
+  'event_type.updated',
+  'event_type.deleted',
+  'member.invited',
+  'member.joined',
+  'member.updated',
+  'member.removed',
+] as const;
+export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
+
+export const DOMAIN_EVENTS_CHANNEL = 'domain_events';
+
+export interface DomainEventInput {
+  organizationId: string;
+  livemode: boolean;
+  type: DomainEventType;
+  /** The payload's `data`, e.g. `{ booking }` rendered as the API shows it. */
+  data: Record<string, unknown>;
+}
+
+/**
+ * The one shared writer features use to record what happened, inside their own transaction.
+ * NOTIFY is delivered on commit only, so listeners never see an event that was rolled back.
+ */
+@Injectable()
+export class DomainEvents {
+  constructor(private readonly clock: Clock) {}
+
+  async record(manager: EntityManager, input: DomainEventInput): Promise<string> {
+    const id = newId('whevt');
+    await manager.query(
+      `INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [id, input.organizationId, input.livemode, input.type, JSON.stringify(input.data), this.clock.now()],
+    );
+    await manager.query(`SELECT pg_notify($1, $2)`, [DOMAIN_EVENTS_CHANNEL, id]);
+    return id;
+  }
+}

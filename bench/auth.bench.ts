@@ -1,0 +1,74 @@
+/**
+ * API-key authentication cost: authenticated GET /v1/users/me against a baseline route doing one
+ * primary-key lookup, same app, same run. Goal: ≥ 0.70 of the baseline's requests per second.
+ *
+ *   npm run bench:auth      (compiles with tsc like production, then runs dist-bench/bench/auth.bench.js)
+ */
+import { Controller, Get, Module, Param } from '@nestjs/common';
+import { SkipThrottle } from '@nestjs/throttler';
+import { DataSource } from 'typeorm';
+import { Public } from '../libs/common/src/index.js';
+import { load, machine, row, startBenchApp } from './support/harness.js';
+
+@Public()
+@SkipThrottle()
+@Controller('bench')
+class BaselineController {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @Get('baseline/:id')
+  async baseline(@Param('id') id: string): Promise<unknown> {
+    const rows: unknown[] = await this.dataSource.query('SELECT id, name, slug FROM organizations WHERE id = $1', [id]);
+    return { organization: rows[0] ?? null };
+  }
+}
+
+@Module({ controllers: [BaselineController] })
+class BaselineModule {}
+
+const CONNECTIONS = 50;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+
+async function main(): Promise<void> {
+  const bench = await startBenchApp([BaselineModule]);
+  try {
+    const register = await fetch(`${bench.url}/v1/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', password: 'bench password', organizationName: 'Bench' }),
+    });
+    const owner = (await register.json()) as { accessToken: string; organization: { id: string } };
+    const created = await fetch(`${bench.url}/v1/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.accessToken}` },
+      body: JSON.stringify({ name: 'bench', rateLimitPerMinute: 10000 }),
+    });
+    const { apiKey } = (await created.json()) as { apiKey: string };
+
+    // Warm up both routes, then measure them back to back.
+    await load(`${bench.url}/v1/bench/baseline/${owner.organization.id}`, { connections: 10, seconds: 2 });
+    await load(`${bench.url}/v1/users/me`, { connections: 10, seconds: 2, headers: { authorization: `ApiKey ${apiKey}` } });
+    const baseline = await load(`${bench.url}/v1/bench/baseline/${owner.organization.id}`, { connections: CONNECTIONS, seconds: SECONDS });
+    const me = await load(`${bench.url}/v1/users/me`, {
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      headers: { authorization: `ApiKey ${apiKey}` },
+    });
+
+    console.log(`${machine()}; ${CONNECTIONS} connections, ${SECONDS} s each; ${new Date().toISOString().slice(0, 10)}\n`);
+    console.log(row(['Route', 'Requests/s', 'p50 (ms)', 'p99 (ms)', 'Requests', 'Non-2xx', 'Errors']));
+    console.log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:']));
+    for (const [name, r] of [
+      ['Baseline: one primary-key lookup (public route)', baseline],
+      ['GET /v1/users/me with an API key', me],
+    ] as const) {
+      console.log(row([name, r.requestsPerSecond.toFixed(0), r.p50, r.p99, r.requests, r.non2xx, r.errors]));
+    }
+    const ratio = me.requestsPerSecond / baseline.requestsPerSecond;
+    console.log(`\nRatio: ${ratio.toFixed(2)} of the baseline (goal ≥ 0.70): ${ratio >= 0.7 ? 'met' : 'NOT met'}`);
+  } finally {
+    await bench.close();
+  }
+}
+
+await main();

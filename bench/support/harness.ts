@@ -1,0 +1,117 @@
+/**
+ * Shared by the HTTP benchmarks: a real app on a fresh, migrated database, and autocannon run as a
+ * separate process (so the load generator does not share the server's event loop).
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pg from 'pg';
+import { loadConfig, SystemClock } from '../../libs/common/src/index.js';
+import { runMigrations, startEmbeddedPostgres } from '../../libs/database/src/index.js';
+import { createApp } from '../../apps/api/src/bootstrap.js';
+
+const run = promisify(execFile);
+
+export interface BenchApp {
+  app: NestFastifyApplication;
+  url: string;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+export async function startBenchApp(extraModules: Type[] = [], env: Record<string, string> = {}): Promise<BenchApp> {
+  let adminUrl = process.env.DATABASE_URL;
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  if (!adminUrl) {
+    const dir = mkdtempSync(join(os.tmpdir(), 'sched-bench-'));
+    chmodSync(dir, 0o755);
+    const embedded = await startEmbeddedPostgres(dir, { database: 'postgres' });
+    adminUrl = embedded.url;
+    stopEmbedded = embedded.stop;
+  }
+  const database = `sched_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${database}"`);
+  const databaseUrl = withDatabase(adminUrl, database);
+  await runMigrations(databaseUrl);
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: mkdtempSync(join(os.tmpdir(), 'sched-bench-data-')),
+    JWT_SECRET: 'bench-secret-that-is-at-least-32-characters',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_USER_PER_MINUTE: '1000000',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000',
+    ...env,
+  });
+  const app = await createApp({ config, clock: new SystemClock(), extraModules });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    databaseUrl,
+    close: async () => {
+      await app.close();
+      await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+      await admin.end();
+      await stopEmbedded?.();
+    },
+  };
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** autocannon's CLI in its own process; returns its JSON summary. */
+export async function load(
+  url: string,
+  options: { connections: number; seconds: number; headers?: Record<string, string> },
+): Promise<LoadResult> {
+  const args = ['node_modules/autocannon/autocannon.js', '-j', '-c', String(options.connections), '-d', String(options.seconds)];
+  for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}=${value}`);
+  args.push(url);
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
+  const result = JSON.parse(stdout) as {
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+  };
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+export function machine(): string {
+  const cpus = os.cpus();
+  return `Node ${process.version}, ${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, ${os.platform()} ${os.arch()}`;
+}
+
+export function row(cells: (string | number)[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
