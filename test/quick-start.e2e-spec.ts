@@ -18,7 +18,11 @@ describe('quick start', () => {
     chmodSync(dataDir, 0o755);
     const port = await freePort();
     const started = Date.now();
-    const proc = spawnShell(command!, cleanEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', npm_config_audit: 'false' }), ROOT);
+    const proc = spawnShell(
+      command!,
+      cleanEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', npm_config_audit: 'false' }),
+      ROOT,
+    );
     try {
       const ready = await waitFor(
         async () => {
@@ -42,4 +46,24 @@ describe('quick start', () => {
       if (proc.child.exitCode === null) process.kill(-proc.child.pid!, 'SIGKILL');
     }
   }, 200_000);
+
+  it.each([
+    [{ PORT: 'abc' }, /^Configuration error: PORT must be an integer/],
+    [{ NODE_ENV: 'production' }, /^Configuration error: DATABASE_URL is required/],
+    [
+      { NODE_ENV: 'production', DATABASE_URL: 'postgres://127.0.0.1/x', JWT_SECRET: 'short' },
+      /^Configuration error: JWT_SECRET must be at least 32/,
+    ],
+  ])('a bad configuration %j stops the built service with one line naming the variable', async (env, expected) => {
+    // Runs after the quick start above, which built dist/.
+    const proc = spawnShell(
+      'node dist/apps/api/src/main.js',
+      cleanEnv({ ...env, DATA_DIR: mkdtempSync(join(tmpdir(), 'sched-badcfg-')) }),
+      ROOT,
+    );
+    expect(await proc.exited).toBe(1);
+    const lines = proc.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(expected);
+  });
 });

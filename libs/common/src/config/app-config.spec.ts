@@ -1,0 +1,59 @@
+import { ConfigError, loadConfig } from './app-config.js';
+
+describe('loadConfig', () => {
+  it('applies the defaults of contract section 11', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      nodeEnv: 'development',
+      port: 3000,
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      jwtAccessTtl: 900,
+      appUrl: 'http://localhost:3000',
+      smtpUrl: undefined,
+      mailFrom: 'Scheduling <no-reply@localhost>',
+      rateLimitUserPerMinute: 60,
+      rateLimitPublicPerMinute: 60,
+      webhookAllowPrivateUrls: true,
+      webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000],
+      webhookTimeoutMs: 10000,
+    });
+    expect(config.dataDir).toMatch(/\.data$/);
+  });
+
+  it('follows PORT in the default APP_URL and keeps an explicit one without a trailing slash', () => {
+    expect(loadConfig({ PORT: '8080' }).appUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ APP_URL: 'https://book.example.com/' }).appUrl).toBe('https://book.example.com');
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'not a url'],
+    ['REDIS_URL', 'http://localhost'],
+    ['JWT_SECRET', 'short'],
+    ['JWT_ACCESS_TTL', '-5'],
+    ['APP_URL', 'ftp://x'],
+    ['SMTP_URL', 'http://mail'],
+    ['RATE_LIMIT_USER_PER_MINUTE', '0'],
+    ['RATE_LIMIT_PUBLIC_PER_MINUTE', '1.5'],
+    ['WEBHOOK_ALLOW_PRIVATE_URLS', 'maybe'],
+    ['WEBHOOK_RETRY_SCHEDULE', '5,abc'],
+    ['WEBHOOK_TIMEOUT_MS', '0'],
+    ['NODE_ENV', 'staging'],
+    ['LOG_LEVEL', 'loud'],
+    ['RATE_LIMIT_NAMESPACE', 'has spaces'],
+  ])('names %s when its value %j is bad', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable} `));
+  });
+
+  it('requires DATABASE_URL and a 32-character JWT_SECRET in production, and refuses private webhook URLs there', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/^DATABASE_URL /);
+    expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x' })).toThrow(/^JWT_SECRET /);
+    const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', JWT_SECRET: 'x'.repeat(32) });
+    expect(config.webhookAllowPrivateUrls).toBe(false);
+    expect(config.isProduction).toBe(true);
+  });
+});
