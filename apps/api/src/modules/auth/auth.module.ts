@@ -15,6 +15,7 @@ import { Session } from './entities/session.entity.js';
 import { User } from './entities/user.entity.js';
 import { AccessGuard } from './guards/access.guard.js';
 import { JwtAuthGuard } from './guards/jwt-auth.guard.js';
+import { InvitationsController } from './invitations.controller.js';
 import { JwtStrategy } from './jwt.strategy.js';
 import { RATE_LIMIT_WINDOW_MS, RateLimitGuard, rateLimitSubject } from './rate-limit/rate-limit.guard.js';
 import { RateLimitStorage } from './rate-limit/rate-limit.storage.js';
@@ -43,7 +44,7 @@ import { UsersController } from './users.controller.js';
     TeamModule,
     ApiKeysModule,
   ],
-  controllers: [AuthController, UsersController],
+  controllers: [AuthController, UsersController, InvitationsController],
   providers: [
     AuthRepository,
     AuthService,

@@ -74,12 +74,19 @@ export class AuthRepository {
   }
 
   async revokeSession(id: string, at: Date, userId?: string): Promise<boolean> {
-    const result = await this.dataSource.manager.update(Session, { id, revokedAt: IsNull(), ...(userId ? { userId } : {}) }, { revokedAt: at });
+    const result = await this.dataSource.manager.update(
+      Session,
+      { id, revokedAt: IsNull(), ...(userId ? { userId } : {}) },
+      { revokedAt: at },
+    );
     return (result.affected ?? 0) > 0;
   }
 
   async touchSession(id: string, at: Date): Promise<void> {
-    await this.dataSource.query(`UPDATE sessions SET last_used_at = $2 WHERE id = $1 AND last_used_at <= $2::timestamptz - interval '1 minute'`, [id, at]);
+    await this.dataSource.query(
+      `UPDATE sessions SET last_used_at = $2 WHERE id = $1 AND last_used_at <= $2::timestamptz - interval '1 minute'`,
+      [id, at],
+    );
   }
 
   listActiveSessions(userId: string, now: Date): Promise<Session[]> {

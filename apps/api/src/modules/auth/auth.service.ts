@@ -14,6 +14,7 @@ import {
   UpdateMeDto,
   UserView,
 } from './dto/auth.dto.js';
+import { AcceptInvitationDto, AcceptInvitationResponse } from './dto/invitation.dto.js';
 import { User } from './entities/user.entity.js';
 import { Session } from './entities/session.entity.js';
 import { AccessTokenClaims, JWT_AUDIENCE, JWT_ISSUER } from './jwt.strategy.js';
@@ -40,6 +41,10 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
   return driverError?.code === '23505' && driverError.constraint === constraint;
 }
 
+function emailTaken(): AppError {
+  return new AppError(ErrorCode.EMAIL_TAKEN, 'This email already belongs to a member of an organization');
+}
+
 /** Refresh tokens are `<sessionId>.<secret>`: the id finds the session, the secret proves possession. */
 function splitRefreshToken(token: string): { sessionId: string; secret: string } | null {
   const match = /^(ses_[0-9A-Za-z]{20,64})\.([0-9A-Za-z]{43})$/.exec(token);
@@ -60,7 +65,8 @@ export class AuthService {
     const passwordHash = await hashPassword(dto.password);
     try {
       return await this.repository.transaction(async (manager) => {
-        if (await this.repository.findUserByEmail(dto.email, manager)) throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email is already registered');
+        if (await this.repository.findUserByEmail(dto.email, manager))
+          throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email is already registered');
         const user = await this.createUser(manager, { ...dto, passwordHash });
         const { organization, member } = await this.team.createOrganizationWithOwner(manager, {
           name: dto.organizationName,
@@ -80,6 +86,49 @@ export class AuthService {
     } catch (error) {
       if (isUniqueViolation(error, 'users_email_key')) throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email is already registered');
       if (isUniqueViolation(error, 'organizations_slug_key')) return this.register(dto, userAgent);
+      throw error;
+    }
+  }
+
+  /**
+   * Accepting an invitation: in one transaction the invitation is spent, the user is created (or a
+   * user left without any membership is re-attached with the new password), the membership becomes
+   * active and a session starts. One organization per user: an email with an active membership → 409.
+   */
+  async acceptInvitation(dto: AcceptInvitationDto, userAgent: string | undefined): Promise<AcceptInvitationResponse> {
+    const passwordHash = await hashPassword(dto.password);
+    try {
+      return await this.repository.transaction(async (manager) => {
+        const invitation = await this.team.openInvitation(manager, sha256(dto.token));
+        const existing = await this.repository.findUserByEmail(invitation.email, manager);
+        let user: User;
+        if (existing) {
+          if (await this.team.findActiveMemberByUser(existing.id, manager)) throw emailTaken();
+          const changes = {
+            passwordHash,
+            firstName: dto.firstName ?? existing.firstName ?? invitation.firstName,
+            lastName: dto.lastName ?? existing.lastName ?? invitation.lastName,
+            timezone: dto.timezone ?? existing.timezone,
+            updatedAt: this.clock.now(),
+          } satisfies Partial<User>;
+          await this.repository.updateUser(existing.id, changes, manager);
+          user = Object.assign(existing, changes);
+        } else {
+          user = await this.createUser(manager, {
+            email: invitation.email,
+            passwordHash,
+            firstName: dto.firstName ?? invitation.firstName,
+            lastName: dto.lastName ?? invitation.lastName,
+            timezone: dto.timezone,
+          });
+        }
+        const member = await this.team.completeInvitation(manager, invitation, user);
+        const tokens = await this.startSession(manager, user.id, member.id, invitation.organizationId, userAgent);
+        return { member, ...tokens };
+      });
+    } catch (error) {
+      // Two organizations' invitations for one new email accepted at once: the unique indexes pick one.
+      if (isUniqueViolation(error, 'users_email_key') || isUniqueViolation(error, 'members_user_id_key')) throw emailTaken();
       throw error;
     }
   }
@@ -200,7 +249,13 @@ export class AuthService {
   async principalForToken(claims: AccessTokenClaims): Promise<Principal> {
     const row = await this.repository.findSessionPrincipal(claims.sid);
     const now = this.clock.now();
-    if (!row || row.revoked_at || row.expires_at.getTime() <= now.getTime() || row.user_id !== claims.sub || row.organization_id !== claims.org) {
+    if (
+      !row ||
+      row.revoked_at ||
+      row.expires_at.getTime() <= now.getTime() ||
+      row.user_id !== claims.sub ||
+      row.organization_id !== claims.org
+    ) {
       throw AppError.unauthorized('The session has ended');
     }
     if (now.getTime() - row.last_used_at.getTime() >= 60_000) this.repository.touchSession(row.session_id, now).catch(() => undefined);
@@ -237,7 +292,10 @@ export class AuthService {
   }
 
   async me(principal: Principal): Promise<MeResponse> {
-    const [user, organization] = await Promise.all([this.repository.findUser(principal.userId), this.team.getOrganization(principal.organizationId)]);
+    const [user, organization] = await Promise.all([
+      this.repository.findUser(principal.userId),
+      this.team.getOrganization(principal.organizationId),
+    ]);
     if (!user) throw AppError.unauthorized('The acting user no longer exists');
     const response: MeResponse = {
       user: userView(user),

@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { MailModule } from '../mail/index.js';
 import { Member } from './entities/member.entity.js';
 import { Organization } from './entities/organization.entity.js';
+import { TeamController } from './team.controller.js';
 import { TeamRepository } from './team.repository.js';
 import { TeamService } from './team.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Organization, Member])],
+  imports: [TypeOrmModule.forFeature([Organization, Member]), MailModule],
+  controllers: [TeamController],
   providers: [TeamRepository, TeamService],
   exports: [TeamService],
 })

@@ -1,7 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { Member } from './entities/member.entity.js';
+import { DataSource, EntityManager, Not } from 'typeorm';
+import { PageRequest, pageOffset, Role } from '@app/common';
+import { Member, MemberStatus } from './entities/member.entity.js';
 import { Organization } from './entities/organization.entity.js';
+
+export interface MemberFilter {
+  status?: MemberStatus;
+  role?: Role;
+}
+
+/**
+ * How a transaction holds its organization row. `share` (FOR KEY SHARE) only keeps the organization
+ * from being deleted underneath; `exclusive` (FOR NO KEY UPDATE) also serializes the member changes
+ * that count owners; `delete` (FOR UPDATE) waits for everyone. Only `delete` blocks inserts of rows
+ * that merely reference the organization.
+ */
+export type OrganizationLock = 'share' | 'exclusive' | 'delete';
+
+const LOCK_CLAUSES: Record<OrganizationLock, string> = { share: 'FOR KEY SHARE', exclusive: 'FOR NO KEY UPDATE', delete: 'FOR UPDATE' };
 
 /** The only place that touches TypeORM for organizations and members; every read is scoped by organization. */
 @Injectable()
@@ -12,6 +28,10 @@ export class TeamRepository {
     return manager ?? this.dataSource.manager;
   }
 
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
   async slugExists(slug: string, manager?: EntityManager): Promise<boolean> {
     return this.manager(manager).exists(Organization, { where: { slug } });
   }
@@ -20,12 +40,114 @@ export class TeamRepository {
     await this.manager(manager).insert(Organization, organization);
   }
 
+  async findOrganization(organizationId: string, manager?: EntityManager): Promise<Organization | null> {
+    return this.manager(manager).findOne(Organization, { where: { id: organizationId } });
+  }
+
+  /** Takes the organization's row lock for the rest of the transaction; false when the organization is gone. */
+  async lockOrganization(manager: EntityManager, organizationId: string, lock: OrganizationLock): Promise<boolean> {
+    const rows: unknown[] = await manager.query(`SELECT id FROM organizations WHERE id = $1 ${LOCK_CLAUSES[lock]}`, [organizationId]);
+    return rows.length > 0;
+  }
+
+  async updateOrganization(
+    organizationId: string,
+    changes: Pick<Organization, 'name' | 'updatedAt'>,
+    manager?: EntityManager,
+  ): Promise<void> {
+    await this.manager(manager).update(Organization, { id: organizationId }, changes);
+  }
+
+  /**
+   * Removes the organization and everything it owns. Rows that reference the organization go by
+   * ON DELETE CASCADE; the outbox tables carry its id without a foreign key, so they are cleared
+   * here; its members' users go last (one organization per user), once nothing of the organization
+   * references them any more. Call with the organization locked (`delete`).
+   */
+  async deleteOrganization(manager: EntityManager, organizationId: string): Promise<void> {
+    const users: { user_id: string }[] = await manager.query(
+      `SELECT user_id FROM members WHERE organization_id = $1 AND user_id IS NOT NULL`,
+      [organizationId],
+    );
+    await manager.query(`DELETE FROM domain_events WHERE organization_id = $1`, [organizationId]);
+    await manager.query(`DELETE FROM mail_outbox WHERE organization_id = $1`, [organizationId]);
+    await manager.query(`DELETE FROM organizations WHERE id = $1`, [organizationId]);
+    if (users.length > 0) {
+      await manager.query(
+        `DELETE FROM users u WHERE u.id = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM members m WHERE m.user_id = u.id)`,
+        [users.map((row) => row.user_id)],
+      );
+    }
+  }
+
   async insertMember(member: Member, manager?: EntityManager): Promise<void> {
     await this.manager(manager).insert(Member, member);
   }
 
-  async findOrganization(organizationId: string, manager?: EntityManager): Promise<Organization | null> {
-    return this.manager(manager).findOne(Organization, { where: { id: organizationId } });
+  /** The member with its user (for active members), whose profile names are the current ones. */
+  async findMember(organizationId: string, memberId: string, manager?: EntityManager): Promise<Member | null> {
+    return this.manager(manager)
+      .createQueryBuilder(Member, 'm')
+      .leftJoinAndSelect('m.user', 'u')
+      .where('m.organizationId = :organizationId AND m.id = :memberId', { organizationId, memberId })
+      .getOne();
+  }
+
+  async listMembers(organizationId: string, filter: MemberFilter, page: PageRequest): Promise<[Member[], number]> {
+    const query = this.dataSource.manager
+      .createQueryBuilder(Member, 'm')
+      .leftJoinAndSelect('m.user', 'u')
+      .where('m.organizationId = :organizationId', { organizationId });
+    if (filter.status) query.andWhere('m.status = :status', { status: filter.status });
+    if (filter.role) query.andWhere('m.role = :role', { role: filter.role });
+    return query.orderBy('m.createdAt', 'ASC').addOrderBy('m.id', 'ASC').skip(pageOffset(page)).take(page.limit).getManyAndCount();
+  }
+
+  async memberEmailExists(organizationId: string, email: string, manager?: EntityManager): Promise<boolean> {
+    return this.manager(manager).exists(Member, { where: { organizationId, email } });
+  }
+
+  /** One organization per user: is this email an active member of any other organization? */
+  async activeMemberElsewhere(organizationId: string, email: string, manager?: EntityManager): Promise<boolean> {
+    return this.manager(manager).exists(Member, { where: { organizationId: Not(organizationId), email, status: 'active' } });
+  }
+
+  async countActiveOwners(organizationId: string, manager: EntityManager): Promise<number> {
+    return manager.count(Member, { where: { organizationId, status: 'active', role: 'owner' } });
+  }
+
+  async updateMemberRole(organizationId: string, memberId: string, role: Role, at: Date, manager: EntityManager): Promise<void> {
+    await manager.update(Member, { organizationId, id: memberId }, { role, updatedAt: at });
+  }
+
+  /** Its sessions go with it (sessions.member_id cascades), so a removed member is signed out at once. */
+  async deleteMember(organizationId: string, memberId: string, manager: EntityManager): Promise<void> {
+    await manager.delete(Member, { organizationId, id: memberId });
+  }
+
+  /**
+   * The one lookup not scoped by organization: an invitation token is presented by someone who has no
+   * organization yet, and the token itself is what names the membership. `lock` holds the row until commit.
+   */
+  async findInvitationByTokenHash(tokenHash: string, manager: EntityManager, lock = false): Promise<Member | null> {
+    const query = manager
+      .createQueryBuilder(Member, 'm')
+      .where(`m.invitationTokenHash = :tokenHash AND m.status = 'invited'`, { tokenHash });
+    if (lock) query.setLock('pessimistic_write');
+    return query.getOne();
+  }
+
+  async activateMember(
+    organizationId: string,
+    memberId: string,
+    changes: Pick<Member, 'userId' | 'firstName' | 'lastName' | 'joinedAt' | 'updatedAt'>,
+    manager: EntityManager,
+  ): Promise<void> {
+    await manager.update(
+      Member,
+      { organizationId, id: memberId, status: 'invited' },
+      { ...changes, status: 'active', invitationTokenHash: null },
+    );
   }
 
   async findActiveMemberByUser(userId: string, manager?: EntityManager): Promise<Member | null> {

@@ -1,19 +1,64 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AppError, Clock, newId, Role } from '@app/common';
+import {
+  AppConfig,
+  AppError,
+  canManageMember,
+  Clock,
+  ErrorCode,
+  newId,
+  PageRequest,
+  pageMeta,
+  Permission,
+  Principal,
+  randomBase62,
+  Role,
+  roleHas,
+  sha256,
+} from '@app/common';
+import { MailOutbox } from '../mail/index.js';
+import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
+import {
+  InvitedMemberResponse,
+  InviteMemberDto,
+  JoinedMemberView,
+  ListMembersQueryDto,
+  MemberListResponse,
+  MemberRoleResponse,
+  MemberView,
+  OrganizationResponse,
+  OrganizationView,
+  UpdateOrganizationDto,
+} from './dto/team.dto.js';
 import { Member } from './entities/member.entity.js';
 import { Organization } from './entities/organization.entity.js';
+import { invitationMail } from './invitation-mail.js';
 import { TeamRepository } from './team.repository.js';
 
-export interface OrganizationView {
-  id: string;
-  name: string;
-  slug: string;
-  createdAt: string;
-}
+export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
 export function organizationView(organization: Organization): OrganizationView {
   return { id: organization.id, name: organization.name, slug: organization.slug, createdAt: organization.createdAt.toISOString() };
+}
+
+/** What GET shows and member.* events carry. An active member's names are its user's current profile. */
+export function memberView(member: Member): MemberView {
+  const view: MemberView = {
+    id: member.id,
+    email: member.email,
+    firstName: member.user ? member.user.firstName : member.firstName,
+    lastName: member.user ? member.user.lastName : member.lastName,
+    role: member.role,
+    status: member.status,
+    updatedAt: member.updatedAt.toISOString(),
+  };
+  if (member.status === 'active') {
+    if (member.userId) view.userId = member.userId;
+    if (member.joinedAt) view.joinedAt = member.joinedAt.toISOString();
+  } else if (member.invitedAt) {
+    view.invitedAt = member.invitedAt.toISOString();
+  }
+  return view;
 }
 
 export function slugify(name: string): string {
@@ -28,10 +73,27 @@ export function slugify(name: string): string {
   return slug || 'org';
 }
 
+/** A pending invitation, opened for acceptance: its rows stay locked until the caller's transaction ends. */
+export interface OpenInvitation {
+  memberId: string;
+  organizationId: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
+  return driverError?.code === '23505' && driverError.constraint === constraint;
+}
+
 @Injectable()
 export class TeamService {
   constructor(
     private readonly repository: TeamRepository,
+    private readonly mail: MailOutbox,
+    private readonly events: DomainEvents,
+    private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}
 
@@ -74,4 +136,224 @@ export class TeamService {
   async findActiveMemberByUser(userId: string, manager?: EntityManager): Promise<Member | null> {
     return this.repository.findActiveMemberByUser(userId, manager);
   }
+
+  async showOrganization(principal: Principal, organizationId: string): Promise<OrganizationResponse> {
+    this.assertOwnOrganization(principal, organizationId);
+    return { organization: organizationView(await this.getOrganization(organizationId)) };
+  }
+
+  async updateOrganization(principal: Principal, organizationId: string, dto: UpdateOrganizationDto): Promise<OrganizationResponse> {
+    this.assertOwnOrganization(principal, organizationId);
+    await this.repository.updateOrganization(organizationId, { name: dto.name, updatedAt: this.clock.now() });
+    return { organization: organizationView(await this.getOrganization(organizationId)) };
+  }
+
+  async deleteOrganization(principal: Principal, organizationId: string): Promise<void> {
+    this.assertOwnOrganization(principal, organizationId);
+    await this.repository.transaction(async (manager) => {
+      if (!(await this.repository.lockOrganization(manager, organizationId, 'delete'))) throw AppError.notFound('Organization');
+      await this.repository.deleteOrganization(manager, organizationId);
+    });
+  }
+
+  async listMembers(principal: Principal, organizationId: string, query: ListMembersQueryDto): Promise<MemberListResponse> {
+    this.assertOwnOrganization(principal, organizationId);
+    const page: PageRequest = { page: query.page, limit: query.limit };
+    const [members, total] = await this.repository.listMembers(organizationId, { status: query.status, role: query.role }, page);
+    return { members: members.map(memberView), ...pageMeta(page, total) };
+  }
+
+  async invite(principal: Principal, organizationId: string, dto: InviteMemberDto): Promise<InvitedMemberResponse> {
+    this.assertOwnOrganization(principal, organizationId);
+    const email = dto.email.toLowerCase();
+    const token = randomBase62(43);
+    try {
+      return await this.repository.transaction(async (manager) => {
+        if (!(await this.repository.lockOrganization(manager, organizationId, 'share'))) throw AppError.notFound('Organization');
+        const actor = await this.actingRole(manager, principal);
+        if (!canManageMember(actor, dto.role, dto.role)) throw AppError.forbidden('Only an owner may invite an owner');
+        if (await this.repository.memberEmailExists(organizationId, email, manager)) throw memberExists();
+        if (await this.repository.activeMemberElsewhere(organizationId, email, manager)) {
+          throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email belongs to a member of another organization');
+        }
+        const organization = await this.repository.findOrganization(organizationId, manager);
+        if (!organization) throw AppError.notFound('Organization');
+        const now = this.clock.now();
+        const member = Object.assign(new Member(), {
+          id: newId('mem'),
+          organizationId,
+          userId: null,
+          email,
+          firstName: dto.firstName ?? null,
+          lastName: dto.lastName ?? null,
+          role: dto.role,
+          status: 'invited',
+          invitationTokenHash: sha256(token),
+          invitedAt: now,
+          joinedAt: null,
+          createdAt: now,
+          updatedAt: now,
+        } satisfies Member);
+        await this.repository.insertMember(member, manager);
+        await this.mail.enqueue(
+          manager,
+          invitationMail({
+            to: email,
+            organizationId,
+            organizationName: organization.name,
+            role: member.role,
+            acceptUrl: `${this.config.appUrl}/invitations/accept?token=${token}`,
+            expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+          }),
+        );
+        await this.record(manager, organizationId, 'member.invited', member);
+        return {
+          member: {
+            id: member.id,
+            email: member.email,
+            firstName: member.firstName,
+            lastName: member.lastName,
+            role: member.role,
+            status: 'invited',
+            invitedAt: now.toISOString(),
+          },
+        };
+      });
+    } catch (error) {
+      // Two invitations for one email at once: the unique index lets only one of them in.
+      if (isUniqueViolation(error, 'members_organization_email_key')) throw memberExists();
+      throw error;
+    }
+  }
+
+  async changeRole(principal: Principal, organizationId: string, memberId: string, role: Role): Promise<MemberRoleResponse> {
+    this.assertOwnOrganization(principal, organizationId);
+    return this.repository.transaction(async (manager) => {
+      const member = await this.lockedMember(manager, organizationId, memberId);
+      // LAST_OWNER before the role rule: of two owners demoting each other, the one that comes second
+      // is an admin by then, and the conflict is what it needs to hear, whatever the timing.
+      if (member.role === Role.Owner && role !== Role.Owner) await this.assertNotLastOwner(manager, member);
+      if (!canManageMember(await this.actingRole(manager, principal), member.role, role)) {
+        throw AppError.forbidden('Only an owner may grant the owner role or change an owner');
+      }
+      const now = this.clock.now();
+      await this.repository.updateMemberRole(organizationId, member.id, role, now, manager);
+      Object.assign(member, { role, updatedAt: now });
+      await this.record(manager, organizationId, 'member.updated', member);
+      return { member: { id: member.id, role, updatedAt: now.toISOString() } };
+    });
+  }
+
+  /** An invitation's token dies with its row; an active member's sessions end with it, its bookings stay. */
+  async removeMember(principal: Principal, organizationId: string, memberId: string): Promise<void> {
+    this.assertOwnOrganization(principal, organizationId);
+    await this.repository.transaction(async (manager) => {
+      const member = await this.lockedMember(manager, organizationId, memberId);
+      if (member.role === Role.Owner) await this.assertNotLastOwner(manager, member);
+      if (!canManageMember(await this.actingRole(manager, principal), member.role)) {
+        throw AppError.forbidden('Only an owner may remove an owner');
+      }
+      await this.repository.deleteMember(organizationId, member.id, manager);
+      await this.record(manager, organizationId, 'member.removed', member);
+    });
+  }
+
+  /**
+   * First half of accepting an invitation, in the caller's transaction: unknown, used or cancelled →
+   * 404, older than 7 days → 410. The invitation stays locked so a second acceptance with the same
+   * token waits and then finds it used.
+   */
+  async openInvitation(manager: EntityManager, tokenHash: string): Promise<OpenInvitation> {
+    const found = await this.repository.findInvitationByTokenHash(tokenHash, manager);
+    if (!found?.invitedAt) throw invitationNotFound();
+    if (found.invitedAt.getTime() + INVITATION_TTL_MS <= this.clock.now().getTime()) {
+      throw new AppError(ErrorCode.INVITATION_EXPIRED, 'This invitation has expired; ask for a new one');
+    }
+    // Organization first, then the member: the order every member change takes, so none deadlock.
+    if (!(await this.repository.lockOrganization(manager, found.organizationId, 'share'))) throw invitationNotFound();
+    const member = await this.repository.findInvitationByTokenHash(tokenHash, manager, true);
+    if (!member) throw invitationNotFound();
+    return {
+      memberId: member.id,
+      organizationId: member.organizationId,
+      email: member.email,
+      firstName: member.firstName,
+      lastName: member.lastName,
+    };
+  }
+
+  /** Second half: the membership becomes active for `user` and the token is spent. */
+  async completeInvitation(
+    manager: EntityManager,
+    invitation: OpenInvitation,
+    user: { id: string; firstName: string | null; lastName: string | null },
+  ): Promise<JoinedMemberView> {
+    const now = this.clock.now();
+    await this.repository.activateMember(
+      invitation.organizationId,
+      invitation.memberId,
+      { userId: user.id, firstName: user.firstName, lastName: user.lastName, joinedAt: now, updatedAt: now },
+      manager,
+    );
+    const member = await this.repository.findMember(invitation.organizationId, invitation.memberId, manager);
+    if (!member?.userId || !member.joinedAt) throw invitationNotFound();
+    await this.record(manager, invitation.organizationId, 'member.joined', member);
+    return {
+      id: member.id,
+      userId: member.userId,
+      email: member.email,
+      role: member.role,
+      status: 'active',
+      joinedAt: member.joinedAt.toISOString(),
+    };
+  }
+
+  /** Other organizations' ids get the same 404 as ids that do not exist. */
+  private assertOwnOrganization(principal: Principal, organizationId: string): void {
+    if (principal.organizationId !== organizationId) throw AppError.notFound('Organization');
+  }
+
+  /**
+   * The organization's row lock comes before the member is read, so concurrent role changes and
+   * removals in one organization run one after another and each counts owners after the last one committed.
+   */
+  private async lockedMember(manager: EntityManager, organizationId: string, memberId: string): Promise<Member> {
+    if (!(await this.repository.lockOrganization(manager, organizationId, 'exclusive'))) throw AppError.notFound('Organization');
+    const member = await this.repository.findMember(organizationId, memberId, manager);
+    if (!member) throw AppError.notFound('Member');
+    return member;
+  }
+
+  /**
+   * The caller's role as the database has it now, not as the guard read it before the lock: an owner
+   * demoted a moment ago acts as what it is now. API keys act for the organization within their scopes
+   * but hold no role; for members they get an admin's reach, so a leaked team:write key can neither
+   * mint owners nor lock the owners out.
+   */
+  private async actingRole(manager: EntityManager, principal: Principal): Promise<Role> {
+    if (principal.type === 'api_key' || !principal.memberId) return Role.Admin;
+    const actor = await this.repository.findMember(principal.organizationId, principal.memberId, manager);
+    if (actor?.status !== 'active') throw AppError.unauthorized('The session has ended');
+    if (!roleHas(actor.role, Permission.ManageMembers)) throw AppError.forbidden(`The ${actor.role} role may not do this`);
+    return actor.role;
+  }
+
+  private async assertNotLastOwner(manager: EntityManager, member: Member): Promise<void> {
+    if (member.status !== 'active') return;
+    if ((await this.repository.countActiveOwners(member.organizationId, manager)) <= 1) {
+      throw new AppError(ErrorCode.LAST_OWNER, 'An organization needs at least one active owner');
+    }
+  }
+
+  private async record(manager: EntityManager, organizationId: string, type: DomainEventType, member: Member): Promise<void> {
+    await this.events.record(manager, { organizationId, livemode: true, type, data: { member: memberView(member) } });
+  }
+}
+
+function memberExists(): AppError {
+  return new AppError(ErrorCode.MEMBER_EXISTS, 'This email is already a member of or invited to this organization');
+}
+
+function invitationNotFound(): AppError {
+  return new AppError(ErrorCode.INVITATION_NOT_FOUND, 'This invitation does not exist, was already used or was cancelled');
 }

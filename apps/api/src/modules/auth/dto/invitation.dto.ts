@@ -1,0 +1,38 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsIanaTimeZone } from '@app/common';
+import { JoinedMemberView } from '../../team/dto/team.dto.js';
+import { TokensResponse } from './auth.dto.js';
+
+export class AcceptInvitationDto {
+  @ApiProperty({ description: 'The token from the invitation email’s accept link' })
+  @IsString()
+  @MaxLength(256)
+  token!: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 128 })
+  @IsString()
+  @Length(8, 128)
+  password!: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Default: the name the invitation was sent with' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  firstName?: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Default: the name the invitation was sent with' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  lastName?: string;
+
+  @ApiPropertyOptional({ default: 'UTC', example: 'Europe/Berlin' })
+  @IsOptional()
+  @IsIanaTimeZone()
+  timezone?: string;
+}
+
+export class AcceptInvitationResponse extends TokensResponse {
+  @ApiProperty({ type: JoinedMemberView }) member!: JoinedMemberView;
+}
