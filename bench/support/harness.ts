@@ -82,6 +82,28 @@ export interface LoadResult {
   errors: number;
 }
 
+/**
+ * The same load split over several autocannon processes, one header set each (e.g. one API key
+ * each, so a key's 10,000-per-minute limit does not cap the measurement). Requests per second add
+ * up; p50 is the request-weighted mean and p99 the worst of the processes' p99s (conservative).
+ */
+export async function loadSplit(
+  url: string,
+  options: { connections: number; seconds: number; headers: Record<string, string>[] },
+): Promise<LoadResult> {
+  const share = Math.max(1, Math.floor(options.connections / options.headers.length));
+  const parts = await Promise.all(options.headers.map((headers) => load(url, { connections: share, seconds: options.seconds, headers })));
+  const requests = parts.reduce((sum, p) => sum + p.requests, 0);
+  return {
+    requestsPerSecond: parts.reduce((sum, p) => sum + p.requestsPerSecond, 0),
+    p50: Math.round((parts.reduce((sum, p) => sum + p.p50 * p.requests, 0) / Math.max(1, requests)) * 10) / 10,
+    p99: Math.max(...parts.map((p) => p.p99)),
+    requests,
+    non2xx: parts.reduce((sum, p) => sum + p.non2xx, 0),
+    errors: parts.reduce((sum, p) => sum + p.errors, 0),
+  };
+}
+
 /** autocannon's CLI in its own process; returns its JSON summary. */
 export async function load(
   url: string,

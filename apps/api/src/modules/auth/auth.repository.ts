@@ -16,6 +16,19 @@ export interface SessionPrincipalRow {
   last_used_at: Date;
 }
 
+export interface MeRow {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  timezone: string;
+  created_at: Date;
+  organization_id: string;
+  organization_name: string;
+  organization_slug: string;
+  member_id: string | null;
+}
+
 @Injectable()
 export class AuthRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -34,6 +47,23 @@ export class AuthRepository {
 
   findUser(id: string, manager?: EntityManager): Promise<User | null> {
     return this.manager(manager).findOne(User, { where: { id } });
+  }
+
+  /**
+   * GET /users/me in one query: the user, the organization and the user's active membership
+   * (read here, next to the session lookup, because it is on the hot path of every key check bench).
+   */
+  async findMe(userId: string, organizationId: string): Promise<MeRow | null> {
+    const rows: MeRow[] = await this.dataSource.query(
+      `SELECT u.id, u.email, u.first_name, u.last_name, u.timezone, u.created_at,
+              o.id AS organization_id, o.name AS organization_name, o.slug AS organization_slug, m.id AS member_id
+         FROM users u
+         JOIN organizations o ON o.id = $2
+         LEFT JOIN members m ON m.user_id = u.id AND m.organization_id = o.id AND m.status = 'active'
+        WHERE u.id = $1`,
+      [userId, organizationId],
+    );
+    return rows[0] ?? null;
   }
 
   async insertUser(user: User, manager?: EntityManager): Promise<void> {

@@ -292,17 +292,20 @@ export class AuthService {
   }
 
   async me(principal: Principal): Promise<MeResponse> {
-    const [user, organization] = await Promise.all([
-      this.repository.findUser(principal.userId),
-      this.team.getOrganization(principal.organizationId),
-    ]);
-    if (!user) throw AppError.unauthorized('The acting user no longer exists');
+    const row = await this.repository.findMe(principal.userId, principal.organizationId);
+    if (!row) throw AppError.unauthorized('The acting user no longer exists');
     const response: MeResponse = {
-      user: userView(user),
-      organization: { id: organization.id, name: organization.name, slug: organization.slug },
-      member: { id: principal.memberId, role: principal.role },
+      user: {
+        id: row.id,
+        email: row.email,
+        firstName: row.first_name,
+        lastName: row.last_name,
+        timezone: row.timezone,
+        createdAt: row.created_at.toISOString(),
+      },
+      organization: { id: row.organization_id, name: row.organization_name, slug: row.organization_slug },
+      member: { id: principal.type === 'api_key' ? row.member_id : principal.memberId, role: principal.role },
     };
-    if (principal.type === 'api_key') response.member.id = (await this.team.findActiveMemberByUser(principal.userId))?.id ?? null;
     if (principal.apiKey) response.apiKey = { id: principal.apiKey.id, scopes: principal.apiKey.scopes, mode: principal.apiKey.mode };
     return response;
   }
