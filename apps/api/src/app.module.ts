@@ -3,6 +3,9 @@ import { AppConfig, Clock } from '@app/common';
 import { CoreModule } from './core.module.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
+import { AvailabilityModule } from './modules/availability/availability.module.js';
+import { BookingsModule } from './modules/bookings/bookings.module.js';
+import { EventTypesModule } from './modules/event-types/event-types.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MailModule } from './modules/mail/mail.module.js';
 import { OutboxModule } from './modules/outbox/outbox.module.js';
@@ -28,6 +31,9 @@ export class AppModule {
         AuthModule,
         ApiKeysModule,
         TeamModule,
+        EventTypesModule,
+        AvailabilityModule,
+        BookingsModule,
         ...(options.extraModules ?? []),
       ],
     };

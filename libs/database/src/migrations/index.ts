@@ -2,9 +2,17 @@ import { Init1763712000000 } from './1763712000000-Init.js';
 import { Identity1795242004689 } from './1795242004689-Identity.js';
 import { MailOutbox1795242143062 } from './1795242143062-MailOutbox.js';
 import { DomainEvents1795242304394 } from './1795242304394-DomainEvents.js';
-
+import { Scheduling1795242807800 } from './1795242807800-Scheduling.js';
+import { Idempotency1795243428453 } from './1795243428453-Idempotency.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
  */
-export const MIGRATIONS = [Init1763712000000, Identity1795242004689, MailOutbox1795242143062, DomainEvents1795242304394];
+export const MIGRATIONS = [
+  Init1763712000000,
+  Identity1795242004689,
+  MailOutbox1795242143062,
+  DomainEvents1795242304394,
+  Scheduling1795242807800,
+  Idempotency1795243428453,
+];

@@ -6,6 +6,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig, type RequestWithPrincipal } from '@app/common';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
+import { AvailabilityModule } from '../availability/availability.module.js';
 import { TeamModule } from '../team/team.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthRepository } from './auth.repository.js';
@@ -43,6 +44,7 @@ import { UsersController } from './users.controller.js';
     }),
     TeamModule,
     ApiKeysModule,
+    AvailabilityModule,
   ],
   controllers: [AuthController, UsersController, InvitationsController],
   providers: [

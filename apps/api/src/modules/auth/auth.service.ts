@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { EntityManager } from 'typeorm';
 import { AppConfig, AppError, Clock, ErrorCode, newId, Principal, randomBase62, sha256 } from '@app/common';
+import { SchedulesService } from '../availability/schedules.service.js';
 import { TeamService, organizationView } from '../team/team.service.js';
 import { AuthRepository } from './auth.repository.js';
 import {
@@ -56,6 +57,7 @@ export class AuthService {
   constructor(
     private readonly repository: AuthRepository,
     private readonly team: TeamService,
+    private readonly schedules: SchedulesService,
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
@@ -75,6 +77,7 @@ export class AuthService {
           firstName: user.firstName,
           lastName: user.lastName,
         });
+        await this.schedules.createDefaultSchedule(manager, { organizationId: organization.id, userId: user.id, timezone: user.timezone });
         const tokens = await this.startSession(manager, user.id, member.id, organization.id, userAgent);
         return {
           user: userView(user),
@@ -123,6 +126,11 @@ export class AuthService {
           });
         }
         const member = await this.team.completeInvitation(manager, invitation, user);
+        await this.schedules.createDefaultSchedule(manager, {
+          organizationId: invitation.organizationId,
+          userId: user.id,
+          timezone: user.timezone,
+        });
         const tokens = await this.startSession(manager, user.id, member.id, invitation.organizationId, userAgent);
         return { member, ...tokens };
       });

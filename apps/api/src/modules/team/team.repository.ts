@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, Not } from 'typeorm';
+import { DataSource, EntityManager, In, Not } from 'typeorm';
 import { PageRequest, pageOffset, Role } from '@app/common';
 import { Member, MemberStatus } from './entities/member.entity.js';
 import { Organization } from './entities/organization.entity.js';
@@ -148,6 +148,12 @@ export class TeamRepository {
       { organizationId, id: memberId, status: 'invited' },
       { ...changes, status: 'active', invitationTokenHash: null },
     );
+  }
+
+  /** Names and emails of members by user id (mail recipients); users without a membership here are left out. */
+  async contactsOf(organizationId: string, userIds: readonly string[], manager?: EntityManager): Promise<Member[]> {
+    if (userIds.length === 0) return [];
+    return this.manager(manager).find(Member, { where: { organizationId, userId: In([...userIds]) } });
   }
 
   async findActiveMemberByUser(userId: string, manager?: EntityManager): Promise<Member | null> {

@@ -133,6 +133,16 @@ export class TeamService {
     return organization;
   }
 
+  /** Email and display name of each user id that is a member here, for booking mails. */
+  async contactsOf(organizationId: string, userIds: readonly string[], manager?: EntityManager): Promise<Map<string, { email: string; name: string | null }>> {
+    const members = await this.repository.contactsOf(organizationId, userIds, manager);
+    return new Map(
+      members
+        .filter((m) => m.userId !== null)
+        .map((m) => [m.userId as string, { email: m.email, name: [m.firstName, m.lastName].filter(Boolean).join(' ') || null }]),
+    );
+  }
+
   async findActiveMemberByUser(userId: string, manager?: EntityManager): Promise<Member | null> {
     return this.repository.findActiveMemberByUser(userId, manager);
   }

@@ -1,0 +1,39 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Access, ApiErrors, CurrentPrincipal, type Principal, Scope } from '@app/common';
+import { AvailabilityService } from './availability.service.js';
+import { CheckQueryDto, CheckResponse, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
+
+@ApiTags('availability')
+@Controller('availability')
+export class AvailabilityController {
+  constructor(private readonly availability: AvailabilityService) {}
+
+  @Get()
+  @Access({ scope: Scope.AvailabilityRead })
+  @ApiOperation({
+    summary: 'Bookable slots of an event type between two local dates (scope availability:read)',
+    description:
+      '`start` and `end` are inclusive dates in `timezone` (default UTC), at most 93 dates. Slots are sorted and rendered in ' +
+      '`timezone` with its offset. 409 EVENT_TYPE_INACTIVE for a deleted event type. Test-mode keys see test bookings only.',
+  })
+  @ApiResponse({ status: 200, type: SlotsResponse })
+  @ApiErrors(400, 401, 403, 404, 409)
+  slots(@CurrentPrincipal() principal: Principal, @Query() query: SlotsQueryDto): Promise<SlotsResponse> {
+    return this.availability.slots(principal, query);
+  }
+
+  @Get('check')
+  @Access({ scope: Scope.AvailabilityRead })
+  @ApiOperation({
+    summary: 'Whether one start time is bookable, and why not (scope availability:read)',
+    description:
+      'True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, ' +
+      'outside_booking_window, outside_availability, already_booked or daily_limit_reached. 409 EVENT_TYPE_INACTIVE for a deleted event type.',
+  })
+  @ApiResponse({ status: 200, type: CheckResponse })
+  @ApiErrors(400, 401, 403, 404, 409)
+  check(@CurrentPrincipal() principal: Principal, @Query() query: CheckQueryDto): Promise<CheckResponse> {
+    return this.availability.check(principal, query);
+  }
+}

@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventTypesModule } from '../event-types/event-types.module.js';
+import { TeamModule } from '../team/team.module.js';
+import { AvailabilityController } from './availability.controller.js';
+import { AvailabilityRepository } from './availability.repository.js';
+import { AvailabilityService } from './availability.service.js';
+import { DateOverrideEntity } from './entities/date-override.entity.js';
+import { WeeklyScheduleEntity } from './entities/weekly-schedule.entity.js';
+import { SchedulesController } from './schedules.controller.js';
+import { SchedulesService } from './schedules.service.js';
+
+/**
+ * Schedules, overrides and slots. Exports AvailabilityService.loadSlotQuery for bookings and
+ * SchedulesService.createDefaultSchedule for registration and invitation acceptance; it imports
+ * no module that imports it (AuthModule imports this one).
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([WeeklyScheduleEntity, DateOverrideEntity]), TeamModule, EventTypesModule],
+  controllers: [AvailabilityController, SchedulesController],
+  providers: [AvailabilityRepository, AvailabilityService, SchedulesService],
+  exports: [AvailabilityService, SchedulesService],
+})
+export class AvailabilityModule {}

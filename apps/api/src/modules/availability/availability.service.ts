@@ -1,0 +1,212 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import {
+  addDays,
+  computeSlots,
+  countByLocalDate,
+  dayStartInstant,
+  type DateOverride,
+  type EventTypeRules,
+  explainStart,
+  formatInstantsInZone,
+  type HostAvailability,
+  isValidTimeZone,
+  parseInputTimestamp,
+  type StartQuery,
+} from '@app/availability';
+import { AppError, Clock, Principal } from '@app/common';
+import { type EventTypeDetails, EventTypesService } from '../event-types/event-types.service.js';
+import { AvailabilityRepository, type BusyRow, type HostOverride, type HostSchedule } from './availability.repository.js';
+import { daysBetween } from './dto/calendar-date.validator.js';
+import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
+
+const DAY_MS = 86_400_000;
+/**
+ * How far around the requested starts busy time and overrides are read. A booking can block a start
+ * from up to duration + 2 × 720 buffer minutes away (36 h), and a host's local date reaches at most
+ * about a day past any instant in it, so the per-date booking counts need the whole of that date too.
+ */
+const LOAD_MARGIN_MS = 2 * DAY_MS;
+
+/** Zones Temporal accepted; checking costs a Temporal call, and every request names one. */
+const validZones = new Set<string>();
+
+/** Candidate slot starts, both ends included, as epoch milliseconds. */
+export interface SlotWindow {
+  readonly from: number;
+  readonly to: number;
+}
+
+export interface LoadSlotQueryOptions {
+  /** Run the reads in the caller's transaction (booking, reschedule). */
+  readonly manager?: EntityManager;
+  /** Leave this booking out of busy time, counts and round-robin order (reschedule). */
+  readonly excludeBookingId?: string;
+}
+
+export interface LoadedSlotQuery {
+  readonly eventType: EventTypeDetails;
+  /** For explainStart as is, or computeSlots with a range added. */
+  readonly query: StartQuery;
+}
+
+function rulesOf(eventType: EventTypeDetails): EventTypeRules {
+  return {
+    durationMinutes: eventType.durationMinutes,
+    slotIntervalMinutes: eventType.slotIntervalMinutes,
+    bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+    bufferAfterMinutes: eventType.bufferAfterMinutes,
+    minimumNoticeHours: eventType.minimumNoticeHours,
+    bookingWindowDays: eventType.bookingWindowDays,
+    maxBookingsPerDay: eventType.maxBookingsPerDay,
+    schedulingType: eventType.schedulingType,
+    hostUserIds: eventType.hostUserIds,
+  };
+}
+
+function isoDateOf(instant: number): string {
+  return new Date(instant).toISOString().slice(0, 10);
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+}
+
+/** The API's `schedules[].slots` become the engine's `days[].windows`; overrides are keyed by date. */
+function hostAvailability(
+  userId: string,
+  eventTypeId: string,
+  rules: EventTypeRules,
+  schedule: HostSchedule | undefined,
+  overrides: readonly HostOverride[],
+  busy: readonly BusyRow[],
+  lastBookedAt: number | undefined,
+): HostAvailability {
+  const byDate: Record<string, DateOverride> = {};
+  for (const override of overrides) {
+    byDate[override.date] = override.type === 'unavailable' ? { type: 'unavailable' } : { type: 'custom', windows: override.slots };
+  }
+  const ownStarts = rules.maxBookingsPerDay === null ? [] : busy.filter((row) => row.eventTypeId === eventTypeId).map((row) => row.start);
+  return {
+    userId,
+    schedule: schedule
+      ? { timezone: schedule.timezone, days: schedule.days.map((day) => ({ dayOfWeek: day.dayOfWeek, windows: day.slots })) }
+      : null,
+    overrides: byDate,
+    busy: busy.map(({ start, end, bufferBeforeMinutes, bufferAfterMinutes }) => ({ start, end, bufferBeforeMinutes, bufferAfterMinutes })),
+    bookingsPerDate: schedule && ownStarts.length > 0 ? countByLocalDate(ownStarts, schedule.timezone) : {},
+    lastBookedAt: lastBookedAt ?? null,
+  };
+}
+
+@Injectable()
+export class AvailabilityService {
+  constructor(
+    private readonly repository: AvailabilityRepository,
+    private readonly eventTypes: EventTypesService,
+    private readonly clock: Clock,
+  ) {}
+
+  async slots(principal: Principal, query: SlotsQueryDto): Promise<SlotsResponse> {
+    const timeZone = this.timeZone(query.timezone);
+    const span = daysBetween(query.start, query.end);
+    if (span < 0) throw AppError.validation('end', 'end must not be before start');
+    if (span > MAX_RANGE_DAYS)
+      throw AppError.validation('end', `at most ${MAX_RANGE_DAYS + 1} dates per request (end − start ≤ ${MAX_RANGE_DAYS} days)`);
+    const window = { from: dayStartInstant(query.start, timeZone), to: dayStartInstant(addDays(query.end, 1), timeZone) - 1 };
+    const loaded = await this.loadSlotQuery(principal.organizationId, query.eventTypeId, principal.livemode, window);
+    const slots = computeSlots({ ...loaded.query, range: { startDate: query.start, endDate: query.end, timeZone } });
+    const texts = formatInstantsInZone(
+      slots.flatMap((slot) => [slot.start, slot.end]),
+      timeZone,
+    );
+    return {
+      slots: slots.map((slot, index) => ({ start: texts[2 * index], end: texts[2 * index + 1], hostUserId: slot.hostUserId })),
+      timezone: timeZone,
+    };
+  }
+
+  async check(principal: Principal, query: CheckQueryDto): Promise<CheckResponse> {
+    const timeZone = this.timeZone(query.timezone);
+    const start = parseInputTimestamp(query.startTime, timeZone);
+    if (start === null) throw AppError.validation('startTime', 'startTime must be an ISO 8601 timestamp such as 2027-03-01T09:00:00');
+    const loaded = await this.loadSlotQuery(principal.organizationId, query.eventTypeId, principal.livemode, { from: start, to: start });
+    const verdict = explainStart(loaded.query, start);
+    return verdict.available ? { available: true } : { available: false, reason: verdict.reason };
+  }
+
+  /**
+   * Everything the slot engine needs for starts in `window`, in two queries whatever the number of
+   * hosts or days: the event type with its hosts, then the hosts' schedules, their overrides near
+   * the window, their busy bookings in `livemode` (any event type, with each booking's buffers; the
+   * per-date counts of this event type come from the same rows) and, for round robin, when each host
+   * was last booked for this event type.
+   *
+   * Unknown or foreign event type → 404 NOT_FOUND; deleted → 409 EVENT_TYPE_INACTIVE.
+   */
+  async loadSlotQuery(
+    organizationId: string,
+    eventTypeId: string,
+    livemode: boolean,
+    window: SlotWindow,
+    options: LoadSlotQueryOptions = {},
+  ): Promise<LoadedSlotQuery> {
+    const { manager, excludeBookingId = null } = options;
+    const eventType = await this.eventTypes.getForScheduling(organizationId, eventTypeId, manager);
+    const rules = rulesOf(eventType);
+    const now = this.clock.now().getTime();
+    // Starts before now or past the booking window are refused on time alone; nothing to read for them.
+    const from = Math.max(window.from, now);
+    const to = Math.min(window.to, now + rules.bookingWindowDays * DAY_MS);
+    const hostIds = rules.schedulingType === 'one_on_one' ? rules.hostUserIds.slice(0, 1) : [...rules.hostUserIds];
+    if (from > to || hostIds.length === 0) return { eventType, query: { rules, now, hosts: [] } };
+
+    const data = await this.repository.loadHostData(
+      organizationId,
+      hostIds,
+      {
+        livemode,
+        from: from - LOAD_MARGIN_MS,
+        to: to + LOAD_MARGIN_MS,
+        startDate: isoDateOf(from - LOAD_MARGIN_MS),
+        endDate: isoDateOf(to + LOAD_MARGIN_MS),
+        excludeBookingId,
+        lastBookedFor: rules.schedulingType === 'round_robin' ? eventTypeId : null,
+      },
+      manager,
+    );
+    const scheduleOf = new Map(data.schedules.map((schedule) => [schedule.userId, schedule]));
+    const overridesOf = groupBy(data.overrides, (override) => override.userId);
+    const busyOf = groupBy(data.busy, (row) => row.hostUserId);
+    const hosts = hostIds.map((userId) =>
+      hostAvailability(
+        userId,
+        eventTypeId,
+        rules,
+        scheduleOf.get(userId),
+        overridesOf.get(userId) ?? [],
+        busyOf.get(userId) ?? [],
+        data.lastBookedAt.get(userId),
+      ),
+    );
+    return { eventType, query: { rules, now, hosts } };
+  }
+
+  /**
+   * The DTO checked the name with Intl; the engine works with Temporal, so both must know the zone.
+   * Only known-good names are remembered, which bounds the cache by the zone database.
+   */
+  private timeZone(timeZone: string | undefined): string {
+    const zone = timeZone ?? 'UTC';
+    if (validZones.has(zone)) return zone;
+    if (!isValidTimeZone(zone)) throw AppError.validation('timezone', 'timezone must be an IANA time zone such as Europe/Berlin');
+    validZones.add(zone);
+    return zone;
+  }
+}

@@ -1,0 +1,60 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsIanaTimeZone } from '@app/common';
+import { UNAVAILABLE_REASONS, type UnavailableReason } from '@app/availability';
+import { IsCalendarDate } from './calendar-date.validator.js';
+
+export const EVENT_TYPE_ID_PATTERN = /^evt_[0-9A-Za-z]{20,64}$/;
+/** Inclusive local dates: end − start ≤ 92 days, i.e. at most 93 dates. */
+export const MAX_RANGE_DAYS = 92;
+
+class EventTypeQuery {
+  @ApiProperty({ example: 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a' })
+  @IsString()
+  @Matches(EVENT_TYPE_ID_PATTERN, { message: 'eventTypeId must be an event type id of the form evt_…' })
+  eventTypeId!: string;
+
+  @ApiPropertyOptional({ default: 'UTC', example: 'Europe/Berlin' })
+  @IsOptional()
+  @IsIanaTimeZone()
+  timezone?: string;
+}
+
+export class SlotsQueryDto extends EventTypeQuery {
+  @ApiProperty({ example: '2027-03-01', description: 'First local date in `timezone`, inclusive' })
+  @IsCalendarDate()
+  start!: string;
+
+  @ApiProperty({
+    example: '2027-03-31',
+    description: `Last local date in \`timezone\`, inclusive; at most ${MAX_RANGE_DAYS} days after start`,
+  })
+  @IsCalendarDate()
+  end!: string;
+}
+
+export class CheckQueryDto extends EventTypeQuery {
+  @ApiProperty({
+    example: '2027-03-01T09:00:00',
+    description: 'ISO 8601. With Z or an offset it is absolute; without, wall-clock time in `timezone`.',
+  })
+  @IsString()
+  @MaxLength(64)
+  startTime!: string;
+}
+
+export class SlotView {
+  @ApiProperty({ example: '2027-03-01T09:00:00.000+01:00', description: 'In the requested timezone, with its offset' }) start!: string;
+  @ApiProperty({ example: '2027-03-01T09:30:00.000+01:00' }) end!: string;
+  @ApiProperty({ example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) hostUserId!: string;
+}
+
+export class SlotsResponse {
+  @ApiProperty({ type: SlotView, isArray: true, description: 'Sorted by start' }) slots!: SlotView[];
+  @ApiProperty({ example: 'Europe/Berlin' }) timezone!: string;
+}
+
+export class CheckResponse {
+  @ApiProperty() available!: boolean;
+  @ApiPropertyOptional({ enum: UNAVAILABLE_REASONS, description: 'Only when available is false' }) reason?: UnavailableReason;
+}

@@ -1,0 +1,50 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { Member } from '../../team/entities/member.entity.js';
+import { Organization } from '../../team/entities/organization.entity.js';
+import type { StoredTimeSlot } from './weekly-schedule.entity.js';
+
+export type OverrideType = 'unavailable' | 'custom';
+
+/** Replaces one local date of a member's weekly hours; the date is in the member's schedule zone. */
+@Entity('date_overrides')
+// One override per member and date; the index is what makes a concurrent second one a 409.
+@Index('date_overrides_member_date_key', ['memberId', 'date'], { unique: true })
+@Index('date_overrides_organization_user_date_idx', ['organizationId', 'userId', 'date'])
+export class DateOverrideEntity {
+  @PrimaryColumn('text')
+  id!: string;
+
+  @Column('text')
+  organizationId!: string;
+
+  @ManyToOne(() => Organization, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'organization_id' })
+  organization?: Relation<Organization>;
+
+  @Column('text')
+  memberId!: string;
+
+  @ManyToOne(() => Member, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'member_id' })
+  member?: Relation<Member>;
+
+  @Column('text')
+  userId!: string;
+
+  /** 'YYYY-MM-DD' (TypeORM hands `date` columns over as strings, never as shifted Dates). */
+  @Column('date')
+  date!: string;
+
+  @Column('text')
+  type!: OverrideType;
+
+  @Column('text', { nullable: true })
+  reason!: string | null;
+
+  /** Empty for `unavailable`. */
+  @Column('jsonb')
+  slots!: StoredTimeSlot[];
+
+  @Column('timestamptz')
+  createdAt!: Date;
+}

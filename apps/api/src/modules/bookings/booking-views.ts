@@ -1,0 +1,50 @@
+import type { BookingDetailView, BookingEventTypeView, BookingView } from './dto/booking.dto.js';
+import type { Booking } from './entities/booking.entity.js';
+
+export interface EventTypeSummary extends BookingEventTypeView {
+  location: string | null;
+}
+
+/** Entities never leave the service: these build the API's booking shapes (contract section 8). */
+export function bookingView(booking: Booking, hostUserIds: readonly string[]): BookingView {
+  return {
+    id: booking.id,
+    eventTypeId: booking.eventTypeId,
+    hostUserId: booking.hostUserId,
+    hostUserIds: [...hostUserIds],
+    startsAt: booking.startsAt.toISOString(),
+    endsAt: booking.endsAt.toISOString(),
+    status: booking.status,
+    attendee: {
+      email: booking.attendeeEmail,
+      firstName: booking.attendeeFirstName,
+      lastName: booking.attendeeLastName,
+      phone: booking.attendeePhone,
+    },
+    timezone: booking.timezone,
+    locationType: booking.locationType,
+    location: booking.location,
+    notes: booking.notes,
+    metadata: booking.metadata ?? {},
+    createdAt: booking.createdAt.toISOString(),
+    livemode: booking.livemode,
+  };
+}
+
+function meetingUrlOf(location: string | null): string | null {
+  return location && /^https?:\/\/\S+$/i.test(location) ? location : null;
+}
+
+export function bookingDetailView(booking: Booking, hostUserIds: readonly string[], eventType: EventTypeSummary): BookingDetailView {
+  return {
+    ...bookingView(booking, hostUserIds),
+    eventType: { id: eventType.id, title: eventType.title, slug: eventType.slug, durationMinutes: eventType.durationMinutes },
+    meetingUrl: meetingUrlOf(booking.location),
+    updatedAt: booking.updatedAt.toISOString(),
+    cancelledAt: booking.cancelledAt?.toISOString() ?? null,
+    cancellationReason: booking.cancellationReason,
+    cancelledBy: booking.cancelledBy,
+    previousBookingId: booking.previousBookingId,
+    rescheduledToBookingId: booking.rescheduledToBookingId,
+  };
+}

@@ -1,0 +1,148 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Access, ApiErrors, AppError, CurrentPrincipal, OptionalPrincipal, Permission, type Principal, Scope } from '@app/common';
+import { BookingsService } from './bookings.service.js';
+import {
+  BookingListResponse,
+  BookingResponse,
+  CancelBookingDto,
+  CancelledBookingResponse,
+  CreateBookingDto,
+  CreatedBookingResponse,
+  DecisionDto,
+  ListBookingsQueryDto,
+  RescheduleBookingDto,
+  RescheduledBookingResponse,
+} from './dto/booking.dto.js';
+import type { StoredResponse } from './idempotency/idempotency.service.js';
+
+const IDEMPOTENCY_HEADER = {
+  name: 'Idempotency-Key',
+  required: false,
+  description:
+    '1–255 characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; ' +
+    'another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is running → 409 IDEMPOTENCY_KEY_IN_USE.',
+};
+
+function idempotencyKey(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.length < 1 || value.length > 255 || !/^[\x21-\x7e]+$/.test(value)) {
+    throw AppError.validation('Idempotency-Key', 'Idempotency-Key must be 1-255 visible ASCII characters');
+  }
+  return value;
+}
+
+function send(reply: FastifyReply, result: StoredResponse): unknown {
+  void reply.status(result.status);
+  if (result.replayed) void reply.header('Idempotent-Replayed', 'true');
+  return result.body;
+}
+
+@ApiTags('bookings')
+@Controller('bookings')
+export class BookingsController {
+  constructor(private readonly bookings: BookingsService) {}
+
+  @Post()
+  @Access({ scope: Scope.BookingsWrite, permission: Permission.CreateBookings })
+  @ApiOperation({
+    summary: 'Book a slot',
+    description:
+      '`status` is `pending` when the event type requires confirmation. A time that is not bookable → 409 SLOT_UNAVAILABLE with ' +
+      '`details[0] = { field: "startTime", message: <reason> }`; deleted event type → 409 EVENT_TYPE_INACTIVE.',
+  })
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiResponse({ status: 201, type: CreatedBookingResponse })
+  @ApiErrors(400, 401, 403, 404, 409, 422)
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: CreateBookingDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
+    return send(reply, await this.bookings.create(principal, dto, idempotencyKey(key), String(request.id)));
+  }
+
+  @Get()
+  @Access({ scope: Scope.BookingsRead })
+  @ApiOperation({ summary: 'List bookings ordered by startsAt then id (members see the bookings they host)' })
+  @ApiResponse({ status: 200, type: BookingListResponse })
+  @ApiErrors(400, 401, 403)
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ListBookingsQueryDto): Promise<BookingListResponse> {
+    return this.bookings.list(principal, query);
+  }
+
+  @Get(':id')
+  @Access({ scope: Scope.BookingsRead })
+  @ApiOperation({ summary: 'One booking with attendee, event type and meeting link' })
+  @ApiResponse({ status: 200, type: BookingResponse })
+  @ApiErrors(401, 403, 404)
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BookingResponse> {
+    return this.bookings.get(principal, id);
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @Access({ scope: Scope.BookingsWrite, attendeeToken: true })
+  @ApiOperation({
+    summary: 'Cancel a booking: host credentials, or the attendee’s token in the body',
+    description: 'Neither → 401. Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST. The slot is free again at once.',
+  })
+  @ApiResponse({ status: 200, type: CancelledBookingResponse })
+  @ApiErrors(400, 401, 403, 404, 409)
+  cancel(
+    @OptionalPrincipal() principal: Principal | undefined,
+    @Param('id') id: string,
+    @Body() dto: CancelBookingDto,
+  ): Promise<CancelledBookingResponse> {
+    return this.bookings.cancel(principal, id, dto);
+  }
+
+  @Post(':id/reschedule')
+  @HttpCode(200)
+  @Access({ scope: Scope.BookingsWrite, attendeeToken: true })
+  @ApiOperation({
+    summary: 'Move a booking: the original is cancelled and a new one created, atomically',
+    description:
+      'Host credentials or the attendee’s token. The new booking gets a new token; the old one stops working. ' +
+      'Not bookable → 409 SLOT_UNAVAILABLE (`details[0].field` = newStartTime) and the original is unchanged.',
+  })
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiResponse({ status: 200, type: RescheduledBookingResponse })
+  @ApiErrors(400, 401, 403, 404, 409, 422)
+  async reschedule(
+    @OptionalPrincipal() principal: Principal | undefined,
+    @Param('id') id: string,
+    @Body() dto: RescheduleBookingDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
+    return send(reply, await this.bookings.reschedule(principal, id, dto, idempotencyKey(key), String(request.id)));
+  }
+
+  @Post(':id/confirm')
+  @HttpCode(200)
+  @Access({ scope: Scope.BookingsWrite })
+  @ApiOperation({ summary: 'Confirm a pending booking (host credentials)', description: 'Not pending → 409 BOOKING_NOT_PENDING.' })
+  @ApiResponse({ status: 200, type: BookingResponse })
+  @ApiErrors(400, 401, 403, 404, 409)
+  confirm(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() dto: DecisionDto): Promise<BookingResponse> {
+    return this.bookings.confirm(principal, id, dto);
+  }
+
+  @Post(':id/decline')
+  @HttpCode(200)
+  @Access({ scope: Scope.BookingsWrite })
+  @ApiOperation({
+    summary: 'Decline a pending booking (host credentials): it becomes cancelled',
+    description: 'Not pending → 409 BOOKING_NOT_PENDING.',
+  })
+  @ApiResponse({ status: 200, type: BookingResponse })
+  @ApiErrors(400, 401, 403, 404, 409)
+  decline(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() dto: DecisionDto): Promise<BookingResponse> {
+    return this.bookings.decline(principal, id, dto);
+  }
+}

@@ -1,0 +1,173 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { pageOffset, type PageRequest } from '@app/common';
+import { BookingHost } from './entities/booking-host.entity.js';
+import type { EventTypeSummary } from './booking-views.js';
+import { Booking, type BookingStatus, type CancelledBy } from './entities/booking.entity.js';
+
+export interface BookingScope {
+  organizationId: string;
+  livemode: boolean;
+}
+
+export interface BookingFilters {
+  status?: BookingStatus;
+  startsFrom?: Date;
+  startsBefore?: Date;
+  eventTypeId?: string;
+  hostUserId?: string;
+  attendeeEmail?: string;
+  /** Members see only the bookings they host. */
+  hostedBy?: string;
+}
+
+export interface BookingWithHosts {
+  booking: Booking;
+  hostUserIds: string[];
+}
+
+function rangeLiteral(start: Date, end: Date): string {
+  return `[${start.toISOString()},${end.toISOString()})`;
+}
+
+@Injectable()
+export class BookingsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /**
+   * Serializes writes per host (and mode) until the transaction ends, in a fixed order so two
+   * transactions locking overlapping host sets cannot deadlock. Rules the exclusion constraint
+   * cannot express (buffers, daily cap) are then checked on data no one else is changing.
+   */
+  async lockHosts(manager: EntityManager, livemode: boolean, hostUserIds: readonly string[]): Promise<void> {
+    for (const host of [...new Set(hostUserIds)].sort()) {
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`booking-host:${livemode ? 'live' : 'test'}:${host}`]);
+    }
+  }
+
+  async insert(manager: EntityManager, booking: Booking, hostUserIds: readonly string[]): Promise<void> {
+    await manager.insert(Booking, booking);
+    await manager.insert(
+      BookingHost,
+      hostUserIds.map((hostUserId) => ({
+        bookingId: booking.id,
+        hostUserId,
+        organizationId: booking.organizationId,
+        eventTypeId: booking.eventTypeId,
+        livemode: booking.livemode,
+        status: booking.status,
+        during: rangeLiteral(booking.startsAt, booking.endsAt),
+        createdAt: booking.createdAt,
+      })),
+    );
+  }
+
+  /** Changes a booking's status and its host rows together, so the exclusion constraint sees it at once. */
+  async setStatus(
+    manager: EntityManager,
+    scope: BookingScope,
+    id: string,
+    status: BookingStatus,
+    changes: Partial<Pick<Booking, 'cancelledAt' | 'cancellationReason' | 'rescheduledToBookingId' | 'updatedAt'>> & {
+      cancelledBy?: CancelledBy | null;
+    },
+  ): Promise<void> {
+    await manager.update(Booking, { id, organizationId: scope.organizationId, livemode: scope.livemode }, { status, ...changes });
+    await manager.update(BookingHost, { bookingId: id }, { status });
+  }
+
+  /** Locks the booking row: concurrent cancel/reschedule/confirm of one booking take turns. */
+  async findForUpdate(manager: EntityManager, scope: BookingScope, id: string): Promise<BookingWithHosts | null> {
+    const booking = await manager.findOne(Booking, {
+      where: { id, organizationId: scope.organizationId, livemode: scope.livemode },
+      lock: { mode: 'pessimistic_write' },
+    });
+    return booking ? { booking, hostUserIds: await this.hostsOf(manager, booking.id) } : null;
+  }
+
+  /** For attendee-token calls, which carry no organization: the token check happens on the row. */
+  async findByIdForUpdate(manager: EntityManager, id: string): Promise<Booking | null> {
+    return manager.findOne(Booking, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** The organization and mode of a booking, for attendee-token calls that carry neither. */
+  async findScopeOf(id: string): Promise<BookingScope | null> {
+    return this.dataSource.manager.findOne(Booking, { where: { id }, select: { organizationId: true, livemode: true } });
+  }
+
+  async find(scope: BookingScope, id: string, manager?: EntityManager): Promise<BookingWithHosts | null> {
+    const m = manager ?? this.dataSource.manager;
+    const booking = await m.findOne(Booking, { where: { id, organizationId: scope.organizationId, livemode: scope.livemode } });
+    return booking ? { booking, hostUserIds: await this.hostsOf(m, booking.id) } : null;
+  }
+
+  private async hostsOf(manager: EntityManager, bookingId: string): Promise<string[]> {
+    const rows: { host_user_id: string }[] = await manager.query(
+      `SELECT bh.host_user_id FROM booking_hosts bh JOIN bookings b ON b.id = bh.booking_id
+        LEFT JOIN event_type_hosts eth ON eth.event_type_id = b.event_type_id AND eth.user_id = bh.host_user_id
+        WHERE bh.booking_id = $1 ORDER BY (bh.host_user_id = b.host_user_id) DESC, eth.position NULLS LAST, bh.host_user_id`,
+      [bookingId],
+    );
+    return rows.map((r) => r.host_user_id);
+  }
+
+  async hostsOfMany(bookingIds: readonly string[]): Promise<Map<string, string[]>> {
+    const result = new Map<string, string[]>();
+    if (bookingIds.length === 0) return result;
+    const rows: { booking_id: string; host_user_id: string }[] = await this.dataSource.query(
+      `SELECT bh.booking_id, bh.host_user_id FROM booking_hosts bh JOIN bookings b ON b.id = bh.booking_id
+        WHERE bh.booking_id = ANY($1) ORDER BY bh.booking_id, (bh.host_user_id = b.host_user_id) DESC, bh.host_user_id`,
+      [bookingIds],
+    );
+    for (const row of rows) result.set(row.booking_id, [...(result.get(row.booking_id) ?? []), row.host_user_id]);
+    return result;
+  }
+
+  /** Title, slug and duration for booking views, deleted event types included; one query for a whole page. */
+  async eventTypeSummaries(
+    organizationId: string,
+    ids: readonly string[],
+    manager?: EntityManager,
+  ): Promise<Map<string, EventTypeSummary>> {
+    if (ids.length === 0) return new Map();
+    const rows: { id: string; title: string; slug: string; duration_minutes: number; location: string | null }[] = await (
+      manager ?? this.dataSource.manager
+    ).query(`SELECT id, title, slug, duration_minutes, location FROM event_types WHERE organization_id = $1 AND id = ANY($2)`, [
+      organizationId,
+      [...new Set(ids)],
+    ]);
+    return new Map(
+      rows.map((r) => [r.id, { id: r.id, title: r.title, slug: r.slug, durationMinutes: r.duration_minutes, location: r.location }]),
+    );
+  }
+
+  async list(scope: BookingScope, filters: BookingFilters, page: PageRequest): Promise<[Booking[], number]> {
+    const query = this.dataSource.manager
+      .createQueryBuilder(Booking, 'b')
+      .where('b.organization_id = :organizationId AND b.livemode = :livemode', scope)
+      .orderBy('b.starts_at', 'ASC')
+      .addOrderBy('b.id', 'ASC')
+      .skip(pageOffset(page))
+      .take(page.limit);
+    if (filters.status) query.andWhere('b.status = :status', { status: filters.status });
+    if (filters.startsFrom) query.andWhere('b.starts_at >= :startsFrom', { startsFrom: filters.startsFrom });
+    if (filters.startsBefore) query.andWhere('b.starts_at < :startsBefore', { startsBefore: filters.startsBefore });
+    if (filters.eventTypeId) query.andWhere('b.event_type_id = :eventTypeId', { eventTypeId: filters.eventTypeId });
+    if (filters.attendeeEmail) query.andWhere('b.attendee_email = :attendeeEmail', { attendeeEmail: filters.attendeeEmail });
+    if (filters.hostUserId) {
+      query.andWhere('EXISTS (SELECT 1 FROM booking_hosts h1 WHERE h1.booking_id = b.id AND h1.host_user_id = :hostUserId)', {
+        hostUserId: filters.hostUserId,
+      });
+    }
+    if (filters.hostedBy) {
+      query.andWhere('EXISTS (SELECT 1 FROM booking_hosts h2 WHERE h2.booking_id = b.id AND h2.host_user_id = :hostedBy)', {
+        hostedBy: filters.hostedBy,
+      });
+    }
+    return query.getManyAndCount();
+  }
+}

@@ -1,0 +1,486 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { explainStart, parseInputTimestamp, type StartQuery, type StartVerdict } from '@app/availability';
+import {
+  AppConfig,
+  AppError,
+  Clock,
+  constantTimeEqual,
+  ErrorCode,
+  looksLikeId,
+  newId,
+  pageMeta,
+  Permission,
+  type Principal,
+  randomBase62,
+  roleHas,
+  sha256,
+} from '@app/common';
+import { AvailabilityService } from '../availability/availability.service.js';
+import { EventTypesService } from '../event-types/event-types.service.js';
+import { MailOutbox } from '../mail/index.js';
+import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
+import { TeamService } from '../team/team.service.js';
+import { bookingMails, type BookingMailKind } from './booking-mail.js';
+import { bookingDetailView, bookingView, type EventTypeSummary } from './booking-views.js';
+import { BookingsRepository, type BookingFilters, type BookingScope } from './bookings.repository.js';
+import {
+  BookingListResponse,
+  BookingResponse,
+  CancelBookingDto,
+  CancelledBookingResponse,
+  CreateBookingDto,
+  DecisionDto,
+  ListBookingsQueryDto,
+  RescheduleBookingDto,
+} from './dto/booking.dto.js';
+import { Booking, type CancelledBy } from './entities/booking.entity.js';
+import { fingerprintOf, IdempotencyService, type StoredResponse } from './idempotency/idempotency.service.js';
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+function slotUnavailable(field: 'startTime' | 'newStartTime', reason: string): AppError {
+  return new AppError(ErrorCode.SLOT_UNAVAILABLE, 'The requested time cannot be booked', [{ field, message: reason }]);
+}
+
+function isExclusionViolation(error: unknown): boolean {
+  return (error as { driverError?: { code?: string } }).driverError?.code === '23P01';
+}
+
+/** Who is acting on an existing booking: a host (credentials) or the attendee (token). */
+interface Actor {
+  by: CancelledBy;
+  principal?: Principal;
+}
+
+interface LockedBooking {
+  booking: Booking;
+  hostUserIds: string[];
+  actor: Actor;
+}
+
+/** A date is inclusive (UTC); a timestamp is exact (contract section 8). */
+function rangeBound(value: string, field: string, end: boolean): Date {
+  const isDate = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const ms = Date.parse(isDate ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(ms)) throw AppError.validation(field, `${field} must be a valid date or timestamp`);
+  return new Date(end ? ms + (isDate ? DAY_MS : 1) : ms);
+}
+
+@Injectable()
+export class BookingsService {
+  constructor(
+    private readonly repository: BookingsRepository,
+    private readonly availability: AvailabilityService,
+    private readonly eventTypes: EventTypesService,
+    private readonly team: TeamService,
+    private readonly events: DomainEvents,
+    private readonly mail: MailOutbox,
+    private readonly idempotency: IdempotencyService,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(
+    principal: Principal,
+    dto: CreateBookingDto,
+    idempotencyKey: string | undefined,
+    requestId: string,
+  ): Promise<StoredResponse> {
+    const start = parseInputTimestamp(dto.startTime, dto.timezone);
+    if (start === null) throw AppError.validation('startTime', 'startTime must be a valid ISO 8601 timestamp');
+    const scope = { organizationId: principal.organizationId, livemode: principal.livemode };
+    const fingerprint = fingerprintOf('POST /v1/bookings', dto);
+    return this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
+      this.repository.transaction(async (manager) => {
+        const { query, eventType } = await this.lockAndLoad(manager, scope, dto.eventTypeId, start, null, []);
+        const verdict = explainStart(query, start);
+        if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
+        const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
+        const token = randomBase62(32);
+        const now = this.clock.now();
+        const booking = Object.assign(new Booking(), {
+          id: newId('bkg'),
+          organizationId: scope.organizationId,
+          eventTypeId: eventType.id,
+          livemode: scope.livemode,
+          status: eventType.requiresConfirmation ? 'pending' : 'confirmed',
+          startsAt: new Date(start),
+          endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+          hostUserId: hostUserIds[0],
+          attendeeEmail: dto.attendee.email,
+          attendeeFirstName: dto.attendee.firstName ?? null,
+          attendeeLastName: dto.attendee.lastName ?? null,
+          attendeePhone: dto.attendee.phone ?? null,
+          timezone: dto.timezone,
+          locationType: eventType.locationType,
+          location: eventType.location,
+          notes: dto.notes ?? null,
+          metadata: dto.metadata ?? {},
+          bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+          bufferAfterMinutes: eventType.bufferAfterMinutes,
+          confirmationTokenHash: sha256(token),
+          cancelledAt: null,
+          cancellationReason: null,
+          cancelledBy: null,
+          previousBookingId: null,
+          rescheduledToBookingId: null,
+          createdAt: now,
+          updatedAt: now,
+        } satisfies Booking);
+        await this.insert(manager, booking, hostUserIds, 'startTime');
+        const detail = bookingDetailView(booking, hostUserIds, eventType);
+        await this.record(manager, booking, 'booking.created', { booking: detail });
+        await this.sendMails(
+          manager,
+          booking.status === 'pending' ? 'pending' : 'confirmation',
+          booking,
+          hostUserIds,
+          eventType.title,
+          token,
+        );
+        const body = { booking: { ...bookingView(booking, hostUserIds), confirmationToken: token } };
+        await complete(manager, 201, body);
+        return { status: 201, body };
+      }),
+    );
+  }
+
+  async get(principal: Principal, id: string): Promise<BookingResponse> {
+    const found = looksLikeId(id, 'bkg') ? await this.repository.find(this.scopeOf(principal), id) : null;
+    if (!found || !this.mayAct(principal, found.hostUserIds)) throw AppError.notFound('Booking');
+    const summaries = await this.repository.eventTypeSummaries(principal.organizationId, [found.booking.eventTypeId]);
+    return { booking: bookingDetailView(found.booking, found.hostUserIds, summaries.get(found.booking.eventTypeId)!) };
+  }
+
+  async list(principal: Principal, query: ListBookingsQueryDto): Promise<BookingListResponse> {
+    const filters: BookingFilters = {
+      status: query.status,
+      eventTypeId: query.eventTypeId,
+      hostUserId: query.hostUserId,
+      attendeeEmail: query.attendeeEmail,
+      hostedBy: this.seesAll(principal) ? undefined : principal.userId,
+    };
+    if (query.startDate) filters.startsFrom = rangeBound(query.startDate, 'startDate', false);
+    if (query.endDate) filters.startsBefore = rangeBound(query.endDate, 'endDate', true);
+    if (filters.startsFrom && filters.startsBefore && filters.startsBefore <= filters.startsFrom) {
+      throw AppError.validation('endDate', 'endDate must not be before startDate');
+    }
+    const page = { page: query.page, limit: query.limit };
+    const [bookings, total] = await this.repository.list(this.scopeOf(principal), filters, page);
+    const [hosts, summaries] = await Promise.all([
+      this.repository.hostsOfMany(bookings.map((b) => b.id)),
+      this.repository.eventTypeSummaries(
+        principal.organizationId,
+        bookings.map((b) => b.eventTypeId),
+      ),
+    ]);
+    return {
+      bookings: bookings.map((b) => bookingDetailView(b, hosts.get(b.id) ?? [b.hostUserId], summaries.get(b.eventTypeId)!)),
+      ...pageMeta(page, total),
+      page: page.page,
+      limit: page.limit,
+    };
+  }
+
+  async cancel(principal: Principal | undefined, id: string, dto: CancelBookingDto): Promise<CancelledBookingResponse> {
+    return this.repository.transaction(async (manager) => {
+      const { booking, hostUserIds, actor } = await this.lockForAction(manager, principal, id, dto.token);
+      this.assertChangeable(booking);
+      const now = this.clock.now();
+      const reason = dto.reason ?? null;
+      await this.repository.setStatus(manager, booking, booking.id, 'cancelled', {
+        cancelledAt: now,
+        cancellationReason: reason,
+        cancelledBy: actor.by,
+        updatedAt: now,
+      });
+      Object.assign(booking, { status: 'cancelled', cancelledAt: now, cancellationReason: reason, cancelledBy: actor.by, updatedAt: now });
+      const summary = await this.summaryOf(manager, booking);
+      await this.record(manager, booking, 'booking.cancelled', { booking: bookingDetailView(booking, hostUserIds, summary) });
+      await this.sendMails(manager, 'cancellation', booking, hostUserIds, summary.title, undefined, reason);
+      return {
+        booking: {
+          id: booking.id,
+          status: 'cancelled' as const,
+          cancelledAt: now.toISOString(),
+          cancellationReason: reason,
+          cancelledBy: actor.by,
+        },
+      };
+    });
+  }
+
+  async reschedule(
+    principal: Principal | undefined,
+    id: string,
+    dto: RescheduleBookingDto,
+    idempotencyKey: string | undefined,
+    requestId: string,
+  ): Promise<StoredResponse> {
+    // The attendee brings no organization: the booking's own scope keys its Idempotency-Key.
+    const scope = await this.scopeForAction(principal, id);
+    const fingerprint = fingerprintOf(`POST /v1/bookings/${id}/reschedule`, dto);
+    return this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
+      this.repository.transaction(async (manager) => {
+        const original = await this.lockForAction(manager, principal, id, dto.token);
+        const { booking } = original;
+        this.assertChangeable(booking);
+        const timezone = dto.timezone ?? booking.timezone;
+        const start = parseInputTimestamp(dto.newStartTime, timezone);
+        if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
+
+        const { query, eventType } = await this.lockAndLoad(manager, booking, booking.eventTypeId, start, booking.id, original.hostUserIds);
+        const verdict = this.rescheduleVerdict(query, start, booking.hostUserId);
+        if (!verdict.available) throw slotUnavailable('newStartTime', verdict.reason);
+        const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
+
+        const now = this.clock.now();
+        const token = randomBase62(32);
+        const replacement = Object.assign(new Booking(), {
+          ...booking,
+          id: newId('bkg'),
+          status: booking.status === 'pending' ? 'pending' : 'confirmed',
+          startsAt: new Date(start),
+          endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+          hostUserId: hostUserIds[0],
+          timezone,
+          locationType: eventType.locationType,
+          location: eventType.location,
+          bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+          bufferAfterMinutes: eventType.bufferAfterMinutes,
+          confirmationTokenHash: sha256(token),
+          previousBookingId: booking.id,
+          rescheduledToBookingId: null,
+          createdAt: now,
+          updatedAt: now,
+        } satisfies Booking);
+        // The original's own time must not block the new one: free it first, in the same transaction.
+        await this.repository.setStatus(manager, booking, booking.id, 'cancelled', {
+          cancelledAt: now,
+          cancellationReason: 'rescheduled',
+          cancelledBy: original.actor.by,
+          rescheduledToBookingId: replacement.id,
+          updatedAt: now,
+        });
+        Object.assign(booking, {
+          status: 'cancelled',
+          cancelledAt: now,
+          cancellationReason: 'rescheduled',
+          cancelledBy: original.actor.by,
+          rescheduledToBookingId: replacement.id,
+          updatedAt: now,
+        });
+        await this.insert(manager, replacement, hostUserIds, 'newStartTime');
+
+        await this.record(manager, replacement, 'booking.rescheduled', {
+          booking: bookingDetailView(replacement, hostUserIds, eventType),
+          previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
+        });
+        await this.sendMails(manager, 'reschedule', replacement, hostUserIds, eventType.title, token, dto.reason ?? null, booking.startsAt);
+        const body = {
+          booking: {
+            id: replacement.id,
+            previousBookingId: booking.id,
+            startsAt: replacement.startsAt.toISOString(),
+            endsAt: replacement.endsAt.toISOString(),
+            status: replacement.status,
+            hostUserId: replacement.hostUserId,
+            confirmationToken: token,
+          },
+        };
+        await complete(manager, 200, body);
+        return { status: 200, body };
+      }),
+    );
+  }
+
+  confirm(principal: Principal, id: string, dto: DecisionDto): Promise<BookingResponse> {
+    return this.decide(principal, id, dto, 'confirmed');
+  }
+
+  decline(principal: Principal, id: string, dto: DecisionDto): Promise<BookingResponse> {
+    return this.decide(principal, id, dto, 'cancelled');
+  }
+
+  private async decide(principal: Principal, id: string, dto: DecisionDto, outcome: 'confirmed' | 'cancelled'): Promise<BookingResponse> {
+    return this.repository.transaction(async (manager) => {
+      const { booking, hostUserIds } = await this.lockForAction(manager, principal, id, undefined);
+      if (booking.status !== 'pending')
+        throw new AppError(ErrorCode.BOOKING_NOT_PENDING, 'Only a pending booking can be confirmed or declined');
+      const now = this.clock.now();
+      const changes =
+        outcome === 'confirmed'
+          ? { updatedAt: now }
+          : { updatedAt: now, cancelledAt: now, cancellationReason: dto.reason ?? null, cancelledBy: 'host' as const };
+      await this.repository.setStatus(manager, booking, booking.id, outcome, changes);
+      Object.assign(booking, { status: outcome, ...changes });
+      const summary = await this.summaryOf(manager, booking);
+      const detail = bookingDetailView(booking, hostUserIds, summary);
+      await this.record(manager, booking, outcome === 'confirmed' ? 'booking.confirmed' : 'booking.declined', { booking: detail });
+      await this.sendMails(
+        manager,
+        outcome === 'confirmed' ? 'confirmation' : 'cancellation',
+        booking,
+        hostUserIds,
+        summary.title,
+        undefined,
+        dto.reason ?? null,
+      );
+      return { booking: detail };
+    });
+  }
+
+  /**
+   * Takes the per-host locks, then reads what the slot engine needs in this transaction: whatever
+   * the others commit before we hold the locks is seen, nothing can change after.
+   */
+  private async lockAndLoad(
+    manager: EntityManager,
+    scope: BookingScope,
+    eventTypeId: string,
+    start: number,
+    excludeBookingId: string | null,
+    alsoLock: readonly string[],
+  ): Promise<{ query: StartQuery; eventType: Awaited<ReturnType<EventTypesService['getForScheduling']>> }> {
+    const current = await this.eventTypes.getForScheduling(scope.organizationId, eventTypeId, manager);
+    const locked = new Set([...current.hostUserIds, ...alsoLock]);
+    await this.repository.lockHosts(manager, scope.livemode, [...locked]);
+    const loaded = await this.availability.loadSlotQuery(
+      scope.organizationId,
+      eventTypeId,
+      scope.livemode,
+      { from: start, to: start },
+      { manager, excludeBookingId: excludeBookingId ?? undefined },
+    );
+    // Hosts changed between the two reads (rare): lock the newcomers too before deciding.
+    const newcomers = loaded.query.rules.hostUserIds.filter((host) => !locked.has(host));
+    if (newcomers.length > 0) await this.repository.lockHosts(manager, scope.livemode, newcomers);
+    return { query: loaded.query, eventType: loaded.eventType };
+  }
+
+  /** Reschedule keeps the original host when it is free at the new time; round robin may reassign. */
+  private rescheduleVerdict(query: StartQuery, start: number, originalHost: string): StartVerdict {
+    if (query.rules.schedulingType === 'round_robin' && query.hosts.some((h) => h.userId === originalHost)) {
+      const onlyOriginal: StartQuery = {
+        ...query,
+        rules: { ...query.rules, schedulingType: 'one_on_one', hostUserIds: [originalHost] },
+        hosts: query.hosts.filter((h) => h.userId === originalHost),
+      };
+      const kept = explainStart(onlyOriginal, start);
+      if (kept.available) return kept;
+    }
+    return explainStart(query, start);
+  }
+
+  /** Collective bookings occupy every host, the first being the primary; others the chosen one. */
+  private occupiedHosts(query: StartQuery, chosen: string): string[] {
+    return query.rules.schedulingType === 'collective' ? [...new Set(query.rules.hostUserIds)] : [chosen];
+  }
+
+  private async insert(
+    manager: EntityManager,
+    booking: Booking,
+    hostUserIds: string[],
+    field: 'startTime' | 'newStartTime',
+  ): Promise<void> {
+    try {
+      await this.repository.insert(manager, booking, hostUserIds);
+    } catch (error) {
+      // The database's own refusal of an overlap: someone else holds the time.
+      if (isExclusionViolation(error)) throw slotUnavailable(field, 'already_booked');
+      throw error;
+    }
+  }
+
+  private async lockForAction(
+    manager: EntityManager,
+    principal: Principal | undefined,
+    id: string,
+    token: string | undefined,
+  ): Promise<LockedBooking> {
+    if (!looksLikeId(id, 'bkg')) throw AppError.notFound('Booking');
+    if (principal) {
+      const found = await this.repository.findForUpdate(manager, this.scopeOf(principal), id);
+      if (!found || !this.mayAct(principal, found.hostUserIds)) throw AppError.notFound('Booking');
+      return { ...found, actor: { by: 'host', principal } };
+    }
+    if (!token) throw AppError.unauthorized('Send host credentials or the attendee token');
+    const booking = await this.repository.findByIdForUpdate(manager, id);
+    if (!booking) throw AppError.notFound('Booking');
+    if (!constantTimeEqual(sha256(token), booking.confirmationTokenHash)) throw AppError.unauthorized('Invalid token for this booking');
+    const found = await this.repository.find(booking, id, manager);
+    return { booking, hostUserIds: found?.hostUserIds ?? [booking.hostUserId], actor: { by: 'attendee' } };
+  }
+
+  private async scopeForAction(principal: Principal | undefined, id: string): Promise<BookingScope> {
+    if (principal) return this.scopeOf(principal);
+    if (!looksLikeId(id, 'bkg')) throw AppError.notFound('Booking');
+    const booking = await this.repository.findScopeOf(id);
+    if (!booking) throw AppError.notFound('Booking');
+    return { organizationId: booking.organizationId, livemode: booking.livemode };
+  }
+
+  private assertChangeable(booking: Booking): void {
+    if (booking.status === 'cancelled') throw new AppError(ErrorCode.BOOKING_NOT_ACTIVE, 'The booking is cancelled');
+    if (booking.startsAt.getTime() <= this.clock.now().getTime())
+      throw new AppError(ErrorCode.BOOKING_IN_PAST, 'The booking has already started');
+  }
+
+  private scopeOf(principal: Principal): BookingScope {
+    return { organizationId: principal.organizationId, livemode: principal.livemode };
+  }
+
+  /** API keys act for the organization; owners and admins see every booking, members those they host. */
+  private seesAll(principal: Principal): boolean {
+    return principal.type === 'api_key' || (principal.role !== null && roleHas(principal.role, Permission.ManageAllBookings));
+  }
+
+  private mayAct(principal: Principal, hostUserIds: readonly string[]): boolean {
+    return this.seesAll(principal) || hostUserIds.includes(principal.userId);
+  }
+
+  private async summaryOf(manager: EntityManager, booking: Booking): Promise<EventTypeSummary> {
+    const summaries = await this.repository.eventTypeSummaries(booking.organizationId, [booking.eventTypeId], manager);
+    return summaries.get(booking.eventTypeId)!;
+  }
+
+  private async record(manager: EntityManager, booking: Booking, type: DomainEventType, data: Record<string, unknown>): Promise<void> {
+    await this.events.record(manager, { organizationId: booking.organizationId, livemode: booking.livemode, type, data });
+  }
+
+  /** Test-mode bookings send no mail (contract section 9). */
+  private async sendMails(
+    manager: EntityManager,
+    kind: BookingMailKind,
+    booking: Booking,
+    hostUserIds: readonly string[],
+    title: string,
+    confirmationToken?: string,
+    reason?: string | null,
+    previousStartsAt?: Date,
+  ): Promise<void> {
+    if (!booking.livemode) return;
+    const contacts = await this.team.contactsOf(booking.organizationId, hostUserIds, manager);
+    const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
+    const attendeeName = [booking.attendeeFirstName, booking.attendeeLastName].filter(Boolean).join(' ') || null;
+    const mails = bookingMails(kind, {
+      bookingId: booking.id,
+      organizationId: booking.organizationId,
+      title,
+      startsAt: booking.startsAt,
+      endsAt: booking.endsAt,
+      timezone: booking.timezone,
+      location: booking.location,
+      attendee: { email: booking.attendeeEmail, name: attendeeName },
+      hosts,
+      confirmationToken,
+      status: booking.status,
+      reason,
+      previousStartsAt,
+      appUrl: this.config.appUrl,
+    });
+    for (const mail of mails) await this.mail.enqueue(manager, mail);
+  }
+}

@@ -1,0 +1,282 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  IsEmail,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  registerDecorator,
+  ValidateNested,
+  type ValidationOptions,
+} from 'class-validator';
+import { IsIanaTimeZone, PaginationQueryDto } from '@app/common';
+
+const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
+
+/** At most 20 string keys (1..40 characters) with string values of at most 500 characters. */
+function IsMetadata(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isMetadata',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: {
+        message: 'metadata must have at most 20 keys of 1-40 characters with string values of at most 500 characters',
+        ...options,
+      },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'object' &&
+          value !== null &&
+          !Array.isArray(value) &&
+          Object.keys(value).length <= 20 &&
+          Object.entries(value).every(([k, v]) => k.length >= 1 && k.length <= 40 && typeof v === 'string' && v.length <= 500),
+      },
+    });
+}
+
+export class AttendeeDto {
+  @ApiProperty({ format: 'email', maxLength: 254 })
+  @Transform(trimLower)
+  @IsEmail()
+  @MaxLength(254)
+  email!: string;
+
+  @ApiPropertyOptional({ maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  firstName?: string;
+
+  @ApiPropertyOptional({ maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  lastName?: string;
+
+  @ApiPropertyOptional({ maxLength: 40 })
+  @IsOptional()
+  @IsString()
+  @Matches(/^\+?[0-9 ()./-]{3,40}$/, { message: 'phone must be a phone number' })
+  phone?: string;
+}
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}(:?\d{2})?)?$/;
+
+export class CreateBookingDto {
+  @ApiProperty({ example: 'evt_…' })
+  @IsString()
+  @Length(1, 100)
+  eventTypeId!: string;
+
+  @ApiProperty({
+    example: '2027-03-02T10:00:00+01:00',
+    description: 'ISO 8601. With Z or an offset it is absolute; without one it is wall-clock time in `timezone`.',
+  })
+  @IsString()
+  @Matches(ISO_TIMESTAMP, { message: 'startTime must be an ISO 8601 timestamp' })
+  startTime!: string;
+
+  @ApiProperty({ example: 'Europe/Berlin', description: 'The attendee’s IANA time zone' })
+  @IsIanaTimeZone()
+  timezone!: string;
+
+  @ApiProperty({ type: AttendeeDto })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AttendeeDto)
+  attendee!: AttendeeDto;
+
+  @ApiPropertyOptional({ maxLength: 2000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  notes?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'At most 20 string keys, values ≤ 500 characters',
+  })
+  @IsOptional()
+  @IsMetadata()
+  metadata?: Record<string, string>;
+}
+
+export class CancelBookingDto {
+  @ApiPropertyOptional({ description: 'The attendee’s token (confirmationToken); hosts authenticate instead' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  token?: string;
+
+  @ApiPropertyOptional({ maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string;
+}
+
+export class RescheduleBookingDto {
+  @ApiPropertyOptional({ description: 'The attendee’s token (confirmationToken); hosts authenticate instead' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  token?: string;
+
+  @ApiProperty({ example: '2027-03-03T10:00:00Z' })
+  @IsString()
+  @Matches(ISO_TIMESTAMP, { message: 'newStartTime must be an ISO 8601 timestamp' })
+  newStartTime!: string;
+
+  @ApiPropertyOptional({ description: 'Zone of a newStartTime without offset; default the booking’s timezone' })
+  @IsOptional()
+  @IsIanaTimeZone()
+  timezone?: string;
+
+  @ApiPropertyOptional({ maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string;
+}
+
+export class DecisionDto {
+  @ApiPropertyOptional({ maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string;
+}
+
+const DATE_OR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}(:?\d{2})?))?$/;
+
+export class ListBookingsQueryDto extends PaginationQueryDto {
+  @ApiPropertyOptional({ enum: ['confirmed', 'cancelled', 'pending'] })
+  @IsOptional()
+  @IsIn(['confirmed', 'cancelled', 'pending'])
+  status?: 'confirmed' | 'cancelled' | 'pending';
+
+  @ApiPropertyOptional({ description: 'Date (inclusive, UTC) or timestamp; filters startsAt' })
+  @IsOptional()
+  @Matches(DATE_OR_TIMESTAMP, { message: 'startDate must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' })
+  startDate?: string;
+
+  @ApiPropertyOptional({ description: 'Date (inclusive, UTC) or timestamp; filters startsAt' })
+  @IsOptional()
+  @Matches(DATE_OR_TIMESTAMP, { message: 'endDate must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' })
+  endDate?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  eventTypeId?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  hostUserId?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Transform(trimLower)
+  @IsString()
+  @MaxLength(254)
+  attendeeEmail?: string;
+}
+
+export class AttendeeView {
+  @ApiProperty() email!: string;
+  @ApiProperty({ nullable: true, type: String }) firstName!: string | null;
+  @ApiProperty({ nullable: true, type: String }) lastName!: string | null;
+  @ApiProperty({ nullable: true, type: String }) phone!: string | null;
+}
+
+export class BookingEventTypeView {
+  @ApiProperty() id!: string;
+  @ApiProperty() title!: string;
+  @ApiProperty() slug!: string;
+  @ApiProperty() durationMinutes!: number;
+}
+
+export class BookingView {
+  @ApiProperty({ example: 'bkg_…' }) id!: string;
+  @ApiProperty() eventTypeId!: string;
+  @ApiProperty() hostUserId!: string;
+  @ApiProperty({ type: String, isArray: true }) hostUserIds!: string[];
+  @ApiProperty({ type: String, format: 'date-time' }) startsAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) endsAt!: string;
+  @ApiProperty({ enum: ['confirmed', 'pending', 'cancelled'] }) status!: string;
+  @ApiProperty({ type: AttendeeView }) attendee!: AttendeeView;
+  @ApiProperty() timezone!: string;
+  @ApiProperty({ nullable: true, type: String }) locationType!: string | null;
+  @ApiProperty({ nullable: true, type: String }) location!: string | null;
+  @ApiProperty({ nullable: true, type: String }) notes!: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty() livemode!: boolean;
+}
+
+export class CreatedBookingView extends BookingView {
+  @ApiProperty({ description: 'The attendee’s token for cancel and reschedule; shown only here and in the email' })
+  confirmationToken!: string;
+}
+
+export class BookingDetailView extends BookingView {
+  @ApiProperty({ type: BookingEventTypeView }) eventType!: BookingEventTypeView;
+  @ApiProperty({ nullable: true, type: String, description: 'The event type’s location when it is a link' }) meetingUrl!: string | null;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) cancelledAt!: string | null;
+  @ApiProperty({ nullable: true, type: String }) cancellationReason!: string | null;
+  @ApiProperty({ nullable: true, enum: ['host', 'attendee'], type: String }) cancelledBy!: string | null;
+  @ApiProperty({ nullable: true, type: String }) previousBookingId!: string | null;
+  @ApiProperty({ nullable: true, type: String }) rescheduledToBookingId!: string | null;
+}
+
+export class CreatedBookingResponse {
+  @ApiProperty({ type: CreatedBookingView }) booking!: CreatedBookingView;
+}
+
+export class BookingResponse {
+  @ApiProperty({ type: BookingDetailView }) booking!: BookingDetailView;
+}
+
+export class CancelledBookingView {
+  @ApiProperty() id!: string;
+  @ApiProperty({ enum: ['cancelled'] }) status!: 'cancelled';
+  @ApiProperty({ type: String, format: 'date-time' }) cancelledAt!: string;
+  @ApiProperty({ nullable: true, type: String }) cancellationReason!: string | null;
+  @ApiProperty({ enum: ['host', 'attendee'] }) cancelledBy!: string;
+}
+
+export class CancelledBookingResponse {
+  @ApiProperty({ type: CancelledBookingView }) booking!: CancelledBookingView;
+}
+
+export class RescheduledBookingView {
+  @ApiProperty({ description: 'The new booking' }) id!: string;
+  @ApiProperty() previousBookingId!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) startsAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) endsAt!: string;
+  @ApiProperty({ enum: ['confirmed', 'pending'] }) status!: string;
+  @ApiProperty() hostUserId!: string;
+  @ApiProperty() confirmationToken!: string;
+}
+
+export class RescheduledBookingResponse {
+  @ApiProperty({ type: RescheduledBookingView }) booking!: RescheduledBookingView;
+}
+
+export class BookingListResponse {
+  @ApiProperty({ type: BookingDetailView, isArray: true }) bookings!: BookingDetailView[];
+  @ApiProperty() totalCount!: number;
+  @ApiProperty() hasMore!: boolean;
+  @ApiProperty() page!: number;
+  @ApiProperty() limit!: number;
+}

@@ -1,0 +1,106 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { EventType } from '../../event-types/entities/event-type.entity.js';
+import { Organization } from '../../team/entities/organization.entity.js';
+
+export type BookingStatus = 'confirmed' | 'pending' | 'cancelled';
+export type CancelledBy = 'host' | 'attendee';
+
+/** The statuses that occupy a host's time (contract section 7, rule 2). */
+export const BUSY_BOOKING_STATUSES: readonly BookingStatus[] = ['confirmed', 'pending'];
+
+@Entity('bookings')
+@Index('bookings_organization_livemode_starts_idx', ['organizationId', 'livemode', 'startsAt', 'id'])
+@Index('bookings_event_type_status_idx', ['eventTypeId', 'status'])
+export class Booking {
+  @PrimaryColumn('text')
+  id!: string;
+
+  @Column('text')
+  organizationId!: string;
+
+  @ManyToOne(() => Organization, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'organization_id' })
+  organization?: Relation<Organization>;
+
+  @Column('text')
+  eventTypeId!: string;
+
+  @ManyToOne(() => EventType, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'event_type_id' })
+  eventType?: Relation<EventType>;
+
+  /** False for bookings made with test-mode keys; the two modes never see or block each other. */
+  @Column('boolean')
+  livemode!: boolean;
+
+  @Column('text')
+  status!: BookingStatus;
+
+  @Column('timestamptz')
+  startsAt!: Date;
+
+  @Column('timestamptz')
+  endsAt!: Date;
+
+  /** The primary host; every host (collective) has a row in booking_hosts. */
+  @Column('text')
+  hostUserId!: string;
+
+  @Column('text')
+  attendeeEmail!: string;
+
+  @Column('text', { nullable: true })
+  attendeeFirstName!: string | null;
+
+  @Column('text', { nullable: true })
+  attendeeLastName!: string | null;
+
+  @Column('text', { nullable: true })
+  attendeePhone!: string | null;
+
+  @Column('text')
+  timezone!: string;
+
+  @Column('text', { nullable: true })
+  locationType!: string | null;
+
+  @Column('text', { nullable: true })
+  location!: string | null;
+
+  @Column('text', { nullable: true })
+  notes!: string | null;
+
+  @Column('jsonb', { default: () => `'{}'` })
+  metadata!: Record<string, string>;
+
+  /** The event type's buffers when booked: a busy interval keeps its own buffers if the event type changes later. */
+  @Column('integer', { default: 0 })
+  bufferBeforeMinutes!: number;
+
+  @Column('integer', { default: 0 })
+  bufferAfterMinutes!: number;
+
+  @Column('text')
+  confirmationTokenHash!: string;
+
+  @Column('timestamptz', { nullable: true })
+  cancelledAt!: Date | null;
+
+  @Column('text', { nullable: true })
+  cancellationReason!: string | null;
+
+  @Column('text', { nullable: true })
+  cancelledBy!: CancelledBy | null;
+
+  @Column('text', { nullable: true })
+  previousBookingId!: string | null;
+
+  @Column('text', { nullable: true })
+  rescheduledToBookingId!: string | null;
+
+  @Column('timestamptz')
+  createdAt!: Date;
+
+  @Column('timestamptz')
+  updatedAt!: Date;
+}

@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { AppConfig, AppError, Clock, ErrorCode, renderError } from '@app/common';
+import { IdempotencyRepository, type IdempotencyScope } from './idempotency.repository.js';
+
+const TTL_MS = 24 * 3600 * 1000;
+/** Longer than any booking transaction; after it a crashed request's key can be used again. */
+const LEASE_MS = 60 * 1000;
+const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+/** What a request under a key runs: it gets a function that stores the response in its own transaction. */
+export type IdempotentWork = (
+  complete: (manager: EntityManager, status: number, body: unknown) => Promise<void>,
+) => Promise<{ status: number; body: unknown }>;
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object' && !(value instanceof Date)) {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+export function fingerprintOf(operation: string, body: unknown): string {
+  return createHash('sha256')
+    .update(operation)
+    .update('\n')
+    .update(JSON.stringify(canonical(body) ?? null))
+    .digest('hex');
+}
+
+/**
+ * Idempotency-Key handling for booking writes (contract section 8): same key and body → the stored
+ * response again; another body → 422; still running → 409. 400s and 5xx are not stored.
+ */
+@Injectable()
+export class IdempotencyService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Idempotency');
+  private cleanup: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly repository: IdempotencyRepository,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    if (!this.config.runWorkers) return;
+    this.cleanup = setInterval(() => {
+      this.repository
+        .deleteExpired(new Date())
+        .catch((error: unknown) => this.logger.warn({ error: String(error) }, 'Cleanup of expired idempotency keys failed'));
+    }, CLEANUP_INTERVAL_MS);
+    this.cleanup.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.cleanup) clearInterval(this.cleanup);
+  }
+
+  async run(
+    scope: Omit<IdempotencyScope, 'key'>,
+    key: string | undefined,
+    fingerprint: string,
+    requestId: string,
+    work: IdempotentWork,
+  ): Promise<StoredResponse> {
+    if (key === undefined) {
+      const result = await work(async () => undefined);
+      return { ...result, replayed: false };
+    }
+    const full: IdempotencyScope = { ...scope, key };
+    if (!(await this.repository.claim(full, fingerprint, this.clock.now(), LEASE_MS, TTL_MS))) {
+      const existing = await this.repository.find(full);
+      if (existing && existing.fingerprint !== fingerprint) {
+        throw new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was used with a different request');
+      }
+      if (existing?.state === 'done' && existing.response_status !== null) {
+        return { status: existing.response_status, body: existing.response_body, replayed: true };
+      }
+      throw new AppError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still being processed');
+    }
+    try {
+      const result = await work((manager, status, body) => this.repository.complete(full, status, body, manager));
+      return { ...result, replayed: false };
+    } catch (error) {
+      const rendered = renderError(error, requestId);
+      if (rendered.status === 400 || rendered.status >= 500) {
+        await this.repository.release(full).catch(() => undefined);
+      } else {
+        await this.repository.complete(full, rendered.status, rendered.body).catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+}

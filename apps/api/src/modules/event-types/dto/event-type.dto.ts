@@ -1,0 +1,219 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+import { PaginationQueryDto } from '@app/common';
+import type { SchedulingType } from '@app/availability';
+import { LOCATION_TYPES, type LocationType } from '../entities/event-type.entity.js';
+
+export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+export const SCHEDULING_TYPES: readonly SchedulingType[] = ['one_on_one', 'round_robin', 'collective'];
+export const USER_ID_PATTERN = /^usr_[0-9A-Za-z]{20,64}$/;
+export const MAX_HOSTS = 50;
+
+/** Optional, but null is not a value: `{ "title": null }` is a 400, not "no change". */
+const OptionalNotNull = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+/** Fields every write may carry; create adds the three required ones. */
+abstract class EventTypeOptionalFields {
+  @ApiPropertyOptional({ maxLength: 5000, nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(5000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ enum: LOCATION_TYPES, nullable: true })
+  @IsOptional()
+  @IsIn(LOCATION_TYPES)
+  locationType?: LocationType | null;
+
+  @ApiPropertyOptional({ maxLength: 500, nullable: true, description: 'Link, phone number or address shown to the attendee' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  location?: string | null;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 720, default: 0 })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(0)
+  @Max(720)
+  bufferBeforeMinutes?: number;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 720, default: 0 })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(0)
+  @Max(720)
+  bufferAfterMinutes?: number;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 8760, default: 0, description: 'May be fractional' })
+  @OptionalNotNull()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(8760)
+  minimumNoticeHours?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 730, default: 60 })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(1)
+  @Max(730)
+  bookingWindowDays?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, nullable: true, default: null, description: 'null: no cap' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  maxBookingsPerDay?: number | null;
+
+  @ApiPropertyOptional({ minimum: 5, maximum: 720, nullable: true, default: null, description: 'null: step by durationMinutes' })
+  @IsOptional()
+  @IsInt()
+  @Min(5)
+  @Max(720)
+  slotIntervalMinutes?: number | null;
+
+  @ApiPropertyOptional({ enum: SCHEDULING_TYPES, default: 'one_on_one' })
+  @OptionalNotNull()
+  @IsIn(SCHEDULING_TYPES)
+  schedulingType?: SchedulingType;
+
+  @ApiPropertyOptional({
+    type: String,
+    isArray: true,
+    maxItems: MAX_HOSTS,
+    description:
+      'usr ids of active members, in preference order. Default: the acting user. one_on_one takes exactly one, the others at least one.',
+  })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(MAX_HOSTS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @Matches(USER_ID_PATTERN, { each: true, message: 'hostUserIds must contain user ids of the form usr_…' })
+  hostUserIds?: string[];
+
+  @ApiPropertyOptional({ default: false })
+  @OptionalNotNull()
+  @IsBoolean()
+  requiresConfirmation?: boolean;
+}
+
+export class CreateEventTypeDto extends EventTypeOptionalFields {
+  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  title!: string;
+
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 100,
+    pattern: SLUG_PATTERN.source,
+    description: 'Unique among the organization’s active event types',
+  })
+  @IsString()
+  @Length(1, 100)
+  @Matches(SLUG_PATTERN, { message: 'slug must be lowercase letters and digits separated by single hyphens' })
+  slug!: string;
+
+  @ApiProperty({ minimum: 5, maximum: 720 })
+  @IsInt()
+  @Min(5)
+  @Max(720)
+  durationMinutes!: number;
+}
+
+/** Only supplied fields change. */
+export class UpdateEventTypeDto extends EventTypeOptionalFields {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
+  @OptionalNotNull()
+  @IsString()
+  @Length(1, 200)
+  title?: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100, pattern: SLUG_PATTERN.source })
+  @OptionalNotNull()
+  @IsString()
+  @Length(1, 100)
+  @Matches(SLUG_PATTERN, { message: 'slug must be lowercase letters and digits separated by single hyphens' })
+  slug?: string;
+
+  @ApiPropertyOptional({ minimum: 5, maximum: 720 })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(5)
+  @Max(720)
+  durationMinutes?: number;
+}
+
+const toBoolean = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
+
+/** Beyond this PostgreSQL's OFFSET overflows; the shared PaginationQueryDto has no upper bound yet. */
+export const MAX_PAGE = 1_000_000;
+
+export class ListEventTypesQueryDto extends PaginationQueryDto {
+  // Redeclared in full: class-validator drops the parent's rules for a property the child decorates.
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE)
+  override page: number = 1;
+
+  @ApiPropertyOptional({ type: Boolean, default: true, description: 'false lists deleted event types' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  isActive?: boolean;
+}
+
+export class EventTypeView {
+  @ApiProperty({ example: 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
+  @ApiProperty() title!: string;
+  @ApiProperty() slug!: string;
+  @ApiProperty({ type: String, nullable: true }) description!: string | null;
+  @ApiProperty() durationMinutes!: number;
+  @ApiProperty({ enum: LOCATION_TYPES, nullable: true }) locationType!: LocationType | null;
+  @ApiProperty({ type: String, nullable: true }) location!: string | null;
+  @ApiProperty() bufferBeforeMinutes!: number;
+  @ApiProperty() bufferAfterMinutes!: number;
+  @ApiProperty() minimumNoticeHours!: number;
+  @ApiProperty() bookingWindowDays!: number;
+  @ApiProperty({ type: Number, nullable: true }) maxBookingsPerDay!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) slotIntervalMinutes!: number | null;
+  @ApiProperty({ enum: SCHEDULING_TYPES }) schedulingType!: SchedulingType;
+  @ApiProperty({ type: String, isArray: true }) hostUserIds!: string[];
+  @ApiProperty() requiresConfirmation!: boolean;
+  @ApiProperty() isActive!: boolean;
+  @ApiProperty({ description: 'Confirmed and pending bookings, in the caller’s mode' }) bookingsCount!: number;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
+}
+
+export class EventTypeResponse {
+  @ApiProperty({ type: EventTypeView }) eventType!: EventTypeView;
+}
+
+export class EventTypeListResponse {
+  @ApiProperty({ type: EventTypeView, isArray: true }) eventTypes!: EventTypeView[];
+  @ApiProperty() totalCount!: number;
+  @ApiProperty() hasMore!: boolean;
+}

@@ -1,0 +1,79 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, OneToMany, PrimaryColumn, type Relation } from 'typeorm';
+import type { SchedulingType } from '@app/availability';
+import { Organization } from '../../team/entities/organization.entity.js';
+import { EventTypeHost } from './event-type-host.entity.js';
+
+export const LOCATION_TYPES = ['zoom', 'meet', 'phone', 'in_person'] as const;
+export type LocationType = (typeof LOCATION_TYPES)[number];
+
+/** A bookable meeting template. Deleting one only clears `isActive`, so its bookings keep their event type. */
+@Entity('event_types')
+// Slugs are unique among active event types only: a deleted one frees its slug.
+@Index('event_types_organization_slug_active_key', ['organizationId', 'slug'], { unique: true, where: 'is_active' })
+@Index('event_types_organization_active_created_idx', ['organizationId', 'isActive', 'createdAt'])
+export class EventType {
+  @PrimaryColumn('text')
+  id!: string;
+
+  @Column('text')
+  organizationId!: string;
+
+  @ManyToOne(() => Organization, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'organization_id' })
+  organization?: Relation<Organization>;
+
+  @Column('text')
+  title!: string;
+
+  @Column('text')
+  slug!: string;
+
+  @Column('text', { nullable: true })
+  description!: string | null;
+
+  @Column('integer')
+  durationMinutes!: number;
+
+  @Column('text', { nullable: true })
+  locationType!: LocationType | null;
+
+  @Column('text', { nullable: true })
+  location!: string | null;
+
+  @Column('integer', { default: 0 })
+  bufferBeforeMinutes!: number;
+
+  @Column('integer', { default: 0 })
+  bufferAfterMinutes!: number;
+
+  /** Fractional hours are allowed (0.5 = 30 minutes). */
+  @Column('double precision', { default: 0 })
+  minimumNoticeHours!: number;
+
+  @Column('integer', { default: 60 })
+  bookingWindowDays!: number;
+
+  @Column('integer', { nullable: true })
+  maxBookingsPerDay!: number | null;
+
+  @Column('integer', { nullable: true })
+  slotIntervalMinutes!: number | null;
+
+  @Column('text')
+  schedulingType!: SchedulingType;
+
+  @Column('boolean', { default: false })
+  requiresConfirmation!: boolean;
+
+  @Column('boolean', { default: true })
+  isActive!: boolean;
+
+  @OneToMany(() => EventTypeHost, (host) => host.eventType)
+  hosts?: Relation<EventTypeHost>[];
+
+  @Column('timestamptz')
+  createdAt!: Date;
+
+  @Column('timestamptz')
+  updatedAt!: Date;
+}

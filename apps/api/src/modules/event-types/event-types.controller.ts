@@ -1,0 +1,78 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Access, ApiErrors, CurrentPrincipal, Permission, type Principal, Scope } from '@app/common';
+import { IdParamPipe } from '../team/id-param.pipe.js';
+import {
+  CreateEventTypeDto,
+  EventTypeListResponse,
+  EventTypeResponse,
+  ListEventTypesQueryDto,
+  UpdateEventTypeDto,
+} from './dto/event-type.dto.js';
+import { EventTypesService } from './event-types.service.js';
+
+const EVENT_TYPE_ID = new IdParamPipe('evt', 'id');
+
+@ApiTags('event-types')
+@Controller('event-types')
+export class EventTypesController {
+  constructor(private readonly eventTypes: EventTypesService) {}
+
+  @Post()
+  @Access({ scope: Scope.EventTypesWrite, permission: Permission.ManageEventTypes })
+  @ApiOperation({
+    summary: 'Create an event type (scope event_types:write; owner or admin)',
+    description: '409 SLUG_TAKEN when an active event type of the organization uses the slug.',
+  })
+  @ApiResponse({ status: 201, type: EventTypeResponse })
+  @ApiErrors(400, 401, 403, 409)
+  create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateEventTypeDto): Promise<EventTypeResponse> {
+    return this.eventTypes.create(principal, dto);
+  }
+
+  @Get()
+  @Access({ scope: Scope.EventTypesRead })
+  @ApiOperation({ summary: 'List active event types, or deleted ones with ?isActive=false (scope event_types:read)' })
+  @ApiResponse({ status: 200, type: EventTypeListResponse })
+  @ApiErrors(400, 401, 403)
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ListEventTypesQueryDto): Promise<EventTypeListResponse> {
+    return this.eventTypes.list(principal, query);
+  }
+
+  @Get(':id')
+  @Access({ scope: Scope.EventTypesRead })
+  @ApiOperation({ summary: 'One event type with every field, deleted ones included (scope event_types:read)' })
+  @ApiResponse({ status: 200, type: EventTypeResponse })
+  @ApiErrors(400, 401, 403, 404)
+  get(@CurrentPrincipal() principal: Principal, @Param('id', EVENT_TYPE_ID) id: string): Promise<EventTypeResponse> {
+    return this.eventTypes.get(principal, id);
+  }
+
+  @Patch(':id')
+  @Access({ scope: Scope.EventTypesWrite, permission: Permission.ManageEventTypes })
+  @ApiOperation({
+    summary: 'Change the supplied fields (scope event_types:write; owner or admin)',
+    description: '`hostUserIds` replaces the host list. 409 SLUG_TAKEN, or 409 EVENT_TYPE_INACTIVE for a deleted event type.',
+  })
+  @ApiResponse({ status: 200, type: EventTypeResponse })
+  @ApiErrors(400, 401, 403, 404, 409)
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', EVENT_TYPE_ID) id: string,
+    @Body() dto: UpdateEventTypeDto,
+  ): Promise<EventTypeResponse> {
+    return this.eventTypes.update(principal, id, dto);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Access({ scope: Scope.EventTypesWrite, permission: Permission.ManageEventTypes })
+  @ApiOperation({
+    summary: 'Soft delete (isActive becomes false); bookings are kept. Repeatable (scope event_types:write; owner or admin)',
+  })
+  @ApiResponse({ status: 204 })
+  @ApiErrors(400, 401, 403, 404)
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id', EVENT_TYPE_ID) id: string): Promise<void> {
+    await this.eventTypes.remove(principal, id);
+  }
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventTypeHost } from './entities/event-type-host.entity.js';
+import { EventType } from './entities/event-type.entity.js';
+import { EventTypesController } from './event-types.controller.js';
+import { EventTypesRepository } from './event-types.repository.js';
+import { EventTypesService } from './event-types.service.js';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([EventType, EventTypeHost])],
+  controllers: [EventTypesController],
+  providers: [EventTypesRepository, EventTypesService],
+  exports: [EventTypesService],
+})
+export class EventTypesModule {}

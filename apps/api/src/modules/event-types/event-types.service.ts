@@ -1,0 +1,242 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { SchedulingType } from '@app/availability';
+import { AppError, Clock, ErrorCode, newId, PageRequest, pageMeta, Principal } from '@app/common';
+import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
+import {
+  CreateEventTypeDto,
+  EventTypeListResponse,
+  EventTypeResponse,
+  EventTypeView,
+  ListEventTypesQueryDto,
+  UpdateEventTypeDto,
+} from './dto/event-type.dto.js';
+import { EventType } from './entities/event-type.entity.js';
+import { EventTypesRepository, SLUG_ACTIVE_KEY } from './event-types.repository.js';
+
+/** An event type as other modules see it (availability, bookings): every field but the bookings count. */
+export type EventTypeDetails = Omit<EventTypeView, 'bookingsCount'>;
+
+/** The PATCHable columns: everything the update DTO names except the hosts, which live in their own table. */
+const UPDATABLE_FIELDS = [
+  'title',
+  'slug',
+  'description',
+  'durationMinutes',
+  'locationType',
+  'location',
+  'bufferBeforeMinutes',
+  'bufferAfterMinutes',
+  'minimumNoticeHours',
+  'bookingWindowDays',
+  'maxBookingsPerDay',
+  'slotIntervalMinutes',
+  'schedulingType',
+  'requiresConfirmation',
+] as const satisfies readonly (keyof UpdateEventTypeDto & keyof EventType)[];
+
+function details(eventType: EventType, hostUserIds: readonly string[]): EventTypeDetails {
+  return {
+    id: eventType.id,
+    title: eventType.title,
+    slug: eventType.slug,
+    description: eventType.description,
+    durationMinutes: eventType.durationMinutes,
+    locationType: eventType.locationType,
+    location: eventType.location,
+    bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+    bufferAfterMinutes: eventType.bufferAfterMinutes,
+    minimumNoticeHours: eventType.minimumNoticeHours,
+    bookingWindowDays: eventType.bookingWindowDays,
+    maxBookingsPerDay: eventType.maxBookingsPerDay,
+    slotIntervalMinutes: eventType.slotIntervalMinutes,
+    schedulingType: eventType.schedulingType,
+    hostUserIds: [...hostUserIds],
+    requiresConfirmation: eventType.requiresConfirmation,
+    isActive: eventType.isActive,
+    createdAt: eventType.createdAt.toISOString(),
+    updatedAt: eventType.updatedAt.toISOString(),
+  };
+}
+
+function view(eventType: EventType, hostUserIds: readonly string[], bookingsCount: number): EventTypeView {
+  const { createdAt, updatedAt, ...rest } = details(eventType, hostUserIds);
+  return { ...rest, bookingsCount, createdAt, updatedAt };
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
+  return driverError?.code === '23505' && driverError.constraint === constraint;
+}
+
+function slugTaken(slug: string | undefined): AppError {
+  return new AppError(ErrorCode.SLUG_TAKEN, 'An active event type of this organization already uses this slug', [
+    { field: 'slug', message: `slug '${slug ?? ''}' is in use` },
+  ]);
+}
+
+function assertHostCount(schedulingType: SchedulingType, hostUserIds: readonly string[]): void {
+  if (schedulingType === 'one_on_one' && hostUserIds.length !== 1) {
+    throw AppError.validation('hostUserIds', 'one_on_one event types take exactly one host');
+  }
+  if (hostUserIds.length === 0) throw AppError.validation('hostUserIds', `${schedulingType} event types need at least one host`);
+}
+
+function inactive(): AppError {
+  return new AppError(ErrorCode.EVENT_TYPE_INACTIVE, 'This event type has been deleted');
+}
+
+@Injectable()
+export class EventTypesService {
+  constructor(
+    private readonly repository: EventTypesRepository,
+    private readonly events: DomainEvents,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, dto: CreateEventTypeDto): Promise<EventTypeResponse> {
+    const schedulingType = dto.schedulingType ?? 'one_on_one';
+    const hostUserIds = dto.hostUserIds ?? [principal.userId];
+    assertHostCount(schedulingType, hostUserIds);
+    const now = this.clock.now();
+    const eventType = Object.assign(new EventType(), {
+      id: newId('evt'),
+      organizationId: principal.organizationId,
+      title: dto.title,
+      slug: dto.slug,
+      description: dto.description ?? null,
+      durationMinutes: dto.durationMinutes,
+      locationType: dto.locationType ?? null,
+      location: dto.location ?? null,
+      bufferBeforeMinutes: dto.bufferBeforeMinutes ?? 0,
+      bufferAfterMinutes: dto.bufferAfterMinutes ?? 0,
+      minimumNoticeHours: dto.minimumNoticeHours ?? 0,
+      bookingWindowDays: dto.bookingWindowDays ?? 60,
+      maxBookingsPerDay: dto.maxBookingsPerDay ?? null,
+      slotIntervalMinutes: dto.slotIntervalMinutes ?? null,
+      schedulingType,
+      requiresConfirmation: dto.requiresConfirmation ?? false,
+      isActive: true,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies EventType);
+    try {
+      return await this.repository.transaction(async (manager) => {
+        await this.repository.insert(principal.organizationId, eventType, manager);
+        await this.setHosts(principal, eventType.id, hostUserIds, manager, dto.hostUserIds === undefined);
+        await this.record(manager, principal.organizationId, 'event_type.created', view(eventType, hostUserIds, 0));
+        return { eventType: view(eventType, hostUserIds, 0) };
+      });
+    } catch (error) {
+      // Two creates with one slug at once: the partial unique index lets exactly one in.
+      if (isUniqueViolation(error, SLUG_ACTIVE_KEY)) throw slugTaken(dto.slug);
+      throw error;
+    }
+  }
+
+  async list(principal: Principal, query: ListEventTypesQueryDto): Promise<EventTypeListResponse> {
+    const page: PageRequest = { page: query.page, limit: query.limit };
+    const [eventTypes, total] = await this.repository.list(principal.organizationId, query.isActive ?? true, page);
+    const ids = eventTypes.map((eventType) => eventType.id);
+    const [hosts, counts] = await Promise.all([
+      this.repository.hostsOf(principal.organizationId, ids),
+      this.repository.countActiveBookings(principal.organizationId, ids, principal.livemode),
+    ]);
+    return {
+      eventTypes: eventTypes.map((eventType) => view(eventType, hosts.get(eventType.id) ?? [], counts.get(eventType.id) ?? 0)),
+      ...pageMeta(page, total),
+    };
+  }
+
+  async get(principal: Principal, id: string): Promise<EventTypeResponse> {
+    const found = await this.repository.findOne(principal.organizationId, id);
+    if (!found) throw AppError.notFound('Event type');
+    const counts = await this.repository.countActiveBookings(principal.organizationId, [id], principal.livemode);
+    return { eventType: view(found.eventType, found.hostUserIds, counts.get(id) ?? 0) };
+  }
+
+  async update(principal: Principal, id: string, dto: UpdateEventTypeDto): Promise<EventTypeResponse> {
+    try {
+      return await this.repository.transaction(async (manager) => {
+        const found = await this.repository.findOne(principal.organizationId, id, manager, true);
+        if (!found) throw AppError.notFound('Event type');
+        const current = found.eventType;
+        if (!current.isActive) throw inactive();
+        const changes: Partial<EventType> = {};
+        for (const field of UPDATABLE_FIELDS) {
+          if (dto[field] !== undefined) Object.assign(changes, { [field]: dto[field] });
+        }
+        let hostUserIds = found.hostUserIds;
+        if (dto.hostUserIds !== undefined || dto.schedulingType !== undefined) {
+          hostUserIds = dto.hostUserIds ?? hostUserIds;
+          assertHostCount(dto.schedulingType ?? current.schedulingType, hostUserIds);
+        }
+        const updated = Object.assign(current, changes);
+        if (Object.keys(changes).length > 0 || dto.hostUserIds !== undefined) {
+          updated.updatedAt = this.clock.now();
+          await this.repository.update(principal.organizationId, id, { ...changes, updatedAt: updated.updatedAt }, manager);
+          if (dto.hostUserIds !== undefined) await this.setHosts(principal, id, hostUserIds, manager, false);
+          const liveCount = await this.count(principal.organizationId, id, true, manager);
+          await this.record(manager, principal.organizationId, 'event_type.updated', view(updated, hostUserIds, liveCount));
+        }
+        const count = await this.count(principal.organizationId, id, principal.livemode, manager);
+        return { eventType: view(updated, hostUserIds, count) };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, SLUG_ACTIVE_KEY)) throw slugTaken(dto.slug);
+      throw error;
+    }
+  }
+
+  /** Soft delete; deleting a deleted event type changes nothing and still succeeds. */
+  async remove(principal: Principal, id: string): Promise<void> {
+    await this.repository.transaction(async (manager) => {
+      const found = await this.repository.findOne(principal.organizationId, id, manager, true);
+      if (!found) throw AppError.notFound('Event type');
+      const current = found.eventType;
+      if (!current.isActive) return;
+      current.isActive = false;
+      current.updatedAt = this.clock.now();
+      await this.repository.update(principal.organizationId, id, { isActive: false, updatedAt: current.updatedAt }, manager);
+      const liveCount = await this.count(principal.organizationId, id, true, manager);
+      await this.record(manager, principal.organizationId, 'event_type.deleted', view(current, found.hostUserIds, liveCount));
+    });
+  }
+
+  /**
+   * The event type as slot computation and booking need it, optionally inside the caller's
+   * transaction: unknown or another organization's → 404, deleted → 409 EVENT_TYPE_INACTIVE.
+   */
+  async getForScheduling(organizationId: string, eventTypeId: string, manager?: EntityManager): Promise<EventTypeDetails> {
+    const found = await this.repository.findOne(organizationId, eventTypeId, manager);
+    if (!found) throw AppError.notFound('Event type');
+    if (!found.eventType.isActive) throw inactive();
+    return details(found.eventType, found.hostUserIds);
+  }
+
+  private async setHosts(
+    principal: Principal,
+    eventTypeId: string,
+    hostUserIds: readonly string[],
+    manager: EntityManager,
+    defaulted: boolean,
+  ): Promise<void> {
+    const missing = await this.repository.replaceHosts(principal.organizationId, eventTypeId, hostUserIds, manager);
+    if (missing.length === 0) return;
+    throw AppError.validation(
+      'hostUserIds',
+      defaulted
+        ? 'The acting user is not an active member of this organization; give hostUserIds'
+        : `Not active members of this organization: ${missing.join(', ')}`,
+    );
+  }
+
+  private async count(organizationId: string, id: string, livemode: boolean, manager: EntityManager): Promise<number> {
+    return (await this.repository.countActiveBookings(organizationId, [id], livemode, manager)).get(id) ?? 0;
+  }
+
+  /** Event type changes are organization data, shared by both modes, so their events are live. */
+  private async record(manager: EntityManager, organizationId: string, type: DomainEventType, eventType: EventTypeView): Promise<void> {
+    await this.events.record(manager, { organizationId, livemode: true, type, data: { eventType } });
+  }
+}

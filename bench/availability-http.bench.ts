@@ -1,0 +1,232 @@
+/**
+ * GET /v1/availability under load, against a baseline route doing one primary-key lookup, same app,
+ * same run. Goals: ≥ 0.40 of the baseline's requests per second, p99 ≤ 20 ms.
+ *
+ *   node --no-warnings --loader ts-node/esm/transpile-only bench/availability-http.bench.ts
+ *
+ * Uses DATABASE_URL's server when set (it creates and drops a scratch database), else an embedded
+ * PostgreSQL. Seeds one organization: a round-robin event type (30 min) with 5 hosts in five zones,
+ * Monday–Friday 09:00–17:00 each, and 1,000 confirmed bookings spread over the next 60 days.
+ */
+import { randomBytes } from 'node:crypto';
+import { Controller, Get, Module, Param } from '@nestjs/common';
+import { SkipThrottle } from '@nestjs/throttler';
+import { DataSource } from 'typeorm';
+import { addDays, localDateTimeToInstant } from '../libs/availability/src/index.js';
+import { newId, Public } from '../libs/common/src/index.js';
+import { load, loadSplit, machine, row, startBenchApp, type BenchApp } from './support/harness.js';
+
+/** A copy of one availability response, for the route that measures what its size alone costs. */
+let sameBody: unknown = null;
+
+@Public()
+@SkipThrottle()
+@Controller('bench')
+class BaselineController {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @Get('baseline/:id')
+  async baseline(@Param('id') id: string): Promise<unknown> {
+    const rows: unknown[] = await this.dataSource.query('SELECT id, name, slug FROM organizations WHERE id = $1', [id]);
+    return { organization: rows[0] ?? null };
+  }
+
+  @Get('same-body/:id')
+  async sameBody(@Param('id') id: string): Promise<unknown> {
+    await this.dataSource.query('SELECT id FROM organizations WHERE id = $1', [id]);
+    return sameBody;
+  }
+}
+
+@Module({ controllers: [BaselineController] })
+class BaselineModule {}
+
+const CONNECTIONS = 50;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PROCESSES = 5;
+const HOST_ZONES = ['Europe/Berlin', 'America/New_York', 'Europe/London', 'America/Chicago', 'Asia/Kolkata'];
+const BOOKINGS = 1000;
+const RANGE_DAYS = 31;
+const RESPONSE_ZONE = 'Europe/Berlin';
+
+/** mulberry32: the same bookings on every run. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+async function api<T>(bench: BenchApp, method: string, path: string, body: unknown, auth?: string): Promise<T> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (auth) headers.authorization = auth;
+  const res = await fetch(`${bench.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+interface Seeded {
+  organizationId: string;
+  apiKeys: string[];
+  eventTypeId: string;
+  start: string;
+  end: string;
+}
+
+async function seed(bench: BenchApp): Promise<Seeded> {
+  const owner = await api<{ accessToken: string; user: { id: string }; organization: { id: string } }>(bench, 'POST', '/v1/auth/register', {
+    email: 'bench-owner@example.com',
+    password: 'bench password',
+    organizationName: 'Bench',
+  });
+  const bearer = `Bearer ${owner.accessToken}`;
+  const dataSource = bench.app.get(DataSource);
+  // Four more active members, written directly: invitations would need the mail worker, which the run keeps off.
+  const hostIds = [owner.user.id];
+  for (let i = 1; i < HOST_ZONES.length; i++) {
+    const userId = newId('usr');
+    const email = `bench-host-${i}@example.com`;
+    await dataSource.query(
+      `INSERT INTO users (id, email, password_hash, timezone, created_at, updated_at) VALUES ($1, $2, 'x', $3, now(), now())`,
+      [userId, email, HOST_ZONES[i]],
+    );
+    await dataSource.query(
+      `INSERT INTO members (id, organization_id, user_id, email, role, status, joined_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 'member', 'active', now(), now(), now())`,
+      [newId('mem'), owner.organization.id, userId, email],
+    );
+    hostIds.push(userId);
+  }
+  // A key may make at most 10,000 requests a minute: the load is spread over enough keys that the
+  // limiter runs on every request but never refuses one.
+  const apiKeys: string[] = [];
+  for (let i = 0; i < PROCESSES; i++) {
+    apiKeys.push(
+      (await api<{ apiKey: string }>(bench, 'POST', '/v1/api-keys', { name: `bench ${i}`, rateLimitPerMinute: 10000 }, bearer)).apiKey,
+    );
+  }
+  const auth = `ApiKey ${apiKeys[0]}`;
+  const week = [1, 2, 3, 4, 5].map((dayOfWeek) => ({ dayOfWeek, slots: [{ startTime: '09:00', endTime: '17:00' }] }));
+  for (const [index, userId] of hostIds.entries()) {
+    await api(bench, 'PUT', `/v1/availability/schedules?userId=${userId}`, { timezone: HOST_ZONES[index], schedules: week }, auth);
+  }
+  const { eventType } = await api<{ eventType: { id: string } }>(
+    bench,
+    'POST',
+    '/v1/event-types',
+    { title: 'Bench', slug: 'bench', durationMinutes: 30, schedulingType: 'round_robin', hostUserIds: hostIds, bufferAfterMinutes: 10 },
+    auth,
+  );
+
+  // 200 bookings per host on the grid of its working hours, never two at one time for one host.
+  const today = new Date().toISOString().slice(0, 10);
+  const rand = random(42);
+  const rows: { id: string; host: string; startsAt: number; createdAt: number }[] = [];
+  for (const [index, host] of hostIds.entries()) {
+    const taken = new Set<number>();
+    while (taken.size < BOOKINGS / hostIds.length) {
+      const date = addDays(today, 1 + Math.floor(rand() * 60));
+      const weekday = new Date(`${date}T00:00:00Z`).getUTCDay();
+      if (weekday === 0 || weekday === 6) continue;
+      const minutes = 9 * 60 + 30 * Math.floor(rand() * 16);
+      const time = `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+      const startsAt = localDateTimeToInstant(date, time, HOST_ZONES[index]);
+      if (taken.has(startsAt)) continue;
+      taken.add(startsAt);
+      rows.push({ id: newId('bkg'), host, startsAt, createdAt: Date.now() - Math.floor(rand() * 30 * 86_400_000) });
+    }
+  }
+  const columns = {
+    ids: rows.map((r) => r.id),
+    hosts: rows.map((r) => r.host),
+    starts: rows.map((r) => new Date(r.startsAt).toISOString()),
+    ends: rows.map((r) => new Date(r.startsAt + 30 * 60_000).toISOString()),
+    created: rows.map((r) => new Date(r.createdAt).toISOString()),
+  };
+  await dataSource.transaction(async (manager) => {
+    await manager.query(
+      `INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id, attendee_email,
+                             timezone, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash, created_at, updated_at)
+       SELECT b.id, $1, $2, true, 'confirmed', b.starts_at, b.ends_at, b.host, 'attendee@example.com', 'UTC', 0, 10, $8, b.created, b.created
+         FROM unnest($3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[]) AS b(id, host, starts_at, ends_at, created)`,
+      [
+        owner.organization.id,
+        eventType.id,
+        columns.ids,
+        columns.hosts,
+        columns.starts,
+        columns.ends,
+        columns.created,
+        randomBytes(16).toString('hex'),
+      ],
+    );
+    await manager.query(
+      `INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at)
+       SELECT id, host_user_id, organization_id, event_type_id, livemode, status, tstzrange(starts_at, ends_at, '[)'), created_at
+         FROM bookings WHERE organization_id = $1`,
+      [owner.organization.id],
+    );
+  });
+  await dataSource.query('ANALYZE');
+  const start = addDays(today, 1);
+  return { organizationId: owner.organization.id, apiKeys, eventTypeId: eventType.id, start, end: addDays(start, RANGE_DAYS - 1) };
+}
+
+async function main(): Promise<void> {
+  // Mail and webhook workers stay off: they would share the CPU with the routes being measured.
+  const bench = await startBenchApp([BaselineModule], { RUN_WORKERS: 'false' });
+  try {
+    const seeded = await seed(bench);
+    const url = `${bench.url}/v1/availability?eventTypeId=${seeded.eventTypeId}&start=${seeded.start}&end=${seeded.end}&timezone=${RESPONSE_ZONE}`;
+    const keyHeaders = seeded.apiKeys.map((apiKey) => ({ authorization: `ApiKey ${apiKey}` }));
+    const noHeaders = keyHeaders.map(() => ({}));
+    const sample = await fetch(url, { headers: keyHeaders[0] });
+    const sampleText = await sample.text();
+    if (sample.status !== 200) throw new Error(`GET /v1/availability: ${sample.status} ${sampleText}`);
+    sameBody = JSON.parse(sampleText);
+    const slotCount = (sameBody as { slots: unknown[] }).slots.length;
+    const baselineUrl = `${bench.url}/v1/bench/baseline/${seeded.organizationId}`;
+    const sameBodyUrl = `${bench.url}/v1/bench/same-body/${seeded.organizationId}`;
+
+    // Warm up every route, then measure them back to back with the same process layout.
+    await load(baselineUrl, { connections: 10, seconds: 2 });
+    await load(sameBodyUrl, { connections: 10, seconds: 2 });
+    await load(url, { connections: 10, seconds: 2, headers: keyHeaders[0] });
+    const baseline = await loadSplit(baselineUrl, { connections: CONNECTIONS, seconds: SECONDS, headers: noHeaders });
+    const size = await loadSplit(sameBodyUrl, { connections: CONNECTIONS, seconds: SECONDS, headers: noHeaders });
+    const cpuBefore = process.cpuUsage();
+    const availability = await loadSplit(url, { connections: CONNECTIONS, seconds: SECONDS, headers: keyHeaders });
+    const cpu = process.cpuUsage(cpuBefore);
+
+    console.log(
+      `${machine()}; ${CONNECTIONS} connections over ${PROCESSES} autocannon processes, ${SECONDS} s each; ${new Date().toISOString().slice(0, 10)}`,
+    );
+    console.log(
+      `Round robin, 5 hosts, ${BOOKINGS} bookings; range ${seeded.start}..${seeded.end} (${RANGE_DAYS} dates) in ${RESPONSE_ZONE}: ` +
+        `${slotCount} slots, ${sampleText.length} bytes per response\n`,
+    );
+    console.log(row(['Route', 'Requests/s', 'p50 (ms)', 'p99 (ms)', 'Requests', 'Non-2xx', 'Errors']));
+    console.log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:']));
+    for (const [name, r] of [
+      ['Baseline: one primary-key lookup (public route)', baseline],
+      ['Same lookup, answering a copy of the availability body', size],
+      ['GET /v1/availability, 31 dates, API key', availability],
+    ] as const) {
+      console.log(row([name, r.requestsPerSecond.toFixed(0), r.p50, r.p99, r.requests, r.non2xx, r.errors]));
+    }
+    console.log(
+      `\nServer CPU per availability request: ${((cpu.user + cpu.system) / 1000 / availability.requests).toFixed(2)} ms (Node process only)`,
+    );
+    const ratio = availability.requestsPerSecond / baseline.requestsPerSecond;
+    console.log(`\nRatio: ${ratio.toFixed(2)} of the baseline (goal ≥ 0.40): ${ratio >= 0.4 ? 'met' : 'NOT met'}`);
+    console.log(`p99: ${availability.p99} ms (goal ≤ 20 ms): ${availability.p99 <= 20 ? 'met' : 'NOT met'}`);
+  } finally {
+    await bench.close();
+  }
+}
+
+await main();

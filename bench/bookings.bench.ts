@@ -1,0 +1,137 @@
+/**
+ * Booking throughput: POST /v1/bookings on distinct free slots with 50 connections, and in the same
+ * run pgbench doing single-row inserts into a table with the same exclusion constraint.
+ * Goals: ≥ 0.15 of pgbench's transactions per second, p99 ≤ 50 ms.
+ *
+ *   npm run bench:bookings
+ */
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { machine, row, startBenchApp, type LoadResult } from './support/harness.js';
+
+const run = promisify(execFile);
+const CONNECTIONS = 50;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PROCESSES = 2;
+const HOSTS = 25;
+const FIRST_SLOT = '2027-01-04T00:00:00.000Z';
+
+async function post(url: string, path: string, body: unknown, token: string): Promise<Record<string, unknown>> {
+  const res = await fetch(`${url}${path}`, {
+    method: path.includes('schedules') ? 'PUT' : 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+interface Target {
+  apiKey: string;
+  eventTypeId: string;
+}
+
+async function loadBookings(url: string, targets: Target[], firstSlot = FIRST_SLOT): Promise<LoadResult> {
+  const parts = await Promise.all(
+    Array.from({ length: PROCESSES }, async (_, index) => {
+      const { stdout } = await run(
+        process.execPath,
+        [
+          'dist-bench/bench/support/booking-load.js',
+          url,
+          JSON.stringify(targets),
+          firstSlot,
+          String(index),
+          String(PROCESSES),
+          String(CONNECTIONS / PROCESSES),
+          String(SECONDS),
+        ],
+        { maxBuffer: 64 * 1024 * 1024 },
+      );
+      return JSON.parse(stdout) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
+    }),
+  );
+  const requests = parts.reduce((s, p) => s + p.requests.total, 0);
+  return {
+    requestsPerSecond: parts.reduce((s, p) => s + p.requests.average, 0),
+    p50: Math.round((parts.reduce((s, p) => s + p.latency.p50 * p.requests.total, 0) / Math.max(1, requests)) * 10) / 10,
+    p99: Math.max(...parts.map((p) => p.latency.p99)),
+    requests,
+    non2xx: parts.reduce((s, p) => s + p.non2xx, 0),
+    errors: parts.reduce((s, p) => s + p.errors, 0),
+  };
+}
+
+/** pgbench: single-row inserts into a table with the bookings' exclusion constraint, distinct ranges. */
+async function pgbench(databaseUrl: string): Promise<{ tps: number; p99?: number; latencyAvg: number }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`CREATE TABLE bench_pgbench_hosts (
+      host_user_id text NOT NULL, livemode boolean NOT NULL, status text NOT NULL, during tstzrange NOT NULL,
+      EXCLUDE USING gist (host_user_id WITH =, livemode WITH =, during WITH &&) WHERE (status IN ('confirmed', 'pending')))`);
+  await client.query('CREATE SEQUENCE bench_pgbench_slot');
+  await client.end();
+  const script = join(tmpdir(), `pgbench-bookings-${process.pid}.sql`);
+  writeFileSync(
+    script,
+    `INSERT INTO bench_pgbench_hosts (host_user_id, livemode, status, during)
+     SELECT 'usr_bench', true, 'confirmed', tstzrange(t, t + interval '5 minutes')
+       FROM (SELECT timestamptz '2027-01-04' + nextval('bench_pgbench_slot') * interval '5 minutes' AS t) s;\n`,
+  );
+  const { stdout } = await run('pgbench', ['-n', '-c', String(CONNECTIONS), '-j', '2', '-T', String(SECONDS), '-f', script, databaseUrl], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1]);
+  const latencyAvg = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1]);
+  return { tps, latencyAvg };
+}
+
+async function main(): Promise<void> {
+  // Mail and webhook delivery run in the worker process in this measurement (RUN_WORKERS=false):
+  // what is measured is the API's booking transaction, outbox writes included.
+  const bench = await startBenchApp([], { RUN_WORKERS: 'false' });
+  try {
+    // Bookings of one host serialize on that host's lock (buffers and the daily cap are checked
+    // under it), so the realistic load spreads over hosts; the one-host case is measured too.
+    const everyDay = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({ dayOfWeek, slots: [{ startTime: '00:00', endTime: '24:00' }] }));
+    const targets: Target[] = [];
+    for (let i = 0; i < HOSTS; i++) {
+      const owner = (await post(bench.url, '/v1/auth/register', { email: `bench${i}@example.com`, password: 'bench password', organizationName: `Bench ${i}` }, '')) as {
+        accessToken: string;
+      };
+      await post(bench.url, '/v1/availability/schedules', { timezone: 'UTC', schedules: everyDay }, owner.accessToken);
+      const eventType = (await post(bench.url, '/v1/event-types', { title: 'Load', slug: 'load', durationMinutes: 5, bookingWindowDays: 730 }, owner.accessToken))
+        .eventType as { id: string };
+      const apiKey = (await post(bench.url, '/v1/api-keys', { name: 'load', rateLimitPerMinute: 10000 }, owner.accessToken)).apiKey as string;
+      targets.push({ apiKey, eventTypeId: eventType.id });
+    }
+    const spread = await loadBookings(bench.url, targets);
+    // Later slots of the first host, after the spread run's.
+    const oneHost = await loadBookings(bench.url, [targets[0]], '2028-01-03T00:00:00.000Z');
+    const baseline = await pgbench(bench.databaseUrl);
+
+    console.log(`${machine()}; ${CONNECTIONS} connections, ${SECONDS} s each; ${new Date().toISOString().slice(0, 10)}\n`);
+    console.log(row(['Load', 'Per second', 'p50 (ms)', 'p99 (ms)', 'Requests', 'Non-2xx', 'Errors']));
+    console.log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:']));
+    for (const [name, r] of [
+      [`POST /v1/bookings, distinct free slots over ${HOSTS} hosts`, spread],
+      ['POST /v1/bookings, distinct free slots of one host', oneHost],
+    ] as const) {
+      console.log(row([name, r.requestsPerSecond.toFixed(0), r.p50, r.p99, r.requests, r.non2xx, r.errors]));
+    }
+    console.log(row(['pgbench: single-row insert under the same exclusion constraint', baseline.tps.toFixed(0), `avg ${baseline.latencyAvg}`, '', '', '', '']));
+    const ratio = spread.requestsPerSecond / baseline.tps;
+    console.log(
+      `\nSpread over hosts: ${ratio.toFixed(3)} of pgbench (goal ≥ 0.15): ${ratio >= 0.15 ? 'met' : 'NOT met'}; ` +
+        `p99 ${spread.p99} ms (goal ≤ 50 ms): ${spread.p99 <= 50 ? 'met' : 'NOT met'}`,
+    );
+  } finally {
+    await bench.close();
+  }
+}
+
+await main();
