@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AvailabilityModule } from '../availability/availability.module.js';
-import { EventTypesModule } from '../event-types/event-types.module.js';
 import { MailModule } from '../mail/index.js';
 import { TeamModule } from '../team/team.module.js';
 import { BookingsController } from './bookings.controller.js';
@@ -14,7 +13,7 @@ import { IdempotencyRepository } from './idempotency/idempotency.repository.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Booking, BookingHost, IdempotencyKey]), AvailabilityModule, EventTypesModule, TeamModule, MailModule],
+  imports: [TypeOrmModule.forFeature([Booking, BookingHost, IdempotencyKey]), AvailabilityModule, TeamModule, MailModule],
   controllers: [BookingsController],
   providers: [BookingsRepository, BookingsService, IdempotencyRepository, IdempotencyService],
 })

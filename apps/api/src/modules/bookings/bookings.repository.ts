@@ -26,10 +26,6 @@ export interface BookingWithHosts {
   hostUserIds: string[];
 }
 
-function rangeLiteral(start: Date, end: Date): string {
-  return `[${start.toISOString()},${end.toISOString()})`;
-}
-
 @Injectable()
 export class BookingsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -49,21 +45,60 @@ export class BookingsRepository {
     }
   }
 
+  /** The booking and one row per host, in one statement: it runs while the hosts' locks are held. */
   async insert(manager: EntityManager, booking: Booking, hostUserIds: readonly string[]): Promise<void> {
-    await manager.insert(Booking, booking);
-    await manager.insert(
-      BookingHost,
-      hostUserIds.map((hostUserId) => ({
-        bookingId: booking.id,
-        hostUserId,
-        organizationId: booking.organizationId,
-        eventTypeId: booking.eventTypeId,
-        livemode: booking.livemode,
-        status: booking.status,
-        during: rangeLiteral(booking.startsAt, booking.endsAt),
-        createdAt: booking.createdAt,
-      })),
+    await manager.query(
+      `WITH inserted AS (
+         INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id,
+           attendee_email, attendee_first_name, attendee_last_name, attendee_phone, timezone, location_type, location, notes,
+           metadata, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash, cancelled_at, cancellation_reason,
+           cancelled_by, previous_booking_id, rescheduled_to_booking_id, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)
+         RETURNING id, organization_id, event_type_id, livemode, status, starts_at, ends_at, created_at)
+       INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at)
+       SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, i.status, tstzrange(i.starts_at, i.ends_at, '[)'), i.created_at
+         FROM inserted i CROSS JOIN unnest($28::text[]) AS h(host_user_id)`,
+      [
+        booking.id,
+        booking.organizationId,
+        booking.eventTypeId,
+        booking.livemode,
+        booking.status,
+        booking.startsAt,
+        booking.endsAt,
+        booking.hostUserId,
+        booking.attendeeEmail,
+        booking.attendeeFirstName,
+        booking.attendeeLastName,
+        booking.attendeePhone,
+        booking.timezone,
+        booking.locationType,
+        booking.location,
+        booking.notes,
+        JSON.stringify(booking.metadata ?? {}),
+        booking.bufferBeforeMinutes,
+        booking.bufferAfterMinutes,
+        booking.confirmationTokenHash,
+        booking.cancelledAt,
+        booking.cancellationReason,
+        booking.cancelledBy,
+        booking.previousBookingId,
+        booking.rescheduledToBookingId,
+        booking.createdAt,
+        booking.updatedAt,
+        [...hostUserIds],
+      ],
     );
+  }
+
+  /** The event type's hosts, cheaply, to know which locks to take before anything else is read. */
+  async hostUserIdsOf(manager: EntityManager, organizationId: string, eventTypeId: string): Promise<string[]> {
+    const rows: { user_id: string }[] = await manager.query(
+      `SELECT h.user_id FROM event_type_hosts h JOIN event_types e ON e.id = h.event_type_id
+        WHERE e.organization_id = $1 AND h.event_type_id = $2`,
+      [organizationId, eventTypeId],
+    );
+    return rows.map((r) => r.user_id);
   }
 
   /** Changes a booking's status and its host rows together, so the exclusion constraint sees it at once. */

@@ -17,7 +17,7 @@ import {
   sha256,
 } from '@app/common';
 import { AvailabilityService } from '../availability/availability.service.js';
-import { EventTypesService } from '../event-types/event-types.service.js';
+import type { EventTypeDetails } from '../event-types/event-types.service.js';
 import { MailOutbox } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
 import { TeamService } from '../team/team.service.js';
@@ -73,7 +73,6 @@ export class BookingsService {
   constructor(
     private readonly repository: BookingsRepository,
     private readonly availability: AvailabilityService,
-    private readonly eventTypes: EventTypesService,
     private readonly team: TeamService,
     private readonly events: DomainEvents,
     private readonly mail: MailOutbox,
@@ -343,9 +342,8 @@ export class BookingsService {
     start: number,
     excludeBookingId: string | null,
     alsoLock: readonly string[],
-  ): Promise<{ query: StartQuery; eventType: Awaited<ReturnType<EventTypesService['getForScheduling']>> }> {
-    const current = await this.eventTypes.getForScheduling(scope.organizationId, eventTypeId, manager);
-    const locked = new Set([...current.hostUserIds, ...alsoLock]);
+  ): Promise<{ query: StartQuery; eventType: EventTypeDetails }> {
+    const locked = new Set([...(await this.repository.hostUserIdsOf(manager, scope.organizationId, eventTypeId)), ...alsoLock]);
     await this.repository.lockHosts(manager, scope.livemode, [...locked]);
     const loaded = await this.availability.loadSlotQuery(
       scope.organizationId,

@@ -17,8 +17,22 @@ export class MailRepository {
 
   /** Inserts with the caller's manager, so the row and the wake-up commit or roll back with its transaction. */
   async insert(manager: EntityManager, row: NewMailRow): Promise<void> {
-    await manager.getRepository(MailMessage).insert(row);
-    await manager.query(`NOTIFY ${MAIL_OUTBOX_CHANNEL}`);
+    // One round trip for the row and its wake-up: this runs inside booking transactions.
+    await manager.query(
+      `WITH inserted AS (
+         INSERT INTO mail_outbox (id, organization_id, recipients, subject, text_body, html_body, ical)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id)
+       SELECT pg_notify('${MAIL_OUTBOX_CHANNEL}', '') FROM inserted`,
+      [
+        row.id,
+        row.organizationId,
+        row.recipients,
+        row.subject,
+        row.textBody,
+        row.htmlBody,
+        row.ical === null ? null : JSON.stringify(row.ical),
+      ],
+    );
   }
 
   /**

@@ -39,10 +39,11 @@ export class DomainEvents {
   async record(manager: EntityManager, input: DomainEventInput): Promise<string> {
     const id = newId('whevt');
     await manager.query(
-      `INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [id, input.organizationId, input.livemode, input.type, JSON.stringify(input.data), this.clock.now()],
+      `WITH inserted AS (
+         INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
+       SELECT pg_notify($7, id) FROM inserted`,
+      [id, input.organizationId, input.livemode, input.type, JSON.stringify(input.data), this.clock.now(), DOMAIN_EVENTS_CHANNEL],
     );
-    await manager.query(`SELECT pg_notify($1, $2)`, [DOMAIN_EVENTS_CHANNEL, id]);
     return id;
   }
 }
