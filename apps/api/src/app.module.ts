@@ -10,6 +10,7 @@ import { HealthModule } from './modules/health/health.module.js';
 import { MailModule } from './modules/mail/mail.module.js';
 import { OutboxModule } from './modules/outbox/outbox.module.js';
 import { TeamModule } from './modules/team/team.module.js';
+import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -34,6 +35,7 @@ export class AppModule {
         EventTypesModule,
         AvailabilityModule,
         BookingsModule,
+        WebhooksModule,
         ...(options.extraModules ?? []),
       ],
     };

@@ -3,6 +3,7 @@ import { Identity1795242004689 } from './1795242004689-Identity.js';
 import { MailOutbox1795242143062 } from './1795242143062-MailOutbox.js';
 import { DomainEvents1795242304394 } from './1795242304394-DomainEvents.js';
 import { Scheduling1795242807800 } from './1795242807800-Scheduling.js';
+import { Webhooks1795243016760 } from './1795243016760-Webhooks.js';
 import { Idempotency1795243428453 } from './1795243428453-Idempotency.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
@@ -14,5 +15,6 @@ export const MIGRATIONS = [
   MailOutbox1795242143062,
   DomainEvents1795242304394,
   Scheduling1795242807800,
+  Webhooks1795243016760,
   Idempotency1795243428453,
 ];

@@ -19,6 +19,8 @@ export class OutboxListener {
     private readonly channel: string,
     private readonly onNotify: () => void,
     private readonly logger: Logger,
+    /** Shown in pg_stat_activity, so operators (and tests) can tell the listeners apart. */
+    private readonly applicationName = 'mail-worker',
   ) {}
 
   /** Resolves once listening or once the first attempt failed; it never throws. */
@@ -40,7 +42,7 @@ export class OutboxListener {
       connectionString: this.databaseUrl,
       keepAlive: true,
       connectionTimeoutMillis: 10_000,
-      application_name: 'mail-worker',
+      application_name: this.applicationName,
     });
     let lost = false;
     const onLost = (error?: unknown): void => {
@@ -49,7 +51,7 @@ export class OutboxListener {
       if (this.client === client) this.client = undefined;
       void client.end().catch(() => undefined);
       if (this.stopped) return;
-      this.logger.warn({ msg: 'Mail notification connection lost; polling until it is back', error: errorName(error) });
+      this.logger.warn({ msg: 'Notification connection lost; polling until it is back', channel: this.channel, error: errorName(error) });
       this.reconnectTimer = setTimeout(() => void this.connect(), this.reconnectDelayMs);
       this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, MAX_RECONNECT_DELAY_MS);
     };

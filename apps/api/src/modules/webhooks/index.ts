@@ -1,0 +1,1 @@
+export { WebhooksModule } from './webhooks.module.js';

@@ -1,0 +1,184 @@
+import { setMaxListeners } from 'node:events';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { AppConfig } from '@app/common';
+import { describeSendError, OutboxListener } from '../mail/index.js';
+import { GroupCommit } from './group-commit.js';
+import { decideOutcome } from './retry-policy.js';
+import { Wakeup } from './wakeup.js';
+import { WebhookHttpClient } from './webhook-http.js';
+import { type AttemptRecord, type ClaimedDelivery, type RecordedOutcome, WebhookQueueRepository } from './webhook-queue.repository.js';
+import { WebhookSecrets } from './webhook-secrets.js';
+import { WEBHOOK_DELIVERIES_CHANNEL } from './webhooks.repository.js';
+
+/** Attempts in flight per instance; more instances share the work through the leases. */
+const CONCURRENCY = 32;
+const POLL_INTERVAL_MS = 5_000;
+/** Time to record the outcome after an attempt's own timeout; the lease covers both. */
+const LEASE_MARGIN_SECONDS = 5;
+/** On shutdown, attempts still running after this are interrupted and handed back. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+/**
+ * Sends due deliveries: claim (one statement, leased), sign and POST (no transaction open), record the
+ * outcome and the attempt log. At least once: a crash between the POST and the record means the
+ * delivery goes again when its lease ends; receivers dedupe by `webhook-id`.
+ */
+@Injectable()
+export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookDeliveryWorker.name);
+  private readonly wakeup = new Wakeup();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly interrupt = new AbortController();
+  private readonly leaseSeconds: number;
+  private readonly outcomes: GroupCommit<AttemptRecord>;
+  private http: WebhookHttpClient | undefined;
+  private listener: OutboxListener | undefined;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly repository: WebhookQueueRepository,
+    private readonly secrets: WebhookSecrets,
+  ) {
+    this.leaseSeconds = Math.ceil(config.webhookTimeoutMs / 1000) + LEASE_MARGIN_SECONDS;
+    this.outcomes = new GroupCommit((records) => repository.recordAttempts(records));
+    // Every attempt in flight listens for the interrupt.
+    setMaxListeners(CONCURRENCY + 1, this.interrupt.signal);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.runWorkers || !this.config.databaseUrl) return;
+    this.http = new WebhookHttpClient(this.config.webhookAllowPrivateUrls);
+    this.listener = new OutboxListener(
+      this.config.databaseUrl,
+      WEBHOOK_DELIVERIES_CHANNEL,
+      () => this.wake(),
+      this.logger,
+      'webhook-delivery',
+    );
+    await this.listener.start();
+    this.running = this.run(this.http);
+  }
+
+  /** Attempts finish within the grace period or are released (due again at once) before the pool closes. */
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.running;
+    if (this.inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)));
+      await Promise.race([Promise.allSettled([...this.inFlight]), grace]);
+      clearTimeout(timer);
+      this.interrupt.abort();
+      await Promise.allSettled([...this.inFlight]);
+    }
+    await this.listener?.stop();
+    this.http?.close();
+  }
+
+  wake(): void {
+    this.wakeup.wake();
+  }
+
+  private async run(http: WebhookHttpClient): Promise<void> {
+    while (!this.stopping) {
+      try {
+        const free = CONCURRENCY - this.inFlight.size;
+        if (free > 0) {
+          const claimed = await this.repository.claimDue(free, this.leaseSeconds);
+          for (const delivery of claimed) this.start(http, delivery);
+          if (claimed.length > 0) continue;
+          const dueInMs = await this.repository.msUntilNextDue();
+          await this.wakeup.sleep(Math.min(dueInMs ?? POLL_INTERVAL_MS, POLL_INTERVAL_MS));
+        } else {
+          // Every slot is busy; the first attempt to finish wakes the loop.
+          await this.wakeup.sleep(POLL_INTERVAL_MS);
+        }
+      } catch (error) {
+        this.logger.warn({ msg: 'Webhook delivery worker cannot reach the database', error: describeSendError(error).code });
+        await this.wakeup.sleep(POLL_INTERVAL_MS);
+      }
+    }
+  }
+
+  private start(http: WebhookHttpClient, delivery: ClaimedDelivery): void {
+    const attempt: Promise<void> = this.attempt(http, delivery)
+      .catch((error: unknown) => {
+        // The outcome was not recorded; the lease runs out and the delivery is attempted again.
+        this.logger.warn({ msg: 'Could not record a webhook attempt', deliveryId: delivery.id, error: describeSendError(error).code });
+      })
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        this.wake();
+      });
+    this.inFlight.add(attempt);
+  }
+
+  private async attempt(http: WebhookHttpClient, delivery: ClaimedDelivery): Promise<void> {
+    const context = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, attempt: delivery.attempts };
+    let secret: string;
+    try {
+      secret = this.secrets.open(delivery.secretCiphertext, delivery.webhookId);
+    } catch {
+      await this.record(delivery, null, undefined, 'Signing secret cannot be decrypted (was JWT_SECRET changed?)', 0);
+      this.logger.error({ msg: 'Webhook secret cannot be decrypted', ...context });
+      return;
+    }
+    // Wall-clock time, not the injected Clock: receivers compare it with their own clock.
+    const timestamp = new Date();
+    const response = await http.post({
+      url: delivery.url,
+      body: delivery.body,
+      headers: {
+        'webhook-id': delivery.eventId,
+        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+        'webhook-signature': new StandardWebhook(secret).sign(delivery.eventId, timestamp, delivery.body),
+      },
+      timeoutMs: this.config.webhookTimeoutMs,
+      interrupt: this.interrupt.signal,
+    });
+    const outcome = await this.record(
+      delivery,
+      response.status,
+      response.retryAfter,
+      response.error,
+      response.durationMs,
+      response.interrupted,
+    );
+    const details = { ...context, status: response.status, durationMs: response.durationMs, outcome: outcome.kind };
+    if (outcome.kind === 'succeeded') this.logger.log({ msg: 'Webhook delivered', ...details });
+    else if (outcome.kind === 'retry')
+      this.logger.warn({
+        msg: 'Webhook attempt failed; will retry',
+        ...details,
+        error: response.error,
+        retryInSeconds: outcome.delaySeconds,
+      });
+    else this.logger.warn({ msg: 'Webhook attempt failed', ...details, error: response.error });
+  }
+
+  private async record(
+    delivery: ClaimedDelivery,
+    status: number | null,
+    retryAfter: string | string[] | undefined,
+    error: string | null,
+    durationMs: number,
+    interrupted = false,
+  ): Promise<RecordedOutcome> {
+    const outcome: RecordedOutcome = interrupted
+      ? { kind: 'released' }
+      : decideOutcome({
+          status,
+          retryAfter,
+          attempts: delivery.attempts,
+          maxAttempts: delivery.maxAttempts,
+          schedule: this.config.webhookRetrySchedule,
+          nowMs: Date.now(),
+        });
+    await this.outcomes.submit({ claimed: delivery, outcome, log: { responseStatus: status, error, durationMs } });
+    return outcome;
+  }
+}

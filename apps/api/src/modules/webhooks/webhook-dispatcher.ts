@@ -1,0 +1,112 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig, newId } from '@app/common';
+import { describeSendError, OutboxListener } from '../mail/index.js';
+import { DOMAIN_EVENTS_CHANNEL } from '../outbox/domain-events.js';
+import { Wakeup } from './wakeup.js';
+import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
+import { isSubscribed, serializePayload } from './webhook-events.js';
+import { type PendingEvent, type SubscribedWebhook, WebhookQueueRepository } from './webhook-queue.repository.js';
+import type { NewDeliveryRow } from './webhooks.repository.js';
+
+/** Catches events whose notification was missed (listener down, another instance's crash). */
+const POLL_INTERVAL_MS = 5_000;
+const BATCH_SIZE = 200;
+
+/** One delivery per active, subscribed webhook of the event's organization and mode. */
+export function fanOut(events: PendingEvent[], webhooks: SubscribedWebhook[], maxAttempts: number): NewDeliveryRow[] {
+  const rows: NewDeliveryRow[] = [];
+  for (const event of events) {
+    let body: string | undefined;
+    for (const webhook of webhooks) {
+      if (webhook.organizationId !== event.organizationId || webhook.livemode !== event.livemode) continue;
+      if (!isSubscribed(webhook.events, event.type)) continue;
+      body ??= serializePayload({
+        id: event.id,
+        type: event.type,
+        createdAt: event.createdAt.toISOString(),
+        livemode: event.livemode,
+        data: event.data,
+      });
+      rows.push({
+        id: newId('whdel'),
+        webhookId: webhook.id,
+        organizationId: event.organizationId,
+        eventId: event.id,
+        eventType: event.type,
+        body,
+        maxAttempts,
+      });
+    }
+  }
+  return rows;
+}
+
+/**
+ * Turns committed domain events into deliveries. Claiming the events, inserting their deliveries and
+ * marking them dispatched happen in one transaction, so an event is fanned out exactly once: a crash
+ * rolls it all back, and SKIP LOCKED keeps other instances on other events meanwhile.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookDispatcher.name);
+  private readonly wakeup = new Wakeup();
+  private listener: OutboxListener | undefined;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly repository: WebhookQueueRepository,
+    private readonly deliveries: WebhookDeliveryWorker,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.runWorkers || !this.config.databaseUrl) return;
+    this.listener = new OutboxListener(
+      this.config.databaseUrl,
+      DOMAIN_EVENTS_CHANNEL,
+      () => this.wakeup.wake(),
+      this.logger,
+      'webhook-dispatcher',
+    );
+    await this.listener.start();
+    this.running = this.run();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.wakeup.wake();
+    await this.running;
+    await this.listener?.stop();
+  }
+
+  /** Fans out one batch; returns how many events it took. */
+  async dispatchBatch(): Promise<number> {
+    const maxAttempts = this.config.webhookRetrySchedule.length + 1;
+    return this.repository.transaction(async (manager) => {
+      const events = await this.repository.claimUndispatchedEvents(manager, BATCH_SIZE);
+      if (events.length === 0) return 0;
+      const webhooks = await this.repository.activeWebhooks(manager, [...new Set(events.map((e) => e.organizationId))]);
+      await this.repository.insertDeliveries(manager, fanOut(events, webhooks, maxAttempts));
+      await this.repository.markDispatched(
+        manager,
+        events.map((e) => e.id),
+      );
+      return events.length;
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        const dispatched = await this.dispatchBatch();
+        if (dispatched > 0) this.deliveries.wake();
+        if (dispatched === BATCH_SIZE) continue;
+        await this.wakeup.sleep(POLL_INTERVAL_MS);
+      } catch (error) {
+        this.logger.warn({ msg: 'Webhook dispatcher cannot reach the database', error: describeSendError(error).code });
+        await this.wakeup.sleep(POLL_INTERVAL_MS);
+      }
+    }
+  }
+}

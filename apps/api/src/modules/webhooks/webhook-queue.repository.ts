@@ -1,0 +1,239 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
+import { Webhook } from './entities/webhook.entity.js';
+import type { NewDeliveryRow } from './webhooks.repository.js';
+
+export interface PendingEvent {
+  id: string;
+  organizationId: string;
+  livemode: boolean;
+  type: string;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export type SubscribedWebhook = Pick<Webhook, 'id' | 'organizationId' | 'livemode' | 'events'>;
+
+/** A delivery leased to this worker, with what the attempt needs. */
+export interface ClaimedDelivery {
+  id: string;
+  organizationId: string;
+  webhookId: string;
+  eventId: string;
+  body: string;
+  /** This attempt's number; also the token that proves the lease is still ours when recording. */
+  attempts: number;
+  maxAttempts: number;
+  url: string;
+  secretCiphertext: string;
+  startedAt: Date;
+}
+
+export type RecordedOutcome =
+  | { kind: 'succeeded' }
+  | { kind: 'gone' }
+  | { kind: 'retry'; delaySeconds: number }
+  | { kind: 'failed' }
+  /** Interrupted by shutdown: due again at once, and the attempt does not count against the schedule. */
+  | { kind: 'released' };
+
+export interface AttemptLog {
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** One finished (or interrupted) attempt, to be written with its consequence. */
+export interface AttemptRecord {
+  claimed: ClaimedDelivery;
+  outcome: RecordedOutcome;
+  log: AttemptLog;
+}
+
+/**
+ * The worker's side of webhooks: the outbox of domain events in, leased deliveries out. Claims are
+ * across organizations by nature; everything after a claim is addressed by the claimed row's ids and
+ * organization. Every time here is the database's now(): tests freeze the Clock, and instances must
+ * agree on when a lease ends and a retry is due.
+ */
+@Injectable()
+export class WebhookQueueRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /** Locks the oldest undispatched events until the transaction ends; other dispatchers skip them. */
+  async claimUndispatchedEvents(manager: EntityManager, limit: number): Promise<PendingEvent[]> {
+    const rows: {
+      id: string;
+      organization_id: string;
+      livemode: boolean;
+      type: string;
+      data: Record<string, unknown>;
+      created_at: Date;
+    }[] = await manager.query(
+      `SELECT id, organization_id, livemode, type, data, created_at
+           FROM domain_events
+          WHERE dispatched_at IS NULL
+          ORDER BY created_at, id
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      organizationId: r.organization_id,
+      livemode: r.livemode,
+      type: r.type,
+      data: r.data,
+      createdAt: r.created_at,
+    }));
+  }
+
+  async activeWebhooks(manager: EntityManager, organizationIds: string[]): Promise<SubscribedWebhook[]> {
+    if (organizationIds.length === 0) return [];
+    return manager
+      .createQueryBuilder(Webhook, 'w')
+      .select(['w.id', 'w.organizationId', 'w.livemode', 'w.events'])
+      .where('w.organizationId IN (:...organizationIds)', { organizationIds })
+      .andWhere('w.active')
+      .getMany();
+  }
+
+  async insertDeliveries(manager: EntityManager, rows: NewDeliveryRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await manager.createQueryBuilder().insert().into(WebhookDelivery).values(rows).orIgnore().execute();
+  }
+
+  async markDispatched(manager: EntityManager, eventIds: string[]): Promise<void> {
+    if (eventIds.length === 0) return;
+    await manager.query(`UPDATE domain_events SET dispatched_at = now() WHERE id = ANY($1::text[])`, [eventIds]);
+  }
+
+  /**
+   * Leases up to `limit` due deliveries of active webhooks in one statement. SKIP LOCKED lets instances
+   * claim side by side; the lease (not the row lock, which ends with the statement) keeps the others
+   * away during the attempt. Counting the attempt here means one that crashes its worker still counts.
+   */
+  async claimDue(limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
+    const [rows]: [
+      {
+        id: string;
+        organization_id: string;
+        webhook_id: string;
+        event_id: string;
+        body: string;
+        attempts: number;
+        max_attempts: number;
+        url: string;
+        secret_ciphertext: string;
+        last_attempt_at: Date;
+      }[],
+      number,
+    ] = await this.dataSource.query(
+      `UPDATE webhook_deliveries d
+          SET attempts = d.attempts + 1,
+              locked_until = now() + make_interval(secs => CAST($2 AS double precision)),
+              last_attempt_at = now()
+         FROM (SELECT d2.id, w.url, w.secret_ciphertext
+                 FROM webhook_deliveries d2
+                 JOIN webhooks w ON w.id = d2.webhook_id
+                WHERE d2.status = 'pending'
+                  AND d2.next_attempt_at <= now()
+                  AND (d2.locked_until IS NULL OR d2.locked_until <= now())
+                  AND w.active
+                ORDER BY d2.next_attempt_at
+                LIMIT $1
+                  FOR UPDATE OF d2 SKIP LOCKED) due
+        WHERE d.id = due.id
+    RETURNING d.id, d.organization_id, d.webhook_id, d.event_id, d.body, d.attempts, d.max_attempts, d.last_attempt_at,
+              due.url, due.secret_ciphertext`,
+      [limit, leaseSeconds],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      organizationId: r.organization_id,
+      webhookId: r.webhook_id,
+      eventId: r.event_id,
+      body: r.body,
+      attempts: r.attempts,
+      maxAttempts: r.max_attempts,
+      url: r.url,
+      secretCiphertext: r.secret_ciphertext,
+      startedAt: r.last_attempt_at,
+    }));
+  }
+
+  /**
+   * Writes attempts and their consequences, any number in one statement (atomic, one round trip, one
+   * commit: commits are what limit delivery throughput). Each row is guarded by its attempt number:
+   * if the lease was lost and someone else claimed the delivery meanwhile, only the log row is written.
+   * A manual retry during the attempt shows as next_attempt_at past the claim (last_attempt_at) and a
+   * raised max_attempts; both are kept. A webhook deleted meanwhile leaves nothing to log against.
+   */
+  async recordAttempts(records: AttemptRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const column = <T>(pick: (record: AttemptRecord) => T): T[] => records.map(pick);
+    await this.dataSource.query(
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::float8[], $7::int[], $8::text[], $9::timestamptz[], $10::int[])
+                    AS i(id, organization_id, webhook_id, attempt, kind, delay, response_status, error, started_at, duration_ms)
+       ), outcome AS (
+         UPDATE webhook_deliveries d
+            SET status = CASE i.kind
+                           WHEN 'succeeded' THEN 'succeeded'
+                           WHEN 'gone' THEN 'failed'
+                           WHEN 'failed' THEN CASE WHEN d.attempts < d.max_attempts THEN 'pending' ELSE 'failed' END
+                           ELSE d.status END,
+                next_attempt_at = CASE i.kind
+                           WHEN 'retry' THEN CASE WHEN d.next_attempt_at > d.last_attempt_at THEN d.next_attempt_at
+                                                  ELSE now() + make_interval(secs => i.delay) END
+                           WHEN 'failed' THEN CASE WHEN d.attempts < d.max_attempts THEN d.next_attempt_at END
+                           WHEN 'released' THEN now()
+                           END,
+                max_attempts = d.max_attempts + CASE WHEN i.kind = 'released' THEN 1 ELSE 0 END,
+                locked_until = NULL,
+                response_status = i.response_status,
+                last_error = i.error
+           FROM input i
+          WHERE d.id = i.id AND d.organization_id = i.organization_id AND d.attempts = i.attempt AND d.status = 'pending'
+       ), disabled AS (
+         UPDATE webhooks w SET active = false, updated_at = now()
+           FROM input i
+          WHERE i.kind = 'gone' AND w.id = i.webhook_id AND w.organization_id = i.organization_id
+       )
+       INSERT INTO webhook_attempts (delivery_id, attempt, organization_id, started_at, duration_ms, response_status, error)
+       SELECT i.id, i.attempt, i.organization_id, i.started_at, i.duration_ms, i.response_status, i.error
+         FROM input i
+        WHERE EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = i.id)
+       ON CONFLICT DO NOTHING`,
+      [
+        column((r) => r.claimed.id),
+        column((r) => r.claimed.organizationId),
+        column((r) => r.claimed.webhookId),
+        column((r) => r.claimed.attempts),
+        column((r) => r.outcome.kind),
+        column((r) => (r.outcome.kind === 'retry' ? r.outcome.delaySeconds : null)),
+        column((r) => r.log.responseStatus),
+        column((r) => r.log.error),
+        column((r) => r.claimed.startedAt),
+        column((r) => r.log.durationMs),
+      ],
+    );
+  }
+
+  /** Milliseconds until a delivery may be claimed (0 when one is due), or null when none waits. */
+  async msUntilNextDue(): Promise<number | null> {
+    const rows: { ms: number | null }[] = await this.dataSource.query(
+      `SELECT GREATEST(0, EXTRACT(EPOCH FROM min(GREATEST(d.next_attempt_at, COALESCE(d.locked_until, d.next_attempt_at))) - now()) * 1000)::float8 AS ms
+         FROM webhook_deliveries d
+         JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.status = 'pending' AND w.active`,
+    );
+    return rows[0]?.ms ?? null;
+  }
+}

@@ -1,0 +1,110 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Access, ApiErrors, CurrentPrincipal, PaginationQueryDto, Permission, Scope, type Principal } from '@app/common';
+import {
+  CreatedWebhookResponse,
+  CreateWebhookDto,
+  UpdateWebhookDto,
+  WebhookDeliveryListResponse,
+  WebhookDeliveryResponse,
+  WebhookListResponse,
+  WebhookResponse,
+} from './dto/webhook.dto.js';
+import { WebhooksService } from './webhooks.service.js';
+
+const READ = Access({ scope: Scope.WebhooksRead, permission: Permission.ManageWebhooks });
+const WRITE = Access({ scope: Scope.WebhooksWrite, permission: Permission.ManageWebhooks });
+
+@ApiTags('webhooks')
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @WRITE
+  @ApiOperation({
+    summary: 'Create a webhook endpoint; the signing secret is returned once',
+    description:
+      'Test-mode keys create test-mode webhooks, which receive test-mode events only. Unless WEBHOOK_ALLOW_PRIVATE_URLS is on, ' +
+      'the URL must be https and its host must resolve only to public addresses.',
+  })
+  @ApiResponse({ status: 201, type: CreatedWebhookResponse })
+  @ApiErrors(400, 401, 403)
+  create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
+    return this.webhooks.create(principal, dto);
+  }
+
+  @Get()
+  @READ
+  @ApiOperation({ summary: 'List the webhooks of the caller’s organization and mode, newest first' })
+  @ApiResponse({ status: 200, type: WebhookListResponse })
+  @ApiErrors(400, 401, 403)
+  list(@CurrentPrincipal() principal: Principal, @Query() page: PaginationQueryDto): Promise<WebhookListResponse> {
+    return this.webhooks.list(principal, page);
+  }
+
+  @Get(':id')
+  @READ
+  @ApiOperation({ summary: 'Get a webhook' })
+  @ApiResponse({ status: 200, type: WebhookResponse })
+  @ApiErrors(401, 403, 404)
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WebhookResponse> {
+    return this.webhooks.get(principal, id);
+  }
+
+  @Patch(':id')
+  @WRITE
+  @ApiOperation({ summary: 'Change a webhook’s url, events, description or active flag' })
+  @ApiResponse({ status: 200, type: WebhookResponse })
+  @ApiErrors(400, 401, 403, 404)
+  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() dto: UpdateWebhookDto): Promise<WebhookResponse> {
+    return this.webhooks.update(principal, id, dto);
+  }
+
+  @Delete(':id')
+  @WRITE
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a webhook with its deliveries; nothing more is sent to it' })
+  @ApiResponse({ status: 204 })
+  @ApiErrors(401, 403, 404)
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    await this.webhooks.remove(principal, id);
+  }
+
+  @Post(':id/test')
+  @WRITE
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Send a signed webhook.test event to this endpoint only' })
+  @ApiResponse({ status: 202, type: WebhookDeliveryResponse })
+  @ApiErrors(401, 403, 404)
+  test(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WebhookDeliveryResponse> {
+    return this.webhooks.sendTest(principal, id);
+  }
+
+  @Get(':id/deliveries')
+  @READ
+  @ApiOperation({ summary: 'List the deliveries of a webhook, newest first' })
+  @ApiResponse({ status: 200, type: WebhookDeliveryListResponse })
+  @ApiErrors(400, 401, 403, 404)
+  deliveries(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query() page: PaginationQueryDto,
+  ): Promise<WebhookDeliveryListResponse> {
+    return this.webhooks.listDeliveries(principal, id, page);
+  }
+
+  @Post(':id/deliveries/:deliveryId/retry')
+  @WRITE
+  @HttpCode(202)
+  @ApiOperation({ summary: 'One more attempt of a delivery, now, whatever its status' })
+  @ApiResponse({ status: 202, type: WebhookDeliveryResponse })
+  @ApiErrors(401, 403, 404)
+  retry(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Param('deliveryId') deliveryId: string,
+  ): Promise<WebhookDeliveryResponse> {
+    return this.webhooks.retryDelivery(principal, id, deliveryId);
+  }
+}

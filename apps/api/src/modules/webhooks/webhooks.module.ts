@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WebhookAttempt } from './entities/webhook-attempt.entity.js';
+import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
+import { Webhook } from './entities/webhook.entity.js';
+import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhookQueueRepository } from './webhook-queue.repository.js';
+import { WebhookSecrets } from './webhook-secrets.js';
+import { WebhooksController } from './webhooks.controller.js';
+import { WebhooksRepository } from './webhooks.repository.js';
+import { WebhooksService } from './webhooks.service.js';
+
+/**
+ * Endpoints, and the workers that deliver to them (they run when AppConfig.runWorkers). Features never
+ * import this module: they record domain events, which the dispatcher reads.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([Webhook, WebhookDelivery, WebhookAttempt])],
+  controllers: [WebhooksController],
+  providers: [WebhooksRepository, WebhookQueueRepository, WebhookSecrets, WebhooksService, WebhookDispatcher, WebhookDeliveryWorker],
+})
+export class WebhooksModule {}

