@@ -52,7 +52,12 @@ async function loadBookings(url: string, targets: Target[], firstSlot = FIRST_SL
         ],
         { maxBuffer: 64 * 1024 * 1024 },
       );
-      return JSON.parse(stdout) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
+      return JSON.parse(stdout) as {
+        requests: { average: number; total: number };
+        latency: { p50: number; p99: number };
+        non2xx: number;
+        errors: number;
+      };
     }),
   );
   const requests = parts.reduce((s, p) => s + p.requests.total, 0);
@@ -100,13 +105,25 @@ async function main(): Promise<void> {
     const everyDay = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({ dayOfWeek, slots: [{ startTime: '00:00', endTime: '24:00' }] }));
     const targets: Target[] = [];
     for (let i = 0; i < HOSTS; i++) {
-      const owner = (await post(bench.url, '/v1/auth/register', { email: `bench${i}@example.com`, password: 'bench password', organizationName: `Bench ${i}` }, '')) as {
+      const owner = (await post(
+        bench.url,
+        '/v1/auth/register',
+        { email: `bench${i}@example.com`, password: 'bench password', organizationName: `Bench ${i}` },
+        '',
+      )) as {
         accessToken: string;
       };
       await post(bench.url, '/v1/availability/schedules', { timezone: 'UTC', schedules: everyDay }, owner.accessToken);
-      const eventType = (await post(bench.url, '/v1/event-types', { title: 'Load', slug: 'load', durationMinutes: 5, bookingWindowDays: 730 }, owner.accessToken))
-        .eventType as { id: string };
-      const apiKey = (await post(bench.url, '/v1/api-keys', { name: 'load', rateLimitPerMinute: 10000 }, owner.accessToken)).apiKey as string;
+      const eventType = (
+        await post(
+          bench.url,
+          '/v1/event-types',
+          { title: 'Load', slug: 'load', durationMinutes: 5, bookingWindowDays: 730 },
+          owner.accessToken,
+        )
+      ).eventType as { id: string };
+      const apiKey = (await post(bench.url, '/v1/api-keys', { name: 'load', rateLimitPerMinute: 10000 }, owner.accessToken))
+        .apiKey as string;
       targets.push({ apiKey, eventTypeId: eventType.id });
     }
     const spread = await loadBookings(bench.url, targets);
@@ -123,7 +140,17 @@ async function main(): Promise<void> {
     ] as const) {
       console.log(row([name, r.requestsPerSecond.toFixed(0), r.p50, r.p99, r.requests, r.non2xx, r.errors]));
     }
-    console.log(row(['pgbench: single-row insert under the same exclusion constraint', baseline.tps.toFixed(0), `avg ${baseline.latencyAvg}`, '', '', '', '']));
+    console.log(
+      row([
+        'pgbench: single-row insert under the same exclusion constraint',
+        baseline.tps.toFixed(0),
+        `avg ${baseline.latencyAvg}`,
+        '',
+        '',
+        '',
+        '',
+      ]),
+    );
     const ratio = spread.requestsPerSecond / baseline.tps;
     console.log(
       `\nSpread over hosts: ${ratio.toFixed(3)} of pgbench (goal ≥ 0.15): ${ratio >= 0.15 ? 'met' : 'NOT met'}; ` +

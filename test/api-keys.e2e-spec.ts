@@ -1,5 +1,4 @@
-import { Controller, Get, Module, Post } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Controller, Get, Module } from '@nestjs/common';
 import { Access, CurrentPrincipal, Scope, type Principal } from '@app/common';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createApiKey, registerOwner } from './support/factories.js';
@@ -7,8 +6,6 @@ import { createApiKey, registerOwner } from './support/factories.js';
 /** A route guarded by one scope, for the scope checks (feature routes come with their issues). */
 @Controller('probe-scoped')
 class ScopedProbeController {
-  constructor(private readonly dataSource: DataSource) {}
-
   @Access({ scope: Scope.BookingsRead })
   @Get()
   read(@CurrentPrincipal() principal: Principal): { organizationId: string; livemode: boolean } {

@@ -41,7 +41,7 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 export function descendantsMatching(pid: number, needle: string): number[] {
   const found: number[] = [];
   const visit = (parent: number): void => {
-    let children: number[] = [];
+    let children: number[];
     try {
       const list = readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8').trim();
       children = list ? list.split(/\s+/).map(Number) : [];

@@ -1,2 +1,3 @@
 export * from './error-code.js';
 export * from './app-error.js';
+export * from './postgres.js';

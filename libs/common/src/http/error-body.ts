@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { AppError, ErrorDetail } from '../errors/app-error.js';
 import { ERROR_STATUS, ErrorCode } from '../errors/error-code.js';
+import { isExclusionViolation } from '../errors/postgres.js';
 
 export interface ErrorBody {
   code: ErrorCode;
@@ -49,16 +50,6 @@ function statusOf(error: unknown): number | undefined {
   return undefined;
 }
 
-function postgresCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const driverError = 'driverError' in error ? (error as { driverError: unknown }).driverError : error;
-  if (typeof driverError === 'object' && driverError !== null && 'code' in driverError) {
-    const code = (driverError as { code: unknown }).code;
-    return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-  }
-  return undefined;
-}
-
 const WWW_AUTHENTICATE = 'Bearer realm="scheduling", ApiKey realm="scheduling"';
 
 /** Maps anything thrown anywhere to contract section 2's body; every 401 carries WWW-Authenticate. */
@@ -78,7 +69,7 @@ function render(error: unknown, requestId: string): RenderedError {
     return { status: error.status, body, headers: error.headers ?? {}, unexpected: false };
   }
   // An exclusion-constraint violation that escaped a service is still a taken slot, not a crash.
-  if (postgresCode(error) === '23P01') {
+  if (isExclusionViolation(error)) {
     const code = ErrorCode.SLOT_UNAVAILABLE;
     return {
       status: ERROR_STATUS[code],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { EntityManager } from 'typeorm';
-import { AppConfig, AppError, Clock, ErrorCode, newId, Principal, randomBase62, sha256 } from '@app/common';
+import { AppConfig, AppError, Clock, ErrorCode, newId, Principal, randomBase62, sha256, isUniqueViolation } from '@app/common';
 import { SchedulesService } from '../availability/schedules.service.js';
 import { TeamService, organizationView } from '../team/team.service.js';
 import { AuthRepository } from './auth.repository.js';
@@ -35,11 +35,6 @@ export function userView(user: User): UserView {
     timezone: user.timezone,
     createdAt: user.createdAt.toISOString(),
   };
-}
-
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
-  return driverError?.code === '23505' && driverError.constraint === constraint;
 }
 
 function emailTaken(): AppError {

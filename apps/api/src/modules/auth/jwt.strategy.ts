@@ -40,7 +40,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   validate(claims: AccessTokenClaims): AccessTokenClaims {
-    const valid = ['sub', 'org', 'sid'].every((k) => typeof claims[k as keyof AccessTokenClaims] === 'string') && typeof claims.exp === 'number';
+    const valid =
+      ['sub', 'org', 'sid'].every((k) => typeof claims[k as keyof AccessTokenClaims] === 'string') && typeof claims.exp === 'number';
     if (!valid) throw AppError.unauthorized('Invalid access token');
     if (claims.exp * 1000 <= this.clock.now().getTime()) throw new AppError(ErrorCode.TOKEN_EXPIRED, 'The access token has expired');
     return claims;

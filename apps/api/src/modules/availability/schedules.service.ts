@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { isValidTimeZone } from '@app/availability';
-import { AppError, Clock, ErrorCode, type ErrorDetail, newId, Permission, Principal, roleHas } from '@app/common';
+import { AppError, Clock, ErrorCode, type ErrorDetail, newId, Permission, Principal, roleHas, isUniqueViolation } from '@app/common';
 import { TeamService } from '../team/team.service.js';
 import { AvailabilityRepository, OVERRIDE_DATE_KEY } from './availability.repository.js';
 import { daysBetween } from './dto/calendar-date.validator.js';
@@ -79,11 +79,6 @@ function overrideView(override: DateOverrideEntity): OverrideView {
     slots: override.slots.map((slot) => ({ ...slot })),
     createdAt: override.createdAt.toISOString(),
   };
-}
-
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
-  return driverError?.code === '23505' && driverError.constraint === constraint;
 }
 
 /** Weekly schedules and date overrides: a member's own, or anyone's for owners, admins and API keys. */

@@ -15,6 +15,7 @@ import {
   randomBase62,
   roleHas,
   sha256,
+  isExclusionViolation,
 } from '@app/common';
 import { AvailabilityService } from '../availability/availability.service.js';
 import type { EventTypeDetails } from '../event-types/event-types.service.js';
@@ -42,10 +43,6 @@ const DAY_MS = 86_400_000;
 
 function slotUnavailable(field: 'startTime' | 'newStartTime', reason: string): AppError {
   return new AppError(ErrorCode.SLOT_UNAVAILABLE, 'The requested time cannot be booked', [{ field, message: reason }]);
-}
-
-function isExclusionViolation(error: unknown): boolean {
-  return (error as { driverError?: { code?: string } }).driverError?.code === '23P01';
 }
 
 /** Who is acting on an existing booking: a host (credentials) or the attendee (token). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { SchedulingType } from '@app/availability';
-import { AppError, Clock, ErrorCode, newId, PageRequest, pageMeta, Principal } from '@app/common';
+import { AppError, Clock, ErrorCode, newId, PageRequest, pageMeta, Principal, isUniqueViolation } from '@app/common';
 import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
 import {
   CreateEventTypeDto,
@@ -62,11 +62,6 @@ function details(eventType: EventType, hostUserIds: readonly string[]): EventTyp
 function view(eventType: EventType, hostUserIds: readonly string[], bookingsCount: number): EventTypeView {
   const { createdAt, updatedAt, ...rest } = details(eventType, hostUserIds);
   return { ...rest, bookingsCount, createdAt, updatedAt };
-}
-
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
-  return driverError?.code === '23505' && driverError.constraint === constraint;
 }
 
 function slugTaken(slug: string | undefined): AppError {

@@ -15,6 +15,7 @@ import {
   Role,
   roleHas,
   sha256,
+  isUniqueViolation,
 } from '@app/common';
 import { MailOutbox } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
@@ -82,11 +83,6 @@ export interface OpenInvitation {
   lastName: string | null;
 }
 
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
-  return driverError?.code === '23505' && driverError.constraint === constraint;
-}
-
 @Injectable()
 export class TeamService {
   constructor(
@@ -134,7 +130,11 @@ export class TeamService {
   }
 
   /** Email and display name of each user id that is a member here, for booking mails. */
-  async contactsOf(organizationId: string, userIds: readonly string[], manager?: EntityManager): Promise<Map<string, { email: string; name: string | null }>> {
+  async contactsOf(
+    organizationId: string,
+    userIds: readonly string[],
+    manager?: EntityManager,
+  ): Promise<Map<string, { email: string; name: string | null }>> {
     const members = await this.repository.contactsOf(organizationId, userIds, manager);
     return new Map(
       members
