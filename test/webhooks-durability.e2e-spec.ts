@@ -97,7 +97,9 @@ describe('webhook delivery survives kill -9', () => {
           .query(`SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status`);
         return rows.length === 1 && rows[0].status === 'succeeded' ? rows : undefined;
       },
-      5000,
+      // Requests the killed worker left hanging count as received above, but their deliveries are
+      // leased until the lease runs out (timeout + 5 s) and only then retried and marked.
+      20_000,
       'every delivery marked succeeded',
     );
     expect(statuses).toEqual([{ status: 'succeeded', n: 30 }]);
