@@ -102,10 +102,12 @@ export class MailRepository {
   /** Milliseconds until the next pending message may be claimed (0 when one is due), or null when none waits. */
   async msUntilNextDue(): Promise<number | null> {
     const rows: { ms: number | null }[] = await this.dataSource.query(
-      `SELECT GREATEST(0, EXTRACT(EPOCH FROM min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
+      `SELECT (EXTRACT(EPOCH FROM min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
          FROM mail_outbox
         WHERE status = 'pending'`,
     );
-    return rows[0]?.ms ?? null;
+    // GREATEST ignores NULL in PostgreSQL, so clamping happens here: no row must mean null, not 0.
+    const ms = rows[0]?.ms ?? null;
+    return ms === null ? null : Math.max(0, ms);
   }
 }

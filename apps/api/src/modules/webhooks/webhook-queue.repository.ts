@@ -229,11 +229,13 @@ export class WebhookQueueRepository {
   /** Milliseconds until a delivery may be claimed (0 when one is due), or null when none waits. */
   async msUntilNextDue(): Promise<number | null> {
     const rows: { ms: number | null }[] = await this.dataSource.query(
-      `SELECT GREATEST(0, EXTRACT(EPOCH FROM min(GREATEST(d.next_attempt_at, COALESCE(d.locked_until, d.next_attempt_at))) - now()) * 1000)::float8 AS ms
+      `SELECT (EXTRACT(EPOCH FROM min(GREATEST(d.next_attempt_at, COALESCE(d.locked_until, d.next_attempt_at))) - now()) * 1000)::float8 AS ms
          FROM webhook_deliveries d
          JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.status = 'pending' AND w.active`,
     );
-    return rows[0]?.ms ?? null;
+    // GREATEST ignores NULL in PostgreSQL, so clamping happens here: no row must mean null, not 0.
+    const ms = rows[0]?.ms ?? null;
+    return ms === null ? null : Math.max(0, ms);
   }
 }
