@@ -21,6 +21,14 @@ class BaselineController {
     const rows: unknown[] = await this.dataSource.query('SELECT id, name, slug FROM organizations WHERE id = $1', [id]);
     return { organization: rows[0] ?? null };
   }
+
+  /** What a second round trip costs on this machine: /users/me with a key makes two. */
+  @Get('two-lookups/:id')
+  async twoLookups(@Param('id') id: string): Promise<unknown> {
+    const organizations: unknown[] = await this.dataSource.query('SELECT id, name, slug FROM organizations WHERE id = $1', [id]);
+    const members: unknown[] = await this.dataSource.query('SELECT id, role FROM members WHERE organization_id = $1 LIMIT 1', [id]);
+    return { organization: organizations[0] ?? null, member: members[0] ?? null };
+  }
 }
 
 @Module({ controllers: [BaselineController] })
@@ -57,6 +65,11 @@ async function main(): Promise<void> {
     await load(baselineUrl, { connections: 10, seconds: 1 });
     await load(meUrl, { connections: 10, seconds: 1, headers: keyHeaders[0] });
     const baseline = await loadSplit(baselineUrl, { connections: CONNECTIONS, seconds: SECONDS, headers: keyHeaders.map(() => ({})) });
+    const two = await loadSplit(baselineUrl.replace('/baseline/', '/two-lookups/'), {
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      headers: keyHeaders.map(() => ({})),
+    });
     const me = await loadSplit(meUrl, { connections: CONNECTIONS, seconds: SECONDS, headers: keyHeaders });
 
     console.log(
@@ -66,6 +79,7 @@ async function main(): Promise<void> {
     console.log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:']));
     for (const [name, r] of [
       ['Baseline: one primary-key lookup (public route)', baseline],
+      ['Reference: two primary-key lookups (public route)', two],
       ['GET /v1/users/me with an API key', me],
     ] as const) {
       console.log(row([name, r.requestsPerSecond.toFixed(0), r.p50, r.p99, r.requests, r.non2xx, r.errors]));
