@@ -2,14 +2,25 @@ import { randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/** Random bytes are drawn from the OS in blocks: one call per id showed up in request profiles. */
+const POOL_SIZE = 8192;
+let pool = randomBytes(POOL_SIZE);
+let poolOffset = 0;
+
+function nextRandomByte(): number {
+  if (poolOffset === POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++];
+}
+
 /** Random base62 text; rejection sampling keeps every character uniformly likely. */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = nextRandomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }
