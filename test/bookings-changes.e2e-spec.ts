@@ -37,6 +37,21 @@ describe('bookings: cancel, reschedule, round robin, collective, test mode', () 
     );
   });
 
+  it('answers 401 to neither credentials nor token, whatever the booking id', async () => {
+    const org = await bookingOrg(t);
+    const booked = await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-02T10:00:00Z'), { apiKey: org.apiKey });
+    const unknown = `bkg_${'a'.repeat(24)}`;
+    for (const id of [booked.body.booking.id, unknown, 'nonsense']) {
+      for (const [action, body] of [
+        ['cancel', {}],
+        ['reschedule', { newStartTime: '2027-03-02T11:00:00Z' }],
+      ] as const) {
+        const res = await t.http.post(`/v1/bookings/${id}/${action}`, body, { headers: { 'idempotency-key': `k-${action}` } });
+        expect([id, action, res.status, res.body.code]).toEqual([id, action, 401, 'UNAUTHORIZED']);
+      }
+    }
+  });
+
   it('cancels as the host with an API key, and refuses a booking that has started', async () => {
     const org = await bookingOrg(t);
     const a = await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-02T10:00:00Z'), { apiKey: org.apiKey });
@@ -157,6 +172,29 @@ describe('bookings: cancel, reschedule, round robin, collective, test mode', () 
     const blocked = await t.http.post('/v1/bookings', bookingBody(solo, '2027-03-02T10:00:00Z'), { apiKey: org.apiKey });
     expect(blocked.status).toBe(409);
     expect(blocked.body.details[0].message).toBe('already_booked');
+  });
+
+  it('shows a collective booking’s hosts in one order on create, detail and list', async () => {
+    const org = await bookingOrg(t);
+    const members = [];
+    for (let i = 0; i < 3; i++) {
+      const member = await addMember(t, org.owner.accessToken, org.owner.organizationId, 'member');
+      await putSchedule(t, { token: member.accessToken }, 'UTC', WEEKDAYS);
+      members.push(member.userId);
+    }
+    // After the first (primary) host, the others in reverse alphabetical order: not the order ids sort in.
+    const hostUserIds = [members[0], ...members.slice(1).sort().reverse()];
+    const team = await createEventType(
+      t,
+      { token: org.owner.accessToken },
+      { durationMinutes: 30, schedulingType: 'collective', hostUserIds },
+    );
+    const booked = await t.http.post('/v1/bookings', bookingBody(team, '2027-03-02T10:00:00Z'), { apiKey: org.apiKey });
+    expect(booked.body.booking.hostUserIds).toEqual(hostUserIds);
+    const detail = await t.http.get(`/v1/bookings/${booked.body.booking.id}`, { apiKey: org.apiKey });
+    expect(detail.body.booking.hostUserIds).toEqual(hostUserIds);
+    const list = await t.http.get(`/v1/bookings?eventTypeId=${team}`, { apiKey: org.apiKey });
+    expect(list.body.bookings.map((b: { hostUserIds: string[] }) => b.hostUserIds)).toEqual([hostUserIds]);
   });
 
   it('test and live bookings never see or block each other', async () => {

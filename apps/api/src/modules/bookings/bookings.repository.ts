@@ -154,8 +154,11 @@ export class BookingsRepository {
     const result = new Map<string, string[]>();
     if (bookingIds.length === 0) return result;
     const rows: { booking_id: string; host_user_id: string }[] = await this.dataSource.query(
+      // The same order as hostsOf, so a list item shows hostUserIds as GET /bookings/:id does.
       `SELECT bh.booking_id, bh.host_user_id FROM booking_hosts bh JOIN bookings b ON b.id = bh.booking_id
-        WHERE bh.booking_id = ANY($1) ORDER BY bh.booking_id, (bh.host_user_id = b.host_user_id) DESC, bh.host_user_id`,
+        LEFT JOIN event_type_hosts eth ON eth.event_type_id = b.event_type_id AND eth.user_id = bh.host_user_id
+        WHERE bh.booking_id = ANY($1)
+        ORDER BY bh.booking_id, (bh.host_user_id = b.host_user_id) DESC, eth.position NULLS LAST, bh.host_user_id`,
       [bookingIds],
     );
     for (const row of rows) result.set(row.booking_id, [...(result.get(row.booking_id) ?? []), row.host_user_id]);

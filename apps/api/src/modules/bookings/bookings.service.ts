@@ -45,6 +45,10 @@ function slotUnavailable(field: 'startTime' | 'newStartTime', reason: string): A
   return new AppError(ErrorCode.SLOT_UNAVAILABLE, 'The requested time cannot be booked', [{ field, message: reason }]);
 }
 
+function noCredentials(): AppError {
+  return AppError.unauthorized('Send host credentials or the attendee token');
+}
+
 /** Who is acting on an existing booking: a host (credentials) or the attendee (token). */
 interface Actor {
   by: CancelledBy;
@@ -57,11 +61,21 @@ interface LockedBooking {
   actor: Actor;
 }
 
+/** Whether 'YYYY-MM-DD…' starts with a real calendar date (2027-02-30 is not one). */
+function hasRealDate(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 /** A date is inclusive (UTC); a timestamp is exact (contract section 8). */
 function rangeBound(value: string, field: string, end: boolean): Date {
   const isDate = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const ms = Date.parse(isDate ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(ms)) throw AppError.validation(field, `${field} must be a valid date or timestamp`);
+  // Date.parse rolls 2027-02-30 over to March 2: the date part must survive the round trip.
+  if (Number.isNaN(ms) || !hasRealDate(value)) {
+    throw AppError.validation(field, `${field} must be a valid date or timestamp`);
+  }
   return new Date(end ? ms + (isDate ? DAY_MS : 1) : ms);
 }
 
@@ -216,7 +230,7 @@ export class BookingsService {
     requestId: string,
   ): Promise<StoredResponse> {
     // The attendee brings no organization: the booking's own scope keys its Idempotency-Key.
-    const scope = await this.scopeForAction(principal, id);
+    const scope = await this.scopeForAction(principal, id, dto.token);
     const fingerprint = fingerprintOf(`POST /v1/bookings/${id}/reschedule`, dto);
     return this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
       this.repository.transaction(async (manager) => {
@@ -395,13 +409,15 @@ export class BookingsService {
     id: string,
     token: string | undefined,
   ): Promise<LockedBooking> {
+    // Neither credentials nor a token → 401, whatever the id (contract section 8).
+    if (!principal && !token) throw noCredentials();
     if (!looksLikeId(id, 'bkg')) throw AppError.notFound('Booking');
     if (principal) {
       const found = await this.repository.findForUpdate(manager, this.scopeOf(principal), id);
       if (!found || !this.mayAct(principal, found.hostUserIds)) throw AppError.notFound('Booking');
       return { ...found, actor: { by: 'host', principal } };
     }
-    if (!token) throw AppError.unauthorized('Send host credentials or the attendee token');
+    if (!token) throw noCredentials();
     const booking = await this.repository.findByIdForUpdate(manager, id);
     if (!booking) throw AppError.notFound('Booking');
     if (!constantTimeEqual(sha256(token), booking.confirmationTokenHash)) throw AppError.unauthorized('Invalid token for this booking');
@@ -409,8 +425,9 @@ export class BookingsService {
     return { booking, hostUserIds: found?.hostUserIds ?? [booking.hostUserId], actor: { by: 'attendee' } };
   }
 
-  private async scopeForAction(principal: Principal | undefined, id: string): Promise<BookingScope> {
+  private async scopeForAction(principal: Principal | undefined, id: string, token: string | undefined): Promise<BookingScope> {
     if (principal) return this.scopeOf(principal);
+    if (!token) throw noCredentials();
     if (!looksLikeId(id, 'bkg')) throw AppError.notFound('Booking');
     const booking = await this.repository.findScopeOf(id);
     if (!booking) throw AppError.notFound('Booking');
