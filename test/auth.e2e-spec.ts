@@ -90,6 +90,7 @@ describe('auth: registration, sessions, tokens', () => {
       [{ email: 'not-an-email' }, 'email'],
       [{ timezone: 'Mars/Olympus' }, 'timezone'],
       [{ organizationName: '' }, 'organizationName'],
+      [{ organizationName: '   ' }, 'organizationName'],
       [{ organizationName: 'x'.repeat(101) }, 'organizationName'],
       [{ isAdmin: true }, 'isAdmin'],
     ])('rejects %j with 400 naming %s', async (patch, field) => {
@@ -224,6 +225,9 @@ describe('auth: registration, sessions, tokens', () => {
       expect(patched.status).toBe(200);
       expect(patched.body.user).toMatchObject({ firstName: 'Grace', lastName: 'Owner', timezone: 'Asia/Kolkata' });
       expect((await t.http.patch('/v1/users/me', { timezone: 'Nowhere/City' }, { token: owner.accessToken })).status).toBe(400);
+      const nullZone = await t.http.patch('/v1/users/me', { timezone: null }, { token: owner.accessToken });
+      expect(nullZone.status).toBe(400);
+      expect(nullZone.body.details[0].field).toBe('timezone');
       expect((await t.http.patch('/v1/users/me', { email: 'x@y.z' }, { token: owner.accessToken })).status).toBe(400);
     });
 

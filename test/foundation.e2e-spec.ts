@@ -46,6 +46,12 @@ class ProbeController {
   async badSql(): Promise<unknown> {
     return this.dataSource.query('SELECT * FROM table_that_does_not_exist_xyz');
   }
+
+  /** Text PostgreSQL cannot store, reaching a query past the pipe (as a header value could). */
+  @Get('nul-sql')
+  async nulSql(): Promise<unknown> {
+    return this.dataSource.query('SELECT $1::text AS value', ['a\u0000b']);
+  }
 }
 
 @Module({ controllers: [ProbeController] })
@@ -132,6 +138,44 @@ describe('foundation: HTTP basics, errors, docs', () => {
       expect(res.body).toEqual({ code: 'INTERNAL_ERROR', message: 'An unexpected error occurred', requestId: expect.any(String) });
       expect(res.text).not.toMatch(/secret|passwd|table_that|SELECT|relation|at \w+ \(/);
     }
+  });
+
+  it('refuses NUL characters, lone surrogates and absurd nesting with 400, never 500', async () => {
+    const owner = await t.http.post('/v1/auth/register', {
+      email: `nul-${Date.now()}@example.com`,
+      password: 'long enough pw',
+      organizationName: 'Nul Org',
+    });
+    expect(owner.status).toBe(201);
+    const token = owner.body.accessToken as string;
+    const cases: Array<[string, string, unknown, string]> = [
+      ['POST', '/v1/auth/login', { email: 'a\u0000@example.com', password: 'long enough pw' }, 'email'],
+      ['PATCH', '/v1/users/me', { firstName: 'Ada\u0000' }, 'firstName'],
+      ['POST', '/v1/api-keys', { name: 'k\u0000' }, 'name'],
+      ['PATCH', `/v1/organizations/${owner.body.organization.id}`, { name: 'x\u0000' }, 'name'],
+      ['POST', '/v1/webhooks', { url: 'https://example.com/h', events: ['*'], description: '\u0000' }, 'description'],
+      ['POST', '/v1/auth/register', { email: '\ud800@example.com', password: 'long enough pw', organizationName: 'X' }, 'email'],
+      ['POST', `/v1/organizations/${owner.body.organization.id}/members`, { email: '\udc00', role: 'member' }, 'email'],
+      ['POST', '/v1/probe/echo', { name: 'x', attendee: { email: 'a@b.co', ['k\u0000']: 1 } }, 'attendee'],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const res = await t.http.request(method, path, { body, token });
+      expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 400, code: 'VALIDATION_ERROR' });
+      expect(res.body.details[0].field).toBe(field);
+    }
+    const deleted = await t.http.delete('/v1/api-keys/key%00abc', { token });
+    expect(deleted.status).toBe(400);
+    for (const raw of [
+      '['.repeat(100_000) + ']'.repeat(100_000),
+      `{"name":"x","attendee":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`,
+    ]) {
+      const res = await t.http.request('POST', '/v1/auth/login', { rawBody: raw, headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('VALIDATION_ERROR');
+    }
+    const sql = await t.http.get('/v1/probe/nul-sql');
+    expect(sql.status).toBe(400);
+    expect(sql.body.code).toBe('VALIDATION_ERROR');
   });
 
   it('echoes a sane X-Request-Id and generates one otherwise', async () => {

@@ -344,5 +344,34 @@ describe('team: organization and members', () => {
       ).toBe(201);
       expect((await t.http.get(`/v1/organizations/${bystander.organizationId}`, { token: bystander.accessToken })).status).toBe(200);
     });
+
+    it('an owner demoted while its DELETE waits for the organization lock gets 403 and nothing is deleted', async () => {
+      const a = await registerOwner(t.http);
+      const b = await addMember(t, a.accessToken, a.organizationId, 'owner');
+      const runner = t.app.get(DataSource).createQueryRunner();
+      await runner.connect();
+      try {
+        await runner.startTransaction();
+        // What a concurrent role change holds while it demotes b.
+        await runner.query(`SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE`, [a.organizationId]);
+        const pending = t.http.delete(`/v1/organizations/${a.organizationId}`, { token: b.accessToken });
+        // Wait until b's DELETE has passed the guard (b still an owner) and blocks on the organization row.
+        for (let i = 0; i < 200; i++) {
+          const waiting = await query(
+            `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM organizations WHERE id = $1 FOR UPDATE%'`,
+          );
+          if (waiting.length > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await runner.query(`UPDATE members SET role = 'admin' WHERE id = $1`, [b.memberId]);
+        await runner.commitTransaction();
+        const res = await pending;
+        expect(res.status).toBe(403);
+        expect(res.body.code).toBe('FORBIDDEN');
+      } finally {
+        await runner.release();
+      }
+      expect(await query(`SELECT 1 FROM organizations WHERE id = $1`, [a.organizationId])).toHaveLength(1);
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { AppError, ErrorDetail } from '../errors/app-error.js';
 import { ERROR_STATUS, ErrorCode } from '../errors/error-code.js';
-import { isExclusionViolation } from '../errors/postgres.js';
+import { isExclusionViolation, postgresError } from '../errors/postgres.js';
 
 export interface ErrorBody {
   code: ErrorCode;
@@ -74,6 +74,17 @@ function render(error: unknown, requestId: string): RenderedError {
     return {
       status: ERROR_STATUS[code],
       body: { code, message: 'The time is no longer available', requestId },
+      headers: {},
+      unexpected: false,
+    };
+  }
+  // Text PostgreSQL cannot store (a NUL character, bad encoding) that reached a query unchecked is bad input.
+  const pgCode = postgresError(error)?.code;
+  if (pgCode === '22021' || pgCode === '22P05') {
+    const code = ErrorCode.VALIDATION_ERROR;
+    return {
+      status: ERROR_STATUS[code],
+      body: { code, message: 'The request contains characters that cannot be stored', requestId },
       headers: {},
       unexpected: false,
     };

@@ -13,7 +13,8 @@ export function isIanaTimeZone(value: unknown): value is string {
     } catch {
       ok = false;
     }
-    known.set(value, ok);
+    // Only known zones are remembered: caching every rejected string would let callers grow the map without bound.
+    if (ok) known.set(value, ok);
   }
   return ok;
 }

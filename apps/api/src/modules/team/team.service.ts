@@ -162,6 +162,10 @@ export class TeamService {
     this.assertOwnOrganization(principal, organizationId);
     await this.repository.transaction(async (manager) => {
       if (!(await this.repository.lockOrganization(manager, organizationId, 'delete'))) throw AppError.notFound('Organization');
+      // The guard read the caller's role before the lock; an owner demoted or removed meanwhile is no longer one.
+      const actor = principal.memberId ? await this.repository.findMember(organizationId, principal.memberId, manager) : null;
+      if (actor?.status !== 'active') throw AppError.unauthorized('The session has ended');
+      if (!roleHas(actor.role, Permission.DeleteOrganization)) throw AppError.forbidden(`The ${actor.role} role may not do this`);
       await this.repository.deleteOrganization(manager, organizationId);
     });
   }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsEmail, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { IsIanaTimeZone } from '@app/common';
 
 const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
@@ -32,6 +32,7 @@ export class RegisterDto {
   @ApiProperty({ minLength: 1, maxLength: 100 })
   @IsString()
   @Length(1, 100)
+  @Matches(/\S/, { message: 'organizationName must not be blank' })
   organizationName!: string;
 
   @ApiPropertyOptional({ default: 'UTC', example: 'Europe/Berlin' })
@@ -74,7 +75,8 @@ export class UpdateMeDto {
   lastName?: string;
 
   @ApiPropertyOptional({ example: 'America/New_York' })
-  @IsOptional()
+  // Not nullable: a user always has a timezone, so null is a 400 (IsOptional would let it through).
+  @ValidateIf((_object, value) => value !== undefined)
   @IsIanaTimeZone()
   timezone?: string;
 }
