@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Logger } from 'pino';
 import { AppConfig, FixedClock, loadConfig } from '@app/common';
 import { createApp } from '../../apps/api/src/bootstrap.js';
 import { cloneTestDatabase } from './database.js';
@@ -16,6 +17,8 @@ export interface TestAppOptions {
   databaseUrl?: string;
   clock?: FixedClock;
   extraModules?: Type[];
+  /** A logger of the test's own, to read what the app logs. */
+  logger?: Logger;
 }
 
 export interface TestApp {
@@ -44,7 +47,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const clock = options.clock ?? new FixedClock(Date.now());
-  const app = await createApp({ config, clock, extraModules: options.extraModules });
+  const app = await createApp({ config, clock, extraModules: options.extraModules, logger: options.logger });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;

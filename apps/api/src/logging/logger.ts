@@ -17,10 +17,26 @@ export const REDACT_PATHS = [
   '*.key',
 ];
 
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+}
+
+/**
+ * Fastify's request serializer, but the URL without its query string: links such as
+ * `/invitations/accept?token=…` must not put a token in the logs.
+ */
+function requestSerializer(request: LoggedRequest): Record<string, unknown> {
+  return { method: request.method, url: request.url?.split('?')[0], host: request.host, remoteAddress: request.ip };
+}
+
 export function createRootLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
     {
       level,
+      serializers: { req: requestSerializer },
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
       messageKey: 'msg',

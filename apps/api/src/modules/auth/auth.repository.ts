@@ -134,12 +134,13 @@ export class AuthRepository {
     return { count: Number(rows[0]?.count ?? 0), oldest: rows[0]?.oldest ?? null };
   }
 
-  async recordLoginFailure(email: string, at: Date): Promise<void> {
+  /** Also forgets this email's failures that have left the window, so the table stays small. */
+  async recordLoginFailure(email: string, at: Date, windowStart: Date): Promise<void> {
     await this.dataSource.manager.insert(LoginFailure, { email, failedAt: at });
+    await this.dataSource.query(`DELETE FROM login_failures WHERE email = $1 AND failed_at <= $2`, [email, windowStart]);
   }
 
-  async clearLoginFailures(email: string, olderThan?: Date): Promise<void> {
-    if (olderThan) await this.dataSource.query(`DELETE FROM login_failures WHERE failed_at <= $1`, [olderThan]);
-    else await this.dataSource.manager.delete(LoginFailure, { email });
+  async clearLoginFailures(email: string): Promise<void> {
+    await this.dataSource.manager.delete(LoginFailure, { email });
   }
 }

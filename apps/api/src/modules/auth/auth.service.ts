@@ -174,7 +174,7 @@ export class AuthService {
     const passwordOk = await verifyPassword(user?.passwordHash, dto.password);
     const member = user && passwordOk ? await this.team.findActiveMemberByUser(user.id) : null;
     if (!user || !passwordOk || !member) {
-      await this.repository.recordLoginFailure(dto.email, now);
+      await this.repository.recordLoginFailure(dto.email, now, since);
       throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
     }
     await this.repository.clearLoginFailures(dto.email);
