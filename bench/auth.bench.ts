@@ -8,19 +8,13 @@ import { Controller, Get, Module, Param } from '@nestjs/common';
 import { SkipThrottle } from '@nestjs/throttler';
 import { DataSource } from 'typeorm';
 import { Public } from '../libs/common/src/index.js';
-import { load, loadSplit, machine, row, startBenchApp } from './support/harness.js';
+import { BaselineModule, load, loadSplit, machine, row, startBenchApp } from './support/harness.js';
 
 @Public()
 @SkipThrottle()
 @Controller('bench')
-class BaselineController {
+class ReferenceController {
   constructor(private readonly dataSource: DataSource) {}
-
-  @Get('baseline/:id')
-  async baseline(@Param('id') id: string): Promise<unknown> {
-    const rows: unknown[] = await this.dataSource.query('SELECT id, name, slug FROM organizations WHERE id = $1', [id]);
-    return { organization: rows[0] ?? null };
-  }
 
   /** What a second round trip costs on this machine: /users/me with a key makes two. */
   @Get('two-lookups/:id')
@@ -31,15 +25,15 @@ class BaselineController {
   }
 }
 
-@Module({ controllers: [BaselineController] })
-class BaselineModule {}
+@Module({ controllers: [ReferenceController] })
+class ReferenceModule {}
 
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PROCESSES = 5;
 
 async function main(): Promise<void> {
-  const bench = await startBenchApp([BaselineModule]);
+  const bench = await startBenchApp([BaselineModule, ReferenceModule]);
   try {
     const register = await fetch(`${bench.url}/v1/auth/register`, {
       method: 'POST',

@@ -14,7 +14,7 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { DataSource } from 'typeorm';
 import { addDays, localDateTimeToInstant } from '../libs/availability/src/index.js';
 import { newId, Public } from '../libs/common/src/index.js';
-import { load, loadSplit, machine, row, startBenchApp, type BenchApp } from './support/harness.js';
+import { BaselineModule, load, loadSplit, machine, row, startBenchApp, type BenchApp } from './support/harness.js';
 
 /** A copy of one availability response, for the route that measures what its size alone costs. */
 let sameBody: unknown = null;
@@ -22,14 +22,8 @@ let sameBody: unknown = null;
 @Public()
 @SkipThrottle()
 @Controller('bench')
-class BaselineController {
+class ReferenceController {
   constructor(private readonly dataSource: DataSource) {}
-
-  @Get('baseline/:id')
-  async baseline(@Param('id') id: string): Promise<unknown> {
-    const rows: unknown[] = await this.dataSource.query('SELECT id, name, slug FROM organizations WHERE id = $1', [id]);
-    return { organization: rows[0] ?? null };
-  }
 
   @Get('same-body/:id')
   async sameBody(@Param('id') id: string): Promise<unknown> {
@@ -38,8 +32,8 @@ class BaselineController {
   }
 }
 
-@Module({ controllers: [BaselineController] })
-class BaselineModule {}
+@Module({ controllers: [ReferenceController] })
+class ReferenceModule {}
 
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -178,7 +172,7 @@ async function seed(bench: BenchApp): Promise<Seeded> {
 
 async function main(): Promise<void> {
   // Mail and webhook workers stay off: they would share the CPU with the routes being measured.
-  const bench = await startBenchApp([BaselineModule], { RUN_WORKERS: 'false' });
+  const bench = await startBenchApp([BaselineModule, ReferenceModule], { RUN_WORKERS: 'false' });
   try {
     const seeded = await seed(bench);
     const url = `${bench.url}/v1/availability?eventTypeId=${seeded.eventTypeId}&start=${seeded.start}&end=${seeded.end}&timezone=${RESPONSE_ZONE}`;

@@ -8,14 +8,33 @@ import { chmodSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Type } from '@nestjs/common';
+import { Controller, Get, Module, Param, type Type } from '@nestjs/common';
+import { SkipThrottle } from '@nestjs/throttler';
+import { DataSource } from 'typeorm';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pg from 'pg';
-import { loadConfig, SystemClock } from '../../libs/common/src/index.js';
+import { loadConfig, Public, SystemClock } from '../../libs/common/src/index.js';
 import { runMigrations, startEmbeddedPostgres } from '../../libs/database/src/index.js';
 import { createApp } from '../../apps/api/src/bootstrap.js';
 
 const run = promisify(execFile);
+
+/** The machine baseline every HTTP benchmark measures in the same run: one primary-key lookup through the whole Nest pipeline. */
+@Public()
+@SkipThrottle()
+@Controller('bench')
+class BaselineController {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @Get('baseline/:id')
+  async baseline(@Param('id') id: string): Promise<unknown> {
+    const rows: unknown[] = await this.dataSource.query('SELECT id, name, slug FROM organizations WHERE id = $1', [id]);
+    return { organization: rows[0] ?? null };
+  }
+}
+
+@Module({ controllers: [BaselineController] })
+export class BaselineModule {}
 
 export interface BenchApp {
   app: NestFastifyApplication;
