@@ -200,7 +200,7 @@ describe('team: organization and members', () => {
   });
 
   describe('owners', () => {
-    it('two owners demoting each other at the same moment: one 200, one 409 LAST_OWNER, one owner left', async () => {
+    it('two owners demoting each other at the same moment: one 200, one 403 (the second is no owner by then), one owner left', async () => {
       for (let round = 0; round < 3; round++) {
         const a = await registerOwner(t.http);
         const b = await addMember(t, a.accessToken, a.organizationId, 'owner');
@@ -208,8 +208,8 @@ describe('team: organization and members', () => {
           t.http.patch(`/v1/organizations/${a.organizationId}/members/${b.memberId}`, { role: 'admin' }, { token: a.accessToken }),
           t.http.patch(`/v1/organizations/${a.organizationId}/members/${a.memberId}`, { role: 'member' }, { token: b.accessToken }),
         ]);
-        expect([ab.status, ba.status].sort()).toEqual([200, 409]);
-        expect([ab, ba].find((r) => r.status === 409)!.body.code).toBe('LAST_OWNER');
+        expect([ab.status, ba.status].sort()).toEqual([200, 403]);
+        expect([ab, ba].find((r) => r.status === 403)!.body.code).toBe('FORBIDDEN');
         const owners = await query(`SELECT id FROM members WHERE organization_id = $1 AND role = 'owner' AND status = 'active'`, [
           a.organizationId,
         ]);
@@ -217,21 +217,36 @@ describe('team: organization and members', () => {
       }
     });
 
-    it('two owners removing each other at the same moment: one 204, one 409 LAST_OWNER', async () => {
+    it('two owners removing each other at the same moment: one 204, the other refused', async () => {
       const a = await registerOwner(t.http);
       const b = await addMember(t, a.accessToken, a.organizationId, 'owner');
       const results = await Promise.all([
         t.http.delete(`/v1/organizations/${a.organizationId}/members/${b.memberId}`, { token: a.accessToken }),
         t.http.delete(`/v1/organizations/${a.organizationId}/members/${a.memberId}`, { token: b.accessToken }),
       ]);
-      // The loser's session may already be gone with its membership (401), or it counted one owner (409).
+      // The loser's session is gone with its membership (401), or its membership is (403).
       const statuses = results.map((r) => r.status).sort();
       expect(statuses[0]).toBe(204);
-      expect([401, 409]).toContain(statuses[1]);
+      expect([401, 403]).toContain(statuses[1]);
       const owners = await query(`SELECT id FROM members WHERE organization_id = $1 AND role = 'owner' AND status = 'active'`, [
         a.organizationId,
       ]);
       expect(owners).toHaveLength(1);
+    });
+
+    it('an admin demoting or removing the only owner is refused for its role (403), not for the owner count', async () => {
+      const org = await registerOwner(t.http);
+      const admin = await addMember(t, org.accessToken, org.organizationId, 'admin');
+      const demote = await t.http.patch(
+        `/v1/organizations/${org.organizationId}/members/${org.memberId}`,
+        { role: 'member' },
+        { token: admin.accessToken },
+      );
+      expect(demote.status).toBe(403);
+      expect(demote.body.code).toBe('FORBIDDEN');
+      const remove = await t.http.delete(`/v1/organizations/${org.organizationId}/members/${org.memberId}`, { token: admin.accessToken });
+      expect(remove.status).toBe(403);
+      expect(remove.body.code).toBe('FORBIDDEN');
     });
 
     it('the last owner can neither be removed nor demoted, not even by itself; an invited owner does not count', async () => {

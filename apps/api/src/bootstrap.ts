@@ -3,7 +3,16 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
 import type { Logger } from 'pino';
-import { AllExceptionsFilter, AppConfig, Clock, createValidationPipe, requestIdFor, SystemClock } from '@app/common';
+import {
+  AllExceptionsFilter,
+  answerClientError,
+  answerMethodNotAllowed,
+  AppConfig,
+  Clock,
+  createValidationPipe,
+  requestIdFor,
+  SystemClock,
+} from '@app/common';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { createRootLogger, PinoNestLogger } from './logging/logger.js';
 
@@ -45,6 +54,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     requestIdHeader: false,
     genReqId: requestIdFor,
     trustProxy: false,
+    clientErrorHandler: answerClientError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register({ config, clock: options.clock ?? new SystemClock(), extraModules: options.extraModules }),
@@ -57,6 +67,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', String(request.id));
   });
+  answerMethodNotAllowed(fastify);
 
   app.setGlobalPrefix('v1', { exclude: ['health', 'health/ready'] });
   app.useGlobalPipes(createValidationPipe());

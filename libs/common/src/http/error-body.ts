@@ -23,7 +23,7 @@ const STATUS_CODES: Partial<Record<number, ErrorCode>> = {
   401: ErrorCode.UNAUTHORIZED,
   403: ErrorCode.FORBIDDEN,
   404: ErrorCode.NOT_FOUND,
-  405: ErrorCode.NOT_FOUND,
+  405: ErrorCode.METHOD_NOT_ALLOWED,
   413: ErrorCode.PAYLOAD_TOO_LARGE,
   415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
   429: ErrorCode.RATE_LIMITED,
@@ -33,6 +33,7 @@ const STATUS_CODES: Partial<Record<number, ErrorCode>> = {
 const GENERIC_MESSAGES: Partial<Record<ErrorCode, string>> = {
   VALIDATION_ERROR: 'The request is not valid',
   NOT_FOUND: 'Resource not found',
+  METHOD_NOT_ALLOWED: 'Method not allowed',
   PAYLOAD_TOO_LARGE: 'Request body is larger than 1 MiB',
   UNSUPPORTED_MEDIA_TYPE: 'Request body must be application/json',
   UNAUTHORIZED: 'Missing or invalid credentials',

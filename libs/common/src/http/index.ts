@@ -3,3 +3,5 @@ export * from './all-exceptions.filter.js';
 export * from './validation.js';
 export * from './request-id.js';
 export * from './api-errors.decorator.js';
+export * from './client-error.js';
+export * from './method-not-allowed.js';

@@ -7,5 +7,9 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 export function requestIdFor(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
   if (typeof given === 'string' && SANE_REQUEST_ID.test(given)) return given;
+  return newRequestId();
+}
+
+export function newRequestId(): string {
   return `req_${randomBase62(20)}`;
 }

@@ -2,10 +2,18 @@ import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/commo
 import { AppError, ErrorDetail } from '../errors/app-error.js';
 import { ErrorCode } from '../errors/error-code.js';
 
+/** class-validator's type checks: when one fails, the value's bounds or format mean nothing, so only it is reported. */
+const TYPE_CONSTRAINTS = ['isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject', 'nestedValidation'];
+
+function constraintMessages(constraints: Record<string, string> = {}): string[] {
+  const typeCheck = TYPE_CONSTRAINTS.find((name) => name in constraints);
+  return typeCheck ? [constraints[typeCheck]] : Object.values(constraints);
+}
+
 function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((error) => {
     const field = parent ? (/^\d+$/.test(error.property) ? `${parent}[${error.property}]` : `${parent}.${error.property}`) : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message }));
+    const own = constraintMessages(error.constraints).map((message) => ({ field, message }));
     return [...own, ...flatten(error.children ?? [], field)];
   });
 }
@@ -62,6 +70,10 @@ export function findInputProblem(value: unknown, root = ''): InputProblem | unde
 /** The global pipe: input no field can hold (see findInputProblem) is a 400 before class-validator runs. */
 class AppValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // `null`, `5` or `[]` is no change and no resource: a JSON body, when there is one, is an object.
+    if (metadata.type === 'body' && value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+      throw AppError.validation('body', 'The request body must be a JSON object');
+    }
     const problem = findInputProblem(value, metadata.data ?? '');
     if (problem) throw AppError.validation(problem.field, problem.message);
     return super.transform(value, metadata);

@@ -244,12 +244,12 @@ export class TeamService {
     this.assertOwnOrganization(principal, organizationId);
     return this.repository.transaction(async (manager) => {
       const member = await this.lockedMember(manager, organizationId, memberId);
-      // LAST_OWNER before the role rule: of two owners demoting each other, the one that comes second
-      // is an admin by then, and the conflict is what it needs to hear, whatever the timing.
-      if (member.role === Role.Owner && role !== Role.Owner) await this.assertNotLastOwner(manager, member);
+      // Permission before state: an admin may not touch an owner at all, whether or not it is the last one.
+      // Of two owners demoting each other, the second is an admin by then and hears 403.
       if (!canManageMember(await this.actingRole(manager, principal), member.role, role)) {
         throw AppError.forbidden('Only an owner may grant the owner role or change an owner');
       }
+      if (member.role === Role.Owner && role !== Role.Owner) await this.assertNotLastOwner(manager, member);
       const now = this.clock.now();
       await this.repository.updateMemberRole(organizationId, member.id, role, now, manager);
       Object.assign(member, { role, updatedAt: now });
@@ -263,10 +263,10 @@ export class TeamService {
     this.assertOwnOrganization(principal, organizationId);
     await this.repository.transaction(async (manager) => {
       const member = await this.lockedMember(manager, organizationId, memberId);
-      if (member.role === Role.Owner) await this.assertNotLastOwner(manager, member);
       if (!canManageMember(await this.actingRole(manager, principal), member.role)) {
         throw AppError.forbidden('Only an owner may remove an owner');
       }
+      if (member.role === Role.Owner) await this.assertNotLastOwner(manager, member);
       await this.repository.deleteMember(organizationId, member.id, manager);
       await this.record(manager, organizationId, 'member.removed', member);
     });

@@ -1,0 +1,33 @@
+import type { Socket } from 'node:net';
+import { ErrorCode } from '../errors/error-code.js';
+import type { ErrorBody } from './error-body.js';
+import { newRequestId } from './request-id.js';
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses (a control character in a header, a
+ * malformed request line, headers over the limit) never reaches a route, yet it gets the contract's body
+ * and an `X-Request-Id` like every other answer. The connection is closed: the parser lost its place.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const status = timedOut ? 408 : 400;
+  const requestId = newRequestId();
+  const body: ErrorBody = {
+    code: ErrorCode.VALIDATION_ERROR,
+    message: timedOut ? 'The request took too long to arrive' : 'The request is not valid HTTP',
+    requestId,
+  };
+  const json = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${timedOut ? 'Request Timeout' : 'Bad Request'}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(json)}\r\n` +
+      `X-Request-Id: ${requestId}\r\n` +
+      'Connection: close\r\n\r\n' +
+      json,
+  );
+}

@@ -1,0 +1,33 @@
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors/app-error.js';
+import { ErrorCode } from '../errors/error-code.js';
+
+/**
+ * A request whose path exists but not for its method is 405 METHOD_NOT_ALLOWED with an `Allow` header,
+ * not 404: it tells a client its URL is right. Fastify's router answers only "no route", so the routes
+ * are mirrored into a router of our own that is asked, per method, only after Fastify found none.
+ * Call before the routes are registered (the onRoute hook sees only later ones).
+ */
+export function answerMethodNotAllowed(fastify: FastifyInstance): void {
+  const routes = FindMyWay({ ignoreTrailingSlash: fastify.initialConfig.ignoreTrailingSlash });
+  const methods = new Set<HTTPMethod>();
+  const noop = (): void => undefined;
+  fastify.addHook('onRoute', (route) => {
+    for (const method of ([] as string[]).concat(route.method)) {
+      const name = method.toUpperCase() as HTTPMethod;
+      methods.add(name);
+      if (!routes.hasRoute(name, route.url)) routes.on(name, route.url, noop);
+    }
+  });
+  fastify.addHook('onRequest', async (request) => {
+    if (!request.is404) return;
+    const path = request.url.split('?', 1)[0];
+    const allowed = [...methods].filter((method) => routes.find(method, path)).sort();
+    if (allowed.length === 0) return;
+    const allow = allowed.join(', ');
+    throw new AppError(ErrorCode.METHOD_NOT_ALLOWED, `${request.method} is not allowed here; allowed: ${allow}`, undefined, {
+      Allow: allow,
+    });
+  });
+}
