@@ -1,3 +1,4 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Get, Module } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
@@ -5,6 +6,8 @@ import { ACCESS_METADATA, type AccessRule } from '@app/common';
 import { startTestApp, type TestApp } from './support/app.js';
 
 /** Declares nothing: the global guard must refuse it. */
+// A test-only route: not part of the published API, so not in its document.
+@ApiExcludeController()
 @Controller('probe-undeclared')
 class UndeclaredController {
   @Get()

@@ -1,9 +1,12 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Get, Module } from '@nestjs/common';
 import { Access, CurrentPrincipal, Scope, type Principal } from '@app/common';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createApiKey, registerOwner } from './support/factories.js';
 
 /** A route guarded by one scope, for the scope checks (feature routes come with their issues). */
+// A test-only route: not part of the published API, so not in its document.
+@ApiExcludeController()
 @Controller('probe-scoped')
 class ScopedProbeController {
   @Access({ scope: Scope.BookingsRead })

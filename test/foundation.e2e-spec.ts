@@ -1,3 +1,4 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Body, Controller, Get, Module, Post } from '@nestjs/common';
 import { IsEmail, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
@@ -28,6 +29,8 @@ class ProbeBody {
 
 /** Routes that exist only in this test: they throw what real features must never leak. */
 @Public()
+// A test-only route: not part of the published API, so not in its document.
+@ApiExcludeController()
 @Controller('probe')
 class ProbeController {
   constructor(private readonly dataSource: DataSource) {}

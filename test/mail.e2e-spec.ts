@@ -1,3 +1,4 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Body, Controller, Module, Post } from '@nestjs/common';
@@ -59,6 +60,8 @@ function mailFor(body: ProbeMailBody): OutgoingMail {
 
 /** Probe routes: what a feature does inside its use case, committed or rolled back. */
 @Public()
+// A test-only route: not part of the published API, so not in its document.
+@ApiExcludeController()
 @Controller('mail-probe')
 class MailProbeController {
   constructor(

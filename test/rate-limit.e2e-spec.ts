@@ -1,3 +1,4 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { randomBytes } from 'node:crypto';
 import { Controller, Module, Post } from '@nestjs/common';
 import { Access, Scope } from '@app/common';
@@ -9,6 +10,8 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Counts the calls that reached the handler, to prove a limited request has no effect. */
 let effects = 0;
+// A test-only route: not part of the published API, so not in its document.
+@ApiExcludeController()
 @Controller('probe-effect')
 class EffectProbeController {
   @Access({ scope: Scope.BookingsWrite })

@@ -1,3 +1,5 @@
+import { responseContractFor } from './openapi.js';
+
 export interface HttpResponse<T = any> {
   status: number;
   headers: Headers;
@@ -14,9 +16,15 @@ export interface RequestOptions {
   apiKey?: string;
 }
 
-/** A tiny HTTP client over the real socket: what a customer's backend would send. */
+/**
+ * A tiny HTTP client over the real socket: what a customer's backend would send. Every answer is held to
+ * the app's published OpenAPI document: a status or body the document does not describe fails the test.
+ */
 export class HttpClient {
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    private readonly options: { checkContract?: boolean } = { checkContract: true },
+  ) {}
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse<T>> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -31,7 +39,11 @@ export class HttpClient {
     const response = await fetch(this.baseUrl + path, { method, headers, body });
     const text = await response.text();
     let parsed: unknown = undefined;
-    if (text && (response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+    const contentType = response.headers.get('content-type') ?? '';
+    if (text && contentType.includes('json')) parsed = JSON.parse(text);
+    if (this.options.checkContract !== false) {
+      (await responseContractFor(this.baseUrl)).check(method, this.baseUrl + path, response.status, contentType, parsed);
+    }
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }
 

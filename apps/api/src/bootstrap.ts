@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
 import type { Logger } from 'pino';
 import {
@@ -15,6 +15,7 @@ import {
 } from '@app/common';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { createRootLogger, PinoNestLogger } from './logging/logger.js';
+import { createOpenApiDocument } from './openapi/openapi-document.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -25,22 +26,8 @@ export interface CreateAppOptions {
   extraModules?: AppModuleOptions['extraModules'];
 }
 
-function setupSwagger(app: NestFastifyApplication): void {
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Scheduling API')
-      .setDescription(
-        'Event types, availability, bookings, team and webhooks. Authenticate with `Authorization: ApiKey <key>` ' +
-          '(server to server, scoped) or `Authorization: Bearer <jwt>` (user sessions). Errors are ' +
-          '`{ code, message, details?, requestId }`.',
-      )
-      .setVersion('1')
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'ApiKey mk_live_… or ApiKey mk_test_…' }, 'ApiKey')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', useGlobalPrefix: false });
+function setupSwagger(app: NestFastifyApplication, config: AppConfig): void {
+  SwaggerModule.setup('docs', app, createOpenApiDocument(app, config.appUrl), { jsonDocumentUrl: 'docs-json', useGlobalPrefix: false });
 }
 
 /** Builds the whole HTTP application; `main.ts` and the e2e tests both start it through here. */
@@ -72,7 +59,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   app.setGlobalPrefix('v1', { exclude: ['health', 'health/ready'] });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter());
-  setupSwagger(app);
+  setupSwagger(app, config);
   await app.init();
   return app;
 }

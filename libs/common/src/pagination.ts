@@ -9,7 +9,7 @@ export const MAX_PAGE = 1_000_000;
 
 /** `page` ≥ 1 and `limit` 1..100 (default 20); anything else is a 400 through the global ValidationPipe. */
 export class PaginationQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -17,7 +17,7 @@ export class PaginationQueryDto {
   @Max(MAX_PAGE)
   page: number = 1;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
   @IsOptional()
   @Type(() => Number)
   @IsInt()

@@ -11,7 +11,10 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create an API key (JWT only; owner or admin). The full key is returned once.' })
+  @ApiOperation({
+    operationId: 'createApiKey',
+    summary: 'Create an API key (JWT only; owner or admin). The full key is returned once.',
+  })
   @ApiResponse({ status: 201, type: CreatedApiKeyResponse })
   @ApiErrors(400, 401, 403)
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
@@ -19,7 +22,10 @@ export class ApiKeysController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List the organization’s keys that are not revoked (prefixes only)' })
+  @ApiOperation({
+    operationId: 'listApiKeys',
+    summary: 'List the organization’s keys that are not revoked (prefixes only)',
+  })
   @ApiResponse({ status: 200, type: ApiKeyListResponse })
   @ApiErrors(400, 401, 403)
   list(@CurrentPrincipal() principal: Principal, @Query() page: PaginationQueryDto): Promise<ApiKeyListResponse> {
@@ -28,7 +34,10 @@ export class ApiKeysController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Revoke a key immediately; later requests with it get 401 KEY_REVOKED' })
+  @ApiOperation({
+    operationId: 'revokeApiKey',
+    summary: 'Revoke a key immediately; later requests with it get 401 KEY_REVOKED',
+  })
   @ApiResponse({ status: 204 })
   @ApiErrors(401, 403, 404)
   async revoke(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {

@@ -11,7 +11,10 @@ export class AuthController {
 
   @Public()
   @Post('register')
-  @ApiOperation({ summary: 'Create a user, a new organization with the user as its owner, and a session' })
+  @ApiOperation({
+    operationId: 'register',
+    summary: 'Create a user, a new organization with the user as its owner, and a session',
+  })
   @ApiResponse({ status: 201, type: RegisterResponse })
   @ApiErrors(400, 409)
   register(@Body() dto: RegisterDto, @Headers('user-agent') userAgent?: string): Promise<RegisterResponse> {
@@ -22,6 +25,7 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'login',
     summary: 'Exchange email and password for tokens',
     description: 'Wrong email and wrong password both give 401 INVALID_CREDENTIALS. 10 failures for one email within 15 minutes → 429.',
   })
@@ -35,6 +39,7 @@ export class AuthController {
   @Post('refresh')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'refreshSession',
     summary: 'Rotate a refresh token into a new token pair',
     description: 'The presented token dies. Presenting an already-rotated token revokes the whole session.',
   })
@@ -47,7 +52,10 @@ export class AuthController {
   @Access({})
   @Post('logout')
   @HttpCode(204)
-  @ApiOperation({ summary: 'End the current session: its refresh and access tokens stop working at once' })
+  @ApiOperation({
+    operationId: 'logout',
+    summary: 'End the current session: its refresh and access tokens stop working at once',
+  })
   @ApiResponse({ status: 204 })
   @ApiErrors(401, 403)
   async logout(@CurrentPrincipal() principal: Principal): Promise<void> {
@@ -56,7 +64,10 @@ export class AuthController {
 
   @Access({})
   @Get('sessions')
-  @ApiOperation({ summary: 'The caller’s active sessions' })
+  @ApiOperation({
+    operationId: 'listSessions',
+    summary: 'The caller’s active sessions',
+  })
   @ApiResponse({ status: 200, type: SessionListResponse })
   @ApiErrors(401, 403)
   sessions(@CurrentPrincipal() principal: Principal): Promise<SessionListResponse> {
@@ -66,7 +77,10 @@ export class AuthController {
   @Access({})
   @Delete('sessions/:id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'End one of the caller’s sessions' })
+  @ApiOperation({
+    operationId: 'deleteSession',
+    summary: 'End one of the caller’s sessions',
+  })
   @ApiResponse({ status: 204 })
   @ApiErrors(401, 403, 404)
   async deleteSession(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {

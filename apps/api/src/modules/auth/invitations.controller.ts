@@ -14,6 +14,7 @@ export class InvitationsController {
   @Post('accept')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'acceptInvitation',
     summary: 'Accept an invitation: set a password, join the organization, get a session',
     description:
       'Public. 404 INVITATION_NOT_FOUND: unknown, used or cancelled token. 410 INVITATION_EXPIRED: older than 7 days. ' +

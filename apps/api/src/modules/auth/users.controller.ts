@@ -12,6 +12,7 @@ export class UsersController {
   @Access({ scope: 'any' })
   @Get('me')
   @ApiOperation({
+    operationId: 'getCurrentUser',
     summary: 'The caller: user, organization and membership',
     description: 'With an API key (any scope): the key’s creator, `member.role` null, plus `apiKey`.',
   })
@@ -23,7 +24,10 @@ export class UsersController {
 
   @Access({})
   @Patch('me')
-  @ApiOperation({ summary: 'Update the caller’s profile (JWT only)' })
+  @ApiOperation({
+    operationId: 'updateCurrentUser',
+    summary: 'Update the caller’s profile (JWT only)',
+  })
   @ApiResponse({ status: 200, type: UserResponse })
   @ApiErrors(400, 401, 403)
   updateMe(@CurrentPrincipal() principal: Principal, @Body() dto: UpdateMeDto): Promise<UserResponse> {

@@ -12,6 +12,7 @@ export class AvailabilityController {
   @Get()
   @Access({ scope: Scope.AvailabilityRead })
   @ApiOperation({
+    operationId: 'listAvailableSlots',
     summary: 'Bookable slots of an event type between two local dates (scope availability:read)',
     description:
       '`start` and `end` are inclusive dates in `timezone` (default UTC), at most 93 dates. Slots are sorted and rendered in ' +
@@ -26,6 +27,7 @@ export class AvailabilityController {
   @Get('check')
   @Access({ scope: Scope.AvailabilityRead })
   @ApiOperation({
+    operationId: 'checkAvailability',
     summary: 'Whether one start time is bookable, and why not (scope availability:read)',
     description:
       'True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, ' +

@@ -15,7 +15,11 @@ export class SchedulesController {
 
   @Get('schedules')
   @Access({ scope: Scope.AvailabilityRead })
-  @ApiOperation({ summary: 'A member’s weekly schedule (scope availability:read)', description: OTHERS })
+  @ApiOperation({
+    operationId: 'getSchedule',
+    summary: 'A member’s weekly schedule (scope availability:read)',
+    description: OTHERS,
+  })
   @ApiResponse({ status: 200, type: ScheduleResponse })
   @ApiErrors(400, 401, 403, 404)
   get(@CurrentPrincipal() principal: Principal, @Query() query: UserQueryDto): Promise<ScheduleResponse> {
@@ -25,6 +29,7 @@ export class SchedulesController {
   @Put('schedules')
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({
+    operationId: 'replaceSchedule',
     summary: 'Replace a member’s weekly schedule (scope availability:write)',
     description: `dayOfWeek 0 = Sunday … 6 = Saturday, each at most once; HH:MM with 24:00 allowed as endTime; slots of a day must not overlap. ${OTHERS}`,
   })
@@ -37,6 +42,7 @@ export class SchedulesController {
   @Post('overrides')
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({
+    operationId: 'createOverride',
     summary: 'Override one date of a member’s weekly hours (scope availability:write)',
     description: `\`custom\` needs at least one slot, \`unavailable\` takes none. 409 OVERRIDE_EXISTS for a second override of the same date. ${OTHERS}`,
   })
@@ -53,6 +59,7 @@ export class SchedulesController {
   @Get('overrides')
   @Access({ scope: Scope.AvailabilityRead })
   @ApiOperation({
+    operationId: 'listOverrides',
     summary: 'A member’s overrides between two dates, inclusive, at most 366 dates (scope availability:read)',
     description: OTHERS,
   })
@@ -65,7 +72,11 @@ export class SchedulesController {
   @Delete('overrides/:id')
   @HttpCode(204)
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
-  @ApiOperation({ summary: 'Remove an override; the weekly hours apply again that date (scope availability:write)', description: OTHERS })
+  @ApiOperation({
+    operationId: 'deleteOverride',
+    summary: 'Remove an override; the weekly hours apply again that date (scope availability:write)',
+    description: OTHERS,
+  })
   @ApiResponse({ status: 204 })
   @ApiErrors(400, 401, 403, 404)
   async remove(@CurrentPrincipal() principal: Principal, @Param('id', new IdParamPipe('ovr', 'id')) id: string): Promise<void> {

@@ -47,6 +47,7 @@ export class BookingsController {
   @Post()
   @Access({ scope: Scope.BookingsWrite, permission: Permission.CreateBookings })
   @ApiOperation({
+    operationId: 'createBooking',
     summary: 'Book a slot',
     description:
       '`status` is `pending` when the event type requires confirmation. A time that is not bookable → 409 SLOT_UNAVAILABLE with ' +
@@ -67,7 +68,10 @@ export class BookingsController {
 
   @Get()
   @Access({ scope: Scope.BookingsRead })
-  @ApiOperation({ summary: 'List bookings ordered by startsAt then id (members see the bookings they host)' })
+  @ApiOperation({
+    operationId: 'listBookings',
+    summary: 'List bookings ordered by startsAt then id (members see the bookings they host)',
+  })
   @ApiResponse({ status: 200, type: BookingListResponse })
   @ApiErrors(400, 401, 403)
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListBookingsQueryDto): Promise<BookingListResponse> {
@@ -76,7 +80,10 @@ export class BookingsController {
 
   @Get(':id')
   @Access({ scope: Scope.BookingsRead })
-  @ApiOperation({ summary: 'One booking with attendee, event type and meeting link' })
+  @ApiOperation({
+    operationId: 'getBooking',
+    summary: 'One booking with attendee, event type and meeting link',
+  })
   @ApiResponse({ status: 200, type: BookingResponse })
   @ApiErrors(401, 403, 404)
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BookingResponse> {
@@ -87,6 +94,7 @@ export class BookingsController {
   @HttpCode(200)
   @Access({ scope: Scope.BookingsWrite, attendeeToken: true })
   @ApiOperation({
+    operationId: 'cancelBooking',
     summary: 'Cancel a booking: host credentials, or the attendee’s token in the body',
     description: 'Neither → 401. Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST. The slot is free again at once.',
   })
@@ -104,6 +112,7 @@ export class BookingsController {
   @HttpCode(200)
   @Access({ scope: Scope.BookingsWrite, attendeeToken: true })
   @ApiOperation({
+    operationId: 'rescheduleBooking',
     summary: 'Move a booking: the original is cancelled and a new one created, atomically',
     description:
       'Host credentials or the attendee’s token. The new booking gets a new token; the old one stops working. ' +
@@ -126,7 +135,11 @@ export class BookingsController {
   @Post(':id/confirm')
   @HttpCode(200)
   @Access({ scope: Scope.BookingsWrite })
-  @ApiOperation({ summary: 'Confirm a pending booking (host credentials)', description: 'Not pending → 409 BOOKING_NOT_PENDING.' })
+  @ApiOperation({
+    operationId: 'confirmBooking',
+    summary: 'Confirm a pending booking (host credentials)',
+    description: 'Not pending → 409 BOOKING_NOT_PENDING.',
+  })
   @ApiResponse({ status: 200, type: BookingResponse })
   @ApiErrors(400, 401, 403, 404, 409)
   confirm(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() dto: DecisionDto): Promise<BookingResponse> {
@@ -137,6 +150,7 @@ export class BookingsController {
   @HttpCode(200)
   @Access({ scope: Scope.BookingsWrite })
   @ApiOperation({
+    operationId: 'declineBooking',
     summary: 'Decline a pending booking (host credentials): it becomes cancelled',
     description: 'Not pending → 409 BOOKING_NOT_PENDING.',
   })

@@ -21,6 +21,7 @@ export class EventTypesController {
   @Post()
   @Access({ scope: Scope.EventTypesWrite, permission: Permission.ManageEventTypes })
   @ApiOperation({
+    operationId: 'createEventType',
     summary: 'Create an event type (scope event_types:write; owner or admin)',
     description: '409 SLUG_TAKEN when an active event type of the organization uses the slug.',
   })
@@ -32,7 +33,10 @@ export class EventTypesController {
 
   @Get()
   @Access({ scope: Scope.EventTypesRead })
-  @ApiOperation({ summary: 'List active event types, or deleted ones with ?isActive=false (scope event_types:read)' })
+  @ApiOperation({
+    operationId: 'listEventTypes',
+    summary: 'List active event types, or deleted ones with ?isActive=false (scope event_types:read)',
+  })
   @ApiResponse({ status: 200, type: EventTypeListResponse })
   @ApiErrors(400, 401, 403)
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListEventTypesQueryDto): Promise<EventTypeListResponse> {
@@ -41,7 +45,10 @@ export class EventTypesController {
 
   @Get(':id')
   @Access({ scope: Scope.EventTypesRead })
-  @ApiOperation({ summary: 'One event type with every field, deleted ones included (scope event_types:read)' })
+  @ApiOperation({
+    operationId: 'getEventType',
+    summary: 'One event type with every field, deleted ones included (scope event_types:read)',
+  })
   @ApiResponse({ status: 200, type: EventTypeResponse })
   @ApiErrors(400, 401, 403, 404)
   get(@CurrentPrincipal() principal: Principal, @Param('id', EVENT_TYPE_ID) id: string): Promise<EventTypeResponse> {
@@ -51,6 +58,7 @@ export class EventTypesController {
   @Patch(':id')
   @Access({ scope: Scope.EventTypesWrite, permission: Permission.ManageEventTypes })
   @ApiOperation({
+    operationId: 'updateEventType',
     summary: 'Change the supplied fields (scope event_types:write; owner or admin)',
     description: '`hostUserIds` replaces the host list. 409 SLUG_TAKEN, or 409 EVENT_TYPE_INACTIVE for a deleted event type.',
   })
@@ -68,6 +76,7 @@ export class EventTypesController {
   @HttpCode(204)
   @Access({ scope: Scope.EventTypesWrite, permission: Permission.ManageEventTypes })
   @ApiOperation({
+    operationId: 'deleteEventType',
     summary: 'Soft delete (isActive becomes false); bookings are kept. Repeatable (scope event_types:write; owner or admin)',
   })
   @ApiResponse({ status: 204 })

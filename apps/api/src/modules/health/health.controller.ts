@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
-import { AppError, ErrorCode, Public } from '@app/common';
+import { AppError, ErrorCode, ErrorResponseDto, Public } from '@app/common';
 
 /** Probes sit outside /v1 and need no credentials (contract section 1). */
 @ApiTags('health')
@@ -16,16 +16,34 @@ export class HealthController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Liveness: the process answers' })
-  @ApiResponse({ status: 200, schema: { example: { status: 'ok' } } })
+  @ApiOperation({
+    operationId: 'getHealth',
+    summary: 'Liveness: the process answers',
+  })
+  @ApiResponse({
+    status: 200,
+    schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] } }, example: { status: 'ok' } },
+  })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: the database answers' })
-  @ApiResponse({ status: 200, schema: { example: { status: 'ok', info: { database: { status: 'up' } } } } })
-  @ApiResponse({ status: 503, description: 'The database does not answer (code SERVICE_UNAVAILABLE)' })
+  @ApiOperation({
+    operationId: 'getReadiness',
+    summary: 'Readiness: the database answers',
+  })
+  @ApiResponse({
+    status: 200,
+    description: "@nestjs/terminus's report",
+    schema: {
+      type: 'object',
+      required: ['status'],
+      properties: { status: { type: 'string', enum: ['ok'] } },
+      example: { status: 'ok', info: { database: { status: 'up' } }, error: {}, details: { database: { status: 'up' } } },
+    },
+  })
+  @ApiResponse({ status: 503, type: ErrorResponseDto, description: 'SERVICE_UNAVAILABLE: the database does not answer' })
   async ready(): Promise<unknown> {
     try {
       return await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);

@@ -18,8 +18,14 @@ const orgId = new IdParamPipe('org', 'orgId');
 const memberId = new IdParamPipe('mem', 'id');
 
 /** The access rule (which also documents security, scope and roles) and the operation's summary. */
-function TeamRoute(scope: Scope | null, permission: Permission, summary: string, description: string): MethodDecorator {
-  return applyDecorators(Access(scope ? { scope, permission } : { permission }), ApiOperation({ summary, description }));
+function TeamRoute(
+  operationId: string,
+  scope: Scope | null,
+  permission: Permission,
+  summary: string,
+  description: string,
+): MethodDecorator {
+  return applyDecorators(Access(scope ? { scope, permission } : { permission }), ApiOperation({ operationId, summary, description }));
 }
 
 @ApiTags('team')
@@ -28,7 +34,13 @@ export class TeamController {
   constructor(private readonly team: TeamService) {}
 
   @Get()
-  @TeamRoute(Scope.TeamRead, Permission.ReadOrganization, 'The caller’s organization', 'Every role. Another organization’s id → 404.')
+  @TeamRoute(
+    'getOrganization',
+    Scope.TeamRead,
+    Permission.ReadOrganization,
+    'The caller’s organization',
+    'Every role. Another organization’s id → 404.',
+  )
   @ApiResponse({ status: 200, type: OrganizationResponse })
   @ApiErrors(400, 401, 403, 404)
   show(@CurrentPrincipal() principal: Principal, @Param('orgId', orgId) id: string): Promise<OrganizationResponse> {
@@ -36,7 +48,13 @@ export class TeamController {
   }
 
   @Patch()
-  @TeamRoute(Scope.TeamWrite, Permission.UpdateOrganization, 'Rename the organization', 'Owner or admin. The slug stays as it is.')
+  @TeamRoute(
+    'updateOrganization',
+    Scope.TeamWrite,
+    Permission.UpdateOrganization,
+    'Rename the organization',
+    'Owner or admin. The slug stays as it is.',
+  )
   @ApiResponse({ status: 200, type: OrganizationResponse })
   @ApiErrors(400, 401, 403, 404)
   update(
@@ -50,6 +68,7 @@ export class TeamController {
   @Delete()
   @HttpCode(204)
   @TeamRoute(
+    'deleteOrganization',
     null,
     Permission.DeleteOrganization,
     'Delete the organization and everything of it',
@@ -62,7 +81,13 @@ export class TeamController {
   }
 
   @Get('members')
-  @TeamRoute(Scope.TeamRead, Permission.ReadOrganization, 'Members and pending invitations', 'Every role. Ordered by creation.')
+  @TeamRoute(
+    'listMembers',
+    Scope.TeamRead,
+    Permission.ReadOrganization,
+    'Members and pending invitations',
+    'Every role. Ordered by creation.',
+  )
   @ApiResponse({ status: 200, type: MemberListResponse })
   @ApiErrors(400, 401, 403, 404)
   members(
@@ -75,6 +100,7 @@ export class TeamController {
 
   @Post('members')
   @TeamRoute(
+    'inviteMember',
     Scope.TeamWrite,
     Permission.ManageMembers,
     'Invite a member by email',
@@ -94,6 +120,7 @@ export class TeamController {
 
   @Patch('members/:id')
   @TeamRoute(
+    'updateMember',
     Scope.TeamWrite,
     Permission.ManageMembers,
     'Change a member’s role',
@@ -113,6 +140,7 @@ export class TeamController {
   @Delete('members/:id')
   @HttpCode(204)
   @TeamRoute(
+    'removeMember',
     Scope.TeamWrite,
     Permission.ManageMembers,
     'Remove a member or cancel an invitation',

@@ -12,8 +12,8 @@ import {
 } from './dto/webhook.dto.js';
 import { WebhooksService } from './webhooks.service.js';
 
-const READ = Access({ scope: Scope.WebhooksRead, permission: Permission.ManageWebhooks });
-const WRITE = Access({ scope: Scope.WebhooksWrite, permission: Permission.ManageWebhooks });
+const READ = (): MethodDecorator & ClassDecorator => Access({ scope: Scope.WebhooksRead, permission: Permission.ManageWebhooks });
+const WRITE = (): MethodDecorator & ClassDecorator => Access({ scope: Scope.WebhooksWrite, permission: Permission.ManageWebhooks });
 
 @ApiTags('webhooks')
 @Controller('webhooks')
@@ -21,8 +21,9 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
-  @WRITE
+  @WRITE()
   @ApiOperation({
+    operationId: 'createWebhook',
     summary: 'Create a webhook endpoint; the signing secret is returned once',
     description:
       'Test-mode keys create test-mode webhooks, which receive test-mode events only. Unless WEBHOOK_ALLOW_PRIVATE_URLS is on, ' +
@@ -35,8 +36,11 @@ export class WebhooksController {
   }
 
   @Get()
-  @READ
-  @ApiOperation({ summary: 'List the webhooks of the caller’s organization and mode, newest first' })
+  @READ()
+  @ApiOperation({
+    operationId: 'listWebhooks',
+    summary: 'List the webhooks of the caller’s organization and mode, newest first',
+  })
   @ApiResponse({ status: 200, type: WebhookListResponse })
   @ApiErrors(400, 401, 403)
   list(@CurrentPrincipal() principal: Principal, @Query() page: PaginationQueryDto): Promise<WebhookListResponse> {
@@ -44,8 +48,11 @@ export class WebhooksController {
   }
 
   @Get(':id')
-  @READ
-  @ApiOperation({ summary: 'Get a webhook' })
+  @READ()
+  @ApiOperation({
+    operationId: 'getWebhook',
+    summary: 'Get a webhook',
+  })
   @ApiResponse({ status: 200, type: WebhookResponse })
   @ApiErrors(401, 403, 404)
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WebhookResponse> {
@@ -53,8 +60,11 @@ export class WebhooksController {
   }
 
   @Patch(':id')
-  @WRITE
-  @ApiOperation({ summary: 'Change a webhook’s url, events, description or active flag' })
+  @WRITE()
+  @ApiOperation({
+    operationId: 'updateWebhook',
+    summary: 'Change a webhook’s url, events, description or active flag',
+  })
   @ApiResponse({ status: 200, type: WebhookResponse })
   @ApiErrors(400, 401, 403, 404)
   update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() dto: UpdateWebhookDto): Promise<WebhookResponse> {
@@ -62,9 +72,12 @@ export class WebhooksController {
   }
 
   @Delete(':id')
-  @WRITE
+  @WRITE()
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a webhook with its deliveries; nothing more is sent to it' })
+  @ApiOperation({
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook with its deliveries; nothing more is sent to it',
+  })
   @ApiResponse({ status: 204 })
   @ApiErrors(401, 403, 404)
   async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
@@ -72,9 +85,12 @@ export class WebhooksController {
   }
 
   @Post(':id/test')
-  @WRITE
+  @WRITE()
   @HttpCode(202)
-  @ApiOperation({ summary: 'Send a signed webhook.test event to this endpoint only' })
+  @ApiOperation({
+    operationId: 'testWebhook',
+    summary: 'Send a signed webhook.test event to this endpoint only',
+  })
   @ApiResponse({ status: 202, type: WebhookDeliveryResponse })
   @ApiErrors(401, 403, 404)
   test(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WebhookDeliveryResponse> {
@@ -82,8 +98,11 @@ export class WebhooksController {
   }
 
   @Get(':id/deliveries')
-  @READ
-  @ApiOperation({ summary: 'List the deliveries of a webhook, newest first' })
+  @READ()
+  @ApiOperation({
+    operationId: 'listWebhookDeliveries',
+    summary: 'List the deliveries of a webhook, newest first',
+  })
   @ApiResponse({ status: 200, type: WebhookDeliveryListResponse })
   @ApiErrors(400, 401, 403, 404)
   deliveries(
@@ -95,9 +114,12 @@ export class WebhooksController {
   }
 
   @Post(':id/deliveries/:deliveryId/retry')
-  @WRITE
+  @WRITE()
   @HttpCode(202)
-  @ApiOperation({ summary: 'One more attempt of a delivery, now, whatever its status' })
+  @ApiOperation({
+    operationId: 'retryWebhookDelivery',
+    summary: 'One more attempt of a delivery, now, whatever its status',
+  })
   @ApiResponse({ status: 202, type: WebhookDeliveryResponse })
   @ApiErrors(401, 403, 404)
   retry(

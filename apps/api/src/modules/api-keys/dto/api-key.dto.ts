@@ -36,25 +36,29 @@ export class CreateApiKeyDto {
   expiresAt?: Date;
 }
 
-export class ApiKeyView {
+/** The key as created: it has not been used yet, so it has no lastUsedAt. */
+export class NewApiKeyView {
   @ApiProperty({ example: 'key_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ example: 'mk_live_Ab3d', description: 'The first 12 characters of the key' }) keyPrefix!: string;
   @ApiProperty({ enum: ALL_SCOPES, isArray: true }) scopes!: Scope[];
-  @ApiProperty() rateLimitPerMinute!: number;
+  @ApiProperty({ type: 'integer' }) rateLimitPerMinute!: number;
   @ApiProperty({ enum: ['live', 'test'] }) mode!: KeyMode;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastUsedAt!: string | null;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) expiresAt!: string | null;
 }
 
+export class ApiKeyView extends NewApiKeyView {
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastUsedAt!: string | null;
+}
+
 export class CreatedApiKeyResponse {
   @ApiProperty({ description: 'The full key. Shown only in this response.', example: 'mk_live_…' }) apiKey!: string;
-  @ApiProperty({ type: ApiKeyView }) key!: Omit<ApiKeyView, 'lastUsedAt'>;
+  @ApiProperty({ type: NewApiKeyView }) key!: NewApiKeyView;
 }
 
 export class ApiKeyListResponse {
   @ApiProperty({ type: ApiKeyView, isArray: true }) keys!: ApiKeyView[];
-  @ApiProperty() totalCount!: number;
+  @ApiProperty({ type: 'integer' }) totalCount!: number;
   @ApiProperty() hasMore!: boolean;
 }

@@ -85,7 +85,7 @@ export class TokensResponse {
   @ApiProperty({ description: 'JWT (HS256), sent as `Authorization: Bearer <token>`' }) accessToken!: string;
   @ApiProperty({ description: 'Opaque; rotates on every use' }) refreshToken!: string;
   @ApiProperty({ enum: ['Bearer'] }) tokenType!: 'Bearer';
-  @ApiProperty({ description: 'Access-token lifetime in seconds' }) expiresIn!: number;
+  @ApiProperty({ type: 'integer', description: 'Access-token lifetime in seconds' }) expiresIn!: number;
 }
 
 export class UserView {

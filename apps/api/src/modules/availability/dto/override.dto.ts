@@ -66,5 +66,5 @@ export class OverrideResponse {
 
 export class OverrideListResponse {
   @ApiProperty({ type: OverrideView, isArray: true, description: 'Sorted by date' }) overrides!: OverrideView[];
-  @ApiProperty() totalCount!: number;
+  @ApiProperty({ type: 'integer' }) totalCount!: number;
 }

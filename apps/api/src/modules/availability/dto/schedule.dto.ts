@@ -63,7 +63,7 @@ export class TimeSlotView {
 }
 
 export class ScheduleDayView {
-  @ApiProperty({ minimum: 0, maximum: 6 }) dayOfWeek!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 6 }) dayOfWeek!: number;
   @ApiProperty({ type: TimeSlotView, isArray: true }) slots!: TimeSlotView[];
 }
 

@@ -202,7 +202,7 @@ export class BookingEventTypeView {
   @ApiProperty() id!: string;
   @ApiProperty() title!: string;
   @ApiProperty() slug!: string;
-  @ApiProperty() durationMinutes!: number;
+  @ApiProperty({ type: 'integer' }) durationMinutes!: number;
 }
 
 export class BookingView {
@@ -275,8 +275,8 @@ export class RescheduledBookingResponse {
 
 export class BookingListResponse {
   @ApiProperty({ type: BookingDetailView, isArray: true }) bookings!: BookingDetailView[];
-  @ApiProperty() totalCount!: number;
+  @ApiProperty({ type: 'integer' }) totalCount!: number;
   @ApiProperty() hasMore!: boolean;
-  @ApiProperty() page!: number;
-  @ApiProperty() limit!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) limit!: number;
 }

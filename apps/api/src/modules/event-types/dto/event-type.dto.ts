@@ -170,7 +170,7 @@ export const MAX_PAGE = 1_000_000;
 
 export class ListEventTypesQueryDto extends PaginationQueryDto {
   // Redeclared in full: class-validator drops the parent's rules for a property the child decorates.
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -190,20 +190,20 @@ export class EventTypeView {
   @ApiProperty() title!: string;
   @ApiProperty() slug!: string;
   @ApiProperty({ type: String, nullable: true }) description!: string | null;
-  @ApiProperty() durationMinutes!: number;
+  @ApiProperty({ type: 'integer' }) durationMinutes!: number;
   @ApiProperty({ enum: LOCATION_TYPES, nullable: true }) locationType!: LocationType | null;
   @ApiProperty({ type: String, nullable: true }) location!: string | null;
-  @ApiProperty() bufferBeforeMinutes!: number;
-  @ApiProperty() bufferAfterMinutes!: number;
+  @ApiProperty({ type: 'integer' }) bufferBeforeMinutes!: number;
+  @ApiProperty({ type: 'integer' }) bufferAfterMinutes!: number;
   @ApiProperty() minimumNoticeHours!: number;
-  @ApiProperty() bookingWindowDays!: number;
-  @ApiProperty({ type: Number, nullable: true }) maxBookingsPerDay!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) slotIntervalMinutes!: number | null;
+  @ApiProperty({ type: 'integer' }) bookingWindowDays!: number;
+  @ApiProperty({ type: 'integer', nullable: true }) maxBookingsPerDay!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) slotIntervalMinutes!: number | null;
   @ApiProperty({ enum: SCHEDULING_TYPES }) schedulingType!: SchedulingType;
   @ApiProperty({ type: String, isArray: true }) hostUserIds!: string[];
   @ApiProperty() requiresConfirmation!: boolean;
   @ApiProperty() isActive!: boolean;
-  @ApiProperty({ description: 'Confirmed and pending bookings, in the caller’s mode' }) bookingsCount!: number;
+  @ApiProperty({ type: 'integer', description: 'Confirmed and pending bookings, in the caller’s mode' }) bookingsCount!: number;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 }
@@ -214,6 +214,6 @@ export class EventTypeResponse {
 
 export class EventTypeListResponse {
   @ApiProperty({ type: EventTypeView, isArray: true }) eventTypes!: EventTypeView[];
-  @ApiProperty() totalCount!: number;
+  @ApiProperty({ type: 'integer' }) totalCount!: number;
   @ApiProperty() hasMore!: boolean;
 }

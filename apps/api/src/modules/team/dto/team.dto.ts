@@ -85,7 +85,7 @@ export class MemberView {
 
 export class MemberListResponse {
   @ApiProperty({ type: MemberView, isArray: true }) members!: MemberView[];
-  @ApiProperty() totalCount!: number;
+  @ApiProperty({ type: 'integer' }) totalCount!: number;
   @ApiProperty() hasMore!: boolean;
 }
 

@@ -118,7 +118,7 @@ export class WebhookResponse {
 
 export class WebhookListResponse {
   @ApiProperty({ type: WebhookView, isArray: true }) webhooks!: WebhookView[];
-  @ApiProperty() totalCount!: number;
+  @ApiProperty({ type: 'integer' }) totalCount!: number;
   @ApiProperty() hasMore!: boolean;
 }
 
@@ -127,11 +127,11 @@ export class WebhookDeliveryView {
   @ApiProperty({ example: 'whevt_2Ld9vQ0xWm3nB7vR1sTzQ4bb', description: 'The payload id and the webhook-id header' }) eventId!: string;
   @ApiProperty({ example: 'booking.created' }) eventType!: string;
   @ApiProperty({ enum: ['pending', 'succeeded', 'failed'] }) status!: DeliveryStatus;
-  @ApiProperty() attempts!: number;
+  @ApiProperty({ type: 'integer' }) attempts!: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastAttemptAt!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null once succeeded or failed' }) nextAttemptAt!:
     string | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'HTTP status of the last attempt; null when no response arrived' })
+  @ApiProperty({ type: 'integer', nullable: true, description: 'HTTP status of the last attempt; null when no response arrived' })
   responseStatus!: number | null;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
 }
@@ -142,6 +142,6 @@ export class WebhookDeliveryResponse {
 
 export class WebhookDeliveryListResponse {
   @ApiProperty({ type: WebhookDeliveryView, isArray: true }) deliveries!: WebhookDeliveryView[];
-  @ApiProperty() totalCount!: number;
+  @ApiProperty({ type: 'integer' }) totalCount!: number;
   @ApiProperty() hasMore!: boolean;
 }

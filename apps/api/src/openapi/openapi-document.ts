@@ -1,0 +1,152 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import type { OperationObject, ParameterObject, PathItemObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
+import type { IdPrefix } from '@app/common';
+import { applyBodyRules, applyQueryRules, validationSchemas } from './validation-schemas.js';
+
+const TAGS: Array<{ name: string; description: string }> = [
+  { name: 'auth', description: 'Registration, login, token refresh and sessions (JWT)' },
+  { name: 'users', description: 'The signed-in user or the API key’s creator' },
+  { name: 'api-keys', description: 'Scoped, rate-limited server-to-server keys (JWT only; owner or admin)' },
+  { name: 'team', description: 'The organization, its members and invitations' },
+  { name: 'event-types', description: 'What can be booked: duration, buffers, limits, hosts' },
+  { name: 'availability', description: 'Weekly schedules, date overrides and bookable slots' },
+  { name: 'bookings', description: 'Book, list, cancel, reschedule, confirm and decline; idempotent creation' },
+  { name: 'webhooks', description: 'Signed (Standard Webhooks), retried event deliveries and their log' },
+  { name: 'health', description: 'Liveness and readiness probes (outside /v1, no credentials)' },
+];
+
+/** The id prefix of each path parameter, by the path segment before it (contract section 1). */
+const PATH_ID_PREFIXES: Record<string, IdPrefix> = {
+  organizations: 'org',
+  members: 'mem',
+  'event-types': 'evt',
+  bookings: 'bkg',
+  overrides: 'ovr',
+  webhooks: 'wh',
+  deliveries: 'whdel',
+  sessions: 'ses',
+  'api-keys': 'key',
+};
+
+/** Visible ASCII, 1..255 characters (contract section 8). */
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]{1,255}$';
+
+const ERROR_RESPONSE: ResponseObject = {
+  description: '',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponseDto' } } },
+};
+
+const BODY_ERRORS: Record<string, string> = {
+  '413': 'PAYLOAD_TOO_LARGE: the body is over 1 MiB',
+  '415': 'UNSUPPORTED_MEDIA_TYPE: the body is not application/json',
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+function* operations(document: OpenAPIObject): Generator<[string, string, OperationObject]> {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const operation = (item as PathItemObject)[method];
+      if (operation) yield [path, method, operation];
+    }
+  }
+}
+
+function isReference(value: unknown): value is ReferenceObject {
+  return typeof value === 'object' && value !== null && '$ref' in value;
+}
+
+/**
+ * Security as a client generator reads it: public operations need nothing (`[]`), operations that take an
+ * attendee token in the body also work without credentials (`{}`), and each scheme is listed once.
+ */
+function refineSecurity(operation: OperationObject): void {
+  const extensions = operation as OperationObject & Record<`x-${string}`, unknown>;
+  if (extensions['x-access'] === 'public') {
+    operation.security = [];
+    return;
+  }
+  const seen = new Set<string>();
+  const security = (operation.security ?? []).filter((requirement) => {
+    const key = JSON.stringify(requirement);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  if (extensions['x-attendee-token']) security.push({});
+  operation.security = security;
+}
+
+function refineParameters(path: string, operation: OperationObject, rules: Record<string, SchemaObject>): void {
+  const segments = path.split('/');
+  const parameters = applyQueryRules(
+    (operation.parameters ?? []).filter((p): p is ParameterObject => !isReference(p)),
+    rules,
+  );
+  // Headers a route reads for its own bookkeeping (User-Agent for the session list) are no API parameters.
+  const apiParameters = parameters.filter((parameter) => !(parameter.in === 'header' && parameter.name.toLowerCase() === 'user-agent'));
+  operation.parameters = apiParameters.map((parameter): ParameterObject => {
+    if (parameter.in === 'path') {
+      const before = segments[segments.indexOf(`{${parameter.name}}`) - 1];
+      const prefix = PATH_ID_PREFIXES[before];
+      if (!prefix) throw new Error(`No id prefix for path parameter ${parameter.name} of ${path}`);
+      return {
+        ...parameter,
+        schema: { type: 'string', pattern: `^${prefix}_[0-9A-Za-z]{20,64}$`, example: `${prefix}_4f9QdY0m2kBz7Lr1Xc8VtN3a` },
+      };
+    }
+    if (parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key') {
+      return { ...parameter, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN } };
+    }
+    return parameter;
+  });
+}
+
+/** OpenAPI 3.0: a nullable enum lists null among its values, or validators refuse the null it allows. */
+function nullableEnums(schema: SchemaObject | ReferenceObject): void {
+  if (isReference(schema)) return;
+  if (schema.nullable && schema.enum && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+  for (const property of Object.values(schema.properties ?? {})) nullableEnums(property);
+  if (schema.items) nullableEnums(schema.items);
+}
+
+/** What the decorators cannot say, or say loosely, made exact for client generators. */
+export function refineDocument(document: OpenAPIObject): OpenAPIObject {
+  const rules = validationSchemas();
+  const schemas = document.components?.schemas ?? {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (rules[name] && !isReference(schema)) schemas[name] = applyBodyRules(schema, rules[name]);
+    nullableEnums(schemas[name]);
+  }
+  for (const [path, , operation] of operations(document)) {
+    refineSecurity(operation);
+    refineParameters(path, operation, rules);
+    if (operation.requestBody) {
+      for (const [status, description] of Object.entries(BODY_ERRORS)) operation.responses[status] ??= { ...ERROR_RESPONSE, description };
+    }
+    // Any input can be refused: a parameter or body that fails its rules, or text no field can hold (a NUL character).
+    if (operation.requestBody || operation.parameters?.length) {
+      operation.responses['400'] ??= { ...ERROR_RESPONSE, description: 'VALIDATION_ERROR: `details` names each refused field' };
+    }
+  }
+  document.tags = TAGS;
+  return document;
+}
+
+export function createOpenApiDocument(app: INestApplication, serverUrl: string): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Scheduling API')
+    .setDescription(
+      'Event types, availability, bookings, team and webhooks. Authenticate with `Authorization: ApiKey <key>` ' +
+        '(server to server, scoped) or `Authorization: Bearer <jwt>` (user sessions). Errors are ' +
+        '`{ code, message, details?, requestId }`.',
+    )
+    .setVersion('1')
+    .setLicense('Proprietary', `${serverUrl}/docs`)
+    .addServer(serverUrl, 'This deployment')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'ApiKey mk_live_… or ApiKey mk_test_…' }, 'ApiKey')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+    .build();
+  return refineDocument(SwaggerModule.createDocument(app, config));
+}
