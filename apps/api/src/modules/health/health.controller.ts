@@ -39,7 +39,12 @@ export class HealthController {
     schema: {
       type: 'object',
       required: ['status'],
-      properties: { status: { type: 'string', enum: ['ok'] } },
+      properties: {
+        status: { type: 'string', enum: ['ok'] },
+        info: { type: 'object', additionalProperties: true },
+        error: { type: 'object', additionalProperties: true },
+        details: { type: 'object', additionalProperties: true },
+      },
       example: { status: 'ok', info: { database: { status: 'up' } }, error: {}, details: { database: { status: 'up' } } },
     },
   })

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayNotEmpty,
   ArrayUnique,
   IsArray,
   IsBoolean,
@@ -104,6 +105,7 @@ abstract class EventTypeOptionalFields {
   })
   @OptionalNotNull()
   @IsArray()
+  @ArrayNotEmpty()
   @ArrayMaxSize(MAX_HOSTS)
   @ArrayUnique()
   @IsString({ each: true })
