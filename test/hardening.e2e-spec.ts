@@ -142,4 +142,34 @@ describe('hardening: what the fuzzer found', () => {
       expect(res.body.code).toBe('NOT_FOUND');
     });
   });
+
+  describe('one rule for malformed path ids: 400 naming the parameter, on every route', () => {
+    const bad = 'not-an-id';
+    const good = (prefix: string): string => `${prefix}_${'A'.repeat(24)}`;
+    it.each([
+      ['DELETE', () => `/v1/auth/sessions/${bad}`, 'id'],
+      ['DELETE', () => `/v1/api-keys/${bad}`, 'id'],
+      ['GET', () => `/v1/organizations/${bad}`, 'orgId'],
+      ['PATCH', () => `/v1/organizations/${owner.organizationId}/members/${good('usr')}`, 'id'],
+      ['GET', () => `/v1/event-types/${good('bkg')}`, 'id'],
+      ['DELETE', () => `/v1/availability/overrides/${bad}`, 'id'],
+      ['GET', () => `/v1/bookings/${bad}`, 'id'],
+      ['POST', () => `/v1/bookings/${good('evt')}/cancel`, 'id'],
+      ['POST', () => `/v1/bookings/${bad}/confirm`, 'id'],
+      ['GET', () => `/v1/webhooks/${bad}`, 'id'],
+      ['POST', () => `/v1/webhooks/${good('wh')}/deliveries/${bad}/retry`, 'deliveryId'],
+    ] as Array<[string, () => string, string]>)('%s, field %#', async (method, path, field) => {
+      const res = await t.http.request(method, path(), {
+        token: owner.accessToken,
+        body: method === 'GET' || method === 'DELETE' ? undefined : { role: 'admin' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([{ field, message: expect.stringContaining(field) }]);
+    });
+
+    it('a well-formed id of nothing is 404', async () => {
+      expect((await t.http.get(`/v1/bookings/${good('bkg')}`, { token: owner.accessToken })).status).toBe(404);
+      expect((await t.http.delete(`/v1/api-keys/${good('key')}`, { token: owner.accessToken })).status).toBe(404);
+    });
+  });
 });

@@ -196,13 +196,28 @@ describe('requests generated from the document’s own schemas', () => {
     await t.close();
   });
 
-  const pathOf = (template: string): string =>
-    template.replace(/\{([^}]+)\}/g, (_match, name: string) => {
-      const prefix =
-        { orgId: 'org', deliveryId: 'whdel' }[name] ??
-        ({ 'event-types': 'evt', members: 'mem' } as Record<string, string>)[template.split('/').at(-2) ?? ''];
-      return (prefix && ids[prefix]) || `${prefix ?? 'bkg'}_${'A'.repeat(24)}`;
-    });
+  /** The id prefix of a path parameter, by the segment before it (as the document's patterns say). */
+  const PREFIXES: Record<string, string> = {
+    organizations: 'org',
+    members: 'mem',
+    'event-types': 'evt',
+    bookings: 'bkg',
+    overrides: 'ovr',
+    webhooks: 'wh',
+    deliveries: 'whdel',
+    sessions: 'ses',
+    'api-keys': 'key',
+  };
+  const pathOf = (template: string): string => {
+    const segments = template.split('/');
+    return segments
+      .map((segment, index) => {
+        if (!segment.startsWith('{')) return segment;
+        const prefix = PREFIXES[segments[index - 1]];
+        return ids[prefix] ?? `${prefix}_${'A'.repeat(24)}`;
+      })
+      .join('/');
+  };
 
   function bodyOperations(): Array<{ method: string; path: string; operation: OperationObject; schema: SchemaObject }> {
     return operationsOf(document).flatMap(({ method, path, operation }) => {

@@ -136,7 +136,7 @@ describe('webhooks API', () => {
     expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
   });
 
-  it('answers 404 for another organization’s, unknown and malformed ids on every route', async () => {
+  it('answers 404 for another organization’s and unknown ids, 400 for malformed ones, on every route', async () => {
     const stranger = await registerOwner(t.http);
     const foreign = await createWebhook(t.http, { token: stranger.accessToken }, { url: url('/stranger'), events: ['*'] });
     const mine = await createWebhook(t.http, auth(), { url: url('/mine'), events: ['*'] });
@@ -144,7 +144,12 @@ describe('webhooks API', () => {
     expect(test.status).toBe(202);
     const foreignDelivery = test.body.delivery.id;
 
-    for (const id of [foreign.id, 'wh_AAAAAAAAAAAAAAAAAAAAAAAA', 'nope', 'wh_../../etc']) {
+    for (const [id, status] of [
+      [foreign.id, 404],
+      ['wh_AAAAAAAAAAAAAAAAAAAAAAAA', 404],
+      ['nope', 400],
+      ['wh_../../etc', 400],
+    ] as const) {
       const responses = [
         await t.http.get(`/v1/webhooks/${encodeURIComponent(id)}`, auth()),
         await t.http.patch(`/v1/webhooks/${encodeURIComponent(id)}`, { active: false }, auth()),
@@ -153,13 +158,13 @@ describe('webhooks API', () => {
         await t.http.get(`/v1/webhooks/${encodeURIComponent(id)}/deliveries`, auth()),
         await t.http.post(`/v1/webhooks/${encodeURIComponent(id)}/deliveries/${foreignDelivery}/retry`, undefined, auth()),
       ];
-      expect(responses.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404]);
-      expect(responses.every((r) => r.body.code === 'NOT_FOUND')).toBe(true);
+      expect(responses.map((r) => r.status)).toEqual(Array(6).fill(status));
+      expect(responses.every((r) => r.body.code === (status === 404 ? 'NOT_FOUND' : 'VALIDATION_ERROR'))).toBe(true);
     }
     // Someone else's delivery under my own webhook is not found either.
     const retry = await t.http.post(`/v1/webhooks/${mine.id}/deliveries/${foreignDelivery}/retry`, undefined, auth());
     expect(retry.status).toBe(404);
-    expect((await t.http.post(`/v1/webhooks/${mine.id}/deliveries/whdel_nope/retry`, undefined, auth())).status).toBe(404);
+    expect((await t.http.post(`/v1/webhooks/${mine.id}/deliveries/whdel_nope/retry`, undefined, auth())).status).toBe(400);
     // And the foreign webhook is untouched.
     expect((await t.http.get(`/v1/webhooks/${foreign.id}`, { token: stranger.accessToken })).body.webhook.active).toBe(true);
   });

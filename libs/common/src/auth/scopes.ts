@@ -14,7 +14,3 @@ export const Scope = {
 export type Scope = (typeof Scope)[keyof typeof Scope];
 
 export const ALL_SCOPES: readonly Scope[] = Object.values(Scope);
-
-export function isScope(value: string): value is Scope {
-  return (ALL_SCOPES as readonly string[]).includes(value);
-}

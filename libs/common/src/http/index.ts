@@ -5,3 +5,4 @@ export * from './request-id.js';
 export * from './api-errors.decorator.js';
 export * from './client-error.js';
 export * from './method-not-allowed.js';
+export * from './id-param.pipe.js';

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, PaginationQueryDto, Permission, type Principal } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, PaginationQueryDto, Permission, type Principal, IdParam } from '@app/common';
 import { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyListResponse, CreateApiKeyDto, CreatedApiKeyResponse } from './dto/api-key.dto.js';
 
@@ -40,7 +40,7 @@ export class ApiKeysController {
   })
   @ApiResponse({ status: 204 })
   @ApiErrors(401, 403, 404)
-  async revoke(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+  async revoke(@CurrentPrincipal() principal: Principal, @IdParam('id', 'key') id: string): Promise<void> {
     await this.apiKeys.revoke(principal, id);
   }
 }

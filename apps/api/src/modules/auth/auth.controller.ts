@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, Public, type Principal } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, Public, type Principal, IdParam } from '@app/common';
 import { AuthService } from './auth.service.js';
 import { LoginDto, RefreshDto, RegisterDto, RegisterResponse, SessionListResponse, TokensResponse } from './dto/auth.dto.js';
 
@@ -83,7 +83,7 @@ export class AuthController {
   })
   @ApiResponse({ status: 204 })
   @ApiErrors(401, 403, 404)
-  async deleteSession(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+  async deleteSession(@CurrentPrincipal() principal: Principal, @IdParam('id', 'ses') id: string): Promise<void> {
     await this.auth.deleteSession(principal, id);
   }
 }

@@ -156,10 +156,6 @@ export class AuthService {
     return user;
   }
 
-  findUserByEmail(email: string, manager?: EntityManager): Promise<User | null> {
-    return this.repository.findUserByEmail(email.toLowerCase(), manager);
-  }
-
   async login(dto: LoginDto, userAgent: string | undefined): Promise<TokensResponse> {
     const now = this.clock.now();
     const since = new Date(now.getTime() - LOCKOUT_WINDOW_MS);

@@ -1,7 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, Permission, type Principal, Scope } from '@app/common';
-import { IdParamPipe } from '../team/id-param.pipe.js';
+import { Access, ApiErrors, CurrentPrincipal, Permission, type Principal, Scope, IdParam } from '@app/common';
 import { CreateOverrideDto, ListOverridesQueryDto, OverrideListResponse, OverrideResponse } from './dto/override.dto.js';
 import { PutScheduleDto, ScheduleResponse, UserQueryDto } from './dto/schedule.dto.js';
 import { SchedulesService } from './schedules.service.js';
@@ -79,7 +78,7 @@ export class SchedulesController {
   })
   @ApiResponse({ status: 204 })
   @ApiErrors(400, 401, 403, 404)
-  async remove(@CurrentPrincipal() principal: Principal, @Param('id', new IdParamPipe('ovr', 'id')) id: string): Promise<void> {
+  async remove(@CurrentPrincipal() principal: Principal, @IdParam('id', 'ovr') id: string): Promise<void> {
     await this.schedules.deleteOverride(principal, id);
   }
 }

@@ -1,7 +1,7 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Access, ApiErrors, AppError, CurrentPrincipal, OptionalPrincipal, Permission, type Principal, Scope } from '@app/common';
+import { Access, ApiErrors, AppError, CurrentPrincipal, OptionalPrincipal, Permission, type Principal, Scope, IdParam } from '@app/common';
 import { BookingsService } from './bookings.service.js';
 import {
   BookingListResponse,
@@ -86,7 +86,7 @@ export class BookingsController {
   })
   @ApiResponse({ status: 200, type: BookingResponse })
   @ApiErrors(401, 403, 404)
-  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BookingResponse> {
+  get(@CurrentPrincipal() principal: Principal, @IdParam('id', 'bkg') id: string): Promise<BookingResponse> {
     return this.bookings.get(principal, id);
   }
 
@@ -102,7 +102,7 @@ export class BookingsController {
   @ApiErrors(400, 401, 403, 404, 409)
   cancel(
     @OptionalPrincipal() principal: Principal | undefined,
-    @Param('id') id: string,
+    @IdParam('id', 'bkg') id: string,
     @Body() dto: CancelBookingDto,
   ): Promise<CancelledBookingResponse> {
     return this.bookings.cancel(principal, id, dto);
@@ -123,7 +123,7 @@ export class BookingsController {
   @ApiErrors(400, 401, 403, 404, 409, 422)
   async reschedule(
     @OptionalPrincipal() principal: Principal | undefined,
-    @Param('id') id: string,
+    @IdParam('id', 'bkg') id: string,
     @Body() dto: RescheduleBookingDto,
     @Headers('idempotency-key') key: string | undefined,
     @Req() request: FastifyRequest,
@@ -142,7 +142,7 @@ export class BookingsController {
   })
   @ApiResponse({ status: 200, type: BookingResponse })
   @ApiErrors(400, 401, 403, 404, 409)
-  confirm(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() dto: DecisionDto): Promise<BookingResponse> {
+  confirm(@CurrentPrincipal() principal: Principal, @IdParam('id', 'bkg') id: string, @Body() dto: DecisionDto): Promise<BookingResponse> {
     return this.bookings.confirm(principal, id, dto);
   }
 
@@ -156,7 +156,7 @@ export class BookingsController {
   })
   @ApiResponse({ status: 200, type: BookingResponse })
   @ApiErrors(400, 401, 403, 404, 409)
-  decline(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() dto: DecisionDto): Promise<BookingResponse> {
+  decline(@CurrentPrincipal() principal: Principal, @IdParam('id', 'bkg') id: string, @Body() dto: DecisionDto): Promise<BookingResponse> {
     return this.bookings.decline(principal, id, dto);
   }
 }

@@ -1,7 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, Permission, type Principal, Scope } from '@app/common';
-import { IdParamPipe } from '../team/id-param.pipe.js';
+import { Access, ApiErrors, CurrentPrincipal, Permission, type Principal, Scope, IdParam } from '@app/common';
 import {
   CreateEventTypeDto,
   EventTypeListResponse,
@@ -10,8 +9,6 @@ import {
   UpdateEventTypeDto,
 } from './dto/event-type.dto.js';
 import { EventTypesService } from './event-types.service.js';
-
-const EVENT_TYPE_ID = new IdParamPipe('evt', 'id');
 
 @ApiTags('event-types')
 @Controller('event-types')
@@ -51,7 +48,7 @@ export class EventTypesController {
   })
   @ApiResponse({ status: 200, type: EventTypeResponse })
   @ApiErrors(400, 401, 403, 404)
-  get(@CurrentPrincipal() principal: Principal, @Param('id', EVENT_TYPE_ID) id: string): Promise<EventTypeResponse> {
+  get(@CurrentPrincipal() principal: Principal, @IdParam('id', 'evt') id: string): Promise<EventTypeResponse> {
     return this.eventTypes.get(principal, id);
   }
 
@@ -66,7 +63,7 @@ export class EventTypesController {
   @ApiErrors(400, 401, 403, 404, 409)
   update(
     @CurrentPrincipal() principal: Principal,
-    @Param('id', EVENT_TYPE_ID) id: string,
+    @IdParam('id', 'evt') id: string,
     @Body() dto: UpdateEventTypeDto,
   ): Promise<EventTypeResponse> {
     return this.eventTypes.update(principal, id, dto);
@@ -81,7 +78,7 @@ export class EventTypesController {
   })
   @ApiResponse({ status: 204 })
   @ApiErrors(400, 401, 403, 404)
-  async remove(@CurrentPrincipal() principal: Principal, @Param('id', EVENT_TYPE_ID) id: string): Promise<void> {
+  async remove(@CurrentPrincipal() principal: Principal, @IdParam('id', 'evt') id: string): Promise<void> {
     await this.eventTypes.remove(principal, id);
   }
 }

@@ -1,6 +1,6 @@
-import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, Permission, Scope, type Principal } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, Permission, Scope, type Principal, IdParam } from '@app/common';
 import {
   InvitedMemberResponse,
   InviteMemberDto,
@@ -11,11 +11,7 @@ import {
   UpdateMemberDto,
   UpdateOrganizationDto,
 } from './dto/team.dto.js';
-import { IdParamPipe } from './id-param.pipe.js';
 import { TeamService } from './team.service.js';
-
-const orgId = new IdParamPipe('org', 'orgId');
-const memberId = new IdParamPipe('mem', 'id');
 
 /** The access rule (which also documents security, scope and roles) and the operation's summary. */
 function TeamRoute(
@@ -43,7 +39,7 @@ export class TeamController {
   )
   @ApiResponse({ status: 200, type: OrganizationResponse })
   @ApiErrors(400, 401, 403, 404)
-  show(@CurrentPrincipal() principal: Principal, @Param('orgId', orgId) id: string): Promise<OrganizationResponse> {
+  show(@CurrentPrincipal() principal: Principal, @IdParam('orgId', 'org') id: string): Promise<OrganizationResponse> {
     return this.team.showOrganization(principal, id);
   }
 
@@ -59,7 +55,7 @@ export class TeamController {
   @ApiErrors(400, 401, 403, 404)
   update(
     @CurrentPrincipal() principal: Principal,
-    @Param('orgId', orgId) id: string,
+    @IdParam('orgId', 'org') id: string,
     @Body() dto: UpdateOrganizationDto,
   ): Promise<OrganizationResponse> {
     return this.team.updateOrganization(principal, id, dto);
@@ -76,7 +72,7 @@ export class TeamController {
   )
   @ApiResponse({ status: 204 })
   @ApiErrors(400, 401, 403, 404)
-  async remove(@CurrentPrincipal() principal: Principal, @Param('orgId', orgId) id: string): Promise<void> {
+  async remove(@CurrentPrincipal() principal: Principal, @IdParam('orgId', 'org') id: string): Promise<void> {
     await this.team.deleteOrganization(principal, id);
   }
 
@@ -92,7 +88,7 @@ export class TeamController {
   @ApiErrors(400, 401, 403, 404)
   members(
     @CurrentPrincipal() principal: Principal,
-    @Param('orgId', orgId) id: string,
+    @IdParam('orgId', 'org') id: string,
     @Query() query: ListMembersQueryDto,
   ): Promise<MemberListResponse> {
     return this.team.listMembers(principal, id, query);
@@ -112,7 +108,7 @@ export class TeamController {
   @ApiErrors(400, 401, 403, 404, 409)
   invite(
     @CurrentPrincipal() principal: Principal,
-    @Param('orgId', orgId) id: string,
+    @IdParam('orgId', 'org') id: string,
     @Body() dto: InviteMemberDto,
   ): Promise<InvitedMemberResponse> {
     return this.team.invite(principal, id, dto);
@@ -130,8 +126,8 @@ export class TeamController {
   @ApiErrors(400, 401, 403, 404, 409)
   changeRole(
     @CurrentPrincipal() principal: Principal,
-    @Param('orgId', orgId) id: string,
-    @Param('id', memberId) member: string,
+    @IdParam('orgId', 'org') id: string,
+    @IdParam('id', 'mem') member: string,
     @Body() dto: UpdateMemberDto,
   ): Promise<MemberRoleResponse> {
     return this.team.changeRole(principal, id, member, dto.role);
@@ -151,8 +147,8 @@ export class TeamController {
   @ApiErrors(400, 401, 403, 404, 409)
   async removeMember(
     @CurrentPrincipal() principal: Principal,
-    @Param('orgId', orgId) id: string,
-    @Param('id', memberId) member: string,
+    @IdParam('orgId', 'org') id: string,
+    @IdParam('id', 'mem') member: string,
   ): Promise<void> {
     await this.team.removeMember(principal, id, member);
   }

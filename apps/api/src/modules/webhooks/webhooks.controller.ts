@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, PaginationQueryDto, Permission, Scope, type Principal } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, PaginationQueryDto, Permission, Scope, type Principal, IdParam } from '@app/common';
 import {
   CreatedWebhookResponse,
   CreateWebhookDto,
@@ -55,7 +55,7 @@ export class WebhooksController {
   })
   @ApiResponse({ status: 200, type: WebhookResponse })
   @ApiErrors(401, 403, 404)
-  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WebhookResponse> {
+  get(@CurrentPrincipal() principal: Principal, @IdParam('id', 'wh') id: string): Promise<WebhookResponse> {
     return this.webhooks.get(principal, id);
   }
 
@@ -67,7 +67,11 @@ export class WebhooksController {
   })
   @ApiResponse({ status: 200, type: WebhookResponse })
   @ApiErrors(400, 401, 403, 404)
-  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() dto: UpdateWebhookDto): Promise<WebhookResponse> {
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('id', 'wh') id: string,
+    @Body() dto: UpdateWebhookDto,
+  ): Promise<WebhookResponse> {
     return this.webhooks.update(principal, id, dto);
   }
 
@@ -80,7 +84,7 @@ export class WebhooksController {
   })
   @ApiResponse({ status: 204 })
   @ApiErrors(401, 403, 404)
-  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+  async remove(@CurrentPrincipal() principal: Principal, @IdParam('id', 'wh') id: string): Promise<void> {
     await this.webhooks.remove(principal, id);
   }
 
@@ -93,7 +97,7 @@ export class WebhooksController {
   })
   @ApiResponse({ status: 202, type: WebhookDeliveryResponse })
   @ApiErrors(401, 403, 404)
-  test(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WebhookDeliveryResponse> {
+  test(@CurrentPrincipal() principal: Principal, @IdParam('id', 'wh') id: string): Promise<WebhookDeliveryResponse> {
     return this.webhooks.sendTest(principal, id);
   }
 
@@ -107,7 +111,7 @@ export class WebhooksController {
   @ApiErrors(400, 401, 403, 404)
   deliveries(
     @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
+    @IdParam('id', 'wh') id: string,
     @Query() page: PaginationQueryDto,
   ): Promise<WebhookDeliveryListResponse> {
     return this.webhooks.listDeliveries(principal, id, page);
@@ -124,8 +128,8 @@ export class WebhooksController {
   @ApiErrors(401, 403, 404)
   retry(
     @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
-    @Param('deliveryId') deliveryId: string,
+    @IdParam('id', 'wh') id: string,
+    @IdParam('deliveryId', 'whdel') deliveryId: string,
   ): Promise<WebhookDeliveryResponse> {
     return this.webhooks.retryDelivery(principal, id, deliveryId);
   }

@@ -9,6 +9,15 @@ import { JwtAuthGuard } from './jwt-auth.guard.js';
 
 type GuardedRequest = RequestWithBearer & RequestWithPrincipal & { user?: AccessTokenClaims };
 
+function hasAttendeeToken(body: unknown): boolean {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as { token?: unknown }).token === 'string' &&
+    (body as { token: string }).token !== ''
+  );
+}
+
 /**
  * The one global guard. A route without an access rule is refused; otherwise the caller is
  * authenticated (API key or JWT session) and checked against the rule's scope or role permission.
@@ -30,7 +39,8 @@ export class AccessGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<GuardedRequest>();
     const credential = parseAuthorization(request.headers.authorization);
     if (credential.kind === 'none') {
-      if (rule.attendeeToken) return true;
+      // Without credentials only the attendee's token can authenticate; the service checks it is the right one.
+      if (rule.attendeeToken && hasAttendeeToken((request as { body?: unknown }).body)) return true;
       throw AppError.unauthorized('Send Authorization: ApiKey <key> or Authorization: Bearer <token>');
     }
     if (credential.kind === 'malformed') throw AppError.unauthorized('Malformed Authorization header');
