@@ -196,28 +196,13 @@ describe('requests generated from the document’s own schemas', () => {
     await t.close();
   });
 
-  /** The id prefix of a path parameter, by the segment before it (as the document's patterns say). */
-  const PREFIXES: Record<string, string> = {
-    organizations: 'org',
-    members: 'mem',
-    'event-types': 'evt',
-    bookings: 'bkg',
-    overrides: 'ovr',
-    webhooks: 'wh',
-    deliveries: 'whdel',
-    sessions: 'ses',
-    'api-keys': 'key',
-  };
-  const pathOf = (template: string): string => {
-    const segments = template.split('/');
-    return segments
-      .map((segment, index) => {
-        if (!segment.startsWith('{')) return segment;
-        const prefix = PREFIXES[segments[index - 1]];
-        return ids[prefix] ?? `${prefix}_${'A'.repeat(24)}`;
-      })
-      .join('/');
-  };
+  /** The path with a real id where one is known, else a well-formed one: the prefix comes from the document's pattern. */
+  const pathOf = (template: string, operation: OperationObject): string =>
+    template.replace(/\{([^}]+)\}/g, (_match, name: string) => {
+      const parameter = (operation.parameters as ParameterObject[]).find((candidate) => candidate.name === name);
+      const prefix = /^\^([a-z]+)_/.exec((parameter?.schema as SchemaObject | undefined)?.pattern ?? '')![1];
+      return ids[prefix] ?? `${prefix}_${'A'.repeat(24)}`;
+    });
 
   function bodyOperations(): Array<{ method: string; path: string; operation: OperationObject; schema: SchemaObject }> {
     return operationsOf(document).flatMap(({ method, path, operation }) => {
@@ -230,7 +215,7 @@ describe('requests generated from the document’s own schemas', () => {
     const refused: string[] = [];
     for (const { method, path, operation, schema } of bodyOperations()) {
       const body = requiredBody(document, schema, ids);
-      const res = await t.http.request(method.toUpperCase(), pathOf(path), { body, token: owner.accessToken });
+      const res = await t.http.request(method.toUpperCase(), pathOf(path, operation), { body, token: owner.accessToken });
       if (res.status === 400 || res.status >= 500)
         refused.push(`${operation.operationId} ${JSON.stringify(body)} → ${res.status} ${res.text}`);
     }
@@ -243,7 +228,7 @@ describe('requests generated from the document’s own schemas', () => {
     for (const { method, path, operation, schema } of bodyOperations()) {
       for (const [name, property] of Object.entries(schema.properties ?? {})) {
         const body = { ...requiredBody(document, schema, ids), [name]: wrongType(document, property) };
-        const res = await t.http.request(method.toUpperCase(), pathOf(path), { body, token: owner.accessToken });
+        const res = await t.http.request(method.toUpperCase(), pathOf(path, operation), { body, token: owner.accessToken });
         checked++;
         const fields = (res.body?.details ?? []).map((detail: { field: string }) => detail.field);
         if (res.status !== 400 || !fields.some((field: string) => field === name || field.startsWith(`${name}.`))) {
