@@ -4131,7 +4131,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1–255 characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is running → 409 IDEMPOTENCY_KEY_IN_USE. */
+                /** @description 1–255 visible ASCII characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is running → 409 IDEMPOTENCY_KEY_IN_USE. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4428,7 +4428,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1–255 characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is running → 409 IDEMPOTENCY_KEY_IN_USE. */
+                /** @description 1–255 visible ASCII characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is running → 409 IDEMPOTENCY_KEY_IN_USE. */
                 "Idempotency-Key"?: string;
             };
             path: {

@@ -33,6 +33,11 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(24)}`;
 }
 
+/** What an id of this type looks like, as a regular expression's source (also the OpenAPI document's pattern). */
+export function idPattern(prefix: IdPrefix): string {
+  return `^${prefix}_[0-9A-Za-z]{20,64}$`;
+}
+
 export function looksLikeId(value: string, prefix: IdPrefix): boolean {
-  return new RegExp(`^${prefix}_[0-9A-Za-z]{20,64}$`).test(value);
+  return new RegExp(idPattern(prefix)).test(value);
 }

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { OperationObject, ParameterObject, PathItemObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
-import type { IdPrefix } from '@app/common';
+import { idPattern, type IdPrefix } from '@app/common';
 import { applyBodyRules, applyQueryRules, validationSchemas } from './validation-schemas.js';
 
 const TAGS: Array<{ name: string; description: string }> = [
@@ -28,9 +28,6 @@ const PATH_ID_PREFIXES: Record<string, IdPrefix> = {
   sessions: 'ses',
   'api-keys': 'key',
 };
-
-/** Visible ASCII, 1..255 characters (contract section 8). */
-export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]{1,255}$';
 
 const ERROR_RESPONSE: ResponseObject = {
   description: '',
@@ -93,11 +90,8 @@ function refineParameters(path: string, operation: OperationObject, rules: Recor
       if (!prefix) throw new Error(`No id prefix for path parameter ${parameter.name} of ${path}`);
       return {
         ...parameter,
-        schema: { type: 'string', pattern: `^${prefix}_[0-9A-Za-z]{20,64}$`, example: `${prefix}_4f9QdY0m2kBz7Lr1Xc8VtN3a` },
+        schema: { type: 'string', pattern: idPattern(prefix), example: `${prefix}_4f9QdY0m2kBz7Lr1Xc8VtN3a` },
       };
-    }
-    if (parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key') {
-      return { ...parameter, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN } };
     }
     return parameter;
   });

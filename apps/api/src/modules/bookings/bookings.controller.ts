@@ -17,17 +17,21 @@ import {
 } from './dto/booking.dto.js';
 import type { StoredResponse } from './idempotency/idempotency.service.js';
 
+/** 1–255 visible ASCII characters: the rule, and the document's schema for the header. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
+
 const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',
   required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
   description:
-    '1–255 characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; ' +
+    '1–255 visible ASCII characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; ' +
     'another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is running → 409 IDEMPOTENCY_KEY_IN_USE.',
 };
 
 function idempotencyKey(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (value.length < 1 || value.length > 255 || !/^[\x21-\x7e]+$/.test(value)) {
+  if (!IDEMPOTENCY_KEY.test(value)) {
     throw AppError.validation('Idempotency-Key', 'Idempotency-Key must be 1-255 visible ASCII characters');
   }
   return value;
