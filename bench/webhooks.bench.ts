@@ -15,7 +15,7 @@ import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DataSource } from 'typeorm';
+import { TransactionHost } from '@app/database';
 import { loadConfig, SystemClock } from '../libs/common/src/index.js';
 import { createApp } from '../apps/api/src/bootstrap.js';
 import { DomainEvents } from '../apps/api/src/modules/outbox/domain-events.js';
@@ -49,9 +49,9 @@ async function record(app: NestFastifyApplication, organizationId: string, offse
   const events = app.get(DomainEvents);
   const ids: string[] = [];
   for (let i = 0; i < EVENTS; i += BATCH) {
-    await app.get(DataSource).transaction(async (manager) => {
+    await app.get(TransactionHost).transaction(async () => {
       for (let j = i; j < Math.min(EVENTS, i + BATCH); j++) {
-        ids.push(await events.record(manager, { organizationId, livemode: true, type: 'booking.created', data: booking(offset + j) }));
+        ids.push(await events.record({ organizationId, livemode: true, type: 'booking.created', data: booking(offset + j) }));
       }
     });
   }

@@ -6,6 +6,7 @@ import { ArrayNotEmpty, IsArray, IsEmail, IsIn, IsOptional, IsString } from 'cla
 import { simpleParser } from 'mailparser';
 import { DataSource } from 'typeorm';
 import { Public } from '@app/common';
+import { TransactionHost } from '@app/database';
 import { MailModule, MailOutbox, type IcalMethod, type OutgoingMail } from '../apps/api/src/modules/mail/index.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { waitFor } from './support/process.js';
@@ -65,20 +66,20 @@ function mailFor(body: ProbeMailBody): OutgoingMail {
 @Controller('mail-probe')
 class MailProbeController {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly tx: TransactionHost,
     private readonly outbox: MailOutbox,
   ) {}
 
   @Post('send')
   async send(@Body() body: ProbeMailBody): Promise<{ id: string }> {
-    const id = await this.dataSource.transaction((manager) => this.outbox.enqueue(manager, mailFor(body)));
+    const id = await this.tx.transaction(() => this.outbox.enqueue(mailFor(body)));
     return { id };
   }
 
   @Post('send-then-fail')
   async sendThenFail(@Body() body: ProbeMailBody): Promise<never> {
-    return this.dataSource.transaction(async (manager) => {
-      await this.outbox.enqueue(manager, mailFor(body));
+    return this.tx.transaction(async () => {
+      await this.outbox.enqueue(mailFor(body));
       throw new Error('the use case failed after recording its mail');
     });
   }

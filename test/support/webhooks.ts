@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
+import { TransactionHost } from '@app/database';
 import { freePort } from '@app/database';
 import { DomainEvents, type DomainEventType } from '../../apps/api/src/modules/outbox/domain-events.js';
 import type { TestApp } from './app.js';
@@ -197,11 +198,11 @@ export async function recordEvents(
   events: { organizationId: string; livemode?: boolean; type: DomainEventType; data?: Record<string, unknown> }[],
 ): Promise<string[]> {
   const writer = t.app.get(DomainEvents);
-  return t.app.get(DataSource).transaction(async (manager) => {
+  return t.app.get(TransactionHost).transaction(async () => {
     const ids: string[] = [];
     for (const event of events) {
       ids.push(
-        await writer.record(manager, {
+        await writer.record({
           organizationId: event.organizationId,
           livemode: event.livemode ?? true,
           type: event.type,

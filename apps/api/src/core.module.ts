@@ -1,9 +1,9 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig, Clock } from '@app/common';
-import { dataSourceOptions } from '@app/database';
+import { dataSourceOptions, TransactionHost } from '@app/database';
 
-/** Process-wide providers every feature module may inject: configuration, the clock, the database. */
+/** Process-wide providers every feature module may inject: configuration, the clock, the database and its transactions. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -12,11 +12,8 @@ export class CoreModule {
     return {
       module: CoreModule,
       imports: [TypeOrmModule.forRoot({ ...dataSourceOptions(config.databaseUrl), autoLoadEntities: true })],
-      providers: [
-        { provide: AppConfig, useValue: config },
-        { provide: Clock, useValue: clock },
-      ],
-      exports: [AppConfig, Clock],
+      providers: [{ provide: AppConfig, useValue: config }, { provide: Clock, useValue: clock }, TransactionHost],
+      exports: [AppConfig, Clock, TransactionHost],
     };
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
 import { type KeyMode, PageRequest, pageOffset, type Scope } from '@app/common';
 import { ApiKey } from './entities/api-key.entity.js';
+import { TransactionHost } from '@app/database';
 
 interface ApiKeyRow {
   id: string;
@@ -21,10 +22,13 @@ interface ApiKeyRow {
 
 @Injectable()
 export class ApiKeysRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly dataSource: DataSource,
+  ) {}
 
   async insert(key: ApiKey): Promise<void> {
-    await this.dataSource.manager.insert(ApiKey, key);
+    await this.tx.manager.insert(ApiKey, key);
   }
 
   /**
@@ -58,7 +62,7 @@ export class ApiKeysRepository {
   }
 
   async listActive(organizationId: string, page: PageRequest): Promise<[ApiKey[], number]> {
-    return this.dataSource.manager.findAndCount(ApiKey, {
+    return this.tx.manager.findAndCount(ApiKey, {
       where: { organizationId, revokedAt: IsNull() },
       order: { createdAt: 'DESC', id: 'ASC' },
       skip: pageOffset(page),
@@ -68,7 +72,7 @@ export class ApiKeysRepository {
 
   /** Returns false when no live key of the organization has that id (unknown, foreign or already revoked). */
   async revoke(organizationId: string, id: string, at: Date): Promise<boolean> {
-    const result = await this.dataSource.manager.update(ApiKey, { id, organizationId, revokedAt: IsNull() }, { revokedAt: at });
+    const result = await this.tx.manager.update(ApiKey, { id, organizationId, revokedAt: IsNull() }, { revokedAt: at });
     return (result.affected ?? 0) > 0;
   }
 

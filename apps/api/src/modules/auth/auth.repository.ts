@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, IsNull, MoreThan } from 'typeorm';
+import { DataSource, IsNull, MoreThan } from 'typeorm';
 import type { Role } from '@app/common';
 import { LoginFailure } from './entities/login-failure.entity.js';
 import { Session } from './entities/session.entity.js';
 import { User } from './entities/user.entity.js';
+import { TransactionHost } from '@app/database';
 
 export interface SessionPrincipalRow {
   session_id: string;
@@ -31,22 +32,17 @@ export interface MeRow {
 
 @Injectable()
 export class AuthRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly dataSource: DataSource,
+  ) {}
 
-  private manager(manager?: EntityManager): EntityManager {
-    return manager ?? this.dataSource.manager;
+  findUserByEmail(email: string): Promise<User | null> {
+    return this.tx.manager.findOne(User, { where: { email } });
   }
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
-  findUserByEmail(email: string, manager?: EntityManager): Promise<User | null> {
-    return this.manager(manager).findOne(User, { where: { email } });
-  }
-
-  findUser(id: string, manager?: EntityManager): Promise<User | null> {
-    return this.manager(manager).findOne(User, { where: { id } });
+  findUser(id: string): Promise<User | null> {
+    return this.tx.manager.findOne(User, { where: { id } });
   }
 
   /**
@@ -66,20 +62,20 @@ export class AuthRepository {
     return rows[0] ?? null;
   }
 
-  async insertUser(user: User, manager?: EntityManager): Promise<void> {
-    await this.manager(manager).insert(User, user);
+  async insertUser(user: User): Promise<void> {
+    await this.tx.manager.insert(User, user);
   }
 
-  async updateUser(id: string, changes: Partial<User>, manager?: EntityManager): Promise<void> {
-    await this.manager(manager).update(User, { id }, changes);
+  async updateUser(id: string, changes: Partial<User>): Promise<void> {
+    await this.tx.manager.update(User, { id }, changes);
   }
 
-  async insertSession(session: Session, manager?: EntityManager): Promise<void> {
-    await this.manager(manager).insert(Session, session);
+  async insertSession(session: Session): Promise<void> {
+    await this.tx.manager.insert(Session, session);
   }
 
   findSession(id: string): Promise<Session | null> {
-    return this.dataSource.manager.findOne(Session, { where: { id } });
+    return this.tx.manager.findOne(Session, { where: { id } });
   }
 
   /** What every JWT request needs, in one query: the session and the membership it belongs to. */
@@ -95,7 +91,7 @@ export class AuthRepository {
 
   /** Rotation succeeds only from the hash the caller saw, so two refreshes with one token cannot both win. */
   async rotateRefreshToken(id: string, fromHash: string, toHash: string, at: Date): Promise<boolean> {
-    const result = await this.dataSource.manager.update(
+    const result = await this.tx.manager.update(
       Session,
       { id, refreshTokenHash: fromHash, revokedAt: IsNull() },
       { refreshTokenHash: toHash, lastUsedAt: at },
@@ -104,11 +100,7 @@ export class AuthRepository {
   }
 
   async revokeSession(id: string, at: Date, userId?: string): Promise<boolean> {
-    const result = await this.dataSource.manager.update(
-      Session,
-      { id, revokedAt: IsNull(), ...(userId ? { userId } : {}) },
-      { revokedAt: at },
-    );
+    const result = await this.tx.manager.update(Session, { id, revokedAt: IsNull(), ...(userId ? { userId } : {}) }, { revokedAt: at });
     return (result.affected ?? 0) > 0;
   }
 
@@ -120,7 +112,7 @@ export class AuthRepository {
   }
 
   listActiveSessions(userId: string, now: Date): Promise<Session[]> {
-    return this.dataSource.manager.find(Session, {
+    return this.tx.manager.find(Session, {
       where: { userId, revokedAt: IsNull(), expiresAt: MoreThan(now) },
       order: { createdAt: 'DESC', id: 'ASC' },
     });
@@ -136,11 +128,11 @@ export class AuthRepository {
 
   /** Also forgets this email's failures that have left the window, so the table stays small. */
   async recordLoginFailure(email: string, at: Date, windowStart: Date): Promise<void> {
-    await this.dataSource.manager.insert(LoginFailure, { email, failedAt: at });
+    await this.tx.manager.insert(LoginFailure, { email, failedAt: at });
     await this.dataSource.query(`DELETE FROM login_failures WHERE email = $1 AND failed_at <= $2`, [email, windowStart]);
   }
 
   async clearLoginFailures(email: string): Promise<void> {
-    await this.dataSource.manager.delete(LoginFailure, { email });
+    await this.tx.manager.delete(LoginFailure, { email });
   }
 }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { EntityManager } from 'typeorm';
 import { AppConfig, AppError, Clock, ErrorCode, newId, Principal, randomBase62, sha256, isUniqueViolation } from '@app/common';
 import { SchedulesService } from '../availability/schedules.service.js';
 import { TeamService, organizationView } from '../team/team.service.js';
@@ -20,6 +19,7 @@ import { User } from './entities/user.entity.js';
 import { Session } from './entities/session.entity.js';
 import { AccessTokenClaims, JWT_AUDIENCE, JWT_ISSUER } from './jwt.strategy.js';
 import { hashPassword, verifyPassword } from './password.js';
+import { TransactionHost } from '@app/database';
 
 const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
 const LOCKOUT_FAILURES = 10;
@@ -50,6 +50,7 @@ function splitRefreshToken(token: string): { sessionId: string; secret: string }
 @Injectable()
 export class AuthService {
   constructor(
+    private readonly tx: TransactionHost,
     private readonly repository: AuthRepository,
     private readonly team: TeamService,
     private readonly schedules: SchedulesService,
@@ -61,19 +62,18 @@ export class AuthService {
   async register(dto: RegisterDto, userAgent: string | undefined): Promise<RegisterResponse> {
     const passwordHash = await hashPassword(dto.password);
     try {
-      return await this.repository.transaction(async (manager) => {
-        if (await this.repository.findUserByEmail(dto.email, manager))
-          throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email is already registered');
-        const user = await this.createUser(manager, { ...dto, passwordHash });
-        const { organization, member } = await this.team.createOrganizationWithOwner(manager, {
+      return await this.tx.transaction(async () => {
+        if (await this.repository.findUserByEmail(dto.email)) throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email is already registered');
+        const user = await this.createUser({ ...dto, passwordHash });
+        const { organization, member } = await this.team.createOrganizationWithOwner({
           name: dto.organizationName,
           userId: user.id,
           email: user.email,
           firstName: user.firstName,
           lastName: user.lastName,
         });
-        await this.schedules.createDefaultSchedule(manager, { organizationId: organization.id, userId: user.id, timezone: user.timezone });
-        const tokens = await this.startSession(manager, user.id, member.id, organization.id, userAgent);
+        await this.schedules.createDefaultSchedule({ organizationId: organization.id, userId: user.id, timezone: user.timezone });
+        const tokens = await this.startSession(user.id, member.id, organization.id, userAgent);
         return {
           user: userView(user),
           organization: organizationView(organization),
@@ -96,12 +96,12 @@ export class AuthService {
   async acceptInvitation(dto: AcceptInvitationDto, userAgent: string | undefined): Promise<AcceptInvitationResponse> {
     const passwordHash = await hashPassword(dto.password);
     try {
-      return await this.repository.transaction(async (manager) => {
-        const invitation = await this.team.openInvitation(manager, sha256(dto.token));
-        const existing = await this.repository.findUserByEmail(invitation.email, manager);
+      return await this.tx.transaction(async () => {
+        const invitation = await this.team.openInvitation(sha256(dto.token));
+        const existing = await this.repository.findUserByEmail(invitation.email);
         let user: User;
         if (existing) {
-          if (await this.team.findActiveMemberByUser(existing.id, manager)) throw emailTaken();
+          if (await this.team.findActiveMemberByUser(existing.id)) throw emailTaken();
           const changes = {
             passwordHash,
             firstName: dto.firstName ?? existing.firstName ?? invitation.firstName,
@@ -109,10 +109,10 @@ export class AuthService {
             timezone: dto.timezone ?? existing.timezone,
             updatedAt: this.clock.now(),
           } satisfies Partial<User>;
-          await this.repository.updateUser(existing.id, changes, manager);
+          await this.repository.updateUser(existing.id, changes);
           user = Object.assign(existing, changes);
         } else {
-          user = await this.createUser(manager, {
+          user = await this.createUser({
             email: invitation.email,
             passwordHash,
             firstName: dto.firstName ?? invitation.firstName,
@@ -120,13 +120,13 @@ export class AuthService {
             timezone: dto.timezone,
           });
         }
-        const member = await this.team.completeInvitation(manager, invitation, user);
-        await this.schedules.createDefaultSchedule(manager, {
+        const member = await this.team.completeInvitation(invitation, user);
+        await this.schedules.createDefaultSchedule({
           organizationId: invitation.organizationId,
           userId: user.id,
           timezone: user.timezone,
         });
-        const tokens = await this.startSession(manager, user.id, member.id, invitation.organizationId, userAgent);
+        const tokens = await this.startSession(user.id, member.id, invitation.organizationId, userAgent);
         return { member, ...tokens };
       });
     } catch (error) {
@@ -137,10 +137,13 @@ export class AuthService {
   }
 
   /** Creates a user in the caller's transaction (registration, invitation acceptance). */
-  async createUser(
-    manager: EntityManager,
-    input: { email: string; passwordHash: string; firstName?: string | null; lastName?: string | null; timezone?: string },
-  ): Promise<User> {
+  async createUser(input: {
+    email: string;
+    passwordHash: string;
+    firstName?: string | null;
+    lastName?: string | null;
+    timezone?: string;
+  }): Promise<User> {
     const now = this.clock.now();
     const user = Object.assign(new User(), {
       id: newId('usr'),
@@ -152,7 +155,7 @@ export class AuthService {
       createdAt: now,
       updatedAt: now,
     } satisfies User);
-    await this.repository.insertUser(user, manager);
+    await this.repository.insertUser(user);
     return user;
   }
 
@@ -174,17 +177,11 @@ export class AuthService {
       throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
     }
     await this.repository.clearLoginFailures(dto.email);
-    return this.startSession(undefined, user.id, member.id, member.organizationId, userAgent);
+    return this.startSession(user.id, member.id, member.organizationId, userAgent);
   }
 
   /** A new session and its first token pair. */
-  async startSession(
-    manager: EntityManager | undefined,
-    userId: string,
-    memberId: string,
-    organizationId: string,
-    userAgent: string | undefined,
-  ): Promise<TokensResponse> {
+  async startSession(userId: string, memberId: string, organizationId: string, userAgent: string | undefined): Promise<TokensResponse> {
     const now = this.clock.now();
     const secret = randomBase62(43);
     const session = Object.assign(new Session(), {
@@ -198,7 +195,7 @@ export class AuthService {
       expiresAt: new Date(now.getTime() + REFRESH_TTL_MS),
       revokedAt: null,
     } satisfies Session);
-    await this.repository.insertSession(session, manager);
+    await this.repository.insertSession(session);
     return this.tokens(session.id, userId, organizationId, secret);
   }
 

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Between, DataSource, EntityManager } from 'typeorm';
+import { Between } from 'typeorm';
 import { DateOverrideEntity, type OverrideType } from './entities/date-override.entity.js';
 import { type StoredScheduleDay, type StoredTimeSlot, WeeklyScheduleEntity } from './entities/weekly-schedule.entity.js';
+import { TransactionHost } from '@app/database';
 
 export const OVERRIDE_DATE_KEY = 'date_overrides_member_date_key';
 
@@ -61,15 +62,11 @@ interface RawHostData {
  */
 @Injectable()
 export class AvailabilityRepository {
-  constructor(private readonly dataSource: DataSource) {}
-
-  private manager(manager?: EntityManager): EntityManager {
-    return manager ?? this.dataSource.manager;
-  }
+  constructor(private readonly tx: TransactionHost) {}
 
   /** Creates the member's schedule or replaces its hours; the id and createdAt stay. */
-  async upsertSchedule(organizationId: string, schedule: WeeklyScheduleEntity, manager?: EntityManager): Promise<WeeklyScheduleEntity> {
-    const rows: { id: string; created_at: Date }[] = await this.manager(manager).query(
+  async upsertSchedule(organizationId: string, schedule: WeeklyScheduleEntity): Promise<WeeklyScheduleEntity> {
+    const rows: { id: string; created_at: Date }[] = await this.tx.manager.query(
       `INSERT INTO weekly_schedules (id, organization_id, member_id, user_id, timezone, days, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $7)
        ON CONFLICT (member_id) DO UPDATE SET timezone = EXCLUDED.timezone, days = EXCLUDED.days, updated_at = EXCLUDED.updated_at
@@ -88,8 +85,8 @@ export class AvailabilityRepository {
   }
 
   /** For a new member: the default hours, unless a schedule exists already. */
-  async insertScheduleIfMissing(organizationId: string, schedule: WeeklyScheduleEntity, manager: EntityManager): Promise<void> {
-    await manager
+  async insertScheduleIfMissing(organizationId: string, schedule: WeeklyScheduleEntity): Promise<void> {
+    await this.tx.transactional
       .createQueryBuilder()
       .insert()
       .into(WeeklyScheduleEntity)
@@ -99,25 +96,25 @@ export class AvailabilityRepository {
   }
 
   findSchedule(organizationId: string, userId: string): Promise<WeeklyScheduleEntity | null> {
-    return this.dataSource.manager.findOne(WeeklyScheduleEntity, { where: { organizationId, userId } });
+    return this.tx.manager.findOne(WeeklyScheduleEntity, { where: { organizationId, userId } });
   }
 
   async insertOverride(organizationId: string, override: DateOverrideEntity): Promise<void> {
-    await this.dataSource.manager.insert(DateOverrideEntity, { ...override, organizationId });
+    await this.tx.manager.insert(DateOverrideEntity, { ...override, organizationId });
   }
 
   findOverride(organizationId: string, id: string): Promise<DateOverrideEntity | null> {
-    return this.dataSource.manager.findOne(DateOverrideEntity, { where: { organizationId, id } });
+    return this.tx.manager.findOne(DateOverrideEntity, { where: { organizationId, id } });
   }
 
   async deleteOverride(organizationId: string, id: string): Promise<boolean> {
-    const result = await this.dataSource.manager.delete(DateOverrideEntity, { organizationId, id });
+    const result = await this.tx.manager.delete(DateOverrideEntity, { organizationId, id });
     return (result.affected ?? 0) > 0;
   }
 
   /** Inclusive dates, in date order. */
   findOverrides(organizationId: string, userId: string, startDate: string, endDate: string): Promise<DateOverrideEntity[]> {
-    return this.dataSource.manager.find(DateOverrideEntity, {
+    return this.tx.manager.find(DateOverrideEntity, {
       where: { organizationId, userId, date: Between(startDate, endDate) },
       order: { date: 'ASC' },
     });
@@ -132,14 +129,9 @@ export class AvailabilityRepository {
    * integer milliseconds (bigint renders faster than numeric), which the driver parses in one go
    * instead of row by row.
    */
-  async loadHostData(
-    organizationId: string,
-    hostUserIds: readonly string[],
-    query: HostDataQuery,
-    manager?: EntityManager,
-  ): Promise<HostData> {
+  async loadHostData(organizationId: string, hostUserIds: readonly string[], query: HostDataQuery): Promise<HostData> {
     if (hostUserIds.length === 0) return { schedules: [], overrides: [], busy: [], lastBookedAt: new Map() };
-    const [row]: RawHostData[] = await this.manager(manager).query(
+    const [row]: RawHostData[] = await this.tx.manager.query(
       `SELECT
          (SELECT coalesce(json_agg(json_build_array(s.user_id, s.timezone, s.days)), '[]')
             FROM weekly_schedules s

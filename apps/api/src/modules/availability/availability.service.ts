@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import {
   addDays,
   computeSlots,
@@ -38,8 +37,6 @@ export interface SlotWindow {
 }
 
 export interface LoadSlotQueryOptions {
-  /** Run the reads in the caller's transaction (booking, reschedule). */
-  readonly manager?: EntityManager;
   /** Leave this booking out of busy time, counts and round-robin order (reschedule). */
   readonly excludeBookingId?: string;
 }
@@ -157,8 +154,8 @@ export class AvailabilityService {
     window: SlotWindow,
     options: LoadSlotQueryOptions = {},
   ): Promise<LoadedSlotQuery> {
-    const { manager, excludeBookingId = null } = options;
-    const eventType = await this.eventTypes.getForScheduling(organizationId, eventTypeId, manager);
+    const { excludeBookingId = null } = options;
+    const eventType = await this.eventTypes.getForScheduling(organizationId, eventTypeId);
     const rules = rulesOf(eventType);
     const now = this.clock.now().getTime();
     // Starts before now or past the booking window are refused on time alone; nothing to read for them.
@@ -167,20 +164,15 @@ export class AvailabilityService {
     const hostIds = rules.schedulingType === 'one_on_one' ? rules.hostUserIds.slice(0, 1) : [...rules.hostUserIds];
     if (from > to || hostIds.length === 0) return { eventType, query: { rules, now, hosts: [] } };
 
-    const data = await this.repository.loadHostData(
-      organizationId,
-      hostIds,
-      {
-        livemode,
-        from: from - LOAD_MARGIN_MS,
-        to: to + LOAD_MARGIN_MS,
-        startDate: isoDateOf(from - LOAD_MARGIN_MS),
-        endDate: isoDateOf(to + LOAD_MARGIN_MS),
-        excludeBookingId,
-        lastBookedFor: rules.schedulingType === 'round_robin' ? eventTypeId : null,
-      },
-      manager,
-    );
+    const data = await this.repository.loadHostData(organizationId, hostIds, {
+      livemode,
+      from: from - LOAD_MARGIN_MS,
+      to: to + LOAD_MARGIN_MS,
+      startDate: isoDateOf(from - LOAD_MARGIN_MS),
+      endDate: isoDateOf(to + LOAD_MARGIN_MS),
+      excludeBookingId,
+      lastBookedFor: rules.schedulingType === 'round_robin' ? eventTypeId : null,
+    });
     const scheduleOf = new Map(data.schedules.map((schedule) => [schedule.userId, schedule]));
     const overridesOf = groupBy(data.overrides, (override) => override.userId);
     const busyOf = groupBy(data.busy, (row) => row.hostUserId);

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { isValidTimeZone } from '@app/availability';
 import { AppError, Clock, ErrorCode, type ErrorDetail, newId, Permission, Principal, roleHas, isUniqueViolation } from '@app/common';
 import { TeamService } from '../team/team.service.js';
@@ -137,8 +136,8 @@ export class SchedulesService {
    * The default weekly hours of a new member, inside the caller's transaction (registration,
    * invitation acceptance). The membership must already be active in that transaction.
    */
-  async createDefaultSchedule(manager: EntityManager, input: { organizationId: string; userId: string; timezone: string }): Promise<void> {
-    const member = await this.team.findActiveMemberByUser(input.userId, manager);
+  async createDefaultSchedule(input: { organizationId: string; userId: string; timezone: string }): Promise<void> {
+    const member = await this.team.findActiveMemberByUser(input.userId);
     if (!member || member.organizationId !== input.organizationId) {
       throw new Error('createDefaultSchedule needs the active membership of the user in the organization');
     }
@@ -153,7 +152,7 @@ export class SchedulesService {
       createdAt: now,
       updatedAt: now,
     } satisfies WeeklyScheduleEntity);
-    await this.repository.insertScheduleIfMissing(input.organizationId, schedule, manager);
+    await this.repository.insertScheduleIfMissing(input.organizationId, schedule);
   }
 
   async createOverride(principal: Principal, userId: string | undefined, dto: CreateOverrideDto): Promise<OverrideResponse> {

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { pageOffset, type PageRequest } from '@app/common';
 import { BookingHost } from './entities/booking-host.entity.js';
 import type { EventTypeSummary } from './booking-views.js';
 import { Booking, type BookingStatus, type CancelledBy } from './entities/booking.entity.js';
+import { TransactionHost } from '@app/database';
 
 export interface BookingScope {
   organizationId: string;
@@ -28,26 +29,27 @@ export interface BookingWithHosts {
 
 @Injectable()
 export class BookingsRepository {
-  constructor(private readonly dataSource: DataSource) {}
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly dataSource: DataSource,
+  ) {}
 
   /**
    * Serializes writes per host (and mode) until the transaction ends, in a fixed order so two
    * transactions locking overlapping host sets cannot deadlock. Rules the exclusion constraint
    * cannot express (buffers, daily cap) are then checked on data no one else is changing.
    */
-  async lockHosts(manager: EntityManager, livemode: boolean, hostUserIds: readonly string[]): Promise<void> {
+  async lockHosts(livemode: boolean, hostUserIds: readonly string[]): Promise<void> {
     for (const host of [...new Set(hostUserIds)].sort()) {
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`booking-host:${livemode ? 'live' : 'test'}:${host}`]);
+      await this.tx.transactional.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
+        `booking-host:${livemode ? 'live' : 'test'}:${host}`,
+      ]);
     }
   }
 
   /** The booking and one row per host, in one statement: it runs while the hosts' locks are held. */
-  async insert(manager: EntityManager, booking: Booking, hostUserIds: readonly string[]): Promise<void> {
-    await manager.query(
+  async insert(booking: Booking, hostUserIds: readonly string[]): Promise<void> {
+    await this.tx.transactional.query(
       `WITH inserted AS (
          INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id,
            attendee_email, attendee_first_name, attendee_last_name, attendee_phone, timezone, location_type, location, notes,
@@ -92,8 +94,8 @@ export class BookingsRepository {
   }
 
   /** The event type's hosts, cheaply, to know which locks to take before anything else is read. */
-  async hostUserIdsOf(manager: EntityManager, organizationId: string, eventTypeId: string): Promise<string[]> {
-    const rows: { user_id: string }[] = await manager.query(
+  async hostUserIdsOf(organizationId: string, eventTypeId: string): Promise<string[]> {
+    const rows: { user_id: string }[] = await this.tx.transactional.query(
       `SELECT h.user_id FROM event_type_hosts h JOIN event_types e ON e.id = h.event_type_id
         WHERE e.organization_id = $1 AND h.event_type_id = $2`,
       [organizationId, eventTypeId],
@@ -103,7 +105,6 @@ export class BookingsRepository {
 
   /** Changes a booking's status and its host rows together, so the exclusion constraint sees it at once. */
   async setStatus(
-    manager: EntityManager,
     scope: BookingScope,
     id: string,
     status: BookingStatus,
@@ -111,37 +112,42 @@ export class BookingsRepository {
       cancelledBy?: CancelledBy | null;
     },
   ): Promise<void> {
-    await manager.update(Booking, { id, organizationId: scope.organizationId, livemode: scope.livemode }, { status, ...changes });
-    await manager.update(BookingHost, { bookingId: id }, { status });
+    await this.tx.transactional.update(
+      Booking,
+      { id, organizationId: scope.organizationId, livemode: scope.livemode },
+      { status, ...changes },
+    );
+    await this.tx.transactional.update(BookingHost, { bookingId: id }, { status });
   }
 
   /** Locks the booking row: concurrent cancel/reschedule/confirm of one booking take turns. */
-  async findForUpdate(manager: EntityManager, scope: BookingScope, id: string): Promise<BookingWithHosts | null> {
-    const booking = await manager.findOne(Booking, {
+  async findForUpdate(scope: BookingScope, id: string): Promise<BookingWithHosts | null> {
+    const booking = await this.tx.transactional.findOne(Booking, {
       where: { id, organizationId: scope.organizationId, livemode: scope.livemode },
       lock: { mode: 'pessimistic_write' },
     });
-    return booking ? { booking, hostUserIds: await this.hostsOf(manager, booking.id) } : null;
+    return booking ? { booking, hostUserIds: await this.hostsOf(booking.id) } : null;
   }
 
   /** For attendee-token calls, which carry no organization: the token check happens on the row. */
-  async findByIdForUpdate(manager: EntityManager, id: string): Promise<Booking | null> {
-    return manager.findOne(Booking, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  async findByIdForUpdate(id: string): Promise<Booking | null> {
+    return this.tx.transactional.findOne(Booking, { where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** The organization and mode of a booking, for attendee-token calls that carry neither. */
   async findScopeOf(id: string): Promise<BookingScope | null> {
-    return this.dataSource.manager.findOne(Booking, { where: { id }, select: { organizationId: true, livemode: true } });
+    return this.tx.manager.findOne(Booking, { where: { id }, select: { organizationId: true, livemode: true } });
   }
 
-  async find(scope: BookingScope, id: string, manager?: EntityManager): Promise<BookingWithHosts | null> {
-    const m = manager ?? this.dataSource.manager;
-    const booking = await m.findOne(Booking, { where: { id, organizationId: scope.organizationId, livemode: scope.livemode } });
-    return booking ? { booking, hostUserIds: await this.hostsOf(m, booking.id) } : null;
+  async find(scope: BookingScope, id: string): Promise<BookingWithHosts | null> {
+    const booking = await this.tx.manager.findOne(Booking, {
+      where: { id, organizationId: scope.organizationId, livemode: scope.livemode },
+    });
+    return booking ? { booking, hostUserIds: await this.hostsOf(booking.id) } : null;
   }
 
-  private async hostsOf(manager: EntityManager, bookingId: string): Promise<string[]> {
-    const rows: { host_user_id: string }[] = await manager.query(
+  private async hostsOf(bookingId: string): Promise<string[]> {
+    const rows: { host_user_id: string }[] = await this.tx.manager.query(
       `SELECT bh.host_user_id FROM booking_hosts bh JOIN bookings b ON b.id = bh.booking_id
         LEFT JOIN event_type_hosts eth ON eth.event_type_id = b.event_type_id AND eth.user_id = bh.host_user_id
         WHERE bh.booking_id = $1 ORDER BY (bh.host_user_id = b.host_user_id) DESC, eth.position NULLS LAST, bh.host_user_id`,
@@ -166,25 +172,20 @@ export class BookingsRepository {
   }
 
   /** Title, slug and duration for booking views, deleted event types included; one query for a whole page. */
-  async eventTypeSummaries(
-    organizationId: string,
-    ids: readonly string[],
-    manager?: EntityManager,
-  ): Promise<Map<string, EventTypeSummary>> {
+  async eventTypeSummaries(organizationId: string, ids: readonly string[]): Promise<Map<string, EventTypeSummary>> {
     if (ids.length === 0) return new Map();
-    const rows: { id: string; title: string; slug: string; duration_minutes: number; location: string | null }[] = await (
-      manager ?? this.dataSource.manager
-    ).query(`SELECT id, title, slug, duration_minutes, location FROM event_types WHERE organization_id = $1 AND id = ANY($2)`, [
-      organizationId,
-      [...new Set(ids)],
-    ]);
+    const rows: { id: string; title: string; slug: string; duration_minutes: number; location: string | null }[] =
+      await this.tx.manager.query(
+        `SELECT id, title, slug, duration_minutes, location FROM event_types WHERE organization_id = $1 AND id = ANY($2)`,
+        [organizationId, [...new Set(ids)]],
+      );
     return new Map(
       rows.map((r) => [r.id, { id: r.id, title: r.title, slug: r.slug, durationMinutes: r.duration_minutes, location: r.location }]),
     );
   }
 
   async list(scope: BookingScope, filters: BookingFilters, page: PageRequest): Promise<[Booking[], number]> {
-    const query = this.dataSource.manager
+    const query = this.tx.manager
       .createQueryBuilder(Booking, 'b')
       .where('b.organization_id = :organizationId AND b.livemode = :livemode', scope)
       .orderBy('b.starts_at', 'ASC')

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { explainStart, parseInputTimestamp, type StartQuery, type StartVerdict } from '@app/availability';
 import {
   AppConfig,
@@ -37,6 +36,7 @@ import {
 } from './dto/booking.dto.js';
 import { Booking, type CancelledBy } from './entities/booking.entity.js';
 import { fingerprintOf, IdempotencyService, type StoredResponse } from './idempotency/idempotency.service.js';
+import { TransactionHost } from '@app/database';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -82,6 +82,7 @@ function rangeBound(value: string, field: string, end: boolean): Date {
 @Injectable()
 export class BookingsService {
   constructor(
+    private readonly tx: TransactionHost,
     private readonly repository: BookingsRepository,
     private readonly availability: AvailabilityService,
     private readonly team: TeamService,
@@ -103,8 +104,8 @@ export class BookingsService {
     const scope = { organizationId: principal.organizationId, livemode: principal.livemode };
     const fingerprint = fingerprintOf('POST /v1/bookings', dto);
     return this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
-      this.repository.transaction(async (manager) => {
-        const { query, eventType } = await this.lockAndLoad(manager, scope, dto.eventTypeId, start, null, []);
+      this.tx.transaction(async () => {
+        const { query, eventType } = await this.lockAndLoad(scope, dto.eventTypeId, start, null, []);
         const verdict = explainStart(query, start);
         if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
         const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
@@ -139,19 +140,12 @@ export class BookingsService {
           createdAt: now,
           updatedAt: now,
         } satisfies Booking);
-        await this.insert(manager, booking, hostUserIds, 'startTime');
+        await this.insert(booking, hostUserIds, 'startTime');
         const detail = bookingDetailView(booking, hostUserIds, eventType);
-        await this.record(manager, booking, 'booking.created', { booking: detail });
-        await this.sendMails(
-          manager,
-          booking.status === 'pending' ? 'pending' : 'confirmation',
-          booking,
-          hostUserIds,
-          eventType.title,
-          token,
-        );
+        await this.record(booking, 'booking.created', { booking: detail });
+        await this.sendMails(booking.status === 'pending' ? 'pending' : 'confirmation', booking, hostUserIds, eventType.title, token);
         const body = { booking: { ...bookingView(booking, hostUserIds), confirmationToken: token } };
-        await complete(manager, 201, body);
+        await complete(201, body);
         return { status: 201, body };
       }),
     );
@@ -195,21 +189,21 @@ export class BookingsService {
   }
 
   async cancel(principal: Principal | undefined, id: string, dto: CancelBookingDto): Promise<CancelledBookingResponse> {
-    return this.repository.transaction(async (manager) => {
-      const { booking, hostUserIds, actor } = await this.lockForAction(manager, principal, id, dto.token);
+    return this.tx.transaction(async () => {
+      const { booking, hostUserIds, actor } = await this.lockForAction(principal, id, dto.token);
       this.assertChangeable(booking);
       const now = this.clock.now();
       const reason = dto.reason ?? null;
-      await this.repository.setStatus(manager, booking, booking.id, 'cancelled', {
+      await this.repository.setStatus(booking, booking.id, 'cancelled', {
         cancelledAt: now,
         cancellationReason: reason,
         cancelledBy: actor.by,
         updatedAt: now,
       });
       Object.assign(booking, { status: 'cancelled', cancelledAt: now, cancellationReason: reason, cancelledBy: actor.by, updatedAt: now });
-      const summary = await this.summaryOf(manager, booking);
-      await this.record(manager, booking, 'booking.cancelled', { booking: bookingDetailView(booking, hostUserIds, summary) });
-      await this.sendMails(manager, 'cancellation', booking, hostUserIds, summary.title, undefined, reason);
+      const summary = await this.summaryOf(booking);
+      await this.record(booking, 'booking.cancelled', { booking: bookingDetailView(booking, hostUserIds, summary) });
+      await this.sendMails('cancellation', booking, hostUserIds, summary.title, undefined, reason);
       return {
         booking: {
           id: booking.id,
@@ -233,15 +227,15 @@ export class BookingsService {
     const scope = await this.scopeForAction(principal, id, dto.token);
     const fingerprint = fingerprintOf(`POST /v1/bookings/${id}/reschedule`, dto);
     return this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
-      this.repository.transaction(async (manager) => {
-        const original = await this.lockForAction(manager, principal, id, dto.token);
+      this.tx.transaction(async () => {
+        const original = await this.lockForAction(principal, id, dto.token);
         const { booking } = original;
         this.assertChangeable(booking);
         const timezone = dto.timezone ?? booking.timezone;
         const start = parseInputTimestamp(dto.newStartTime, timezone);
         if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
 
-        const { query, eventType } = await this.lockAndLoad(manager, booking, booking.eventTypeId, start, booking.id, original.hostUserIds);
+        const { query, eventType } = await this.lockAndLoad(booking, booking.eventTypeId, start, booking.id, original.hostUserIds);
         const verdict = this.rescheduleVerdict(query, start, booking.hostUserId);
         if (!verdict.available) throw slotUnavailable('newStartTime', verdict.reason);
         const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
@@ -267,7 +261,7 @@ export class BookingsService {
           updatedAt: now,
         } satisfies Booking);
         // The original's own time must not block the new one: free it first, in the same transaction.
-        await this.repository.setStatus(manager, booking, booking.id, 'cancelled', {
+        await this.repository.setStatus(booking, booking.id, 'cancelled', {
           cancelledAt: now,
           cancellationReason: 'rescheduled',
           cancelledBy: original.actor.by,
@@ -282,13 +276,13 @@ export class BookingsService {
           rescheduledToBookingId: replacement.id,
           updatedAt: now,
         });
-        await this.insert(manager, replacement, hostUserIds, 'newStartTime');
+        await this.insert(replacement, hostUserIds, 'newStartTime');
 
-        await this.record(manager, replacement, 'booking.rescheduled', {
+        await this.record(replacement, 'booking.rescheduled', {
           booking: bookingDetailView(replacement, hostUserIds, eventType),
           previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
         });
-        await this.sendMails(manager, 'reschedule', replacement, hostUserIds, eventType.title, token, dto.reason ?? null, booking.startsAt);
+        await this.sendMails('reschedule', replacement, hostUserIds, eventType.title, token, dto.reason ?? null, booking.startsAt);
         const body = {
           booking: {
             id: replacement.id,
@@ -300,7 +294,7 @@ export class BookingsService {
             confirmationToken: token,
           },
         };
-        await complete(manager, 200, body);
+        await complete(200, body);
         return { status: 200, body };
       }),
     );
@@ -315,8 +309,8 @@ export class BookingsService {
   }
 
   private async decide(principal: Principal, id: string, dto: DecisionDto, outcome: 'confirmed' | 'cancelled'): Promise<BookingResponse> {
-    return this.repository.transaction(async (manager) => {
-      const { booking, hostUserIds } = await this.lockForAction(manager, principal, id, undefined);
+    return this.tx.transaction(async () => {
+      const { booking, hostUserIds } = await this.lockForAction(principal, id, undefined);
       if (booking.status !== 'pending')
         throw new AppError(ErrorCode.BOOKING_NOT_PENDING, 'Only a pending booking can be confirmed or declined');
       const now = this.clock.now();
@@ -324,13 +318,12 @@ export class BookingsService {
         outcome === 'confirmed'
           ? { updatedAt: now }
           : { updatedAt: now, cancelledAt: now, cancellationReason: dto.reason ?? null, cancelledBy: 'host' as const };
-      await this.repository.setStatus(manager, booking, booking.id, outcome, changes);
+      await this.repository.setStatus(booking, booking.id, outcome, changes);
       Object.assign(booking, { status: outcome, ...changes });
-      const summary = await this.summaryOf(manager, booking);
+      const summary = await this.summaryOf(booking);
       const detail = bookingDetailView(booking, hostUserIds, summary);
-      await this.record(manager, booking, outcome === 'confirmed' ? 'booking.confirmed' : 'booking.declined', { booking: detail });
+      await this.record(booking, outcome === 'confirmed' ? 'booking.confirmed' : 'booking.declined', { booking: detail });
       await this.sendMails(
-        manager,
         outcome === 'confirmed' ? 'confirmation' : 'cancellation',
         booking,
         hostUserIds,
@@ -347,25 +340,24 @@ export class BookingsService {
    * the others commit before we hold the locks is seen, nothing can change after.
    */
   private async lockAndLoad(
-    manager: EntityManager,
     scope: BookingScope,
     eventTypeId: string,
     start: number,
     excludeBookingId: string | null,
     alsoLock: readonly string[],
   ): Promise<{ query: StartQuery; eventType: EventTypeDetails }> {
-    const locked = new Set([...(await this.repository.hostUserIdsOf(manager, scope.organizationId, eventTypeId)), ...alsoLock]);
-    await this.repository.lockHosts(manager, scope.livemode, [...locked]);
+    const locked = new Set([...(await this.repository.hostUserIdsOf(scope.organizationId, eventTypeId)), ...alsoLock]);
+    await this.repository.lockHosts(scope.livemode, [...locked]);
     const loaded = await this.availability.loadSlotQuery(
       scope.organizationId,
       eventTypeId,
       scope.livemode,
       { from: start, to: start },
-      { manager, excludeBookingId: excludeBookingId ?? undefined },
+      { excludeBookingId: excludeBookingId ?? undefined },
     );
     // Hosts changed between the two reads (rare): lock the newcomers too before deciding.
     const newcomers = loaded.query.rules.hostUserIds.filter((host) => !locked.has(host));
-    if (newcomers.length > 0) await this.repository.lockHosts(manager, scope.livemode, newcomers);
+    if (newcomers.length > 0) await this.repository.lockHosts(scope.livemode, newcomers);
     return { query: loaded.query, eventType: loaded.eventType };
   }
 
@@ -388,14 +380,9 @@ export class BookingsService {
     return query.rules.schedulingType === 'collective' ? [...new Set(query.rules.hostUserIds)] : [chosen];
   }
 
-  private async insert(
-    manager: EntityManager,
-    booking: Booking,
-    hostUserIds: string[],
-    field: 'startTime' | 'newStartTime',
-  ): Promise<void> {
+  private async insert(booking: Booking, hostUserIds: string[], field: 'startTime' | 'newStartTime'): Promise<void> {
     try {
-      await this.repository.insert(manager, booking, hostUserIds);
+      await this.repository.insert(booking, hostUserIds);
     } catch (error) {
       // The database's own refusal of an overlap: someone else holds the time.
       if (isExclusionViolation(error)) throw slotUnavailable(field, 'already_booked');
@@ -403,25 +390,20 @@ export class BookingsService {
     }
   }
 
-  private async lockForAction(
-    manager: EntityManager,
-    principal: Principal | undefined,
-    id: string,
-    token: string | undefined,
-  ): Promise<LockedBooking> {
+  private async lockForAction(principal: Principal | undefined, id: string, token: string | undefined): Promise<LockedBooking> {
     // Neither credentials nor a token → 401, whatever the id (contract section 8).
     if (!principal && !token) throw noCredentials();
     if (!looksLikeId(id, 'bkg')) throw AppError.notFound('Booking');
     if (principal) {
-      const found = await this.repository.findForUpdate(manager, this.scopeOf(principal), id);
+      const found = await this.repository.findForUpdate(this.scopeOf(principal), id);
       if (!found || !this.mayAct(principal, found.hostUserIds)) throw AppError.notFound('Booking');
       return { ...found, actor: { by: 'host', principal } };
     }
     if (!token) throw noCredentials();
-    const booking = await this.repository.findByIdForUpdate(manager, id);
+    const booking = await this.repository.findByIdForUpdate(id);
     if (!booking) throw AppError.notFound('Booking');
     if (!constantTimeEqual(sha256(token), booking.confirmationTokenHash)) throw AppError.unauthorized('Invalid token for this booking');
-    const found = await this.repository.find(booking, id, manager);
+    const found = await this.repository.find(booking, id);
     return { booking, hostUserIds: found?.hostUserIds ?? [booking.hostUserId], actor: { by: 'attendee' } };
   }
 
@@ -453,18 +435,17 @@ export class BookingsService {
     return this.seesAll(principal) || hostUserIds.includes(principal.userId);
   }
 
-  private async summaryOf(manager: EntityManager, booking: Booking): Promise<EventTypeSummary> {
-    const summaries = await this.repository.eventTypeSummaries(booking.organizationId, [booking.eventTypeId], manager);
+  private async summaryOf(booking: Booking): Promise<EventTypeSummary> {
+    const summaries = await this.repository.eventTypeSummaries(booking.organizationId, [booking.eventTypeId]);
     return summaries.get(booking.eventTypeId)!;
   }
 
-  private async record(manager: EntityManager, booking: Booking, type: DomainEventType, data: Record<string, unknown>): Promise<void> {
-    await this.events.record(manager, { organizationId: booking.organizationId, livemode: booking.livemode, type, data });
+  private async record(booking: Booking, type: DomainEventType, data: Record<string, unknown>): Promise<void> {
+    await this.events.record({ organizationId: booking.organizationId, livemode: booking.livemode, type, data });
   }
 
   /** Test-mode bookings send no mail (contract section 9). */
   private async sendMails(
-    manager: EntityManager,
     kind: BookingMailKind,
     booking: Booking,
     hostUserIds: readonly string[],
@@ -474,7 +455,7 @@ export class BookingsService {
     previousStartsAt?: Date,
   ): Promise<void> {
     if (!booking.livemode) return;
-    const contacts = await this.team.contactsOf(booking.organizationId, hostUserIds, manager);
+    const contacts = await this.team.contactsOf(booking.organizationId, hostUserIds);
     const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
     const attendeeName = [booking.attendeeFirstName, booking.attendeeLastName].filter(Boolean).join(' ') || null;
     const mails = bookingMails(kind, {
@@ -493,6 +474,6 @@ export class BookingsService {
       previousStartsAt,
       appUrl: this.config.appUrl,
     });
-    for (const mail of mails) await this.mail.enqueue(manager, mail);
+    for (const mail of mails) await this.mail.enqueue(mail);
   }
 }

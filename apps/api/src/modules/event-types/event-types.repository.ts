@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { In } from 'typeorm';
 import { PageRequest, pageOffset } from '@app/common';
 import { EventTypeHost } from './entities/event-type-host.entity.js';
 import { EventType } from './entities/event-type.entity.js';
+import { TransactionHost } from '@app/database';
 
 export const SLUG_ACTIVE_KEY = 'event_types_organization_slug_active_key';
 
@@ -61,18 +62,10 @@ function toEntity(row: EventTypeRow): EventType {
 /** The only place that touches TypeORM for event types and their hosts; every method is scoped by organization. */
 @Injectable()
 export class EventTypesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly tx: TransactionHost) {}
 
-  private manager(manager?: EntityManager): EntityManager {
-    return manager ?? this.dataSource.manager;
-  }
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
-  async insert(organizationId: string, eventType: EventType, manager: EntityManager): Promise<void> {
-    await manager.insert(EventType, { ...eventType, organizationId });
+  async insert(organizationId: string, eventType: EventType): Promise<void> {
+    await this.tx.transactional.insert(EventType, { ...eventType, organizationId });
   }
 
   /**
@@ -80,13 +73,13 @@ export class EventTypesRepository {
    * in one statement, so a member removed at the same moment either blocks on the foreign key or is
    * not found. Returns the ids that are not active members of the organization; the caller then rolls back.
    */
-  async replaceHosts(organizationId: string, eventTypeId: string, userIds: readonly string[], manager: EntityManager): Promise<string[]> {
-    await manager.query(
+  async replaceHosts(organizationId: string, eventTypeId: string, userIds: readonly string[]): Promise<string[]> {
+    await this.tx.transactional.query(
       `DELETE FROM event_type_hosts h USING event_types et
         WHERE h.event_type_id = et.id AND et.id = $1 AND et.organization_id = $2`,
       [eventTypeId, organizationId],
     );
-    const inserted: { user_id: string }[] = await manager.query(
+    const inserted: { user_id: string }[] = await this.tx.transactional.query(
       `INSERT INTO event_type_hosts (event_type_id, member_id, user_id, position)
        SELECT et.id, m.id, m.user_id, wanted.position
          FROM event_types et
@@ -104,9 +97,8 @@ export class EventTypesRepository {
    * The event type and its host user ids in order, in one query (slot computation calls this on every
    * request); `lock` holds the event type row until the transaction ends.
    */
-  async findOne(organizationId: string, id: string, manager?: EntityManager, lock = false): Promise<EventTypeWithHosts | null> {
-    if (lock && !manager) throw new Error('Locking needs a transaction');
-    const rows: EventTypeRow[] = await this.manager(manager).query(
+  async findOne(organizationId: string, id: string, lock = false): Promise<EventTypeWithHosts | null> {
+    const rows: EventTypeRow[] = await (lock ? this.tx.transactional : this.tx.manager).query(
       `SELECT et.*, ARRAY(SELECT h.user_id FROM event_type_hosts h WHERE h.event_type_id = et.id ORDER BY h.position) AS host_user_ids
          FROM event_types et
         WHERE et.id = $1 AND et.organization_id = $2${lock ? ' FOR UPDATE' : ''}`,
@@ -116,7 +108,7 @@ export class EventTypesRepository {
   }
 
   async list(organizationId: string, isActive: boolean, page: PageRequest): Promise<[EventType[], number]> {
-    return this.dataSource.manager.findAndCount(EventType, {
+    return this.tx.manager.findAndCount(EventType, {
       where: { organizationId, isActive },
       order: { createdAt: 'DESC', id: 'DESC' },
       skip: pageOffset(page),
@@ -128,7 +120,7 @@ export class EventTypesRepository {
   async hostsOf(organizationId: string, eventTypeIds: readonly string[]): Promise<Map<string, string[]>> {
     const hosts = new Map<string, string[]>(eventTypeIds.map((id) => [id, []]));
     if (eventTypeIds.length === 0) return hosts;
-    const rows = await this.dataSource.manager
+    const rows = await this.tx.manager
       .createQueryBuilder(EventTypeHost, 'h')
       .innerJoin('h.eventType', 'et')
       .where({ eventTypeId: In([...eventTypeIds]) })
@@ -140,15 +132,10 @@ export class EventTypesRepository {
   }
 
   /** Confirmed and pending bookings per event type, in one grouped query. */
-  async countActiveBookings(
-    organizationId: string,
-    eventTypeIds: readonly string[],
-    livemode: boolean,
-    manager?: EntityManager,
-  ): Promise<Map<string, number>> {
+  async countActiveBookings(organizationId: string, eventTypeIds: readonly string[], livemode: boolean): Promise<Map<string, number>> {
     const counts = new Map<string, number>(eventTypeIds.map((id) => [id, 0]));
     if (eventTypeIds.length === 0) return counts;
-    const rows: { event_type_id: string; count: number }[] = await this.manager(manager).query(
+    const rows: { event_type_id: string; count: number }[] = await this.tx.manager.query(
       `SELECT event_type_id, count(*)::int AS count
          FROM bookings
         WHERE organization_id = $1 AND event_type_id = ANY($2::text[]) AND livemode = $3 AND status IN ('confirmed', 'pending')
@@ -159,7 +146,7 @@ export class EventTypesRepository {
     return counts;
   }
 
-  async update(organizationId: string, id: string, changes: Partial<EventType>, manager: EntityManager): Promise<void> {
-    await manager.update(EventType, { id, organizationId }, changes);
+  async update(organizationId: string, id: string, changes: Partial<EventType>): Promise<void> {
+    await this.tx.transactional.update(EventType, { id, organizationId }, changes);
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import type { SchedulingType } from '@app/availability';
 import { AppError, Clock, ErrorCode, newId, PageRequest, pageMeta, Principal, isUniqueViolation } from '@app/common';
 import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
@@ -13,6 +12,7 @@ import {
 } from './dto/event-type.dto.js';
 import { EventType } from './entities/event-type.entity.js';
 import { EventTypesRepository, SLUG_ACTIVE_KEY } from './event-types.repository.js';
+import { TransactionHost } from '@app/database';
 
 /** An event type as other modules see it (availability, bookings): every field but the bookings count. */
 export type EventTypeDetails = Omit<EventTypeView, 'bookingsCount'>;
@@ -84,6 +84,7 @@ function inactive(): AppError {
 @Injectable()
 export class EventTypesService {
   constructor(
+    private readonly tx: TransactionHost,
     private readonly repository: EventTypesRepository,
     private readonly events: DomainEvents,
     private readonly clock: Clock,
@@ -116,10 +117,10 @@ export class EventTypesService {
       updatedAt: now,
     } satisfies EventType);
     try {
-      return await this.repository.transaction(async (manager) => {
-        await this.repository.insert(principal.organizationId, eventType, manager);
-        await this.setHosts(principal, eventType.id, hostUserIds, manager, dto.hostUserIds === undefined);
-        await this.record(manager, principal.organizationId, 'event_type.created', view(eventType, hostUserIds, 0));
+      return await this.tx.transaction(async () => {
+        await this.repository.insert(principal.organizationId, eventType);
+        await this.setHosts(principal, eventType.id, hostUserIds, dto.hostUserIds === undefined);
+        await this.record(principal.organizationId, 'event_type.created', view(eventType, hostUserIds, 0));
         return { eventType: view(eventType, hostUserIds, 0) };
       });
     } catch (error) {
@@ -152,8 +153,8 @@ export class EventTypesService {
 
   async update(principal: Principal, id: string, dto: UpdateEventTypeDto): Promise<EventTypeResponse> {
     try {
-      return await this.repository.transaction(async (manager) => {
-        const found = await this.repository.findOne(principal.organizationId, id, manager, true);
+      return await this.tx.transaction(async () => {
+        const found = await this.repository.findOne(principal.organizationId, id, true);
         if (!found) throw AppError.notFound('Event type');
         const current = found.eventType;
         if (!current.isActive) throw inactive();
@@ -169,12 +170,12 @@ export class EventTypesService {
         const updated = Object.assign(current, changes);
         if (Object.keys(changes).length > 0 || dto.hostUserIds !== undefined) {
           updated.updatedAt = this.clock.now();
-          await this.repository.update(principal.organizationId, id, { ...changes, updatedAt: updated.updatedAt }, manager);
-          if (dto.hostUserIds !== undefined) await this.setHosts(principal, id, hostUserIds, manager, false);
-          const liveCount = await this.count(principal.organizationId, id, true, manager);
-          await this.record(manager, principal.organizationId, 'event_type.updated', view(updated, hostUserIds, liveCount));
+          await this.repository.update(principal.organizationId, id, { ...changes, updatedAt: updated.updatedAt });
+          if (dto.hostUserIds !== undefined) await this.setHosts(principal, id, hostUserIds, false);
+          const liveCount = await this.count(principal.organizationId, id, true);
+          await this.record(principal.organizationId, 'event_type.updated', view(updated, hostUserIds, liveCount));
         }
-        const count = await this.count(principal.organizationId, id, principal.livemode, manager);
+        const count = await this.count(principal.organizationId, id, principal.livemode);
         return { eventType: view(updated, hostUserIds, count) };
       });
     } catch (error) {
@@ -185,16 +186,16 @@ export class EventTypesService {
 
   /** Soft delete; deleting a deleted event type changes nothing and still succeeds. */
   async remove(principal: Principal, id: string): Promise<void> {
-    await this.repository.transaction(async (manager) => {
-      const found = await this.repository.findOne(principal.organizationId, id, manager, true);
+    await this.tx.transaction(async () => {
+      const found = await this.repository.findOne(principal.organizationId, id, true);
       if (!found) throw AppError.notFound('Event type');
       const current = found.eventType;
       if (!current.isActive) return;
       current.isActive = false;
       current.updatedAt = this.clock.now();
-      await this.repository.update(principal.organizationId, id, { isActive: false, updatedAt: current.updatedAt }, manager);
-      const liveCount = await this.count(principal.organizationId, id, true, manager);
-      await this.record(manager, principal.organizationId, 'event_type.deleted', view(current, found.hostUserIds, liveCount));
+      await this.repository.update(principal.organizationId, id, { isActive: false, updatedAt: current.updatedAt });
+      const liveCount = await this.count(principal.organizationId, id, true);
+      await this.record(principal.organizationId, 'event_type.deleted', view(current, found.hostUserIds, liveCount));
     });
   }
 
@@ -202,21 +203,15 @@ export class EventTypesService {
    * The event type as slot computation and booking need it, optionally inside the caller's
    * transaction: unknown or another organization's → 404, deleted → 409 EVENT_TYPE_INACTIVE.
    */
-  async getForScheduling(organizationId: string, eventTypeId: string, manager?: EntityManager): Promise<EventTypeDetails> {
-    const found = await this.repository.findOne(organizationId, eventTypeId, manager);
+  async getForScheduling(organizationId: string, eventTypeId: string): Promise<EventTypeDetails> {
+    const found = await this.repository.findOne(organizationId, eventTypeId);
     if (!found) throw AppError.notFound('Event type');
     if (!found.eventType.isActive) throw inactive();
     return details(found.eventType, found.hostUserIds);
   }
 
-  private async setHosts(
-    principal: Principal,
-    eventTypeId: string,
-    hostUserIds: readonly string[],
-    manager: EntityManager,
-    defaulted: boolean,
-  ): Promise<void> {
-    const missing = await this.repository.replaceHosts(principal.organizationId, eventTypeId, hostUserIds, manager);
+  private async setHosts(principal: Principal, eventTypeId: string, hostUserIds: readonly string[], defaulted: boolean): Promise<void> {
+    const missing = await this.repository.replaceHosts(principal.organizationId, eventTypeId, hostUserIds);
     if (missing.length === 0) return;
     throw AppError.validation(
       'hostUserIds',
@@ -226,12 +221,12 @@ export class EventTypesService {
     );
   }
 
-  private async count(organizationId: string, id: string, livemode: boolean, manager: EntityManager): Promise<number> {
-    return (await this.repository.countActiveBookings(organizationId, [id], livemode, manager)).get(id) ?? 0;
+  private async count(organizationId: string, id: string, livemode: boolean): Promise<number> {
+    return (await this.repository.countActiveBookings(organizationId, [id], livemode)).get(id) ?? 0;
   }
 
   /** Event type changes are organization data, shared by both modes, so their events are live. */
-  private async record(manager: EntityManager, organizationId: string, type: DomainEventType, eventType: EventTypeView): Promise<void> {
-    await this.events.record(manager, { organizationId, livemode: true, type, data: { eventType } });
+  private async record(organizationId: string, type: DomainEventType, eventType: EventTypeView): Promise<void> {
+    await this.events.record({ organizationId, livemode: true, type, data: { eventType } });
   }
 }

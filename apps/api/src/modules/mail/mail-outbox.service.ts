@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { newId } from '@app/common';
 import { MailRepository } from './mail.repository.js';
 import type { OutgoingMail } from './mail.types.js';
@@ -13,10 +12,10 @@ export class MailOutbox {
   constructor(private readonly repository: MailRepository) {}
 
   /** Returns the `mail_…` id. Call it inside the transaction that causes the mail. */
-  async enqueue(manager: EntityManager, mail: OutgoingMail): Promise<string> {
+  async enqueue(mail: OutgoingMail): Promise<string> {
     if (mail.to.length === 0) throw new Error('A mail needs at least one recipient');
     const id = newId('mail');
-    await this.repository.insert(manager, {
+    await this.repository.insert({
       id,
       organizationId: mail.organizationId ?? null,
       recipients: [...mail.to],

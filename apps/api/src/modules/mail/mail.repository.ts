@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { MailMessage } from './entities/mail-message.entity.js';
+import { TransactionHost } from '@app/database';
 
 /** The channel `enqueue` notifies and the worker listens on; PostgreSQL delivers it only on commit. */
 export const MAIL_OUTBOX_CHANNEL = 'mail_outbox';
@@ -13,12 +14,15 @@ export type NewMailRow = Pick<MailMessage, 'id' | 'organizationId' | 'recipients
  */
 @Injectable()
 export class MailRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly dataSource: DataSource,
+  ) {}
 
   /** Inserts with the caller's manager, so the row and the wake-up commit or roll back with its transaction. */
-  async insert(manager: EntityManager, row: NewMailRow): Promise<void> {
+  async insert(row: NewMailRow): Promise<void> {
     // One round trip for the row and its wake-up: this runs inside booking transactions.
-    await manager.query(
+    await this.tx.transactional.query(
       `WITH inserted AS (
          INSERT INTO mail_outbox (id, organization_id, recipients, subject, text_body, html_body, ical)
          VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id)
@@ -42,8 +46,8 @@ export class MailRepository {
    * message that crashes its worker still runs out of retries.
    */
   async claimNext(leaseSeconds: number): Promise<MailMessage | null> {
-    return this.dataSource.transaction(async (manager) => {
-      const due = await manager
+    return this.tx.transaction(async () => {
+      const due = await this.tx.transactional
         .createQueryBuilder(MailMessage, 'm')
         .where(`m.status = 'pending'`)
         .andWhere('m.nextAttemptAt <= now()')
@@ -54,7 +58,7 @@ export class MailRepository {
         .setOnLocked('skip_locked')
         .getOne();
       if (!due) return null;
-      await manager
+      await this.tx.transactional
         .createQueryBuilder()
         .update(MailMessage)
         .set({

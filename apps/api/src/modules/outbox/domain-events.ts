@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { Clock, newId } from '@app/common';
+import { TransactionHost } from '@app/database';
 
 export const DOMAIN_EVENT_TYPES = [
   'booking.created',
@@ -34,11 +34,14 @@ export interface DomainEventInput {
  */
 @Injectable()
 export class DomainEvents {
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly clock: Clock,
+  ) {}
 
-  async record(manager: EntityManager, input: DomainEventInput): Promise<string> {
+  async record(input: DomainEventInput): Promise<string> {
     const id = newId('whevt');
-    await manager.query(
+    await this.tx.transactional.query(
       `WITH inserted AS (
          INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
        SELECT pg_notify($7, id) FROM inserted`,

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In, Not } from 'typeorm';
+import { In, Not } from 'typeorm';
 import { PageRequest, pageOffset, Role } from '@app/common';
 import { Member, MemberStatus } from './entities/member.entity.js';
 import { Organization } from './entities/organization.entity.js';
+import { TransactionHost } from '@app/database';
 
 export interface MemberFilter {
   status?: MemberStatus;
@@ -22,40 +23,30 @@ const LOCK_CLAUSES: Record<OrganizationLock, string> = { share: 'FOR KEY SHARE',
 /** The only place that touches TypeORM for organizations and members; every read is scoped by organization. */
 @Injectable()
 export class TeamRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly tx: TransactionHost) {}
 
-  private manager(manager?: EntityManager): EntityManager {
-    return manager ?? this.dataSource.manager;
+  async slugExists(slug: string): Promise<boolean> {
+    return this.tx.manager.exists(Organization, { where: { slug } });
   }
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  async insertOrganization(organization: Organization): Promise<void> {
+    await this.tx.manager.insert(Organization, organization);
   }
 
-  async slugExists(slug: string, manager?: EntityManager): Promise<boolean> {
-    return this.manager(manager).exists(Organization, { where: { slug } });
-  }
-
-  async insertOrganization(organization: Organization, manager?: EntityManager): Promise<void> {
-    await this.manager(manager).insert(Organization, organization);
-  }
-
-  async findOrganization(organizationId: string, manager?: EntityManager): Promise<Organization | null> {
-    return this.manager(manager).findOne(Organization, { where: { id: organizationId } });
+  async findOrganization(organizationId: string): Promise<Organization | null> {
+    return this.tx.manager.findOne(Organization, { where: { id: organizationId } });
   }
 
   /** Takes the organization's row lock for the rest of the transaction; false when the organization is gone. */
-  async lockOrganization(manager: EntityManager, organizationId: string, lock: OrganizationLock): Promise<boolean> {
-    const rows: unknown[] = await manager.query(`SELECT id FROM organizations WHERE id = $1 ${LOCK_CLAUSES[lock]}`, [organizationId]);
+  async lockOrganization(organizationId: string, lock: OrganizationLock): Promise<boolean> {
+    const rows: unknown[] = await this.tx.transactional.query(`SELECT id FROM organizations WHERE id = $1 ${LOCK_CLAUSES[lock]}`, [
+      organizationId,
+    ]);
     return rows.length > 0;
   }
 
-  async updateOrganization(
-    organizationId: string,
-    changes: Pick<Organization, 'name' | 'updatedAt'>,
-    manager?: EntityManager,
-  ): Promise<void> {
-    await this.manager(manager).update(Organization, { id: organizationId }, changes);
+  async updateOrganization(organizationId: string, changes: Pick<Organization, 'name' | 'updatedAt'>): Promise<void> {
+    await this.tx.manager.update(Organization, { id: organizationId }, changes);
   }
 
   /**
@@ -64,29 +55,29 @@ export class TeamRepository {
    * here; its members' users go last (one organization per user), once nothing of the organization
    * references them any more. Call with the organization locked (`delete`).
    */
-  async deleteOrganization(manager: EntityManager, organizationId: string): Promise<void> {
-    const users: { user_id: string }[] = await manager.query(
+  async deleteOrganization(organizationId: string): Promise<void> {
+    const users: { user_id: string }[] = await this.tx.transactional.query(
       `SELECT user_id FROM members WHERE organization_id = $1 AND user_id IS NOT NULL`,
       [organizationId],
     );
-    await manager.query(`DELETE FROM domain_events WHERE organization_id = $1`, [organizationId]);
-    await manager.query(`DELETE FROM mail_outbox WHERE organization_id = $1`, [organizationId]);
-    await manager.query(`DELETE FROM organizations WHERE id = $1`, [organizationId]);
+    await this.tx.transactional.query(`DELETE FROM domain_events WHERE organization_id = $1`, [organizationId]);
+    await this.tx.transactional.query(`DELETE FROM mail_outbox WHERE organization_id = $1`, [organizationId]);
+    await this.tx.transactional.query(`DELETE FROM organizations WHERE id = $1`, [organizationId]);
     if (users.length > 0) {
-      await manager.query(
+      await this.tx.transactional.query(
         `DELETE FROM users u WHERE u.id = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM members m WHERE m.user_id = u.id)`,
         [users.map((row) => row.user_id)],
       );
     }
   }
 
-  async insertMember(member: Member, manager?: EntityManager): Promise<void> {
-    await this.manager(manager).insert(Member, member);
+  async insertMember(member: Member): Promise<void> {
+    await this.tx.manager.insert(Member, member);
   }
 
   /** The member with its user (for active members), whose profile names are the current ones. */
-  async findMember(organizationId: string, memberId: string, manager?: EntityManager): Promise<Member | null> {
-    return this.manager(manager)
+  async findMember(organizationId: string, memberId: string): Promise<Member | null> {
+    return this.tx.manager
       .createQueryBuilder(Member, 'm')
       .leftJoinAndSelect('m.user', 'u')
       .where('m.organizationId = :organizationId AND m.id = :memberId', { organizationId, memberId })
@@ -94,7 +85,7 @@ export class TeamRepository {
   }
 
   async listMembers(organizationId: string, filter: MemberFilter, page: PageRequest): Promise<[Member[], number]> {
-    const query = this.dataSource.manager
+    const query = this.tx.manager
       .createQueryBuilder(Member, 'm')
       .leftJoinAndSelect('m.user', 'u')
       .where('m.organizationId = :organizationId', { organizationId });
@@ -103,34 +94,34 @@ export class TeamRepository {
     return query.orderBy('m.createdAt', 'ASC').addOrderBy('m.id', 'ASC').skip(pageOffset(page)).take(page.limit).getManyAndCount();
   }
 
-  async memberEmailExists(organizationId: string, email: string, manager?: EntityManager): Promise<boolean> {
-    return this.manager(manager).exists(Member, { where: { organizationId, email } });
+  async memberEmailExists(organizationId: string, email: string): Promise<boolean> {
+    return this.tx.manager.exists(Member, { where: { organizationId, email } });
   }
 
   /** One organization per user: is this email an active member of any other organization? */
-  async activeMemberElsewhere(organizationId: string, email: string, manager?: EntityManager): Promise<boolean> {
-    return this.manager(manager).exists(Member, { where: { organizationId: Not(organizationId), email, status: 'active' } });
+  async activeMemberElsewhere(organizationId: string, email: string): Promise<boolean> {
+    return this.tx.manager.exists(Member, { where: { organizationId: Not(organizationId), email, status: 'active' } });
   }
 
-  async countActiveOwners(organizationId: string, manager: EntityManager): Promise<number> {
-    return manager.count(Member, { where: { organizationId, status: 'active', role: 'owner' } });
+  async countActiveOwners(organizationId: string): Promise<number> {
+    return this.tx.transactional.count(Member, { where: { organizationId, status: 'active', role: 'owner' } });
   }
 
-  async updateMemberRole(organizationId: string, memberId: string, role: Role, at: Date, manager: EntityManager): Promise<void> {
-    await manager.update(Member, { organizationId, id: memberId }, { role, updatedAt: at });
+  async updateMemberRole(organizationId: string, memberId: string, role: Role, at: Date): Promise<void> {
+    await this.tx.transactional.update(Member, { organizationId, id: memberId }, { role, updatedAt: at });
   }
 
   /** Its sessions go with it (sessions.member_id cascades), so a removed member is signed out at once. */
-  async deleteMember(organizationId: string, memberId: string, manager: EntityManager): Promise<void> {
-    await manager.delete(Member, { organizationId, id: memberId });
+  async deleteMember(organizationId: string, memberId: string): Promise<void> {
+    await this.tx.transactional.delete(Member, { organizationId, id: memberId });
   }
 
   /**
    * The one lookup not scoped by organization: an invitation token is presented by someone who has no
    * organization yet, and the token itself is what names the membership. `lock` holds the row until commit.
    */
-  async findInvitationByTokenHash(tokenHash: string, manager: EntityManager, lock = false): Promise<Member | null> {
-    const query = manager
+  async findInvitationByTokenHash(tokenHash: string, lock = false): Promise<Member | null> {
+    const query = this.tx.transactional
       .createQueryBuilder(Member, 'm')
       .where(`m.invitationTokenHash = :tokenHash AND m.status = 'invited'`, { tokenHash });
     if (lock) query.setLock('pessimistic_write');
@@ -141,9 +132,8 @@ export class TeamRepository {
     organizationId: string,
     memberId: string,
     changes: Pick<Member, 'userId' | 'firstName' | 'lastName' | 'joinedAt' | 'updatedAt'>,
-    manager: EntityManager,
   ): Promise<void> {
-    await manager.update(
+    await this.tx.transactional.update(
       Member,
       { organizationId, id: memberId, status: 'invited' },
       { ...changes, status: 'active', invitationTokenHash: null },
@@ -151,12 +141,12 @@ export class TeamRepository {
   }
 
   /** Names and emails of members by user id (mail recipients); users without a membership here are left out. */
-  async contactsOf(organizationId: string, userIds: readonly string[], manager?: EntityManager): Promise<Member[]> {
+  async contactsOf(organizationId: string, userIds: readonly string[]): Promise<Member[]> {
     if (userIds.length === 0) return [];
-    return this.manager(manager).find(Member, { where: { organizationId, userId: In([...userIds]) } });
+    return this.tx.manager.find(Member, { where: { organizationId, userId: In([...userIds]) } });
   }
 
-  async findActiveMemberByUser(userId: string, manager?: EntityManager): Promise<Member | null> {
-    return this.manager(manager).findOne(Member, { where: { userId, status: 'active' } });
+  async findActiveMemberByUser(userId: string): Promise<Member | null> {
+    return this.tx.manager.findOne(Member, { where: { userId, status: 'active' } });
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import {
   AppConfig,
   AppError,
@@ -35,6 +34,7 @@ import { Member } from './entities/member.entity.js';
 import { Organization } from './entities/organization.entity.js';
 import { invitationMail } from './invitation-mail.js';
 import { TeamRepository } from './team.repository.js';
+import { TransactionHost } from '@app/database';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -86,6 +86,7 @@ export interface OpenInvitation {
 @Injectable()
 export class TeamService {
   constructor(
+    private readonly tx: TransactionHost,
     private readonly repository: TeamRepository,
     private readonly mail: MailOutbox,
     private readonly events: DomainEvents,
@@ -94,16 +95,19 @@ export class TeamService {
   ) {}
 
   /** Registration: a new organization whose first member is its active owner, in the caller's transaction. */
-  async createOrganizationWithOwner(
-    manager: EntityManager,
-    input: { name: string; userId: string; email: string; firstName: string | null; lastName: string | null },
-  ): Promise<{ organization: Organization; member: Member }> {
+  async createOrganizationWithOwner(input: {
+    name: string;
+    userId: string;
+    email: string;
+    firstName: string | null;
+    lastName: string | null;
+  }): Promise<{ organization: Organization; member: Member }> {
     const now = this.clock.now();
     const base = slugify(input.name);
     let slug = base;
-    for (let n = 2; await this.repository.slugExists(slug, manager); n++) slug = `${base}-${n}`;
+    for (let n = 2; await this.repository.slugExists(slug); n++) slug = `${base}-${n}`;
     const organization = Object.assign(new Organization(), { id: newId('org'), name: input.name, slug, createdAt: now, updatedAt: now });
-    await this.repository.insertOrganization(organization, manager);
+    await this.repository.insertOrganization(organization);
     const member = Object.assign(new Member(), {
       id: newId('mem'),
       organizationId: organization.id,
@@ -119,7 +123,7 @@ export class TeamService {
       createdAt: now,
       updatedAt: now,
     } satisfies Member);
-    await this.repository.insertMember(member, manager);
+    await this.repository.insertMember(member);
     return { organization, member };
   }
 
@@ -130,12 +134,8 @@ export class TeamService {
   }
 
   /** Email and display name of each user id that is a member here, for booking mails. */
-  async contactsOf(
-    organizationId: string,
-    userIds: readonly string[],
-    manager?: EntityManager,
-  ): Promise<Map<string, { email: string; name: string | null }>> {
-    const members = await this.repository.contactsOf(organizationId, userIds, manager);
+  async contactsOf(organizationId: string, userIds: readonly string[]): Promise<Map<string, { email: string; name: string | null }>> {
+    const members = await this.repository.contactsOf(organizationId, userIds);
     return new Map(
       members
         .filter((m) => m.userId !== null)
@@ -143,8 +143,8 @@ export class TeamService {
     );
   }
 
-  async findActiveMemberByUser(userId: string, manager?: EntityManager): Promise<Member | null> {
-    return this.repository.findActiveMemberByUser(userId, manager);
+  async findActiveMemberByUser(userId: string): Promise<Member | null> {
+    return this.repository.findActiveMemberByUser(userId);
   }
 
   async showOrganization(principal: Principal, organizationId: string): Promise<OrganizationResponse> {
@@ -160,13 +160,13 @@ export class TeamService {
 
   async deleteOrganization(principal: Principal, organizationId: string): Promise<void> {
     this.assertOwnOrganization(principal, organizationId);
-    await this.repository.transaction(async (manager) => {
-      if (!(await this.repository.lockOrganization(manager, organizationId, 'delete'))) throw AppError.notFound('Organization');
+    await this.tx.transaction(async () => {
+      if (!(await this.repository.lockOrganization(organizationId, 'delete'))) throw AppError.notFound('Organization');
       // The guard read the caller's role before the lock; an owner demoted or removed meanwhile is no longer one.
-      const actor = principal.memberId ? await this.repository.findMember(organizationId, principal.memberId, manager) : null;
+      const actor = principal.memberId ? await this.repository.findMember(organizationId, principal.memberId) : null;
       if (actor?.status !== 'active') throw AppError.unauthorized('The session has ended');
       if (!roleHas(actor.role, Permission.DeleteOrganization)) throw AppError.forbidden(`The ${actor.role} role may not do this`);
-      await this.repository.deleteOrganization(manager, organizationId);
+      await this.repository.deleteOrganization(organizationId);
     });
   }
 
@@ -182,15 +182,15 @@ export class TeamService {
     const email = dto.email.toLowerCase();
     const token = randomBase62(43);
     try {
-      return await this.repository.transaction(async (manager) => {
-        if (!(await this.repository.lockOrganization(manager, organizationId, 'share'))) throw AppError.notFound('Organization');
-        const actor = await this.actingRole(manager, principal);
+      return await this.tx.transaction(async () => {
+        if (!(await this.repository.lockOrganization(organizationId, 'share'))) throw AppError.notFound('Organization');
+        const actor = await this.actingRole(principal);
         if (!canManageMember(actor, dto.role, dto.role)) throw AppError.forbidden('Only an owner may invite an owner');
-        if (await this.repository.memberEmailExists(organizationId, email, manager)) throw memberExists();
-        if (await this.repository.activeMemberElsewhere(organizationId, email, manager)) {
+        if (await this.repository.memberEmailExists(organizationId, email)) throw memberExists();
+        if (await this.repository.activeMemberElsewhere(organizationId, email)) {
           throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email belongs to a member of another organization');
         }
-        const organization = await this.repository.findOrganization(organizationId, manager);
+        const organization = await this.repository.findOrganization(organizationId);
         if (!organization) throw AppError.notFound('Organization');
         const now = this.clock.now();
         const member = Object.assign(new Member(), {
@@ -208,9 +208,8 @@ export class TeamService {
           createdAt: now,
           updatedAt: now,
         } satisfies Member);
-        await this.repository.insertMember(member, manager);
+        await this.repository.insertMember(member);
         await this.mail.enqueue(
-          manager,
           invitationMail({
             to: email,
             organizationId,
@@ -220,7 +219,7 @@ export class TeamService {
             expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
           }),
         );
-        await this.record(manager, organizationId, 'member.invited', member);
+        await this.record(organizationId, 'member.invited', member);
         return {
           member: {
             id: member.id,
@@ -242,18 +241,18 @@ export class TeamService {
 
   async changeRole(principal: Principal, organizationId: string, memberId: string, role: Role): Promise<MemberRoleResponse> {
     this.assertOwnOrganization(principal, organizationId);
-    return this.repository.transaction(async (manager) => {
-      const member = await this.lockedMember(manager, organizationId, memberId);
+    return this.tx.transaction(async () => {
+      const member = await this.lockedMember(organizationId, memberId);
       // Permission before state: an admin may not touch an owner at all, whether or not it is the last one.
       // Of two owners demoting each other, the second is an admin by then and hears 403.
-      if (!canManageMember(await this.actingRole(manager, principal), member.role, role)) {
+      if (!canManageMember(await this.actingRole(principal), member.role, role)) {
         throw AppError.forbidden('Only an owner may grant the owner role or change an owner');
       }
-      if (member.role === Role.Owner && role !== Role.Owner) await this.assertNotLastOwner(manager, member);
+      if (member.role === Role.Owner && role !== Role.Owner) await this.assertNotLastOwner(member);
       const now = this.clock.now();
-      await this.repository.updateMemberRole(organizationId, member.id, role, now, manager);
+      await this.repository.updateMemberRole(organizationId, member.id, role, now);
       Object.assign(member, { role, updatedAt: now });
-      await this.record(manager, organizationId, 'member.updated', member);
+      await this.record(organizationId, 'member.updated', member);
       return { member: { id: member.id, role, updatedAt: now.toISOString() } };
     });
   }
@@ -261,14 +260,14 @@ export class TeamService {
   /** An invitation's token dies with its row; an active member's sessions end with it, its bookings stay. */
   async removeMember(principal: Principal, organizationId: string, memberId: string): Promise<void> {
     this.assertOwnOrganization(principal, organizationId);
-    await this.repository.transaction(async (manager) => {
-      const member = await this.lockedMember(manager, organizationId, memberId);
-      if (!canManageMember(await this.actingRole(manager, principal), member.role)) {
+    await this.tx.transaction(async () => {
+      const member = await this.lockedMember(organizationId, memberId);
+      if (!canManageMember(await this.actingRole(principal), member.role)) {
         throw AppError.forbidden('Only an owner may remove an owner');
       }
-      if (member.role === Role.Owner) await this.assertNotLastOwner(manager, member);
-      await this.repository.deleteMember(organizationId, member.id, manager);
-      await this.record(manager, organizationId, 'member.removed', member);
+      if (member.role === Role.Owner) await this.assertNotLastOwner(member);
+      await this.repository.deleteMember(organizationId, member.id);
+      await this.record(organizationId, 'member.removed', member);
     });
   }
 
@@ -277,15 +276,15 @@ export class TeamService {
    * 404, older than 7 days → 410. The invitation stays locked so a second acceptance with the same
    * token waits and then finds it used.
    */
-  async openInvitation(manager: EntityManager, tokenHash: string): Promise<OpenInvitation> {
-    const found = await this.repository.findInvitationByTokenHash(tokenHash, manager);
+  async openInvitation(tokenHash: string): Promise<OpenInvitation> {
+    const found = await this.repository.findInvitationByTokenHash(tokenHash);
     if (!found?.invitedAt) throw invitationNotFound();
     if (found.invitedAt.getTime() + INVITATION_TTL_MS <= this.clock.now().getTime()) {
       throw new AppError(ErrorCode.INVITATION_EXPIRED, 'This invitation has expired; ask for a new one');
     }
     // Organization first, then the member: the order every member change takes, so none deadlock.
-    if (!(await this.repository.lockOrganization(manager, found.organizationId, 'share'))) throw invitationNotFound();
-    const member = await this.repository.findInvitationByTokenHash(tokenHash, manager, true);
+    if (!(await this.repository.lockOrganization(found.organizationId, 'share'))) throw invitationNotFound();
+    const member = await this.repository.findInvitationByTokenHash(tokenHash, true);
     if (!member) throw invitationNotFound();
     return {
       memberId: member.id,
@@ -298,20 +297,20 @@ export class TeamService {
 
   /** Second half: the membership becomes active for `user` and the token is spent. */
   async completeInvitation(
-    manager: EntityManager,
     invitation: OpenInvitation,
     user: { id: string; firstName: string | null; lastName: string | null },
   ): Promise<JoinedMemberView> {
     const now = this.clock.now();
-    await this.repository.activateMember(
-      invitation.organizationId,
-      invitation.memberId,
-      { userId: user.id, firstName: user.firstName, lastName: user.lastName, joinedAt: now, updatedAt: now },
-      manager,
-    );
-    const member = await this.repository.findMember(invitation.organizationId, invitation.memberId, manager);
+    await this.repository.activateMember(invitation.organizationId, invitation.memberId, {
+      userId: user.id,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      joinedAt: now,
+      updatedAt: now,
+    });
+    const member = await this.repository.findMember(invitation.organizationId, invitation.memberId);
     if (!member?.userId || !member.joinedAt) throw invitationNotFound();
-    await this.record(manager, invitation.organizationId, 'member.joined', member);
+    await this.record(invitation.organizationId, 'member.joined', member);
     return {
       id: member.id,
       userId: member.userId,
@@ -331,9 +330,9 @@ export class TeamService {
    * The organization's row lock comes before the member is read, so concurrent role changes and
    * removals in one organization run one after another and each counts owners after the last one committed.
    */
-  private async lockedMember(manager: EntityManager, organizationId: string, memberId: string): Promise<Member> {
-    if (!(await this.repository.lockOrganization(manager, organizationId, 'exclusive'))) throw AppError.notFound('Organization');
-    const member = await this.repository.findMember(organizationId, memberId, manager);
+  private async lockedMember(organizationId: string, memberId: string): Promise<Member> {
+    if (!(await this.repository.lockOrganization(organizationId, 'exclusive'))) throw AppError.notFound('Organization');
+    const member = await this.repository.findMember(organizationId, memberId);
     if (!member) throw AppError.notFound('Member');
     return member;
   }
@@ -344,23 +343,23 @@ export class TeamService {
    * but hold no role; for members they get an admin's reach, so a leaked team:write key can neither
    * mint owners nor lock the owners out.
    */
-  private async actingRole(manager: EntityManager, principal: Principal): Promise<Role> {
+  private async actingRole(principal: Principal): Promise<Role> {
     if (principal.type === 'api_key' || !principal.memberId) return Role.Admin;
-    const actor = await this.repository.findMember(principal.organizationId, principal.memberId, manager);
+    const actor = await this.repository.findMember(principal.organizationId, principal.memberId);
     if (actor?.status !== 'active') throw AppError.unauthorized('The session has ended');
     if (!roleHas(actor.role, Permission.ManageMembers)) throw AppError.forbidden(`The ${actor.role} role may not do this`);
     return actor.role;
   }
 
-  private async assertNotLastOwner(manager: EntityManager, member: Member): Promise<void> {
+  private async assertNotLastOwner(member: Member): Promise<void> {
     if (member.status !== 'active') return;
-    if ((await this.repository.countActiveOwners(member.organizationId, manager)) <= 1) {
+    if ((await this.repository.countActiveOwners(member.organizationId)) <= 1) {
       throw new AppError(ErrorCode.LAST_OWNER, 'An organization needs at least one active owner');
     }
   }
 
-  private async record(manager: EntityManager, organizationId: string, type: DomainEventType, member: Member): Promise<void> {
-    await this.events.record(manager, { organizationId, livemode: true, type, data: { member: memberView(member) } });
+  private async record(organizationId: string, type: DomainEventType, member: Member): Promise<void> {
+    await this.events.record({ organizationId, livemode: true, type, data: { member: memberView(member) } });
   }
 }
 

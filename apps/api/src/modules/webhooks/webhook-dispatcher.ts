@@ -7,6 +7,7 @@ import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 import { isSubscribed, serializePayload } from './webhook-events.js';
 import { type PendingEvent, type SubscribedWebhook, WebhookQueueRepository } from './webhook-queue.repository.js';
 import type { NewDeliveryRow } from './webhooks.repository.js';
+import { TransactionHost } from '@app/database';
 
 /** Catches events whose notification was missed (listener down, another instance's crash). */
 const POLL_INTERVAL_MS = 5_000;
@@ -55,6 +56,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private stopping = false;
 
   constructor(
+    private readonly tx: TransactionHost,
     private readonly config: AppConfig,
     private readonly repository: WebhookQueueRepository,
     private readonly deliveries: WebhookDeliveryWorker,
@@ -83,15 +85,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /** Fans out one batch; returns how many events it took. */
   async dispatchBatch(): Promise<number> {
     const maxAttempts = this.config.webhookRetrySchedule.length + 1;
-    return this.repository.transaction(async (manager) => {
-      const events = await this.repository.claimUndispatchedEvents(manager, BATCH_SIZE);
+    return this.tx.transaction(async () => {
+      const events = await this.repository.claimUndispatchedEvents(BATCH_SIZE);
       if (events.length === 0) return 0;
-      const webhooks = await this.repository.activeWebhooks(manager, [...new Set(events.map((e) => e.organizationId))]);
-      await this.repository.insertDeliveries(manager, fanOut(events, webhooks, maxAttempts));
-      await this.repository.markDispatched(
-        manager,
-        events.map((e) => e.id),
-      );
+      const webhooks = await this.repository.activeWebhooks([...new Set(events.map((e) => e.organizationId))]);
+      await this.repository.insertDeliveries(fanOut(events, webhooks, maxAttempts));
+      await this.repository.markDispatched(events.map((e) => e.id));
       return events.length;
     });
   }

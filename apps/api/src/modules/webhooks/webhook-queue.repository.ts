@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { Webhook } from './entities/webhook.entity.js';
 import type { NewDeliveryRow } from './webhooks.repository.js';
+import { TransactionHost } from '@app/database';
 
 export interface PendingEvent {
   id: string;
@@ -59,14 +60,13 @@ export interface AttemptRecord {
  */
 @Injectable()
 export class WebhookQueueRepository {
-  constructor(private readonly dataSource: DataSource) {}
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly dataSource: DataSource,
+  ) {}
 
   /** Locks the oldest undispatched events until the transaction ends; other dispatchers skip them. */
-  async claimUndispatchedEvents(manager: EntityManager, limit: number): Promise<PendingEvent[]> {
+  async claimUndispatchedEvents(limit: number): Promise<PendingEvent[]> {
     const rows: {
       id: string;
       organization_id: string;
@@ -74,7 +74,7 @@ export class WebhookQueueRepository {
       type: string;
       data: Record<string, unknown>;
       created_at: Date;
-    }[] = await manager.query(
+    }[] = await this.tx.transactional.query(
       `SELECT id, organization_id, livemode, type, data, created_at
            FROM domain_events
           WHERE dispatched_at IS NULL
@@ -93,9 +93,9 @@ export class WebhookQueueRepository {
     }));
   }
 
-  async activeWebhooks(manager: EntityManager, organizationIds: string[]): Promise<SubscribedWebhook[]> {
+  async activeWebhooks(organizationIds: string[]): Promise<SubscribedWebhook[]> {
     if (organizationIds.length === 0) return [];
-    return manager
+    return this.tx.transactional
       .createQueryBuilder(Webhook, 'w')
       .select(['w.id', 'w.organizationId', 'w.livemode', 'w.events'])
       .where('w.organizationId IN (:...organizationIds)', { organizationIds })
@@ -103,14 +103,14 @@ export class WebhookQueueRepository {
       .getMany();
   }
 
-  async insertDeliveries(manager: EntityManager, rows: NewDeliveryRow[]): Promise<void> {
+  async insertDeliveries(rows: NewDeliveryRow[]): Promise<void> {
     if (rows.length === 0) return;
-    await manager.createQueryBuilder().insert().into(WebhookDelivery).values(rows).orIgnore().execute();
+    await this.tx.transactional.createQueryBuilder().insert().into(WebhookDelivery).values(rows).orIgnore().execute();
   }
 
-  async markDispatched(manager: EntityManager, eventIds: string[]): Promise<void> {
+  async markDispatched(eventIds: string[]): Promise<void> {
     if (eventIds.length === 0) return;
-    await manager.query(`UPDATE domain_events SET dispatched_at = now() WHERE id = ANY($1::text[])`, [eventIds]);
+    await this.tx.transactional.query(`UPDATE domain_events SET dispatched_at = now() WHERE id = ANY($1::text[])`, [eventIds]);
   }
 
   /**

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { PageRequest, pageOffset } from '@app/common';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { Webhook } from './entities/webhook.entity.js';
+import { TransactionHost } from '@app/database';
 
 /** Woken by anything that makes a delivery due outside the dispatcher: tests, retries, re-activation. */
 export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';
@@ -19,18 +19,18 @@ export type NewDeliveryRow = Pick<
  */
 @Injectable()
 export class WebhooksRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly tx: TransactionHost) {}
 
   async insert(webhook: Webhook): Promise<void> {
-    await this.dataSource.manager.insert(Webhook, webhook);
+    await this.tx.manager.insert(Webhook, webhook);
   }
 
   async find(organizationId: string, livemode: boolean, id: string): Promise<Webhook | null> {
-    return this.dataSource.manager.findOne(Webhook, { where: { id, organizationId, livemode } });
+    return this.tx.manager.findOne(Webhook, { where: { id, organizationId, livemode } });
   }
 
   async list(organizationId: string, livemode: boolean, page: PageRequest): Promise<[Webhook[], number]> {
-    return this.dataSource.manager.findAndCount(Webhook, {
+    return this.tx.manager.findAndCount(Webhook, {
       where: { organizationId, livemode },
       order: { createdAt: 'DESC', id: 'ASC' },
       skip: pageOffset(page),
@@ -40,7 +40,8 @@ export class WebhooksRepository {
 
   /** The updated webhook, or null when there is none of the organization in that mode. */
   async update(organizationId: string, livemode: boolean, id: string, changes: WebhookChanges): Promise<Webhook | null> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.tx.transaction(async () => {
+      const manager = this.tx.transactional;
       const result = await manager.update(Webhook, { id, organizationId, livemode }, changes);
       if ((result.affected ?? 0) === 0) return null;
       // Re-activation makes the deliveries that waited due again, on whichever instance listens.
@@ -51,12 +52,13 @@ export class WebhooksRepository {
 
   /** Deliveries and their attempt log go with it (ON DELETE CASCADE). */
   async delete(organizationId: string, livemode: boolean, id: string): Promise<boolean> {
-    const result = await this.dataSource.manager.delete(Webhook, { id, organizationId, livemode });
+    const result = await this.tx.manager.delete(Webhook, { id, organizationId, livemode });
     return (result.affected ?? 0) > 0;
   }
 
   async insertDelivery(organizationId: string, row: NewDeliveryRow): Promise<WebhookDelivery> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.tx.transaction(async () => {
+      const manager = this.tx.transactional;
       await manager.insert(WebhookDelivery, { ...row, organizationId });
       await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
       return manager.findOneOrFail(WebhookDelivery, { where: { id: row.id, organizationId } });
@@ -64,7 +66,7 @@ export class WebhooksRepository {
   }
 
   async listDeliveries(organizationId: string, webhookId: string, page: PageRequest): Promise<[WebhookDelivery[], number]> {
-    return this.dataSource.manager.findAndCount(WebhookDelivery, {
+    return this.tx.manager.findAndCount(WebhookDelivery, {
       where: { organizationId, webhookId },
       order: { createdAt: 'DESC', id: 'DESC' },
       skip: pageOffset(page),
@@ -77,7 +79,8 @@ export class WebhooksRepository {
    * exactly one. The lease is left alone: an attempt in flight is not doubled, the next one is simply due.
    */
   async retryDelivery(organizationId: string, webhookId: string, deliveryId: string): Promise<WebhookDelivery | null> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.tx.transaction(async () => {
+      const manager = this.tx.transactional;
       const result = await manager
         .createQueryBuilder()
         .update(WebhookDelivery)

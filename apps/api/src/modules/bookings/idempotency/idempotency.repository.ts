@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { IdempotencyState } from '../entities/idempotency-key.entity.js';
+import { TransactionHost } from '@app/database';
 
 export interface IdempotencyScope {
   organizationId: string;
@@ -17,7 +18,10 @@ export interface IdempotencyRow {
 
 @Injectable()
 export class IdempotencyRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly dataSource: DataSource,
+  ) {}
 
   /**
    * Claims the key for this request: a new key, an expired record or an abandoned run (lease over)
@@ -54,8 +58,8 @@ export class IdempotencyRepository {
   }
 
   /** Called with the booking's own transaction, so the stored response commits with the booking or not at all. */
-  async complete(scope: IdempotencyScope, status: number, body: unknown, manager?: EntityManager): Promise<void> {
-    await (manager ?? this.dataSource.manager).query(
+  async complete(scope: IdempotencyScope, status: number, body: unknown): Promise<void> {
+    await this.tx.manager.query(
       `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5
         WHERE organization_id = $1 AND livemode = $2 AND key = $3`,
       [scope.organizationId, scope.livemode, scope.key, status, JSON.stringify(body)],

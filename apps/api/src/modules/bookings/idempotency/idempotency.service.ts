@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { AppConfig, AppError, Clock, ErrorCode, renderError } from '@app/common';
 import { IdempotencyRepository, type IdempotencyScope } from './idempotency.repository.js';
 
@@ -15,10 +14,8 @@ export interface StoredResponse {
   replayed: boolean;
 }
 
-/** What a request under a key runs: it gets a function that stores the response in its own transaction. */
-export type IdempotentWork = (
-  complete: (manager: EntityManager, status: number, body: unknown) => Promise<void>,
-) => Promise<{ status: number; body: unknown }>;
+/** What a request under a key runs: it gets a function that stores the response in the transaction it has open. */
+export type IdempotentWork = (complete: (status: number, body: unknown) => Promise<void>) => Promise<{ status: number; body: unknown }>;
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
@@ -92,7 +89,7 @@ export class IdempotencyService implements OnModuleInit, OnApplicationShutdown {
       throw new AppError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still being processed');
     }
     try {
-      const result = await work((manager, status, body) => this.repository.complete(full, status, body, manager));
+      const result = await work((status, body) => this.repository.complete(full, status, body));
       return { ...result, replayed: false };
     } catch (error) {
       const rendered = renderError(error, requestId);
