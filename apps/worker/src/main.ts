@@ -4,7 +4,7 @@ import { PinoNestLogger } from '../../api/src/logging/logger.js';
 import { exitOnSignals, exitOnStartupFailure, prepareRuntime } from '../../api/src/runtime.js';
 import { WorkerModule } from './worker.module.js';
 
-/** Delivers mail and webhooks for API instances that run with RUN_WORKERS=false; any number may run. */
+/** Runs every background job (mail, webhooks, housekeeping) for API instances with RUN_WORKERS=false; any number may run. */
 async function main(): Promise<void> {
   const runtime = await prepareRuntime({ embeddedDatabase: false, processName: 'worker' });
   const { config, logger } = runtime;
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
     abortOnError: false,
   });
   exitOnSignals(runtime, () => app.close());
-  logger.info('Worker running: mail and webhook delivery');
+  logger.info('Worker running: mail, webhook delivery and housekeeping');
 }
 
 main().catch(exitOnStartupFailure);

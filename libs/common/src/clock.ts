@@ -30,3 +30,10 @@ export class FixedClock extends Clock {
     this.current += ms;
   }
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The instant `days` whole days before `from` (retention cut-offs). */
+export function daysBefore(from: Date, days: number): Date {
+  return new Date(from.getTime() - days * DAY_MS);
+}

@@ -23,8 +23,10 @@ export class AppConfig {
   webhookTimeoutMs!: number;
   mailRetrySchedule!: number[];
   logLevel!: string;
-  /** Run the webhook and mail workers inside the API process (apps/worker runs them alone). */
+  /** Run the background jobs inside the API process (apps/worker runs them alone). */
   runWorkers!: boolean;
+  /** Delivered and failed webhook deliveries, sent mail and dispatched domain events are kept this many days. */
+  retentionDays!: number;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -124,6 +126,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.mailRetrySchedule = retrySchedule(env, 'MAIL_RETRY_SCHEDULE', DEFAULT_MAIL_RETRY_SCHEDULE);
   config.logLevel = oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info');
   config.runWorkers = boolVar(env, 'RUN_WORKERS', true);
+  config.retentionDays = intVar(env, 'RETENTION_DAYS', 30, 1, 3650);
 
   if (config.isProduction) {
     if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', 'is required when NODE_ENV=production');

@@ -15,7 +15,7 @@ import {
   RescheduleBookingDto,
   RescheduledBookingResponse,
 } from './dto/booking.dto.js';
-import type { StoredResponse } from './idempotency/idempotency.service.js';
+import type { StoredResponse } from '../idempotency/index.js';
 
 /** 1–255 visible ASCII characters: the rule, and the document's schema for the header. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;

@@ -35,7 +35,7 @@ import {
   RescheduleBookingDto,
 } from './dto/booking.dto.js';
 import { Booking, type CancelledBy } from './entities/booking.entity.js';
-import { fingerprintOf, IdempotencyService, type StoredResponse } from './idempotency/idempotency.service.js';
+import { fingerprintOf, IdempotencyService, type StoredResponse } from '../idempotency/index.js';
 import { TransactionHost } from '@app/database';
 
 const MINUTE_MS = 60_000;

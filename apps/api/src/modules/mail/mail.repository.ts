@@ -114,4 +114,13 @@ export class MailRepository {
     const ms = rows[0]?.ms ?? null;
     return ms === null ? null : Math.max(0, ms);
   }
+
+  /** Retention: sent mail older than `cutoff` (failed mail stays for operators to look at). */
+  async deleteSentBefore(cutoff: Date): Promise<number> {
+    const [, count]: [unknown[], number] = await this.tx.manager.query(
+      `DELETE FROM mail_outbox WHERE status = 'sent' AND created_at < $1`,
+      [cutoff],
+    );
+    return count ?? 0;
+  }
 }

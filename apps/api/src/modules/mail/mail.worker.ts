@@ -1,10 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '@app/common';
+import { AppConfig, Clock, daysBefore } from '@app/common';
+import { JobLoop, PeriodicJobs, RETENTION_INTERVAL_MS, type TickResult } from '../../jobs/index.js';
 import type { MailMessage } from './entities/mail-message.entity.js';
 import { describeSendError, smtpUrlSecrets } from './mail-errors.js';
 import { MAIL_OUTBOX_CHANNEL, MailRepository } from './mail.repository.js';
 import { MailTransport, SEND_TIMEOUT_MS } from './mail.transport.js';
-import { OutboxListener } from './outbox-listener.js';
 
 /** Catches retries and notifications sent while the listener was down. */
 const POLL_INTERVAL_MS = 5_000;
@@ -20,52 +20,44 @@ const LEASE_SECONDS = Math.ceil((SEND_TIMEOUT_MS * 5) / 1000);
 export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(MailWorker.name);
   private readonly secrets: string[];
-  private listener: OutboxListener | undefined;
-  private running: Promise<void> | undefined;
-  private stopping = false;
-  private woken = false;
-  private wakeSleeper: (() => void) | undefined;
+  private readonly loop: JobLoop;
 
   constructor(
     private readonly config: AppConfig,
     private readonly repository: MailRepository,
     private readonly transport: MailTransport,
+    clock: Clock,
+    jobs: PeriodicJobs,
   ) {
     this.secrets = smtpUrlSecrets(config.smtpUrl);
+    jobs.register('mail-retention', RETENTION_INTERVAL_MS, () =>
+      repository.deleteSentBefore(daysBefore(clock.now(), config.retentionDays)),
+    );
+    this.loop = new JobLoop({
+      name: 'mail-worker',
+      logger: this.logger,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      listen: config.databaseUrl ? { databaseUrl: config.databaseUrl, channel: MAIL_OUTBOX_CHANNEL } : undefined,
+      tick: () => this.sendNext(),
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.runWorkers || !this.config.databaseUrl) return;
-    this.listener = new OutboxListener(this.config.databaseUrl, MAIL_OUTBOX_CHANNEL, () => this.wake(), this.logger);
-    await this.listener.start();
-    this.running = this.run();
+    if (this.config.runWorkers && this.config.databaseUrl) await this.loop.start();
   }
 
   /** Runs before the data source closes (global modules shut down last), so the message in flight is recorded. */
   async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    this.wake();
-    await this.running;
-    await this.listener?.stop();
+    await this.loop.stop();
     this.transport.close();
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      try {
-        const mail = await this.repository.claimNext(LEASE_SECONDS);
-        if (mail) {
-          await this.deliver(mail);
-          continue;
-        }
-        const dueInMs = await this.repository.msUntilNextDue();
-        await this.sleep(Math.min(dueInMs ?? POLL_INTERVAL_MS, POLL_INTERVAL_MS));
-      } catch (error) {
-        // The database is away; the claim (if any) expires with its lease.
-        this.logger.warn({ msg: 'Mail worker cannot reach the database', error: describeSendError(error).code });
-        await this.sleep(POLL_INTERVAL_MS);
-      }
-    }
+  /** One message: claimed (short transaction, leased), sent, its outcome recorded; or the time until the next is due. */
+  private async sendNext(): Promise<TickResult> {
+    const mail = await this.repository.claimNext(LEASE_SECONDS);
+    if (!mail) return (await this.repository.msUntilNextDue()) ?? undefined;
+    await this.deliver(mail);
+    return 'again';
   }
 
   private async deliver(mail: MailMessage): Promise<void> {
@@ -87,27 +79,5 @@ export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown
     }
     await this.repository.markSent(mail.id);
     this.logger.log({ msg: 'Mail sent', ...context });
-  }
-
-  private wake(): void {
-    if (this.wakeSleeper) this.wakeSleeper();
-    else this.woken = true;
-  }
-
-  /** Waits up to `ms`, or less when woken; a wake-up that came while busy is not lost. */
-  private sleep(ms: number): Promise<void> {
-    if (this.woken || this.stopping) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.wakeSleeper = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeSleeper = done;
-    });
   }
 }

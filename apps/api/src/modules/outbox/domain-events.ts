@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, newId } from '@app/common';
+import { AppConfig, Clock, daysBefore, newId } from '@app/common';
+import { PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
 import { TransactionHost } from '@app/database';
 
 export const DOMAIN_EVENT_TYPES = [
@@ -37,7 +38,13 @@ export class DomainEvents {
   constructor(
     private readonly tx: TransactionHost,
     private readonly clock: Clock,
-  ) {}
+    config: AppConfig,
+    jobs: PeriodicJobs,
+  ) {
+    jobs.register('domain-event-retention', RETENTION_INTERVAL_MS, () =>
+      this.deleteDispatchedBefore(daysBefore(this.clock.now(), config.retentionDays)),
+    );
+  }
 
   async record(input: DomainEventInput): Promise<string> {
     const id = newId('whevt');
@@ -48,5 +55,14 @@ export class DomainEvents {
       [id, input.organizationId, input.livemode, input.type, JSON.stringify(input.data), this.clock.now(), DOMAIN_EVENTS_CHANNEL],
     );
     return id;
+  }
+
+  /** Retention: events already fanned out to webhooks, older than `cutoff` (deliveries carry their own body). */
+  async deleteDispatchedBefore(cutoff: Date): Promise<number> {
+    const [, count]: [unknown[], number] = await this.tx.manager.query(
+      `DELETE FROM domain_events WHERE dispatched_at IS NOT NULL AND created_at < $1`,
+      [cutoff],
+    );
+    return count ?? 0;
   }
 }

@@ -1,12 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { JobsModule } from '../../jobs/index.js';
 import { DomainEvents } from './domain-events.js';
 import { DomainEvent } from './entities/domain-event.entity.js';
 
 /** Global: every feature records its domain events through the same writer. */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([DomainEvent])],
+  imports: [TypeOrmModule.forFeature([DomainEvent]), JobsModule],
   providers: [DomainEvents],
   exports: [DomainEvents],
 })

@@ -2,10 +2,10 @@ import { setMaxListeners } from 'node:events';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { AppConfig } from '@app/common';
-import { describeSendError, OutboxListener } from '../mail/index.js';
+import { describeSendError } from '../mail/index.js';
+import { JobLoop, type TickResult } from '../../jobs/index.js';
 import { GroupCommit } from './group-commit.js';
 import { decideOutcome } from './retry-policy.js';
-import { Wakeup } from './wakeup.js';
 import { WebhookHttpClient } from './webhook-http.js';
 import { type AttemptRecord, type ClaimedDelivery, type RecordedOutcome, WebhookQueueRepository } from './webhook-queue.repository.js';
 import { WebhookSecrets } from './webhook-secrets.js';
@@ -27,15 +27,12 @@ const SHUTDOWN_GRACE_MS = 5_000;
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDeliveryWorker.name);
-  private readonly wakeup = new Wakeup();
+  private readonly loop: JobLoop;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly interrupt = new AbortController();
   private readonly leaseSeconds: number;
   private readonly outcomes: GroupCommit<AttemptRecord>;
   private http: WebhookHttpClient | undefined;
-  private listener: OutboxListener | undefined;
-  private running: Promise<void> | undefined;
-  private stopping = false;
 
   constructor(
     private readonly config: AppConfig,
@@ -46,27 +43,24 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     this.outcomes = new GroupCommit((records) => repository.recordAttempts(records));
     // Every attempt in flight listens for the interrupt.
     setMaxListeners(CONCURRENCY + 1, this.interrupt.signal);
+    this.loop = new JobLoop({
+      name: 'webhook-delivery',
+      logger: this.logger,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      listen: config.databaseUrl ? { databaseUrl: config.databaseUrl, channel: WEBHOOK_DELIVERIES_CHANNEL } : undefined,
+      tick: () => this.claimAndStart(),
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.runWorkers || !this.config.databaseUrl) return;
     this.http = new WebhookHttpClient(this.config.webhookAllowPrivateUrls);
-    this.listener = new OutboxListener(
-      this.config.databaseUrl,
-      WEBHOOK_DELIVERIES_CHANNEL,
-      () => this.wake(),
-      this.logger,
-      'webhook-delivery',
-    );
-    await this.listener.start();
-    this.running = this.run(this.http);
+    await this.loop.start();
   }
 
   /** Attempts finish within the grace period or are released (due again at once) before the pool closes. */
   async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    this.wake();
-    await this.running;
+    await this.loop.stop();
     if (this.inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)));
@@ -75,33 +69,21 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       this.interrupt.abort();
       await Promise.allSettled([...this.inFlight]);
     }
-    await this.listener?.stop();
     this.http?.close();
   }
 
   wake(): void {
-    this.wakeup.wake();
+    this.loop.wake();
   }
 
-  private async run(http: WebhookHttpClient): Promise<void> {
-    while (!this.stopping) {
-      try {
-        const free = CONCURRENCY - this.inFlight.size;
-        if (free > 0) {
-          const claimed = await this.repository.claimDue(free, this.leaseSeconds);
-          for (const delivery of claimed) this.start(http, delivery);
-          if (claimed.length > 0) continue;
-          const dueInMs = await this.repository.msUntilNextDue();
-          await this.wakeup.sleep(Math.min(dueInMs ?? POLL_INTERVAL_MS, POLL_INTERVAL_MS));
-        } else {
-          // Every slot is busy; the first attempt to finish wakes the loop.
-          await this.wakeup.sleep(POLL_INTERVAL_MS);
-        }
-      } catch (error) {
-        this.logger.warn({ msg: 'Webhook delivery worker cannot reach the database', error: describeSendError(error).code });
-        await this.wakeup.sleep(POLL_INTERVAL_MS);
-      }
-    }
+  /** Fills the free attempt slots with due deliveries; with every slot busy, the first attempt to finish wakes the loop. */
+  private async claimAndStart(): Promise<TickResult> {
+    const free = CONCURRENCY - this.inFlight.size;
+    if (free <= 0 || !this.http) return undefined;
+    const claimed = await this.repository.claimDue(free, this.leaseSeconds);
+    for (const delivery of claimed) this.start(this.http, delivery);
+    if (claimed.length > 0) return 'again';
+    return (await this.repository.msUntilNextDue()) ?? undefined;
   }
 
   private start(http: WebhookHttpClient, delivery: ClaimedDelivery): void {

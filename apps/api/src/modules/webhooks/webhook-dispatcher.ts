@@ -1,13 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig, newId } from '@app/common';
-import { describeSendError, OutboxListener } from '../mail/index.js';
+import { AppConfig, Clock, daysBefore, newId } from '@app/common';
 import { DOMAIN_EVENTS_CHANNEL } from '../outbox/domain-events.js';
-import { Wakeup } from './wakeup.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 import { isSubscribed, serializePayload } from './webhook-events.js';
 import { type PendingEvent, type SubscribedWebhook, WebhookQueueRepository } from './webhook-queue.repository.js';
 import type { NewDeliveryRow } from './webhooks.repository.js';
 import { TransactionHost } from '@app/database';
+import { JobLoop, PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
 
 /** Catches events whose notification was missed (listener down, another instance's crash). */
 const POLL_INTERVAL_MS = 5_000;
@@ -50,36 +49,38 @@ export function fanOut(events: PendingEvent[], webhooks: SubscribedWebhook[], ma
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
-  private readonly wakeup = new Wakeup();
-  private listener: OutboxListener | undefined;
-  private running: Promise<void> | undefined;
-  private stopping = false;
+  private readonly loop: JobLoop;
 
   constructor(
     private readonly tx: TransactionHost,
     private readonly config: AppConfig,
     private readonly repository: WebhookQueueRepository,
     private readonly deliveries: WebhookDeliveryWorker,
-  ) {}
+    clock: Clock,
+    jobs: PeriodicJobs,
+  ) {
+    jobs.register('webhook-delivery-retention', RETENTION_INTERVAL_MS, () =>
+      repository.deleteFinishedBefore(daysBefore(clock.now(), config.retentionDays)),
+    );
+    this.loop = new JobLoop({
+      name: 'webhook-dispatcher',
+      logger: this.logger,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      listen: config.databaseUrl ? { databaseUrl: config.databaseUrl, channel: DOMAIN_EVENTS_CHANNEL } : undefined,
+      tick: async () => {
+        const dispatched = await this.dispatchBatch();
+        if (dispatched > 0) this.deliveries.wake();
+        return dispatched === BATCH_SIZE ? 'again' : undefined;
+      },
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.runWorkers || !this.config.databaseUrl) return;
-    this.listener = new OutboxListener(
-      this.config.databaseUrl,
-      DOMAIN_EVENTS_CHANNEL,
-      () => this.wakeup.wake(),
-      this.logger,
-      'webhook-dispatcher',
-    );
-    await this.listener.start();
-    this.running = this.run();
+    if (this.config.runWorkers && this.config.databaseUrl) await this.loop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    this.wakeup.wake();
-    await this.running;
-    await this.listener?.stop();
+    await this.loop.stop();
   }
 
   /** Fans out one batch; returns how many events it took. */
@@ -93,19 +94,5 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       await this.repository.markDispatched(events.map((e) => e.id));
       return events.length;
     });
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      try {
-        const dispatched = await this.dispatchBatch();
-        if (dispatched > 0) this.deliveries.wake();
-        if (dispatched === BATCH_SIZE) continue;
-        await this.wakeup.sleep(POLL_INTERVAL_MS);
-      } catch (error) {
-        this.logger.warn({ msg: 'Webhook dispatcher cannot reach the database', error: describeSendError(error).code });
-        await this.wakeup.sleep(POLL_INTERVAL_MS);
-      }
-    }
   }
 }

@@ -238,4 +238,13 @@ export class WebhookQueueRepository {
     const ms = rows[0]?.ms ?? null;
     return ms === null ? null : Math.max(0, ms);
   }
+
+  /** Retention: finished deliveries older than `cutoff`, with their attempt log (ON DELETE CASCADE). */
+  async deleteFinishedBefore(cutoff: Date): Promise<number> {
+    const [, count]: [unknown[], number] = await this.tx.manager.query(
+      `DELETE FROM webhook_deliveries WHERE status IN ('succeeded', 'failed') AND created_at < $1`,
+      [cutoff],
+    );
+    return count ?? 0;
+  }
 }

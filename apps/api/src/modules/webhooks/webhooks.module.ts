@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { JobsModule } from '../../jobs/index.js';
 import { WebhookAttempt } from './entities/webhook-attempt.entity.js';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { Webhook } from './entities/webhook.entity.js';
@@ -16,7 +17,7 @@ import { WebhooksService } from './webhooks.service.js';
  * import this module: they record domain events, which the dispatcher reads.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Webhook, WebhookDelivery, WebhookAttempt])],
+  imports: [TypeOrmModule.forFeature([Webhook, WebhookDelivery, WebhookAttempt]), JobsModule],
   controllers: [WebhooksController],
   providers: [WebhooksRepository, WebhookQueueRepository, WebhookSecrets, WebhooksService, WebhookDispatcher, WebhookDeliveryWorker],
 })

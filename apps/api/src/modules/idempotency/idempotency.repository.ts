@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { IdempotencyState } from '../entities/idempotency-key.entity.js';
+import type { IdempotencyState } from './entities/idempotency-key.entity.js';
 import { TransactionHost } from '@app/database';
 
 export interface IdempotencyScope {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { AppConfig, AppError, Clock, ErrorCode, renderError } from '@app/common';
+import { Injectable } from '@nestjs/common';
+import { AppError, Clock, ErrorCode, renderError } from '@app/common';
+import { PeriodicJobs } from '../../jobs/index.js';
 import { IdempotencyRepository, type IdempotencyScope } from './idempotency.repository.js';
 
 const TTL_MS = 24 * 3600 * 1000;
@@ -42,28 +43,14 @@ export function fingerprintOf(operation: string, body: unknown): string {
  * response again; another body → 422; still running → 409. 400s and 5xx are not stored.
  */
 @Injectable()
-export class IdempotencyService implements OnModuleInit, OnApplicationShutdown {
-  private readonly logger = new Logger('Idempotency');
-  private cleanup: NodeJS.Timeout | undefined;
-
+export class IdempotencyService {
   constructor(
     private readonly repository: IdempotencyRepository,
     private readonly clock: Clock,
-    private readonly config: AppConfig,
-  ) {}
-
-  onModuleInit(): void {
-    if (!this.config.runWorkers) return;
-    this.cleanup = setInterval(() => {
-      this.repository
-        .deleteExpired(new Date())
-        .catch((error: unknown) => this.logger.warn({ error: String(error) }, 'Cleanup of expired idempotency keys failed'));
-    }, CLEANUP_INTERVAL_MS);
-    this.cleanup.unref();
-  }
-
-  onApplicationShutdown(): void {
-    if (this.cleanup) clearInterval(this.cleanup);
+    jobs: PeriodicJobs,
+  ) {
+    // Records live 24 hours on the Clock; the sweep only keeps the table small (expired ones are reclaimed anyway).
+    jobs.register('idempotency-cleanup', CLEANUP_INTERVAL_MS, () => this.repository.deleteExpired(this.clock.now()));
   }
 
   async run(

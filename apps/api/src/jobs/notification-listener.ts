@@ -8,7 +8,7 @@ const MAX_RECONNECT_DELAY_MS = 30_000;
  * connection would be handed to queries and lose it). Losing the connection costs only latency, since
  * the worker polls as well; it reconnects with backoff and wakes the worker once listening again.
  */
-export class OutboxListener {
+export class NotificationListener {
   private client: pg.Client | undefined;
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -20,7 +20,7 @@ export class OutboxListener {
     private readonly onNotify: () => void,
     private readonly logger: Logger,
     /** Shown in pg_stat_activity, so operators (and tests) can tell the listeners apart. */
-    private readonly applicationName = 'mail-worker',
+    private readonly applicationName: string,
   ) {}
 
   /** Resolves once listening or once the first attempt failed; it never throws. */

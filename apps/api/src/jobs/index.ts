@@ -1,0 +1,5 @@
+export * from './job-loop.js';
+export { NotificationListener } from './notification-listener.js';
+export { Wakeup } from './wakeup.js';
+export * from './periodic-jobs.js';
+export * from './jobs.module.js';
