@@ -11,7 +11,8 @@ const moduleNameMapper = {
 // Jest's loader cannot before Node 24.9, so Babel turns just these into CommonJS for the tests.
 const REQUIRED_ESM_PACKAGES = ['content-disposition', 'cookie'];
 const transform = {
-  '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', useESM: true, diagnostics: false }],
+  // tsconfig's isolatedModules makes ts-jest transpile file by file (fast); the whole-program type check is `npm run typecheck`.
+  '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', useESM: true }],
   '/node_modules/@nestjs/throttler/dist/.+\\.js$': '<rootDir>/test/setup/esm-bridge-transformer.cjs',
   [`/node_modules/(${REQUIRED_ESM_PACKAGES.join('|')})/.+\\.js$`]: [
     'babel-jest',

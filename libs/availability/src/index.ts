@@ -6,7 +6,6 @@ export {
   countByLocalDate,
   dayStartInstant,
   formatInstantInZone,
-  isValidTimeZone,
   localDateOf,
   localDateTimeToInstant,
   parseInputTimestamp,

@@ -8,17 +8,6 @@ import { type CivilDate, DAY_MS, civilToEpochDay, epochDayToCivil, epochDayToIso
 
 const INPUT_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?<offset>[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 
-/** IANA names only: Temporal would also take '+05:30', which is an offset, not a zone. */
-export function isValidTimeZone(timeZone: string): boolean {
-  if (timeZone.length === 0 || timeZone.startsWith('+') || timeZone.startsWith('-')) return false;
-  try {
-    new Temporal.ZonedDateTime(0n, timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Wall-clock date and time in `timeZone` → instant, with the gap and fall-back rules of the contract. */
 export function localDateTimeToInstant(date: string, time: string, timeZone: string): number {
   return resolveWallTime(parseIsoDate(date), parseWallTime(time), timeZone);

@@ -1,1 +1,2 @@
 export * from './time-zone.js';
+export * from './calendar-date.js';

@@ -9,14 +9,12 @@ import {
   explainStart,
   formatInstantsInZone,
   type HostAvailability,
-  isValidTimeZone,
   parseInputTimestamp,
   type StartQuery,
 } from '@app/availability';
-import { AppError, Clock, Principal } from '@app/common';
+import { AppError, Clock, Principal, daysBetween, isIanaTimeZone } from '@app/common';
 import { type EventTypeDetails, EventTypesService } from '../event-types/event-types.service.js';
 import { AvailabilityRepository, type BusyRow, type HostOverride, type HostSchedule } from './availability.repository.js';
-import { daysBetween } from './dto/calendar-date.validator.js';
 import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -197,7 +195,7 @@ export class AvailabilityService {
   private timeZone(timeZone: string | undefined): string {
     const zone = timeZone ?? 'UTC';
     if (validZones.has(zone)) return zone;
-    if (!isValidTimeZone(zone)) throw AppError.validation('timezone', 'timezone must be an IANA time zone such as Europe/Berlin');
+    if (!isIanaTimeZone(zone)) throw AppError.validation('timezone', 'timezone must be an IANA time zone such as Europe/Berlin');
     validZones.add(zone);
     return zone;
   }

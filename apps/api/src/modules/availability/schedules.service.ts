@@ -1,9 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { isValidTimeZone } from '@app/availability';
-import { AppError, Clock, ErrorCode, type ErrorDetail, newId, Permission, Principal, roleHas, isUniqueViolation } from '@app/common';
+import {
+  AppError,
+  Clock,
+  ErrorCode,
+  type ErrorDetail,
+  newId,
+  Permission,
+  Principal,
+  roleHas,
+  isUniqueViolation,
+  daysBetween,
+  isIanaTimeZone,
+} from '@app/common';
 import { TeamService } from '../team/team.service.js';
 import { AvailabilityRepository, OVERRIDE_DATE_KEY } from './availability.repository.js';
-import { daysBetween } from './dto/calendar-date.validator.js';
 import {
   CreateOverrideDto,
   ListOverridesQueryDto,
@@ -98,7 +108,7 @@ export class SchedulesService {
 
   async putSchedule(principal: Principal, userId: string | undefined, dto: PutScheduleDto): Promise<ScheduleResponse> {
     const errors: ErrorDetail[] = [];
-    if (!isValidTimeZone(dto.timezone))
+    if (!isIanaTimeZone(dto.timezone))
       errors.push({ field: 'timezone', message: 'timezone must be an IANA time zone such as Europe/Berlin' });
     const seen = new Map<number, number>();
     dto.schedules.forEach((day, index) => {
@@ -147,7 +157,7 @@ export class SchedulesService {
       organizationId: input.organizationId,
       memberId: member.id,
       userId: input.userId,
-      timezone: isValidTimeZone(input.timezone) ? input.timezone : 'UTC',
+      timezone: isIanaTimeZone(input.timezone) ? input.timezone : 'UTC',
       days: DEFAULT_DAYS,
       createdAt: now,
       updatedAt: now,

@@ -79,6 +79,16 @@ function rangeBound(value: string, field: string, end: boolean): Date {
   return new Date(end ? ms + (isDate ? DAY_MS : 1) : ms);
 }
 
+/** What booking mails say beyond the booking itself. */
+interface BookingMailDetails {
+  hostUserIds: readonly string[];
+  title: string;
+  /** Only in the mails that carry the attendee's links (creation, reschedule). */
+  confirmationToken?: string;
+  reason?: string | null;
+  previousStartsAt?: Date;
+}
+
 @Injectable()
 export class BookingsService {
   constructor(
@@ -143,7 +153,11 @@ export class BookingsService {
         await this.insert(booking, hostUserIds, 'startTime');
         const detail = bookingDetailView(booking, hostUserIds, eventType);
         await this.record(booking, 'booking.created', { booking: detail });
-        await this.sendMails(booking.status === 'pending' ? 'pending' : 'confirmation', booking, hostUserIds, eventType.title, token);
+        await this.sendMails(booking.status === 'pending' ? 'pending' : 'confirmation', booking, {
+          hostUserIds,
+          title: eventType.title,
+          confirmationToken: token,
+        });
         const body = { booking: { ...bookingView(booking, hostUserIds), confirmationToken: token } };
         await complete(201, body);
         return { status: 201, body };
@@ -203,7 +217,7 @@ export class BookingsService {
       Object.assign(booking, { status: 'cancelled', cancelledAt: now, cancellationReason: reason, cancelledBy: actor.by, updatedAt: now });
       const summary = await this.summaryOf(booking);
       await this.record(booking, 'booking.cancelled', { booking: bookingDetailView(booking, hostUserIds, summary) });
-      await this.sendMails('cancellation', booking, hostUserIds, summary.title, undefined, reason);
+      await this.sendMails('cancellation', booking, { hostUserIds, title: summary.title, reason });
       return {
         booking: {
           id: booking.id,
@@ -282,7 +296,13 @@ export class BookingsService {
           booking: bookingDetailView(replacement, hostUserIds, eventType),
           previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
         });
-        await this.sendMails('reschedule', replacement, hostUserIds, eventType.title, token, dto.reason ?? null, booking.startsAt);
+        await this.sendMails('reschedule', replacement, {
+          hostUserIds,
+          title: eventType.title,
+          confirmationToken: token,
+          reason: dto.reason ?? null,
+          previousStartsAt: booking.startsAt,
+        });
         const body = {
           booking: {
             id: replacement.id,
@@ -323,14 +343,11 @@ export class BookingsService {
       const summary = await this.summaryOf(booking);
       const detail = bookingDetailView(booking, hostUserIds, summary);
       await this.record(booking, outcome === 'confirmed' ? 'booking.confirmed' : 'booking.declined', { booking: detail });
-      await this.sendMails(
-        outcome === 'confirmed' ? 'confirmation' : 'cancellation',
-        booking,
+      await this.sendMails(outcome === 'confirmed' ? 'confirmation' : 'cancellation', booking, {
         hostUserIds,
-        summary.title,
-        undefined,
-        dto.reason ?? null,
-      );
+        title: summary.title,
+        reason: dto.reason ?? null,
+      });
       return { booking: detail };
     });
   }
@@ -445,15 +462,8 @@ export class BookingsService {
   }
 
   /** Test-mode bookings send no mail (contract section 9). */
-  private async sendMails(
-    kind: BookingMailKind,
-    booking: Booking,
-    hostUserIds: readonly string[],
-    title: string,
-    confirmationToken?: string,
-    reason?: string | null,
-    previousStartsAt?: Date,
-  ): Promise<void> {
+  private async sendMails(kind: BookingMailKind, booking: Booking, details: BookingMailDetails): Promise<void> {
+    const { hostUserIds, title, confirmationToken, reason, previousStartsAt } = details;
     if (!booking.livemode) return;
     const contacts = await this.team.contactsOf(booking.organizationId, hostUserIds);
     const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));

@@ -1,8 +1,8 @@
+import { IsCalendarDate } from '@app/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import type { OverrideType } from '../entities/date-override.entity.js';
-import { IsCalendarDate } from './calendar-date.validator.js';
 import { MAX_SLOTS_PER_DAY, TimeSlotDto, TimeSlotView, UserQueryDto } from './schedule.dto.js';
 
 export const OVERRIDE_TYPES: readonly OverrideType[] = ['unavailable', 'custom'];

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { IsIanaTimeZone } from '@app/common';
+import { IsIanaTimeZone, IsCalendarDate } from '@app/common';
 import { UNAVAILABLE_REASONS, type UnavailableReason } from '@app/availability';
-import { IsCalendarDate } from './calendar-date.validator.js';
 
 export const EVENT_TYPE_ID_PATTERN = /^evt_[0-9A-Za-z]{20,64}$/;
 /** Inclusive local dates: end − start ≤ 92 days, i.e. at most 93 dates. */
