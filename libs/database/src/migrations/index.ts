@@ -5,6 +5,7 @@ import { DomainEvents1795242304394 } from './1795242304394-DomainEvents.js';
 import { Scheduling1795242807800 } from './1795242807800-Scheduling.js';
 import { Webhooks1795243016760 } from './1795243016760-Webhooks.js';
 import { Idempotency1795243428453 } from './1795243428453-Idempotency.js';
+import { MemberNames1795300000000 } from './1795300000000-MemberNames.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   Scheduling1795242807800,
   Webhooks1795243016760,
   Idempotency1795243428453,
+  MemberNames1795300000000,
 ];

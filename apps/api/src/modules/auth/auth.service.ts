@@ -311,9 +311,14 @@ export class AuthService {
     if (dto.firstName !== undefined) changes.firstName = dto.firstName;
     if (dto.lastName !== undefined) changes.lastName = dto.lastName;
     if (dto.timezone !== undefined) changes.timezone = dto.timezone;
-    await this.repository.updateUser(principal.userId, changes);
-    const user = await this.repository.findUser(principal.userId);
-    if (!user) throw AppError.unauthorized();
-    return { user: userView(user) };
+    return this.tx.transaction(async () => {
+      await this.repository.updateUser(principal.userId, changes);
+      const user = await this.repository.findUser(principal.userId);
+      if (!user) throw AppError.unauthorized();
+      if (dto.firstName !== undefined || dto.lastName !== undefined) {
+        await this.team.syncProfileNames(user.id, { firstName: user.firstName, lastName: user.lastName });
+      }
+      return { user: userView(user) };
+    });
   }
 }

@@ -75,20 +75,16 @@ export class TeamRepository {
     await this.tx.manager.insert(Member, member);
   }
 
-  /** The member with its user (for active members), whose profile names are the current ones. */
+  /** The member; an active member's names are kept equal to its user's (updateNamesOfUser). */
   async findMember(organizationId: string, memberId: string): Promise<Member | null> {
     return this.tx.manager
       .createQueryBuilder(Member, 'm')
-      .leftJoinAndSelect('m.user', 'u')
       .where('m.organizationId = :organizationId AND m.id = :memberId', { organizationId, memberId })
       .getOne();
   }
 
   async listMembers(organizationId: string, filter: MemberFilter, page: PageRequest): Promise<[Member[], number]> {
-    const query = this.tx.manager
-      .createQueryBuilder(Member, 'm')
-      .leftJoinAndSelect('m.user', 'u')
-      .where('m.organizationId = :organizationId', { organizationId });
+    const query = this.tx.manager.createQueryBuilder(Member, 'm').where('m.organizationId = :organizationId', { organizationId });
     if (filter.status) query.andWhere('m.status = :status', { status: filter.status });
     if (filter.role) query.andWhere('m.role = :role', { role: filter.role });
     return query.orderBy('m.createdAt', 'ASC').addOrderBy('m.id', 'ASC').skip(pageOffset(page)).take(page.limit).getManyAndCount();
@@ -148,5 +144,10 @@ export class TeamRepository {
 
   async findActiveMemberByUser(userId: string): Promise<Member | null> {
     return this.tx.manager.findOne(Member, { where: { userId, status: 'active' } });
+  }
+
+  /** The one write keyed by user: one organization per user, so it touches that user's membership only. */
+  async updateNamesOfUser(userId: string, names: { firstName: string | null; lastName: string | null }): Promise<void> {
+    await this.tx.manager.update(Member, { userId }, names);
   }
 }

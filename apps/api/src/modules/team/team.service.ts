@@ -42,13 +42,13 @@ export function organizationView(organization: Organization): OrganizationView {
   return { id: organization.id, name: organization.name, slug: organization.slug, createdAt: organization.createdAt.toISOString() };
 }
 
-/** What GET shows and member.* events carry. An active member's names are its user's current profile. */
+/** What GET shows and member.* events carry. An active member's names follow its user's profile (syncProfileNames). */
 export function memberView(member: Member): MemberView {
   const view: MemberView = {
     id: member.id,
     email: member.email,
-    firstName: member.user ? member.user.firstName : member.firstName,
-    lastName: member.user ? member.user.lastName : member.lastName,
+    firstName: member.firstName,
+    lastName: member.lastName,
     role: member.role,
     status: member.status,
     updatedAt: member.updatedAt.toISOString(),
@@ -131,6 +131,11 @@ export class TeamService {
     const organization = await this.repository.findOrganization(organizationId);
     if (!organization) throw AppError.notFound('Organization');
     return organization;
+  }
+
+  /** A user renamed itself: its membership shows the new names (the auth module owns users, this module members). */
+  async syncProfileNames(userId: string, names: { firstName: string | null; lastName: string | null }): Promise<void> {
+    await this.repository.updateNamesOfUser(userId, names);
   }
 
   /** Email and display name of each user id that is a member here, for booking mails. */

@@ -1,6 +1,5 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { KeyMode, Scope } from '@app/common';
-import { Organization } from '../../team/entities/organization.entity.js';
 
 @Entity('api_keys')
 @Index('api_keys_organization_created_idx', ['organizationId', 'createdAt'])
@@ -10,10 +9,6 @@ export class ApiKey {
 
   @Column('text')
   organizationId!: string;
-
-  @ManyToOne(() => Organization, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'organization_id' })
-  organization?: Relation<Organization>;
 
   /** The acting user for requests made with the key. */
   @Column('text')

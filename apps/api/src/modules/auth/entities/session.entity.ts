@@ -1,5 +1,4 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { Member } from '../../team/entities/member.entity.js';
 import { User } from './user.entity.js';
 
 /**
@@ -21,10 +20,6 @@ export class Session {
 
   @Column('text')
   memberId!: string;
-
-  @ManyToOne(() => Member, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'member_id' })
-  member?: Relation<Member>;
 
   /** sha256 of the current refresh secret; older secrets of this session no longer match (reuse detection). */
   @Column('text')

@@ -1,6 +1,4 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { Member } from '../../team/entities/member.entity.js';
-import { Organization } from '../../team/entities/organization.entity.js';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 export interface StoredTimeSlot {
   startTime: string;
@@ -23,16 +21,8 @@ export class WeeklyScheduleEntity {
   @Column('text')
   organizationId!: string;
 
-  @ManyToOne(() => Organization, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'organization_id' })
-  organization?: Relation<Organization>;
-
   @Column('text')
   memberId!: string;
-
-  @ManyToOne(() => Member, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'member_id' })
-  member?: Relation<Member>;
 
   @Column('text')
   userId!: string;

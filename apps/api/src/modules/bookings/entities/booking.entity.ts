@@ -1,6 +1,4 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { EventType } from '../../event-types/entities/event-type.entity.js';
-import { Organization } from '../../team/entities/organization.entity.js';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 export type BookingStatus = 'confirmed' | 'pending' | 'cancelled';
 export type CancelledBy = 'host' | 'attendee';
@@ -18,16 +16,8 @@ export class Booking {
   @Column('text')
   organizationId!: string;
 
-  @ManyToOne(() => Organization, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'organization_id' })
-  organization?: Relation<Organization>;
-
   @Column('text')
   eventTypeId!: string;
-
-  @ManyToOne(() => EventType, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'event_type_id' })
-  eventType?: Relation<EventType>;
 
   /** False for bookings made with test-mode keys; the two modes never see or block each other. */
   @Column('boolean')

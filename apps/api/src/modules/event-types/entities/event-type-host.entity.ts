@@ -1,5 +1,4 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { Member } from '../../team/entities/member.entity.js';
 import { EventType } from './event-type.entity.js';
 
 /**
@@ -19,10 +18,6 @@ export class EventTypeHost {
 
   @PrimaryColumn('text')
   memberId!: string;
-
-  @ManyToOne(() => Member, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'member_id' })
-  member?: Relation<Member>;
 
   @Column('text')
   userId!: string;

@@ -1,6 +1,5 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, OneToMany, PrimaryColumn, type Relation } from 'typeorm';
+import { Column, Entity, Index, OneToMany, PrimaryColumn, type Relation } from 'typeorm';
 import type { SchedulingType } from '@app/availability';
-import { Organization } from '../../team/entities/organization.entity.js';
 import { EventTypeHost } from './event-type-host.entity.js';
 
 export const LOCATION_TYPES = ['zoom', 'meet', 'phone', 'in_person'] as const;
@@ -17,10 +16,6 @@ export class EventType {
 
   @Column('text')
   organizationId!: string;
-
-  @ManyToOne(() => Organization, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'organization_id' })
-  organization?: Relation<Organization>;
 
   @Column('text')
   title!: string;

@@ -1,6 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
 import type { Role } from '@app/common';
-import { User } from '../../auth/entities/user.entity.js';
 import { Organization } from './organization.entity.js';
 
 export type MemberStatus = 'invited' | 'active';
@@ -24,10 +23,6 @@ export class Member {
   @Index('members_user_id_key', { unique: true, where: 'user_id IS NOT NULL' })
   @Column('text', { nullable: true })
   userId!: string | null;
-
-  @ManyToOne(() => User, { onDelete: 'CASCADE', nullable: true })
-  @JoinColumn({ name: 'user_id' })
-  user?: Relation<User>;
 
   @Column('text')
   email!: string;

@@ -1,5 +1,4 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { Organization } from '../../team/entities/organization.entity.js';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 @Entity('webhooks')
 @Index('webhooks_organization_livemode_created_idx', ['organizationId', 'livemode', 'createdAt'])
@@ -9,10 +8,6 @@ export class Webhook {
 
   @Column('text')
   organizationId!: string;
-
-  @ManyToOne(() => Organization, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'organization_id' })
-  organization?: Relation<Organization>;
 
   /** False for webhooks made with test-mode keys: they only ever receive test-mode events. */
   @Column('boolean')
