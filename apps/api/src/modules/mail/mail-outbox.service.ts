@@ -26,4 +26,9 @@ export class MailOutbox {
     });
     return id;
   }
+
+  /** A deleted organization's mail, sent or not (no foreign key ties these rows to it). */
+  async deleteOfOrganization(organizationId: string): Promise<void> {
+    await this.repository.deleteOfOrganization(organizationId);
+  }
 }

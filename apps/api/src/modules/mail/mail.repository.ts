@@ -123,4 +123,8 @@ export class MailRepository {
     );
     return count ?? 0;
   }
+
+  async deleteOfOrganization(organizationId: string): Promise<void> {
+    await this.tx.transactional.query(`DELETE FROM mail_outbox WHERE organization_id = $1`, [organizationId]);
+  }
 }

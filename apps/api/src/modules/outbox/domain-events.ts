@@ -21,6 +21,16 @@ export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 
 export const DOMAIN_EVENTS_CHANNEL = 'domain_events';
 
+/** A committed event as the webhooks dispatcher fans it out. */
+export interface PendingEvent {
+  id: string;
+  organizationId: string;
+  livemode: boolean;
+  type: string;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
 export interface DomainEventInput {
   organizationId: string;
   livemode: boolean;
@@ -64,5 +74,46 @@ export class DomainEvents {
       [cutoff],
     );
     return count ?? 0;
+  }
+
+  /**
+   * The reading side of the outbox, for the webhooks dispatcher: locks the oldest undispatched events
+   * until the caller's transaction ends (other dispatchers skip them), which marks them dispatched in it.
+   */
+  async claimUndispatched(limit: number): Promise<PendingEvent[]> {
+    const rows: {
+      id: string;
+      organization_id: string;
+      livemode: boolean;
+      type: string;
+      data: Record<string, unknown>;
+      created_at: Date;
+    }[] = await this.tx.transactional.query(
+      `SELECT id, organization_id, livemode, type, data, created_at
+           FROM domain_events
+          WHERE dispatched_at IS NULL
+          ORDER BY created_at, id
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      organizationId: r.organization_id,
+      livemode: r.livemode,
+      type: r.type,
+      data: r.data,
+      createdAt: r.created_at,
+    }));
+  }
+
+  async markDispatched(eventIds: string[]): Promise<void> {
+    if (eventIds.length === 0) return;
+    await this.tx.transactional.query(`UPDATE domain_events SET dispatched_at = now() WHERE id = ANY($1::text[])`, [eventIds]);
+  }
+
+  /** Everything a deleted organization recorded (no foreign key ties these rows to it). */
+  async deleteOfOrganization(organizationId: string): Promise<void> {
+    await this.tx.transactional.query(`DELETE FROM domain_events WHERE organization_id = $1`, [organizationId]);
   }
 }

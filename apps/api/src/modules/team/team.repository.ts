@@ -51,17 +51,16 @@ export class TeamRepository {
 
   /**
    * Removes the organization and everything it owns. Rows that reference the organization go by
-   * ON DELETE CASCADE; the outbox tables carry its id without a foreign key, so they are cleared
-   * here; its members' users go last (one organization per user), once nothing of the organization
-   * references them any more. Call with the organization locked (`delete`).
+   * ON DELETE CASCADE (the outboxes, which have no foreign key, are cleared by their owners first);
+   * its members' users go last (one organization per user), once nothing of the organization
+   * references them any more: still a write of the auth module's table, see docs/architecture.md.
+   * Call with the organization locked (`delete`).
    */
   async deleteOrganization(organizationId: string): Promise<void> {
     const users: { user_id: string }[] = await this.tx.transactional.query(
       `SELECT user_id FROM members WHERE organization_id = $1 AND user_id IS NOT NULL`,
       [organizationId],
     );
-    await this.tx.transactional.query(`DELETE FROM domain_events WHERE organization_id = $1`, [organizationId]);
-    await this.tx.transactional.query(`DELETE FROM mail_outbox WHERE organization_id = $1`, [organizationId]);
     await this.tx.transactional.query(`DELETE FROM organizations WHERE id = $1`, [organizationId]);
     if (users.length > 0) {
       await this.tx.transactional.query(

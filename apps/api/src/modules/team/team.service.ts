@@ -171,6 +171,9 @@ export class TeamService {
       const actor = principal.memberId ? await this.repository.findMember(organizationId, principal.memberId) : null;
       if (actor?.status !== 'active') throw AppError.unauthorized('The session has ended');
       if (!roleHas(actor.role, Permission.DeleteOrganization)) throw AppError.forbidden(`The ${actor.role} role may not do this`);
+      // The outboxes carry the organization's id without a foreign key: their owners clear them in this transaction.
+      await this.events.deleteOfOrganization(organizationId);
+      await this.mail.deleteOfOrganization(organizationId);
       await this.repository.deleteOrganization(organizationId);
     });
   }

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, Clock, daysBefore, newId } from '@app/common';
-import { DOMAIN_EVENTS_CHANNEL } from '../outbox/domain-events.js';
+import { DOMAIN_EVENTS_CHANNEL, DomainEvents } from '../outbox/domain-events.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 import { isSubscribed, serializePayload } from './webhook-events.js';
 import { type PendingEvent, type SubscribedWebhook, WebhookQueueRepository } from './webhook-queue.repository.js';
@@ -56,6 +56,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     private readonly config: AppConfig,
     private readonly repository: WebhookQueueRepository,
     private readonly deliveries: WebhookDeliveryWorker,
+    private readonly events: DomainEvents,
     clock: Clock,
     jobs: PeriodicJobs,
   ) {
@@ -87,11 +88,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   async dispatchBatch(): Promise<number> {
     const maxAttempts = this.config.webhookRetrySchedule.length + 1;
     return this.tx.transaction(async () => {
-      const events = await this.repository.claimUndispatchedEvents(BATCH_SIZE);
+      const events = await this.events.claimUndispatched(BATCH_SIZE);
       if (events.length === 0) return 0;
       const webhooks = await this.repository.activeWebhooks([...new Set(events.map((e) => e.organizationId))]);
       await this.repository.insertDeliveries(fanOut(events, webhooks, maxAttempts));
-      await this.repository.markDispatched(events.map((e) => e.id));
+      await this.events.markDispatched(events.map((e) => e.id));
       return events.length;
     });
   }

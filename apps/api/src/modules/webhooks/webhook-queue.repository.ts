@@ -5,14 +5,7 @@ import { Webhook } from './entities/webhook.entity.js';
 import type { NewDeliveryRow } from './webhooks.repository.js';
 import { TransactionHost } from '@app/database';
 
-export interface PendingEvent {
-  id: string;
-  organizationId: string;
-  livemode: boolean;
-  type: string;
-  data: Record<string, unknown>;
-  createdAt: Date;
-}
+export type { PendingEvent } from '../outbox/domain-events.js';
 
 export type SubscribedWebhook = Pick<Webhook, 'id' | 'organizationId' | 'livemode' | 'events'>;
 
@@ -65,34 +58,6 @@ export class WebhookQueueRepository {
     private readonly dataSource: DataSource,
   ) {}
 
-  /** Locks the oldest undispatched events until the transaction ends; other dispatchers skip them. */
-  async claimUndispatchedEvents(limit: number): Promise<PendingEvent[]> {
-    const rows: {
-      id: string;
-      organization_id: string;
-      livemode: boolean;
-      type: string;
-      data: Record<string, unknown>;
-      created_at: Date;
-    }[] = await this.tx.transactional.query(
-      `SELECT id, organization_id, livemode, type, data, created_at
-           FROM domain_events
-          WHERE dispatched_at IS NULL
-          ORDER BY created_at, id
-          LIMIT $1
-          FOR UPDATE SKIP LOCKED`,
-      [limit],
-    );
-    return rows.map((r) => ({
-      id: r.id,
-      organizationId: r.organization_id,
-      livemode: r.livemode,
-      type: r.type,
-      data: r.data,
-      createdAt: r.created_at,
-    }));
-  }
-
   async activeWebhooks(organizationIds: string[]): Promise<SubscribedWebhook[]> {
     if (organizationIds.length === 0) return [];
     return this.tx.transactional
@@ -106,11 +71,6 @@ export class WebhookQueueRepository {
   async insertDeliveries(rows: NewDeliveryRow[]): Promise<void> {
     if (rows.length === 0) return;
     await this.tx.transactional.createQueryBuilder().insert().into(WebhookDelivery).values(rows).orIgnore().execute();
-  }
-
-  async markDispatched(eventIds: string[]): Promise<void> {
-    if (eventIds.length === 0) return;
-    await this.tx.transactional.query(`UPDATE domain_events SET dispatched_at = now() WHERE id = ANY($1::text[])`, [eventIds]);
   }
 
   /**
