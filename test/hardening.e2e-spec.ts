@@ -167,6 +167,19 @@ describe('hardening: what the fuzzer found', () => {
       expect(res.body.details).toEqual([{ field, message: expect.stringContaining(field) }]);
     });
 
+    it('ids in bodies and query strings follow the same rule', async () => {
+      const booking = await t.http.post(
+        '/v1/bookings',
+        { eventTypeId: 'nope', startTime: '2027-03-01T10:00:00Z', timezone: 'UTC', attendee: { email: 'a@example.com' } },
+        { token: owner.accessToken },
+      );
+      expect(booking.status).toBe(400);
+      expect(booking.body.details).toEqual([{ field: 'eventTypeId', message: 'eventTypeId must be an id of the form evt_…' }]);
+      const list = await t.http.get('/v1/bookings?hostUserId=mem_AAAAAAAAAAAAAAAAAAAAAAAA', { token: owner.accessToken });
+      expect(list.status).toBe(400);
+      expect(list.body.details[0].field).toBe('hostUserId');
+    });
+
     it('a well-formed id of nothing is 404', async () => {
       expect((await t.http.get(`/v1/bookings/${good('bkg')}`, { token: owner.accessToken })).status).toBe(404);
       expect((await t.http.delete(`/v1/api-keys/${good('key')}`, { token: owner.accessToken })).status).toBe(404);

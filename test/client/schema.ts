@@ -686,7 +686,7 @@ export interface components {
             timezone?: string;
         };
         UserView: {
-            /** @example usr_… */
+            /** @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             email: string;
             firstName: string | null;
@@ -696,7 +696,7 @@ export interface components {
             createdAt: string;
         };
         OrganizationSummary: {
-            /** @example org_… */
+            /** @example org_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             name: string;
             slug: string;
@@ -704,7 +704,7 @@ export interface components {
             createdAt?: string;
         };
         MemberSummary: {
-            /** @example mem_… */
+            /** @example mem_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string | null;
             /** @enum {string|null} */
             role: "owner" | "admin" | "member" | null;
@@ -743,7 +743,7 @@ export interface components {
             refreshToken: string;
         };
         SessionView: {
-            /** @example ses_… */
+            /** @example ses_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             /** Format: date-time */
             createdAt: string;
@@ -1219,7 +1219,7 @@ export interface components {
             phone?: string;
         };
         CreateBookingDto: {
-            /** @example evt_… */
+            /** @example evt_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             eventTypeId: string;
             /**
              * @description ISO 8601. With Z or an offset it is absolute; without one it is wall-clock time in `timezone`.
@@ -1246,7 +1246,7 @@ export interface components {
             phone: string | null;
         };
         CreatedBookingView: {
-            /** @example bkg_… */
+            /** @example bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             eventTypeId: string;
             hostUserId: string;
@@ -1281,7 +1281,7 @@ export interface components {
             durationMinutes: number;
         };
         BookingDetailView: {
-            /** @example bkg_… */
+            /** @example bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             eventTypeId: string;
             hostUserId: string;

@@ -1,2 +1,3 @@
 export * from './time-zone.js';
 export * from './calendar-date.js';
+export * from './id.js';

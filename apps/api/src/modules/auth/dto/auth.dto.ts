@@ -89,7 +89,7 @@ export class TokensResponse {
 }
 
 export class UserView {
-  @ApiProperty({ example: 'usr_…' }) id!: string;
+  @ApiProperty({ example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
   @ApiProperty() email!: string;
   @ApiProperty({ nullable: true, type: String }) firstName!: string | null;
   @ApiProperty({ nullable: true, type: String }) lastName!: string | null;
@@ -98,14 +98,14 @@ export class UserView {
 }
 
 export class OrganizationSummary {
-  @ApiProperty({ example: 'org_…' }) id!: string;
+  @ApiProperty({ example: 'org_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty() slug!: string;
   @ApiPropertyOptional({ type: String, format: 'date-time' }) createdAt?: string;
 }
 
 export class MemberSummary {
-  @ApiProperty({ example: 'mem_…', nullable: true, type: String }) id!: string | null;
+  @ApiProperty({ example: 'mem_4f9QdY0m2kBz7Lr1Xc8VtN3a', nullable: true, type: String }) id!: string | null;
   @ApiProperty({ enum: ['owner', 'admin', 'member'], nullable: true, type: String }) role!: string | null;
   @ApiPropertyOptional() email?: string;
   @ApiPropertyOptional() status?: string;
@@ -135,7 +135,7 @@ export class UserResponse {
 }
 
 export class SessionView {
-  @ApiProperty({ example: 'ses_…' }) id!: string;
+  @ApiProperty({ example: 'ses_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time' }) lastUsedAt!: string;
   @ApiProperty({ nullable: true, type: String }) userAgent!: string | null;

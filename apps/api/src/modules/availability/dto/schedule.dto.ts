@@ -1,12 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { IsIanaTimeZone } from '@app/common';
+import { IsIanaTimeZone, IsId } from '@app/common';
 
 export const START_TIME_PATTERN = /^([01]\d|2[0-3]):[0-5]\d$/;
 /** '24:00' ends a window at the next local midnight. */
 export const END_TIME_PATTERN = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
-export const USER_ID_PATTERN = /^usr_[0-9A-Za-z]{20,64}$/;
 export const MAX_SLOTS_PER_DAY = 48;
 
 export class TimeSlotDto {
@@ -53,7 +52,7 @@ export class UserQueryDto {
   @ApiPropertyOptional({ description: 'The member whose availability this is (default: the acting user); others need owner or admin' })
   @IsOptional()
   @IsString()
-  @Matches(USER_ID_PATTERN, { message: 'userId must be a user id of the form usr_…' })
+  @IsId('usr')
   userId?: string;
 }
 

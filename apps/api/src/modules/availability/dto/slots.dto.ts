@@ -1,16 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { IsIanaTimeZone, IsCalendarDate } from '@app/common';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIanaTimeZone, IsCalendarDate, IsId } from '@app/common';
 import { UNAVAILABLE_REASONS, type UnavailableReason } from '@app/availability';
 
-export const EVENT_TYPE_ID_PATTERN = /^evt_[0-9A-Za-z]{20,64}$/;
 /** Inclusive local dates: end − start ≤ 92 days, i.e. at most 93 dates. */
 export const MAX_RANGE_DAYS = 92;
 
 class EventTypeQuery {
   @ApiProperty({ example: 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a' })
   @IsString()
-  @Matches(EVENT_TYPE_ID_PATTERN, { message: 'eventTypeId must be an event type id of the form evt_…' })
+  @IsId('evt')
   eventTypeId!: string;
 
   @ApiPropertyOptional({ default: 'UTC', example: 'Europe/Berlin' })

@@ -13,7 +13,7 @@ import {
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
-import { IsIanaTimeZone, PaginationQueryDto } from '@app/common';
+import { IsIanaTimeZone, PaginationQueryDto, IsId } from '@app/common';
 
 const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
@@ -68,9 +68,9 @@ export class AttendeeDto {
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}(:?\d{2})?)?$/;
 
 export class CreateBookingDto {
-  @ApiProperty({ example: 'evt_…' })
+  @ApiProperty({ example: 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a' })
   @IsString()
-  @Length(1, 100)
+  @IsId('evt')
   eventTypeId!: string;
 
   @ApiProperty({
@@ -174,13 +174,13 @@ export class ListBookingsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
-  @MaxLength(100)
+  @IsId('evt')
   eventTypeId?: string;
 
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
-  @MaxLength(100)
+  @IsId('usr')
   hostUserId?: string;
 
   @ApiPropertyOptional()
@@ -206,7 +206,7 @@ export class BookingEventTypeView {
 }
 
 export class BookingView {
-  @ApiProperty({ example: 'bkg_…' }) id!: string;
+  @ApiProperty({ example: 'bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
   @ApiProperty() eventTypeId!: string;
   @ApiProperty() hostUserId!: string;
   @ApiProperty({ type: String, isArray: true }) hostUserIds!: string[];

@@ -18,13 +18,12 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { PaginationQueryDto } from '@app/common';
+import { PaginationQueryDto, IsId } from '@app/common';
 import type { SchedulingType } from '@app/availability';
 import { LOCATION_TYPES, type LocationType } from '../entities/event-type.entity.js';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const SCHEDULING_TYPES: readonly SchedulingType[] = ['one_on_one', 'round_robin', 'collective'];
-export const USER_ID_PATTERN = /^usr_[0-9A-Za-z]{20,64}$/;
 export const MAX_HOSTS = 50;
 
 /** Optional, but null is not a value: `{ "title": null }` is a 400, not "no change". */
@@ -109,7 +108,7 @@ abstract class EventTypeOptionalFields {
   @ArrayMaxSize(MAX_HOSTS)
   @ArrayUnique()
   @IsString({ each: true })
-  @Matches(USER_ID_PATTERN, { each: true, message: 'hostUserIds must contain user ids of the form usr_…' })
+  @IsId('usr', { each: true })
   hostUserIds?: string[];
 
   @ApiPropertyOptional({ default: false })
