@@ -38,6 +38,8 @@ export function idPattern(prefix: IdPrefix): string {
   return `^${prefix}_[0-9A-Za-z]{20,64}$`;
 }
 
+const ID_EXPRESSIONS = new Map<IdPrefix, RegExp>(ID_PREFIXES.map((prefix) => [prefix, new RegExp(idPattern(prefix))]));
+
 export function looksLikeId(value: string, prefix: IdPrefix): boolean {
-  return new RegExp(idPattern(prefix)).test(value);
+  return ID_EXPRESSIONS.get(prefix)!.test(value);
 }

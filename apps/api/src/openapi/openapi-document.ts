@@ -1,7 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { OperationObject, ParameterObject, PathItemObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
-import { idPattern, type IdPrefix } from '@app/common';
 import { applyBodyRules, applyQueryRules, validationSchemas } from './validation-schemas.js';
 
 const TAGS: Array<{ name: string; description: string }> = [
@@ -15,19 +14,6 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'webhooks', description: 'Signed (Standard Webhooks), retried event deliveries and their log' },
   { name: 'health', description: 'Liveness and readiness probes (outside /v1, no credentials)' },
 ];
-
-/** The id prefix of each path parameter, by the path segment before it (contract section 1). */
-const PATH_ID_PREFIXES: Record<string, IdPrefix> = {
-  organizations: 'org',
-  members: 'mem',
-  'event-types': 'evt',
-  bookings: 'bkg',
-  overrides: 'ovr',
-  webhooks: 'wh',
-  deliveries: 'whdel',
-  sessions: 'ses',
-  'api-keys': 'key',
-};
 
 const ERROR_RESPONSE: ResponseObject = {
   description: '',
@@ -75,26 +61,13 @@ function refineSecurity(operation: OperationObject): void {
   operation.security = security;
 }
 
-function refineParameters(path: string, operation: OperationObject, rules: Record<string, SchemaObject>): void {
-  const segments = path.split('/');
+function refineParameters(operation: OperationObject, rules: Record<string, SchemaObject>): void {
   const parameters = applyQueryRules(
     (operation.parameters ?? []).filter((p): p is ParameterObject => !isReference(p)),
     rules,
   );
   // Headers a route reads for its own bookkeeping (User-Agent for the session list) are no API parameters.
-  const apiParameters = parameters.filter((parameter) => !(parameter.in === 'header' && parameter.name.toLowerCase() === 'user-agent'));
-  operation.parameters = apiParameters.map((parameter): ParameterObject => {
-    if (parameter.in === 'path') {
-      const before = segments[segments.indexOf(`{${parameter.name}}`) - 1];
-      const prefix = PATH_ID_PREFIXES[before];
-      if (!prefix) throw new Error(`No id prefix for path parameter ${parameter.name} of ${path}`);
-      return {
-        ...parameter,
-        schema: { type: 'string', pattern: idPattern(prefix), example: `${prefix}_4f9QdY0m2kBz7Lr1Xc8VtN3a` },
-      };
-    }
-    return parameter;
-  });
+  operation.parameters = parameters.filter((parameter) => !(parameter.in === 'header' && parameter.name.toLowerCase() === 'user-agent'));
 }
 
 /** OpenAPI 3.0: a nullable enum lists null among its values, or validators refuse the null it allows. */
@@ -113,9 +86,9 @@ export function refineDocument(document: OpenAPIObject): OpenAPIObject {
     if (rules[name] && !isReference(schema)) schemas[name] = applyBodyRules(schema, rules[name]);
     nullableEnums(schemas[name]);
   }
-  for (const [path, , operation] of operations(document)) {
+  for (const [, , operation] of operations(document)) {
     refineSecurity(operation);
-    refineParameters(path, operation, rules);
+    refineParameters(operation, rules);
     if (operation.requestBody) {
       for (const [status, description] of Object.entries(BODY_ERRORS)) operation.responses[status] ??= { ...ERROR_RESPONSE, description };
     }

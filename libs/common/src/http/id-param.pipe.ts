@@ -1,6 +1,7 @@
 import { Injectable, Param, PipeTransform } from '@nestjs/common';
+import { ApiParam } from '@nestjs/swagger';
 import { AppError } from '../errors/app-error.js';
-import { type IdPrefix, looksLikeId } from '../ids.js';
+import { idPattern, type IdPrefix, looksLikeId } from '../ids.js';
 
 /**
  * One rule for every path id: a value that cannot be an id of that type (wrong prefix, length or
@@ -23,5 +24,17 @@ export class IdParamPipe implements PipeTransform<string, string> {
   }
 }
 
-/** `@IdParam('id', 'bkg')`: the path parameter, checked by IdParamPipe. */
-export const IdParam = (name: string, prefix: IdPrefix): ParameterDecorator => Param(name, new IdParamPipe(prefix, name));
+/**
+ * `@IdParam('id', 'bkg')`: the path parameter, checked by IdParamPipe, and documented in the OpenAPI
+ * document with the very pattern the pipe tests.
+ */
+export const IdParam =
+  (name: string, prefix: IdPrefix): ParameterDecorator =>
+  (target, method, index) => {
+    Param(name, new IdParamPipe(prefix, name))(target, method, index);
+    const descriptor = method === undefined ? undefined : Object.getOwnPropertyDescriptor(target, method);
+    if (method !== undefined && descriptor) {
+      const schema = { type: 'string' as const, pattern: idPattern(prefix), example: `${prefix}_4f9QdY0m2kBz7Lr1Xc8VtN3a` };
+      ApiParam({ name, required: true, schema })(target, method, descriptor);
+    }
+  };
