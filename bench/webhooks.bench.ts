@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TransactionHost } from '@app/database';
-import { loadConfig, SystemClock } from '../libs/common/src/index.js';
+import { loadConfig, SystemClock, tenantScope } from '../libs/common/src/index.js';
 import { createApp } from '../apps/api/src/bootstrap.js';
 import { DomainEvents } from '../apps/api/src/modules/outbox/domain-events.js';
 import type { SinkReport } from './support/webhook-sink.js';
@@ -47,11 +47,12 @@ function booking(i: number): Record<string, unknown> {
 /** Records `EVENTS` events in transactions of `BATCH`; returns their ids. */
 async function record(app: NestFastifyApplication, organizationId: string, offset: number): Promise<string[]> {
   const events = app.get(DomainEvents);
+  const scope = tenantScope({ type: 'api_key', organizationId, userId: '', memberId: null, role: null, livemode: true });
   const ids: string[] = [];
   for (let i = 0; i < EVENTS; i += BATCH) {
     await app.get(TransactionHost).transaction(async () => {
       for (let j = i; j < Math.min(EVENTS, i + BATCH); j++) {
-        ids.push(await events.record({ organizationId, livemode: true, type: 'booking.created', data: booking(offset + j) }));
+        ids.push(await events.record(scope, { type: 'booking.created', data: booking(offset + j) }));
       }
     });
   }

@@ -11,6 +11,7 @@ import { MailModule, MailOutbox, type IcalMethod, type OutgoingMail } from '../a
 import { startTestApp, type TestApp } from './support/app.js';
 import { waitFor } from './support/process.js';
 import { SmtpTestServer, type ReceivedMail } from './support/smtp.js';
+import { scopeOf } from './support/factories.js';
 
 class ProbeMailBody {
   @IsArray()
@@ -26,6 +27,8 @@ class ProbeMailBody {
   icalMethod?: IcalMethod;
 }
 
+/** Mail that no organization's deletion would reach; the probe only needs a scope to write in. */
+const PROBE_SCOPE = scopeOf('org_mailprobe');
 const TOKEN = 'tok_SuperSecretInvitationToken123';
 
 function mailFor(body: ProbeMailBody): OutgoingMail {
@@ -72,14 +75,14 @@ class MailProbeController {
 
   @Post('send')
   async send(@Body() body: ProbeMailBody): Promise<{ id: string }> {
-    const id = await this.tx.transaction(() => this.outbox.enqueue(mailFor(body)));
+    const id = await this.tx.transaction(() => this.outbox.enqueue(PROBE_SCOPE, mailFor(body)));
     return { id };
   }
 
   @Post('send-then-fail')
   async sendThenFail(@Body() body: ProbeMailBody): Promise<never> {
     return this.tx.transaction(async () => {
-      await this.outbox.enqueue(mailFor(body));
+      await this.outbox.enqueue(PROBE_SCOPE, mailFor(body));
       throw new Error('the use case failed after recording its mail');
     });
   }

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
+import { tenantScope, type TenantScope } from '@app/common';
 import type { TestApp } from './app.js';
 import type { HttpClient } from './http.js';
 
@@ -146,4 +147,9 @@ export async function addMember(t: TestApp, ownerToken: string, orgId: string, r
     userId: res.body.member.userId,
     memberId: res.body.member.id,
   };
+}
+
+/** A tenant scope for code that tests call directly (the app makes them from its callers' principals). */
+export function scopeOf(organizationId: string, livemode = true): TenantScope {
+  return tenantScope({ type: 'api_key', organizationId, userId: '', memberId: null, role: null, livemode });
 }

@@ -6,6 +6,7 @@ import { TransactionHost } from '@app/database';
 import { freePort } from '@app/database';
 import { DomainEvents, type DomainEventType } from '../../apps/api/src/modules/outbox/domain-events.js';
 import type { TestApp } from './app.js';
+import { scopeOf } from './factories.js';
 import type { HttpClient } from './http.js';
 
 export interface ReceivedWebhook {
@@ -202,9 +203,7 @@ export async function recordEvents(
     const ids: string[] = [];
     for (const event of events) {
       ids.push(
-        await writer.record({
-          organizationId: event.organizationId,
-          livemode: event.livemode ?? true,
+        await writer.record(scopeOf(event.organizationId, event.livemode ?? true), {
           type: event.type,
           data: event.data ?? { note: 'recorded by a test' },
         }),

@@ -6,6 +6,7 @@ import { AuthModule } from './modules/auth/auth.module.js';
 import { AvailabilityModule } from './modules/availability/availability.module.js';
 import { BookingsModule } from './modules/bookings/bookings.module.js';
 import { EventTypesModule } from './modules/event-types/event-types.module.js';
+import { GlobalLookupsModule } from './modules/global-lookups/index.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MailModule } from './modules/mail/mail.module.js';
 import { OutboxModule } from './modules/outbox/outbox.module.js';
@@ -26,6 +27,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.register(options.config, options.clock),
+        GlobalLookupsModule,
         HealthModule,
         OutboxModule,
         MailModule,

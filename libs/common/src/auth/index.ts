@@ -2,3 +2,4 @@ export * from './scopes.js';
 export * from './roles.js';
 export * from './access.decorator.js';
 export * from './principal.js';
+export * from './tenant-scope.js';

@@ -18,3 +18,8 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 export function isExclusionViolation(error: unknown): boolean {
   return postgresError(error)?.code === '23P01';
 }
+
+/** A foreign key refused the write: the referenced row is gone (e.g. removed by a concurrent transaction). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return postgresError(error)?.code === '23503';
+}

@@ -1,5 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { ALL_SCOPES, AppError, Clock, ErrorCode, newId, PageRequest, pageMeta, Principal, randomBase62, sha256 } from '@app/common';
+import {
+  ALL_SCOPES,
+  AppError,
+  Clock,
+  ErrorCode,
+  newId,
+  PageRequest,
+  pageMeta,
+  Principal,
+  randomBase62,
+  sha256,
+  tenantScope,
+} from '@app/common';
+import { type ApiKeyCredential, GlobalLookups } from '../global-lookups/index.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeyListResponse, ApiKeyView, CreateApiKeyDto, CreatedApiKeyResponse } from './dto/api-key.dto.js';
 import { ApiKey } from './entities/api-key.entity.js';
@@ -25,6 +38,7 @@ function view(key: ApiKey): ApiKeyView {
 export class ApiKeysService {
   constructor(
     private readonly repository: ApiKeysRepository,
+    private readonly lookups: GlobalLookups,
     private readonly clock: Clock,
   ) {}
 
@@ -49,31 +63,31 @@ export class ApiKeysService {
       revokedAt: null,
       createdAt: now,
     } satisfies ApiKey);
-    await this.repository.insert(key);
+    await this.repository.insert(tenantScope(principal), key);
     const { lastUsedAt: _unused, ...shown } = view(key);
     return { apiKey, key: shown };
   }
 
   async list(principal: Principal, page: PageRequest): Promise<ApiKeyListResponse> {
-    const [keys, total] = await this.repository.listActive(principal.organizationId, page);
+    const [keys, total] = await this.repository.listActive(tenantScope(principal), page);
     return { keys: keys.map(view), ...pageMeta(page, total) };
   }
 
   async revoke(principal: Principal, id: string): Promise<void> {
-    if (!(await this.repository.revoke(principal.organizationId, id, this.clock.now()))) throw AppError.notFound('API key');
+    if (!(await this.repository.revoke(tenantScope(principal), id, this.clock.now()))) throw AppError.notFound('API key');
   }
 
   /** Checks a presented key. Revocation and expiry are read from the row on every call, so they hold at once everywhere. */
-  async authenticate(presented: string): Promise<ApiKey> {
+  async authenticate(presented: string): Promise<ApiKeyCredential> {
     if (!API_KEY_PATTERN.test(presented)) throw AppError.unauthorized('Invalid API key');
-    const key = await this.repository.findByHash(sha256(presented));
+    const key = await this.lookups.apiKeyByHash(sha256(presented));
     if (!key) throw AppError.unauthorized('Invalid API key');
     if (key.revokedAt) throw new AppError(ErrorCode.KEY_REVOKED, 'This API key has been revoked');
     const now = this.clock.now();
     if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) throw new AppError(ErrorCode.KEY_EXPIRED, 'This API key has expired');
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
       // Off the request's critical path; a lost write only delays lastUsedAt by a minute.
-      this.repository.touch(key.id, now).catch(() => undefined);
+      this.repository.touch(key.scope, key.id, now).catch(() => undefined);
     }
     return key;
   }

@@ -11,6 +11,7 @@ import { TeamModule } from '../team/team.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
+import { MeReadModel } from './me.read-model.js';
 import { LoginFailure } from './entities/login-failure.entity.js';
 import { Session } from './entities/session.entity.js';
 import { User } from './entities/user.entity.js';
@@ -49,6 +50,7 @@ import { UsersController } from './users.controller.js';
   controllers: [AuthController, UsersController, InvitationsController],
   providers: [
     AuthRepository,
+    MeReadModel,
     AuthService,
     JwtStrategy,
     JwtAuthGuard,

@@ -1,35 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull, MoreThan } from 'typeorm';
-import type { Role } from '@app/common';
 import { LoginFailure } from './entities/login-failure.entity.js';
 import { Session } from './entities/session.entity.js';
 import { User } from './entities/user.entity.js';
 import { TransactionHost } from '@app/database';
 
-export interface SessionPrincipalRow {
-  session_id: string;
-  user_id: string;
-  member_id: string;
-  organization_id: string;
-  role: Role;
-  revoked_at: Date | null;
-  expires_at: Date;
-  last_used_at: Date;
-}
-
-export interface MeRow {
-  id: string;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  timezone: string;
-  created_at: Date;
-  organization_id: string;
-  organization_name: string;
-  organization_slug: string;
-  member_id: string | null;
-}
-
+/**
+ * Users, sessions and login failures: account data, not organization data (a user is one person whatever
+ * organization it belongs to), so these methods take no TenantScope; see the module-boundaries test.
+ */
 @Injectable()
 export class AuthRepository {
   constructor(
@@ -43,23 +22,6 @@ export class AuthRepository {
 
   findUser(id: string): Promise<User | null> {
     return this.tx.manager.findOne(User, { where: { id } });
-  }
-
-  /**
-   * GET /users/me in one query: the user, the organization and the user's active membership
-   * (read here, next to the session lookup, because it is on the hot path of every key check bench).
-   */
-  async findMe(userId: string, organizationId: string): Promise<MeRow | null> {
-    const rows: MeRow[] = await this.dataSource.query(
-      `SELECT u.id, u.email, u.first_name, u.last_name, u.timezone, u.created_at,
-              o.id AS organization_id, o.name AS organization_name, o.slug AS organization_slug, m.id AS member_id
-         FROM users u
-         JOIN organizations o ON o.id = $2
-         LEFT JOIN members m ON m.user_id = u.id AND m.organization_id = o.id AND m.status = 'active'
-        WHERE u.id = $1`,
-      [userId, organizationId],
-    );
-    return rows[0] ?? null;
   }
 
   async insertUser(user: User): Promise<void> {
@@ -76,17 +38,6 @@ export class AuthRepository {
 
   findSession(id: string): Promise<Session | null> {
     return this.tx.manager.findOne(Session, { where: { id } });
-  }
-
-  /** What every JWT request needs, in one query: the session and the membership it belongs to. */
-  async findSessionPrincipal(sessionId: string): Promise<SessionPrincipalRow | null> {
-    const rows: SessionPrincipalRow[] = await this.dataSource.query(
-      `SELECT s.id AS session_id, s.user_id, s.member_id, m.organization_id, m.role, s.revoked_at, s.expires_at, s.last_used_at
-         FROM sessions s JOIN members m ON m.id = s.member_id AND m.status = 'active'
-        WHERE s.id = $1`,
-      [sessionId],
-    );
-    return rows[0] ?? null;
   }
 
   /** Rotation succeeds only from the hash the caller saw, so two refreshes with one token cannot both win. */
@@ -130,6 +81,11 @@ export class AuthRepository {
   async recordLoginFailure(email: string, at: Date, windowStart: Date): Promise<void> {
     await this.tx.manager.insert(LoginFailure, { email, failedAt: at });
     await this.dataSource.query(`DELETE FROM login_failures WHERE email = $1 AND failed_at <= $2`, [email, windowStart]);
+  }
+
+  /** Users left without a membership by an organization's deletion. */
+  async deleteUsers(userIds: readonly string[]): Promise<void> {
+    if (userIds.length > 0) await this.tx.transactional.query(`DELETE FROM users WHERE id = ANY($1::text[])`, [[...userIds]]);
   }
 
   async clearLoginFailures(email: string): Promise<void> {

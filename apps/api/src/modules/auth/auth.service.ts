@@ -1,9 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { AppConfig, AppError, Clock, ErrorCode, newId, Principal, randomBase62, sha256, isUniqueViolation } from '@app/common';
+import {
+  AppConfig,
+  AppError,
+  Clock,
+  ErrorCode,
+  newId,
+  Principal,
+  randomBase62,
+  sha256,
+  isUniqueViolation,
+  tenantScope,
+  type TenantScope,
+} from '@app/common';
+import { GlobalLookups } from '../global-lookups/index.js';
 import { SchedulesService } from '../availability/schedules.service.js';
 import { TeamService, organizationView } from '../team/team.service.js';
 import { AuthRepository } from './auth.repository.js';
+import { MeReadModel } from './me.read-model.js';
 import {
   LoginDto,
   MeResponse,
@@ -52,12 +66,17 @@ export class AuthService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly repository: AuthRepository,
+    private readonly meReadModel: MeReadModel,
+    private readonly lookups: GlobalLookups,
     private readonly team: TeamService,
     private readonly schedules: SchedulesService,
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    // A deleted organization's members' users are members of nothing any more (one organization per user).
+    team.onOrganizationDeleted((_scope, userIds) => this.repository.deleteUsers(userIds));
+  }
 
   async register(dto: RegisterDto, userAgent: string | undefined): Promise<RegisterResponse> {
     const passwordHash = await hashPassword(dto.password);
@@ -65,15 +84,15 @@ export class AuthService {
       return await this.tx.transaction(async () => {
         if (await this.repository.findUserByEmail(dto.email)) throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email is already registered');
         const user = await this.createUser({ ...dto, passwordHash });
-        const { organization, member } = await this.team.createOrganizationWithOwner({
+        const { organization, member, owner } = await this.team.createOrganizationWithOwner({
           name: dto.organizationName,
           userId: user.id,
           email: user.email,
           firstName: user.firstName,
           lastName: user.lastName,
         });
-        await this.schedules.createDefaultSchedule({ organizationId: organization.id, userId: user.id, timezone: user.timezone });
-        const tokens = await this.startSession(user.id, member.id, organization.id, userAgent);
+        await this.schedules.createDefaultSchedule(owner, user.timezone);
+        const tokens = await this.startSession(user.id, member.id, tenantScope(owner), userAgent);
         return {
           user: userView(user),
           organization: organizationView(organization),
@@ -101,7 +120,7 @@ export class AuthService {
         const existing = await this.repository.findUserByEmail(invitation.email);
         let user: User;
         if (existing) {
-          if (await this.team.findActiveMemberByUser(existing.id)) throw emailTaken();
+          if (await this.lookups.activeMembershipOf(existing.id)) throw emailTaken();
           const changes = {
             passwordHash,
             firstName: dto.firstName ?? existing.firstName ?? invitation.firstName,
@@ -121,12 +140,16 @@ export class AuthService {
           });
         }
         const member = await this.team.completeInvitation(invitation, user);
-        await this.schedules.createDefaultSchedule({
-          organizationId: invitation.organizationId,
+        const joined: Principal = {
+          type: 'user',
+          organizationId: invitation.scope.organizationId,
           userId: user.id,
-          timezone: user.timezone,
-        });
-        const tokens = await this.startSession(user.id, member.id, invitation.organizationId, userAgent);
+          memberId: member.id,
+          role: member.role,
+          livemode: true,
+        };
+        await this.schedules.createDefaultSchedule(joined, user.timezone);
+        const tokens = await this.startSession(user.id, member.id, invitation.scope, userAgent);
         return { member, ...tokens };
       });
     } catch (error) {
@@ -171,17 +194,17 @@ export class AuthService {
     }
     const user = await this.repository.findUserByEmail(dto.email);
     const passwordOk = await verifyPassword(user?.passwordHash, dto.password);
-    const member = user && passwordOk ? await this.team.findActiveMemberByUser(user.id) : null;
+    const member = user && passwordOk ? await this.lookups.activeMembershipOf(user.id) : null;
     if (!user || !passwordOk || !member) {
       await this.repository.recordLoginFailure(dto.email, now, since);
       throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
     }
     await this.repository.clearLoginFailures(dto.email);
-    return this.startSession(user.id, member.id, member.organizationId, userAgent);
+    return this.startSession(user.id, member.memberId, member.scope, userAgent);
   }
 
   /** A new session and its first token pair. */
-  async startSession(userId: string, memberId: string, organizationId: string, userAgent: string | undefined): Promise<TokensResponse> {
+  private async startSession(userId: string, memberId: string, scope: TenantScope, userAgent: string | undefined): Promise<TokensResponse> {
     const now = this.clock.now();
     const secret = randomBase62(43);
     const session = Object.assign(new Session(), {
@@ -196,15 +219,15 @@ export class AuthService {
       revokedAt: null,
     } satisfies Session);
     await this.repository.insertSession(session);
-    return this.tokens(session.id, userId, organizationId, secret);
+    return this.tokens(session.id, userId, scope.organizationId, secret);
   }
 
   async refresh(refreshToken: string): Promise<TokensResponse> {
     const parts = splitRefreshToken(refreshToken);
     if (!parts) throw AppError.unauthorized('Invalid refresh token');
     const now = this.clock.now();
-    const principal = await this.repository.findSessionPrincipal(parts.sessionId);
-    if (!principal || principal.revoked_at || principal.expires_at.getTime() <= now.getTime()) {
+    const principal = await this.lookups.sessionById(parts.sessionId);
+    if (!principal || principal.revokedAt || principal.expiresAt.getTime() <= now.getTime()) {
       throw AppError.unauthorized('Invalid refresh token');
     }
     const presentedHash = sha256(parts.secret);
@@ -219,7 +242,7 @@ export class AuthService {
       await this.repository.revokeSession(parts.sessionId, now);
       throw AppError.unauthorized('Refresh token reuse detected; the session has been revoked');
     }
-    return this.tokens(principal.session_id, principal.user_id, principal.organization_id, nextSecret);
+    return this.tokens(principal.sessionId, principal.userId, principal.scope.organizationId, nextSecret);
   }
 
   private tokens(sessionId: string, userId: string, organizationId: string, secret: string): TokensResponse {
@@ -243,26 +266,26 @@ export class AuthService {
 
   /** The per-request session check behind every JWT: revoked, expired or membership gone → 401. */
   async principalForToken(claims: AccessTokenClaims): Promise<Principal> {
-    const row = await this.repository.findSessionPrincipal(claims.sid);
+    const row = await this.lookups.sessionById(claims.sid);
     const now = this.clock.now();
     if (
       !row ||
-      row.revoked_at ||
-      row.expires_at.getTime() <= now.getTime() ||
-      row.user_id !== claims.sub ||
-      row.organization_id !== claims.org
+      row.revokedAt ||
+      row.expiresAt.getTime() <= now.getTime() ||
+      row.userId !== claims.sub ||
+      row.scope.organizationId !== claims.org
     ) {
       throw AppError.unauthorized('The session has ended');
     }
-    if (now.getTime() - row.last_used_at.getTime() >= 60_000) this.repository.touchSession(row.session_id, now).catch(() => undefined);
+    if (now.getTime() - row.lastUsedAt.getTime() >= 60_000) this.repository.touchSession(row.sessionId, now).catch(() => undefined);
     return {
       type: 'user',
-      organizationId: row.organization_id,
-      userId: row.user_id,
-      memberId: row.member_id,
+      organizationId: row.scope.organizationId,
+      userId: row.userId,
+      memberId: row.memberId,
       role: row.role,
-      sessionId: row.session_id,
-      livemode: true,
+      sessionId: row.sessionId,
+      livemode: row.scope.livemode,
     };
   }
 
@@ -288,7 +311,7 @@ export class AuthService {
   }
 
   async me(principal: Principal): Promise<MeResponse> {
-    const row = await this.repository.findMe(principal.userId, principal.organizationId);
+    const row = await this.meReadModel.find(tenantScope(principal), principal.userId);
     if (!row) throw AppError.unauthorized('The acting user no longer exists');
     const response: MeResponse = {
       user: {
@@ -316,7 +339,7 @@ export class AuthService {
       const user = await this.repository.findUser(principal.userId);
       if (!user) throw AppError.unauthorized();
       if (dto.firstName !== undefined || dto.lastName !== undefined) {
-        await this.team.syncProfileNames(user.id, { firstName: user.firstName, lastName: user.lastName });
+        await this.team.syncProfileNames(principal, { firstName: user.firstName, lastName: user.lastName });
       }
       return { user: userView(user) };
     });

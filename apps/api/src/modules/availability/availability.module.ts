@@ -4,6 +4,7 @@ import { EventTypesModule } from '../event-types/event-types.module.js';
 import { TeamModule } from '../team/team.module.js';
 import { AvailabilityController } from './availability.controller.js';
 import { AvailabilityRepository } from './availability.repository.js';
+import { SlotReadModel } from './slot-read-model.js';
 import { AvailabilityService } from './availability.service.js';
 import { DateOverrideEntity } from './entities/date-override.entity.js';
 import { WeeklyScheduleEntity } from './entities/weekly-schedule.entity.js';
@@ -18,7 +19,7 @@ import { SchedulesService } from './schedules.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([WeeklyScheduleEntity, DateOverrideEntity]), TeamModule, EventTypesModule],
   controllers: [AvailabilityController, SchedulesController],
-  providers: [AvailabilityRepository, AvailabilityService, SchedulesService],
+  providers: [AvailabilityRepository, SlotReadModel, AvailabilityService, SchedulesService],
   exports: [AvailabilityService, SchedulesService],
 })
 export class AvailabilityModule {}

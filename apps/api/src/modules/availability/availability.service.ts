@@ -12,9 +12,9 @@ import {
   parseInputTimestamp,
   type StartQuery,
 } from '@app/availability';
-import { AppError, Clock, Principal, daysBetween, isIanaTimeZone } from '@app/common';
+import { AppError, Clock, Principal, daysBetween, isIanaTimeZone, tenantScope, type TenantScope } from '@app/common';
 import { type EventTypeDetails, EventTypesService } from '../event-types/event-types.service.js';
-import { AvailabilityRepository, type BusyRow, type HostOverride, type HostSchedule } from './availability.repository.js';
+import { type BusyRow, type HostOverride, type HostSchedule, SlotReadModel } from './slot-read-model.js';
 import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -103,7 +103,7 @@ function hostAvailability(
 @Injectable()
 export class AvailabilityService {
   constructor(
-    private readonly repository: AvailabilityRepository,
+    private readonly slotReadModel: SlotReadModel,
     private readonly eventTypes: EventTypesService,
     private readonly clock: Clock,
   ) {}
@@ -115,7 +115,7 @@ export class AvailabilityService {
     if (span > MAX_RANGE_DAYS)
       throw AppError.validation('end', `at most ${MAX_RANGE_DAYS + 1} dates per request (end − start ≤ ${MAX_RANGE_DAYS} days)`);
     const window = { from: dayStartInstant(query.start, timeZone), to: dayStartInstant(addDays(query.end, 1), timeZone) - 1 };
-    const loaded = await this.loadSlotQuery(principal.organizationId, query.eventTypeId, principal.livemode, window);
+    const loaded = await this.loadSlotQuery(tenantScope(principal), query.eventTypeId, window);
     const slots = computeSlots({ ...loaded.query, range: { startDate: query.start, endDate: query.end, timeZone } });
     const texts = formatInstantsInZone(
       slots.flatMap((slot) => [slot.start, slot.end]),
@@ -131,7 +131,7 @@ export class AvailabilityService {
     const timeZone = this.timeZone(query.timezone);
     const start = parseInputTimestamp(query.startTime, timeZone);
     if (start === null) throw AppError.validation('startTime', 'startTime must be an ISO 8601 timestamp such as 2027-03-01T09:00:00');
-    const loaded = await this.loadSlotQuery(principal.organizationId, query.eventTypeId, principal.livemode, { from: start, to: start });
+    const loaded = await this.loadSlotQuery(tenantScope(principal), query.eventTypeId, { from: start, to: start });
     const verdict = explainStart(loaded.query, start);
     return verdict.available ? { available: true } : { available: false, reason: verdict.reason };
   }
@@ -139,21 +139,20 @@ export class AvailabilityService {
   /**
    * Everything the slot engine needs for starts in `window`, in two queries whatever the number of
    * hosts or days: the event type with its hosts, then the hosts' schedules, their overrides near
-   * the window, their busy bookings in `livemode` (any event type, with each booking's buffers; the
+   * the window, their busy bookings in the scope's mode (any event type, with each booking's buffers; the
    * per-date counts of this event type come from the same rows) and, for round robin, when each host
    * was last booked for this event type.
    *
    * Unknown or foreign event type → 404 NOT_FOUND; deleted → 409 EVENT_TYPE_INACTIVE.
    */
   async loadSlotQuery(
-    organizationId: string,
+    scope: TenantScope,
     eventTypeId: string,
-    livemode: boolean,
     window: SlotWindow,
     options: LoadSlotQueryOptions = {},
   ): Promise<LoadedSlotQuery> {
     const { excludeBookingId = null } = options;
-    const eventType = await this.eventTypes.getForScheduling(organizationId, eventTypeId);
+    const eventType = await this.eventTypes.getForScheduling(scope, eventTypeId);
     const rules = rulesOf(eventType);
     const now = this.clock.now().getTime();
     // Starts before now or past the booking window are refused on time alone; nothing to read for them.
@@ -162,8 +161,7 @@ export class AvailabilityService {
     const hostIds = rules.schedulingType === 'one_on_one' ? rules.hostUserIds.slice(0, 1) : [...rules.hostUserIds];
     if (from > to || hostIds.length === 0) return { eventType, query: { rules, now, hosts: [] } };
 
-    const data = await this.repository.loadHostData(organizationId, hostIds, {
-      livemode,
+    const data = await this.slotReadModel.load(scope, hostIds, {
       from: from - LOAD_MARGIN_MS,
       to: to + LOAD_MARGIN_MS,
       startDate: isoDateOf(from - LOAD_MARGIN_MS),

@@ -11,6 +11,7 @@ import {
   isUniqueViolation,
   daysBetween,
   isIanaTimeZone,
+  tenantScope,
 } from '@app/common';
 import { TeamService } from '../team/team.service.js';
 import { AvailabilityRepository, OVERRIDE_DATE_KEY } from './availability.repository.js';
@@ -101,7 +102,7 @@ export class SchedulesService {
 
   async getSchedule(principal: Principal, userId: string | undefined): Promise<ScheduleResponse> {
     const target = await this.targetMember(principal, userId);
-    const schedule = await this.repository.findSchedule(principal.organizationId, target.userId);
+    const schedule = await this.repository.findSchedule(tenantScope(principal), target.userId);
     if (!schedule) throw AppError.notFound('Schedule');
     return { schedule: scheduleView(schedule) };
   }
@@ -139,30 +140,27 @@ export class SchedulesService {
       createdAt: now,
       updatedAt: now,
     } satisfies WeeklyScheduleEntity);
-    return { schedule: scheduleView(await this.repository.upsertSchedule(principal.organizationId, schedule)) };
+    return { schedule: scheduleView(await this.repository.upsertSchedule(tenantScope(principal), schedule)) };
   }
 
   /**
    * The default weekly hours of a new member, inside the caller's transaction (registration,
-   * invitation acceptance). The membership must already be active in that transaction.
+   * invitation acceptance) for the member `principal` has just become, in the user's `timezone`.
    */
-  async createDefaultSchedule(input: { organizationId: string; userId: string; timezone: string }): Promise<void> {
-    const member = await this.team.findActiveMemberByUser(input.userId);
-    if (!member || member.organizationId !== input.organizationId) {
-      throw new Error('createDefaultSchedule needs the active membership of the user in the organization');
-    }
+  async createDefaultSchedule(principal: Principal, timezone: string): Promise<void> {
+    if (!principal.memberId) throw new Error('createDefaultSchedule needs the principal of a member');
     const now = this.clock.now();
     const schedule = Object.assign(new WeeklyScheduleEntity(), {
       id: newId('sch'),
-      organizationId: input.organizationId,
-      memberId: member.id,
-      userId: input.userId,
-      timezone: isIanaTimeZone(input.timezone) ? input.timezone : 'UTC',
+      organizationId: principal.organizationId,
+      memberId: principal.memberId,
+      userId: principal.userId,
+      timezone: isIanaTimeZone(timezone) ? timezone : 'UTC',
       days: DEFAULT_DAYS,
       createdAt: now,
       updatedAt: now,
     } satisfies WeeklyScheduleEntity);
-    await this.repository.insertScheduleIfMissing(input.organizationId, schedule);
+    await this.repository.insertScheduleIfMissing(tenantScope(principal), schedule);
   }
 
   async createOverride(principal: Principal, userId: string | undefined, dto: CreateOverrideDto): Promise<OverrideResponse> {
@@ -185,7 +183,7 @@ export class SchedulesService {
       createdAt: this.clock.now(),
     } satisfies DateOverrideEntity);
     try {
-      await this.repository.insertOverride(principal.organizationId, override);
+      await this.repository.insertOverride(tenantScope(principal), override);
     } catch (error) {
       // Checked by the unique index, so two concurrent requests for one date give one 201 and one 409.
       if (isUniqueViolation(error, OVERRIDE_DATE_KEY)) {
@@ -203,15 +201,15 @@ export class SchedulesService {
     if (span < 0) throw AppError.validation('endDate', 'endDate must not be before startDate');
     if (span >= MAX_OVERRIDE_DATES) throw AppError.validation('endDate', `at most ${MAX_OVERRIDE_DATES} dates per request`);
     const target = await this.targetMember(principal, query.userId);
-    const overrides = await this.repository.findOverrides(principal.organizationId, target.userId, query.startDate, query.endDate);
+    const overrides = await this.repository.findOverrides(tenantScope(principal), target.userId, query.startDate, query.endDate);
     return { overrides: overrides.map(overrideView), totalCount: overrides.length };
   }
 
   async deleteOverride(principal: Principal, id: string): Promise<void> {
-    const override = await this.repository.findOverride(principal.organizationId, id);
+    const override = await this.repository.findOverride(tenantScope(principal), id);
     if (!override) throw AppError.notFound('Override');
     this.assertMayManage(principal, override.userId);
-    if (!(await this.repository.deleteOverride(principal.organizationId, id))) throw AppError.notFound('Override');
+    if (!(await this.repository.deleteOverride(tenantScope(principal), id))) throw AppError.notFound('Override');
   }
 
   /**
@@ -223,8 +221,8 @@ export class SchedulesService {
     const target = userId ?? principal.userId;
     this.assertMayManage(principal, target);
     if (target === principal.userId && principal.memberId) return { userId: target, memberId: principal.memberId };
-    const member = await this.team.findActiveMemberByUser(target);
-    if (!member || member.organizationId !== principal.organizationId) throw AppError.notFound('Member');
+    const member = await this.team.findActiveMember(tenantScope(principal), target);
+    if (!member) throw AppError.notFound('Member');
     return { userId: target, memberId: member.id };
   }
 

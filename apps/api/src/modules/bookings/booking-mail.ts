@@ -8,7 +8,6 @@ export interface Contact {
 
 export interface BookingMailFacts {
   bookingId: string;
-  organizationId: string;
   title: string;
   startsAt: Date;
   endsAt: Date;
@@ -103,9 +102,8 @@ export function bookingMails(kind: BookingMailKind, facts: BookingMailFacts): Ou
     subject,
     ...render(tokenLines),
     ical: ics,
-    organizationId: facts.organizationId,
   };
   const hostEmails = facts.hosts.map((h) => h.email).filter((e) => e !== facts.attendee.email);
   if (hostEmails.length === 0) return [attendeeMail];
-  return [attendeeMail, { to: hostEmails, subject, ...render([]), ical: ics, organizationId: facts.organizationId }];
+  return [attendeeMail, { to: hostEmails, subject, ...render([]), ical: ics }];
 }

@@ -1,9 +1,6 @@
-import type { BookingDetailView, BookingEventTypeView, BookingView } from './dto/booking.dto.js';
+import type { EventTypeSummary } from '../event-types/event-types.service.js';
+import type { BookingDetailView, BookingView } from './dto/booking.dto.js';
 import type { Booking } from './entities/booking.entity.js';
-
-export interface EventTypeSummary extends BookingEventTypeView {
-  location: string | null;
-}
 
 /** Entities never leave the service: these build the API's booking shapes (contract section 8). */
 export function bookingView(booking: Booking, hostUserIds: readonly string[]): BookingView {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AvailabilityModule } from '../availability/availability.module.js';
+import { EventTypesModule } from '../event-types/event-types.module.js';
 import { IdempotencyModule } from '../idempotency/index.js';
 import { MailModule } from '../mail/index.js';
 import { TeamModule } from '../team/team.module.js';
@@ -11,7 +12,14 @@ import { BookingHost } from './entities/booking-host.entity.js';
 import { Booking } from './entities/booking.entity.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Booking, BookingHost]), AvailabilityModule, TeamModule, MailModule, IdempotencyModule],
+  imports: [
+    TypeOrmModule.forFeature([Booking, BookingHost]),
+    AvailabilityModule,
+    EventTypesModule,
+    TeamModule,
+    MailModule,
+    IdempotencyModule,
+  ],
   controllers: [BookingsController],
   providers: [BookingsRepository, BookingsService],
 })

@@ -1,15 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { pageOffset, type PageRequest } from '@app/common';
+import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
 import { BookingHost } from './entities/booking-host.entity.js';
-import type { EventTypeSummary } from './booking-views.js';
 import { Booking, type BookingStatus, type CancelledBy } from './entities/booking.entity.js';
 import { TransactionHost } from '@app/database';
-
-export interface BookingScope {
-  organizationId: string;
-  livemode: boolean;
-}
 
 export interface BookingFilters {
   status?: BookingStatus;
@@ -29,26 +22,26 @@ export interface BookingWithHosts {
 
 @Injectable()
 export class BookingsRepository {
-  constructor(
-    private readonly tx: TransactionHost,
-    private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly tx: TransactionHost) {}
 
   /**
    * Serializes writes per host (and mode) until the transaction ends, in a fixed order so two
    * transactions locking overlapping host sets cannot deadlock. Rules the exclusion constraint
    * cannot express (buffers, daily cap) are then checked on data no one else is changing.
    */
-  async lockHosts(livemode: boolean, hostUserIds: readonly string[]): Promise<void> {
+  async lockHosts(scope: TenantScope, hostUserIds: readonly string[]): Promise<void> {
     for (const host of [...new Set(hostUserIds)].sort()) {
       await this.tx.transactional.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
-        `booking-host:${livemode ? 'live' : 'test'}:${host}`,
+        `booking-host:${scope.livemode ? 'live' : 'test'}:${host}`,
       ]);
     }
   }
 
-  /** The booking and one row per host, in one statement: it runs while the hosts' locks are held. */
-  async insert(booking: Booking, hostUserIds: readonly string[]): Promise<void> {
+  /**
+   * The booking and one row per host, in one statement: it runs while the hosts' locks are held.
+   * `hostUserIds` in order, the primary first; the order is kept (position).
+   */
+  async insert(scope: TenantScope, booking: Booking, hostUserIds: readonly string[]): Promise<void> {
     await this.tx.transactional.query(
       `WITH inserted AS (
          INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id,
@@ -57,14 +50,15 @@ export class BookingsRepository {
            cancelled_by, previous_booking_id, rescheduled_to_booking_id, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)
          RETURNING id, organization_id, event_type_id, livemode, status, starts_at, ends_at, created_at)
-       INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at)
-       SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, i.status, tstzrange(i.starts_at, i.ends_at, '[)'), i.created_at
-         FROM inserted i CROSS JOIN unnest($28::text[]) AS h(host_user_id)`,
+       INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position)
+       SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, i.status, tstzrange(i.starts_at, i.ends_at, '[)'),
+              i.created_at, h.position
+         FROM inserted i CROSS JOIN unnest($28::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
       [
         booking.id,
-        booking.organizationId,
+        scope.organizationId,
         booking.eventTypeId,
-        booking.livemode,
+        scope.livemode,
         booking.status,
         booking.startsAt,
         booking.endsAt,
@@ -93,19 +87,9 @@ export class BookingsRepository {
     );
   }
 
-  /** The event type's hosts, cheaply, to know which locks to take before anything else is read. */
-  async hostUserIdsOf(organizationId: string, eventTypeId: string): Promise<string[]> {
-    const rows: { user_id: string }[] = await this.tx.transactional.query(
-      `SELECT h.user_id FROM event_type_hosts h JOIN event_types e ON e.id = h.event_type_id
-        WHERE e.organization_id = $1 AND h.event_type_id = $2`,
-      [organizationId, eventTypeId],
-    );
-    return rows.map((r) => r.user_id);
-  }
-
   /** Changes a booking's status and its host rows together, so the exclusion constraint sees it at once. */
   async setStatus(
-    scope: BookingScope,
+    scope: TenantScope,
     id: string,
     status: BookingStatus,
     changes: Partial<Pick<Booking, 'cancelledAt' | 'cancellationReason' | 'rescheduledToBookingId' | 'updatedAt'>> & {
@@ -117,74 +101,40 @@ export class BookingsRepository {
       { id, organizationId: scope.organizationId, livemode: scope.livemode },
       { status, ...changes },
     );
-    await this.tx.transactional.update(BookingHost, { bookingId: id }, { status });
+    await this.tx.transactional.update(BookingHost, { bookingId: id, organizationId: scope.organizationId }, { status });
   }
 
   /** Locks the booking row: concurrent cancel/reschedule/confirm of one booking take turns. */
-  async findForUpdate(scope: BookingScope, id: string): Promise<BookingWithHosts | null> {
+  async findForUpdate(scope: TenantScope, id: string): Promise<BookingWithHosts | null> {
     const booking = await this.tx.transactional.findOne(Booking, {
       where: { id, organizationId: scope.organizationId, livemode: scope.livemode },
       lock: { mode: 'pessimistic_write' },
     });
-    return booking ? { booking, hostUserIds: await this.hostsOf(booking.id) } : null;
+    return booking ? { booking, hostUserIds: (await this.hostsOfMany(scope, [booking.id])).get(booking.id) ?? [] } : null;
   }
 
-  /** For attendee-token calls, which carry no organization: the token check happens on the row. */
-  async findByIdForUpdate(id: string): Promise<Booking | null> {
-    return this.tx.transactional.findOne(Booking, { where: { id }, lock: { mode: 'pessimistic_write' } });
-  }
-
-  /** The organization and mode of a booking, for attendee-token calls that carry neither. */
-  async findScopeOf(id: string): Promise<BookingScope | null> {
-    return this.tx.manager.findOne(Booking, { where: { id }, select: { organizationId: true, livemode: true } });
-  }
-
-  async find(scope: BookingScope, id: string): Promise<BookingWithHosts | null> {
+  async find(scope: TenantScope, id: string): Promise<BookingWithHosts | null> {
     const booking = await this.tx.manager.findOne(Booking, {
       where: { id, organizationId: scope.organizationId, livemode: scope.livemode },
     });
-    return booking ? { booking, hostUserIds: await this.hostsOf(booking.id) } : null;
+    return booking ? { booking, hostUserIds: (await this.hostsOfMany(scope, [booking.id])).get(booking.id) ?? [] } : null;
   }
 
-  private async hostsOf(bookingId: string): Promise<string[]> {
-    const rows: { host_user_id: string }[] = await this.tx.manager.query(
-      `SELECT bh.host_user_id FROM booking_hosts bh JOIN bookings b ON b.id = bh.booking_id
-        LEFT JOIN event_type_hosts eth ON eth.event_type_id = b.event_type_id AND eth.user_id = bh.host_user_id
-        WHERE bh.booking_id = $1 ORDER BY (bh.host_user_id = b.host_user_id) DESC, eth.position NULLS LAST, bh.host_user_id`,
-      [bookingId],
-    );
-    return rows.map((r) => r.host_user_id);
-  }
-
-  async hostsOfMany(bookingIds: readonly string[]): Promise<Map<string, string[]>> {
+  /** Each booking's hosts, the primary first, in the order they were booked in. */
+  async hostsOfMany(scope: TenantScope, bookingIds: readonly string[]): Promise<Map<string, string[]>> {
     const result = new Map<string, string[]>();
     if (bookingIds.length === 0) return result;
-    const rows: { booking_id: string; host_user_id: string }[] = await this.dataSource.query(
-      // The same order as hostsOf, so a list item shows hostUserIds as GET /bookings/:id does.
-      `SELECT bh.booking_id, bh.host_user_id FROM booking_hosts bh JOIN bookings b ON b.id = bh.booking_id
-        LEFT JOIN event_type_hosts eth ON eth.event_type_id = b.event_type_id AND eth.user_id = bh.host_user_id
-        WHERE bh.booking_id = ANY($1)
-        ORDER BY bh.booking_id, (bh.host_user_id = b.host_user_id) DESC, eth.position NULLS LAST, bh.host_user_id`,
-      [bookingIds],
+    const rows: { booking_id: string; host_user_id: string }[] = await this.tx.manager.query(
+      `SELECT booking_id, host_user_id FROM booking_hosts
+        WHERE organization_id = $1 AND booking_id = ANY($2::text[])
+        ORDER BY booking_id, position, host_user_id`,
+      [scope.organizationId, [...bookingIds]],
     );
     for (const row of rows) result.set(row.booking_id, [...(result.get(row.booking_id) ?? []), row.host_user_id]);
     return result;
   }
 
-  /** Title, slug and duration for booking views, deleted event types included; one query for a whole page. */
-  async eventTypeSummaries(organizationId: string, ids: readonly string[]): Promise<Map<string, EventTypeSummary>> {
-    if (ids.length === 0) return new Map();
-    const rows: { id: string; title: string; slug: string; duration_minutes: number; location: string | null }[] =
-      await this.tx.manager.query(
-        `SELECT id, title, slug, duration_minutes, location FROM event_types WHERE organization_id = $1 AND id = ANY($2)`,
-        [organizationId, [...new Set(ids)]],
-      );
-    return new Map(
-      rows.map((r) => [r.id, { id: r.id, title: r.title, slug: r.slug, durationMinutes: r.duration_minutes, location: r.location }]),
-    );
-  }
-
-  async list(scope: BookingScope, filters: BookingFilters, page: PageRequest): Promise<[Booking[], number]> {
+  async list(scope: TenantScope, filters: BookingFilters, page: PageRequest): Promise<[Booking[], number]> {
     const query = this.tx.manager
       .createQueryBuilder(Booking, 'b')
       .where('b.organization_id = :organizationId AND b.livemode = :livemode', scope)

@@ -4,7 +4,6 @@ import {
   AppConfig,
   AppError,
   Clock,
-  constantTimeEqual,
   ErrorCode,
   looksLikeId,
   newId,
@@ -15,15 +14,18 @@ import {
   roleHas,
   sha256,
   isExclusionViolation,
+  tenantScope,
+  type TenantScope,
 } from '@app/common';
 import { AvailabilityService } from '../availability/availability.service.js';
-import type { EventTypeDetails } from '../event-types/event-types.service.js';
+import { type EventTypeDetails, EventTypesService, type EventTypeSummary } from '../event-types/event-types.service.js';
+import { GlobalLookups } from '../global-lookups/index.js';
 import { MailOutbox } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
 import { TeamService } from '../team/team.service.js';
 import { bookingMails, type BookingMailKind } from './booking-mail.js';
-import { bookingDetailView, bookingView, type EventTypeSummary } from './booking-views.js';
-import { BookingsRepository, type BookingFilters, type BookingScope } from './bookings.repository.js';
+import { bookingDetailView, bookingView } from './booking-views.js';
+import { BookingsRepository, type BookingFilters } from './bookings.repository.js';
 import {
   BookingListResponse,
   BookingResponse,
@@ -56,6 +58,7 @@ interface Actor {
 }
 
 interface LockedBooking {
+  scope: TenantScope;
   booking: Booking;
   hostUserIds: string[];
   actor: Actor;
@@ -95,6 +98,8 @@ export class BookingsService {
     private readonly tx: TransactionHost,
     private readonly repository: BookingsRepository,
     private readonly availability: AvailabilityService,
+    private readonly eventTypes: EventTypesService,
+    private readonly lookups: GlobalLookups,
     private readonly team: TeamService,
     private readonly events: DomainEvents,
     private readonly mail: MailOutbox,
@@ -111,7 +116,7 @@ export class BookingsService {
   ): Promise<StoredResponse> {
     const start = parseInputTimestamp(dto.startTime, dto.timezone);
     if (start === null) throw AppError.validation('startTime', 'startTime must be a valid ISO 8601 timestamp');
-    const scope = { organizationId: principal.organizationId, livemode: principal.livemode };
+    const scope = tenantScope(principal);
     const fingerprint = fingerprintOf('POST /v1/bookings', dto);
     return this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
       this.tx.transaction(async () => {
@@ -150,10 +155,10 @@ export class BookingsService {
           createdAt: now,
           updatedAt: now,
         } satisfies Booking);
-        await this.insert(booking, hostUserIds, 'startTime');
+        await this.insert(scope, booking, hostUserIds, 'startTime');
         const detail = bookingDetailView(booking, hostUserIds, eventType);
-        await this.record(booking, 'booking.created', { booking: detail });
-        await this.sendMails(booking.status === 'pending' ? 'pending' : 'confirmation', booking, {
+        await this.record(scope, 'booking.created', { booking: detail });
+        await this.sendMails(scope, booking.status === 'pending' ? 'pending' : 'confirmation', booking, {
           hostUserIds,
           title: eventType.title,
           confirmationToken: token,
@@ -166,10 +171,10 @@ export class BookingsService {
   }
 
   async get(principal: Principal, id: string): Promise<BookingResponse> {
-    const found = looksLikeId(id, 'bkg') ? await this.repository.find(this.scopeOf(principal), id) : null;
+    const scope = tenantScope(principal);
+    const found = looksLikeId(id, 'bkg') ? await this.repository.find(scope, id) : null;
     if (!found || !this.mayAct(principal, found.hostUserIds)) throw AppError.notFound('Booking');
-    const summaries = await this.repository.eventTypeSummaries(principal.organizationId, [found.booking.eventTypeId]);
-    return { booking: bookingDetailView(found.booking, found.hostUserIds, summaries.get(found.booking.eventTypeId)!) };
+    return { booking: bookingDetailView(found.booking, found.hostUserIds, await this.summaryOf(scope, found.booking)) };
   }
 
   async list(principal: Principal, query: ListBookingsQueryDto): Promise<BookingListResponse> {
@@ -186,11 +191,15 @@ export class BookingsService {
       throw AppError.validation('endDate', 'endDate must not be before startDate');
     }
     const page = { page: query.page, limit: query.limit };
-    const [bookings, total] = await this.repository.list(this.scopeOf(principal), filters, page);
+    const scope = tenantScope(principal);
+    const [bookings, total] = await this.repository.list(scope, filters, page);
     const [hosts, summaries] = await Promise.all([
-      this.repository.hostsOfMany(bookings.map((b) => b.id)),
-      this.repository.eventTypeSummaries(
-        principal.organizationId,
+      this.repository.hostsOfMany(
+        scope,
+        bookings.map((b) => b.id),
+      ),
+      this.eventTypes.summaries(
+        scope,
         bookings.map((b) => b.eventTypeId),
       ),
     ]);
@@ -204,20 +213,20 @@ export class BookingsService {
 
   async cancel(principal: Principal | undefined, id: string, dto: CancelBookingDto): Promise<CancelledBookingResponse> {
     return this.tx.transaction(async () => {
-      const { booking, hostUserIds, actor } = await this.lockForAction(principal, id, dto.token);
+      const { scope, booking, hostUserIds, actor } = await this.lockForAction(principal, id, dto.token);
       this.assertChangeable(booking);
       const now = this.clock.now();
       const reason = dto.reason ?? null;
-      await this.repository.setStatus(booking, booking.id, 'cancelled', {
+      await this.repository.setStatus(scope, booking.id, 'cancelled', {
         cancelledAt: now,
         cancellationReason: reason,
         cancelledBy: actor.by,
         updatedAt: now,
       });
       Object.assign(booking, { status: 'cancelled', cancelledAt: now, cancellationReason: reason, cancelledBy: actor.by, updatedAt: now });
-      const summary = await this.summaryOf(booking);
-      await this.record(booking, 'booking.cancelled', { booking: bookingDetailView(booking, hostUserIds, summary) });
-      await this.sendMails('cancellation', booking, { hostUserIds, title: summary.title, reason });
+      const summary = await this.summaryOf(scope, booking);
+      await this.record(scope, 'booking.cancelled', { booking: bookingDetailView(booking, hostUserIds, summary) });
+      await this.sendMails(scope, 'cancellation', booking, { hostUserIds, title: summary.title, reason });
       return {
         booking: {
           id: booking.id,
@@ -249,7 +258,7 @@ export class BookingsService {
         const start = parseInputTimestamp(dto.newStartTime, timezone);
         if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
 
-        const { query, eventType } = await this.lockAndLoad(booking, booking.eventTypeId, start, booking.id, original.hostUserIds);
+        const { query, eventType } = await this.lockAndLoad(scope, booking.eventTypeId, start, booking.id, original.hostUserIds);
         const verdict = this.rescheduleVerdict(query, start, booking.hostUserId);
         if (!verdict.available) throw slotUnavailable('newStartTime', verdict.reason);
         const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
@@ -275,7 +284,7 @@ export class BookingsService {
           updatedAt: now,
         } satisfies Booking);
         // The original's own time must not block the new one: free it first, in the same transaction.
-        await this.repository.setStatus(booking, booking.id, 'cancelled', {
+        await this.repository.setStatus(scope, booking.id, 'cancelled', {
           cancelledAt: now,
           cancellationReason: 'rescheduled',
           cancelledBy: original.actor.by,
@@ -290,13 +299,13 @@ export class BookingsService {
           rescheduledToBookingId: replacement.id,
           updatedAt: now,
         });
-        await this.insert(replacement, hostUserIds, 'newStartTime');
+        await this.insert(scope, replacement, hostUserIds, 'newStartTime');
 
-        await this.record(replacement, 'booking.rescheduled', {
+        await this.record(scope, 'booking.rescheduled', {
           booking: bookingDetailView(replacement, hostUserIds, eventType),
           previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
         });
-        await this.sendMails('reschedule', replacement, {
+        await this.sendMails(scope, 'reschedule', replacement, {
           hostUserIds,
           title: eventType.title,
           confirmationToken: token,
@@ -330,7 +339,7 @@ export class BookingsService {
 
   private async decide(principal: Principal, id: string, dto: DecisionDto, outcome: 'confirmed' | 'cancelled'): Promise<BookingResponse> {
     return this.tx.transaction(async () => {
-      const { booking, hostUserIds } = await this.lockForAction(principal, id, undefined);
+      const { scope, booking, hostUserIds } = await this.lockForAction(principal, id, undefined);
       if (booking.status !== 'pending')
         throw new AppError(ErrorCode.BOOKING_NOT_PENDING, 'Only a pending booking can be confirmed or declined');
       const now = this.clock.now();
@@ -338,12 +347,12 @@ export class BookingsService {
         outcome === 'confirmed'
           ? { updatedAt: now }
           : { updatedAt: now, cancelledAt: now, cancellationReason: dto.reason ?? null, cancelledBy: 'host' as const };
-      await this.repository.setStatus(booking, booking.id, outcome, changes);
+      await this.repository.setStatus(scope, booking.id, outcome, changes);
       Object.assign(booking, { status: outcome, ...changes });
-      const summary = await this.summaryOf(booking);
+      const summary = await this.summaryOf(scope, booking);
       const detail = bookingDetailView(booking, hostUserIds, summary);
-      await this.record(booking, outcome === 'confirmed' ? 'booking.confirmed' : 'booking.declined', { booking: detail });
-      await this.sendMails(outcome === 'confirmed' ? 'confirmation' : 'cancellation', booking, {
+      await this.record(scope, outcome === 'confirmed' ? 'booking.confirmed' : 'booking.declined', { booking: detail });
+      await this.sendMails(scope, outcome === 'confirmed' ? 'confirmation' : 'cancellation', booking, {
         hostUserIds,
         title: summary.title,
         reason: dto.reason ?? null,
@@ -357,24 +366,23 @@ export class BookingsService {
    * the others commit before we hold the locks is seen, nothing can change after.
    */
   private async lockAndLoad(
-    scope: BookingScope,
+    scope: TenantScope,
     eventTypeId: string,
     start: number,
     excludeBookingId: string | null,
     alsoLock: readonly string[],
   ): Promise<{ query: StartQuery; eventType: EventTypeDetails }> {
-    const locked = new Set([...(await this.repository.hostUserIdsOf(scope.organizationId, eventTypeId)), ...alsoLock]);
-    await this.repository.lockHosts(scope.livemode, [...locked]);
+    const locked = new Set([...(await this.eventTypes.hostUserIdsOf(scope, eventTypeId)), ...alsoLock]);
+    await this.repository.lockHosts(scope, [...locked]);
     const loaded = await this.availability.loadSlotQuery(
-      scope.organizationId,
+      scope,
       eventTypeId,
-      scope.livemode,
       { from: start, to: start },
       { excludeBookingId: excludeBookingId ?? undefined },
     );
     // Hosts changed between the two reads (rare): lock the newcomers too before deciding.
     const newcomers = loaded.query.rules.hostUserIds.filter((host) => !locked.has(host));
-    if (newcomers.length > 0) await this.repository.lockHosts(scope.livemode, newcomers);
+    if (newcomers.length > 0) await this.repository.lockHosts(scope, newcomers);
     return { query: loaded.query, eventType: loaded.eventType };
   }
 
@@ -397,9 +405,9 @@ export class BookingsService {
     return query.rules.schedulingType === 'collective' ? [...new Set(query.rules.hostUserIds)] : [chosen];
   }
 
-  private async insert(booking: Booking, hostUserIds: string[], field: 'startTime' | 'newStartTime'): Promise<void> {
+  private async insert(scope: TenantScope, booking: Booking, hostUserIds: string[], field: 'startTime' | 'newStartTime'): Promise<void> {
     try {
-      await this.repository.insert(booking, hostUserIds);
+      await this.repository.insert(scope, booking, hostUserIds);
     } catch (error) {
       // The database's own refusal of an overlap: someone else holds the time.
       if (isExclusionViolation(error)) throw slotUnavailable(field, 'already_booked');
@@ -412,35 +420,37 @@ export class BookingsService {
     if (!principal && !token) throw noCredentials();
     if (!looksLikeId(id, 'bkg')) throw AppError.notFound('Booking');
     if (principal) {
-      const found = await this.repository.findForUpdate(this.scopeOf(principal), id);
+      const scope = tenantScope(principal);
+      const found = await this.repository.findForUpdate(scope, id);
       if (!found || !this.mayAct(principal, found.hostUserIds)) throw AppError.notFound('Booking');
-      return { ...found, actor: { by: 'host', principal } };
+      return { scope, ...found, actor: { by: 'host', principal } };
     }
-    if (!token) throw noCredentials();
-    const booking = await this.repository.findByIdForUpdate(id);
-    if (!booking) throw AppError.notFound('Booking');
-    if (!constantTimeEqual(sha256(token), booking.confirmationTokenHash)) throw AppError.unauthorized('Invalid token for this booking');
-    const found = await this.repository.find(booking, id);
-    return { booking, hostUserIds: found?.hostUserIds ?? [booking.hostUserId], actor: { by: 'attendee' } };
+    const scope = await this.attendeeScope(id, token);
+    const found = await this.repository.findForUpdate(scope, id);
+    if (!found) throw AppError.notFound('Booking');
+    return { scope, ...found, actor: { by: 'attendee' } };
   }
 
-  private async scopeForAction(principal: Principal | undefined, id: string, token: string | undefined): Promise<BookingScope> {
-    if (principal) return this.scopeOf(principal);
+  /** The scope an action works in: the caller's, or the booking's when the attendee's token opens it. */
+  private async scopeForAction(principal: Principal | undefined, id: string, token: string | undefined): Promise<TenantScope> {
+    if (principal) return tenantScope(principal);
     if (!token) throw noCredentials();
     if (!looksLikeId(id, 'bkg')) throw AppError.notFound('Booking');
-    const booking = await this.repository.findScopeOf(id);
-    if (!booking) throw AppError.notFound('Booking');
-    return { organizationId: booking.organizationId, livemode: booking.livemode };
+    return this.attendeeScope(id, token);
+  }
+
+  private async attendeeScope(id: string, token: string | undefined): Promise<TenantScope> {
+    if (!token) throw noCredentials();
+    const scope = await this.lookups.bookingForAttendee(id, token);
+    if (scope === null) throw AppError.notFound('Booking');
+    if (scope === 'invalid') throw AppError.unauthorized('Invalid token for this booking');
+    return scope;
   }
 
   private assertChangeable(booking: Booking): void {
     if (booking.status === 'cancelled') throw new AppError(ErrorCode.BOOKING_NOT_ACTIVE, 'The booking is cancelled');
     if (booking.startsAt.getTime() <= this.clock.now().getTime())
       throw new AppError(ErrorCode.BOOKING_IN_PAST, 'The booking has already started');
-  }
-
-  private scopeOf(principal: Principal): BookingScope {
-    return { organizationId: principal.organizationId, livemode: principal.livemode };
   }
 
   /** API keys act for the organization; owners and admins see every booking, members those they host. */
@@ -452,25 +462,24 @@ export class BookingsService {
     return this.seesAll(principal) || hostUserIds.includes(principal.userId);
   }
 
-  private async summaryOf(booking: Booking): Promise<EventTypeSummary> {
-    const summaries = await this.repository.eventTypeSummaries(booking.organizationId, [booking.eventTypeId]);
+  private async summaryOf(scope: TenantScope, booking: Booking): Promise<EventTypeSummary> {
+    const summaries = await this.eventTypes.summaries(scope, [booking.eventTypeId]);
     return summaries.get(booking.eventTypeId)!;
   }
 
-  private async record(booking: Booking, type: DomainEventType, data: Record<string, unknown>): Promise<void> {
-    await this.events.record({ organizationId: booking.organizationId, livemode: booking.livemode, type, data });
+  private async record(scope: TenantScope, type: DomainEventType, data: Record<string, unknown>): Promise<void> {
+    await this.events.record(scope, { type, data });
   }
 
   /** Test-mode bookings send no mail (contract section 9). */
-  private async sendMails(kind: BookingMailKind, booking: Booking, details: BookingMailDetails): Promise<void> {
+  private async sendMails(scope: TenantScope, kind: BookingMailKind, booking: Booking, details: BookingMailDetails): Promise<void> {
     const { hostUserIds, title, confirmationToken, reason, previousStartsAt } = details;
-    if (!booking.livemode) return;
-    const contacts = await this.team.contactsOf(booking.organizationId, hostUserIds);
+    if (!scope.livemode) return;
+    const contacts = await this.team.contactsOf(scope, hostUserIds);
     const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
     const attendeeName = [booking.attendeeFirstName, booking.attendeeLastName].filter(Boolean).join(' ') || null;
     const mails = bookingMails(kind, {
       bookingId: booking.id,
-      organizationId: booking.organizationId,
       title,
       startsAt: booking.startsAt,
       endsAt: booking.endsAt,
@@ -484,6 +493,6 @@ export class BookingsService {
       previousStartsAt,
       appUrl: this.config.appUrl,
     });
-    for (const mail of mails) await this.mail.enqueue(mail);
+    for (const mail of mails) await this.mail.enqueue(scope, mail);
   }
 }

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { BookingCountsModule } from '../bookings/booking-counts.js';
+import { TeamModule } from '../team/team.module.js';
 import { EventTypeHost } from './entities/event-type-host.entity.js';
 import { EventType } from './entities/event-type.entity.js';
 import { EventTypesController } from './event-types.controller.js';
@@ -7,7 +9,7 @@ import { EventTypesRepository } from './event-types.repository.js';
 import { EventTypesService } from './event-types.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([EventType, EventTypeHost])],
+  imports: [TypeOrmModule.forFeature([EventType, EventTypeHost]), TeamModule, BookingCountsModule],
   controllers: [EventTypesController],
   providers: [EventTypesRepository, EventTypesService],
   exports: [EventTypesService],

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
-import { PageRequest, pageOffset } from '@app/common';
+import { PageRequest, pageOffset, type TenantScope } from '@app/common';
 import { EventTypeHost } from './entities/event-type-host.entity.js';
 import { EventType } from './entities/event-type.entity.js';
 import { TransactionHost } from '@app/database';
@@ -64,52 +64,47 @@ function toEntity(row: EventTypeRow): EventType {
 export class EventTypesRepository {
   constructor(private readonly tx: TransactionHost) {}
 
-  async insert(organizationId: string, eventType: EventType): Promise<void> {
-    await this.tx.transactional.insert(EventType, { ...eventType, organizationId });
+  async insert(scope: TenantScope, eventType: EventType): Promise<void> {
+    await this.tx.transactional.insert(EventType, { ...eventType, organizationId: scope.organizationId });
   }
 
   /**
-   * Makes `userIds` the hosts, in that order. Resolving user ids to memberships and inserting happen
-   * in one statement, so a member removed at the same moment either blocks on the foreign key or is
-   * not found. Returns the ids that are not active members of the organization; the caller then rolls back.
+   * Makes these memberships the hosts, in this order (`hosts`: user id and member id, from the team
+   * module). A member removed meanwhile makes the insert fail on the foreign key to members.
    */
-  async replaceHosts(organizationId: string, eventTypeId: string, userIds: readonly string[]): Promise<string[]> {
+  async replaceHosts(scope: TenantScope, eventTypeId: string, hosts: readonly { userId: string; memberId: string }[]): Promise<void> {
     await this.tx.transactional.query(
       `DELETE FROM event_type_hosts h USING event_types et
         WHERE h.event_type_id = et.id AND et.id = $1 AND et.organization_id = $2`,
-      [eventTypeId, organizationId],
+      [eventTypeId, scope.organizationId],
     );
-    const inserted: { user_id: string }[] = await this.tx.transactional.query(
+    await this.tx.transactional.query(
       `INSERT INTO event_type_hosts (event_type_id, member_id, user_id, position)
-       SELECT et.id, m.id, m.user_id, wanted.position
+       SELECT et.id, wanted.member_id, wanted.user_id, wanted.position
          FROM event_types et
-         CROSS JOIN unnest($3::text[]) WITH ORDINALITY AS wanted(user_id, position)
-         JOIN members m ON m.organization_id = et.organization_id AND m.user_id = wanted.user_id AND m.status = 'active'
-        WHERE et.id = $1 AND et.organization_id = $2
-       RETURNING user_id`,
-      [eventTypeId, organizationId, userIds],
+         CROSS JOIN unnest($3::text[], $4::text[]) WITH ORDINALITY AS wanted(user_id, member_id, position)
+        WHERE et.id = $1 AND et.organization_id = $2`,
+      [eventTypeId, scope.organizationId, hosts.map((h) => h.userId), hosts.map((h) => h.memberId)],
     );
-    const found = new Set(inserted.map((row) => row.user_id));
-    return userIds.filter((userId) => !found.has(userId));
   }
 
   /**
    * The event type and its host user ids in order, in one query (slot computation calls this on every
    * request); `lock` holds the event type row until the transaction ends.
    */
-  async findOne(organizationId: string, id: string, lock = false): Promise<EventTypeWithHosts | null> {
+  async findOne(scope: TenantScope, id: string, lock = false): Promise<EventTypeWithHosts | null> {
     const rows: EventTypeRow[] = await (lock ? this.tx.transactional : this.tx.manager).query(
       `SELECT et.*, ARRAY(SELECT h.user_id FROM event_type_hosts h WHERE h.event_type_id = et.id ORDER BY h.position) AS host_user_ids
          FROM event_types et
         WHERE et.id = $1 AND et.organization_id = $2${lock ? ' FOR UPDATE' : ''}`,
-      [id, organizationId],
+      [id, scope.organizationId],
     );
     return rows.length === 0 ? null : { eventType: toEntity(rows[0]), hostUserIds: rows[0].host_user_ids };
   }
 
-  async list(organizationId: string, isActive: boolean, page: PageRequest): Promise<[EventType[], number]> {
+  async list(scope: TenantScope, isActive: boolean, page: PageRequest): Promise<[EventType[], number]> {
     return this.tx.manager.findAndCount(EventType, {
-      where: { organizationId, isActive },
+      where: { organizationId: scope.organizationId, isActive },
       order: { createdAt: 'DESC', id: 'DESC' },
       skip: pageOffset(page),
       take: page.limit,
@@ -117,36 +112,27 @@ export class EventTypesRepository {
   }
 
   /** Hosts of many event types in one query, each list in order. */
-  async hostsOf(organizationId: string, eventTypeIds: readonly string[]): Promise<Map<string, string[]>> {
+  async hostsOf(scope: TenantScope, eventTypeIds: readonly string[]): Promise<Map<string, string[]>> {
     const hosts = new Map<string, string[]>(eventTypeIds.map((id) => [id, []]));
     if (eventTypeIds.length === 0) return hosts;
     const rows = await this.tx.manager
       .createQueryBuilder(EventTypeHost, 'h')
       .innerJoin('h.eventType', 'et')
       .where({ eventTypeId: In([...eventTypeIds]) })
-      .andWhere('et.organizationId = :organizationId', { organizationId })
+      .andWhere('et.organizationId = :organizationId', { organizationId: scope.organizationId })
       .orderBy('h.position', 'ASC')
       .getMany();
     for (const row of rows) hosts.get(row.eventTypeId)?.push(row.userId);
     return hosts;
   }
 
-  /** Confirmed and pending bookings per event type, in one grouped query. */
-  async countActiveBookings(organizationId: string, eventTypeIds: readonly string[], livemode: boolean): Promise<Map<string, number>> {
-    const counts = new Map<string, number>(eventTypeIds.map((id) => [id, 0]));
-    if (eventTypeIds.length === 0) return counts;
-    const rows: { event_type_id: string; count: number }[] = await this.tx.manager.query(
-      `SELECT event_type_id, count(*)::int AS count
-         FROM bookings
-        WHERE organization_id = $1 AND event_type_id = ANY($2::text[]) AND livemode = $3 AND status IN ('confirmed', 'pending')
-        GROUP BY event_type_id`,
-      [organizationId, eventTypeIds, livemode],
-    );
-    for (const row of rows) counts.set(row.event_type_id, row.count);
-    return counts;
+  /** Title, slug, duration and location of these event types, deleted ones included; one query. */
+  async findMany(scope: TenantScope, ids: readonly string[]): Promise<EventType[]> {
+    if (ids.length === 0) return [];
+    return this.tx.manager.find(EventType, { where: { organizationId: scope.organizationId, id: In([...new Set(ids)]) } });
   }
 
-  async update(organizationId: string, id: string, changes: Partial<EventType>): Promise<void> {
-    await this.tx.transactional.update(EventType, { id, organizationId }, changes);
+  async update(scope: TenantScope, id: string, changes: Partial<EventType>): Promise<void> {
+    await this.tx.transactional.update(EventType, { id, organizationId: scope.organizationId }, changes);
   }
 }

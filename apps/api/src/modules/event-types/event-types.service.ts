@@ -1,6 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import type { SchedulingType } from '@app/availability';
-import { AppError, Clock, ErrorCode, newId, PageRequest, pageMeta, Principal, isUniqueViolation } from '@app/common';
+import {
+  AppError,
+  Clock,
+  ErrorCode,
+  isForeignKeyViolation,
+  isUniqueViolation,
+  liveScopeOf,
+  newId,
+  PageRequest,
+  pageMeta,
+  Principal,
+  tenantScope,
+  type TenantScope,
+} from '@app/common';
+import { BookingCounts } from '../bookings/booking-counts.js';
+import { TeamService } from '../team/team.service.js';
 import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
 import {
   CreateEventTypeDto,
@@ -16,6 +31,15 @@ import { TransactionHost } from '@app/database';
 
 /** An event type as other modules see it (availability, bookings): every field but the bookings count. */
 export type EventTypeDetails = Omit<EventTypeView, 'bookingsCount'>;
+
+/** What a booking shows of its event type, deleted event types included. */
+export interface EventTypeSummary {
+  id: string;
+  title: string;
+  slug: string;
+  durationMinutes: number;
+  location: string | null;
+}
 
 /** The PATCHable columns: everything the update DTO names except the hosts, which live in their own table. */
 const UPDATABLE_FIELDS = [
@@ -86,6 +110,8 @@ export class EventTypesService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly repository: EventTypesRepository,
+    private readonly team: TeamService,
+    private readonly bookingCounts: BookingCounts,
     private readonly events: DomainEvents,
     private readonly clock: Clock,
   ) {}
@@ -118,9 +144,9 @@ export class EventTypesService {
     } satisfies EventType);
     try {
       return await this.tx.transaction(async () => {
-        await this.repository.insert(principal.organizationId, eventType);
+        await this.repository.insert(tenantScope(principal), eventType);
         await this.setHosts(principal, eventType.id, hostUserIds, dto.hostUserIds === undefined);
-        await this.record(principal.organizationId, 'event_type.created', view(eventType, hostUserIds, 0));
+        await this.record(principal, 'event_type.created', view(eventType, hostUserIds, 0));
         return { eventType: view(eventType, hostUserIds, 0) };
       });
     } catch (error) {
@@ -132,12 +158,10 @@ export class EventTypesService {
 
   async list(principal: Principal, query: ListEventTypesQueryDto): Promise<EventTypeListResponse> {
     const page: PageRequest = { page: query.page, limit: query.limit };
-    const [eventTypes, total] = await this.repository.list(principal.organizationId, query.isActive ?? true, page);
+    const scope = tenantScope(principal);
+    const [eventTypes, total] = await this.repository.list(scope, query.isActive ?? true, page);
     const ids = eventTypes.map((eventType) => eventType.id);
-    const [hosts, counts] = await Promise.all([
-      this.repository.hostsOf(principal.organizationId, ids),
-      this.repository.countActiveBookings(principal.organizationId, ids, principal.livemode),
-    ]);
+    const [hosts, counts] = await Promise.all([this.repository.hostsOf(scope, ids), this.bookingCounts.activeByEventType(scope, ids)]);
     return {
       eventTypes: eventTypes.map((eventType) => view(eventType, hosts.get(eventType.id) ?? [], counts.get(eventType.id) ?? 0)),
       ...pageMeta(page, total),
@@ -145,16 +169,16 @@ export class EventTypesService {
   }
 
   async get(principal: Principal, id: string): Promise<EventTypeResponse> {
-    const found = await this.repository.findOne(principal.organizationId, id);
+    const found = await this.repository.findOne(tenantScope(principal), id);
     if (!found) throw AppError.notFound('Event type');
-    const counts = await this.repository.countActiveBookings(principal.organizationId, [id], principal.livemode);
-    return { eventType: view(found.eventType, found.hostUserIds, counts.get(id) ?? 0) };
+    return { eventType: view(found.eventType, found.hostUserIds, await this.count(tenantScope(principal), id)) };
   }
 
   async update(principal: Principal, id: string, dto: UpdateEventTypeDto): Promise<EventTypeResponse> {
     try {
       return await this.tx.transaction(async () => {
-        const found = await this.repository.findOne(principal.organizationId, id, true);
+        const scope = tenantScope(principal);
+        const found = await this.repository.findOne(scope, id, true);
         if (!found) throw AppError.notFound('Event type');
         const current = found.eventType;
         if (!current.isActive) throw inactive();
@@ -170,12 +194,12 @@ export class EventTypesService {
         const updated = Object.assign(current, changes);
         if (Object.keys(changes).length > 0 || dto.hostUserIds !== undefined) {
           updated.updatedAt = this.clock.now();
-          await this.repository.update(principal.organizationId, id, { ...changes, updatedAt: updated.updatedAt });
+          await this.repository.update(scope, id, { ...changes, updatedAt: updated.updatedAt });
           if (dto.hostUserIds !== undefined) await this.setHosts(principal, id, hostUserIds, false);
-          const liveCount = await this.count(principal.organizationId, id, true);
-          await this.record(principal.organizationId, 'event_type.updated', view(updated, hostUserIds, liveCount));
+          const liveCount = await this.count(liveScopeOf(scope), id);
+          await this.record(principal, 'event_type.updated', view(updated, hostUserIds, liveCount));
         }
-        const count = await this.count(principal.organizationId, id, principal.livemode);
+        const count = await this.count(scope, id);
         return { eventType: view(updated, hostUserIds, count) };
       });
     } catch (error) {
@@ -187,15 +211,16 @@ export class EventTypesService {
   /** Soft delete; deleting a deleted event type changes nothing and still succeeds. */
   async remove(principal: Principal, id: string): Promise<void> {
     await this.tx.transaction(async () => {
-      const found = await this.repository.findOne(principal.organizationId, id, true);
+      const scope = tenantScope(principal);
+      const found = await this.repository.findOne(scope, id, true);
       if (!found) throw AppError.notFound('Event type');
       const current = found.eventType;
       if (!current.isActive) return;
       current.isActive = false;
       current.updatedAt = this.clock.now();
-      await this.repository.update(principal.organizationId, id, { isActive: false, updatedAt: current.updatedAt });
-      const liveCount = await this.count(principal.organizationId, id, true);
-      await this.record(principal.organizationId, 'event_type.deleted', view(current, found.hostUserIds, liveCount));
+      await this.repository.update(scope, id, { isActive: false, updatedAt: current.updatedAt });
+      const liveCount = await this.count(liveScopeOf(scope), id);
+      await this.record(principal, 'event_type.deleted', view(current, found.hostUserIds, liveCount));
     });
   }
 
@@ -203,30 +228,56 @@ export class EventTypesService {
    * The event type as slot computation and booking need it, optionally inside the caller's
    * transaction: unknown or another organization's → 404, deleted → 409 EVENT_TYPE_INACTIVE.
    */
-  async getForScheduling(organizationId: string, eventTypeId: string): Promise<EventTypeDetails> {
-    const found = await this.repository.findOne(organizationId, eventTypeId);
+  async getForScheduling(scope: TenantScope, eventTypeId: string): Promise<EventTypeDetails> {
+    const found = await this.repository.findOne(scope, eventTypeId);
     if (!found) throw AppError.notFound('Event type');
     if (!found.eventType.isActive) throw inactive();
     return details(found.eventType, found.hostUserIds);
   }
 
+  /** The event type's host user ids in order (none when unknown), cheaply: bookings lock these before reading anything else. */
+  async hostUserIdsOf(scope: TenantScope, eventTypeId: string): Promise<string[]> {
+    return (await this.repository.hostsOf(scope, [eventTypeId])).get(eventTypeId) ?? [];
+  }
+
+  /** Summaries of these event types for booking views, by id, deleted ones included. */
+  async summaries(scope: TenantScope, ids: readonly string[]): Promise<Map<string, EventTypeSummary>> {
+    const eventTypes = await this.repository.findMany(scope, ids);
+    return new Map(
+      eventTypes.map((e) => [e.id, { id: e.id, title: e.title, slug: e.slug, durationMinutes: e.durationMinutes, location: e.location }]),
+    );
+  }
+
   private async setHosts(principal: Principal, eventTypeId: string, hostUserIds: readonly string[], defaulted: boolean): Promise<void> {
-    const missing = await this.repository.replaceHosts(principal.organizationId, eventTypeId, hostUserIds);
-    if (missing.length === 0) return;
+    const scope = tenantScope(principal);
+    const memberIds = await this.team.activeMemberIdsOf(scope, hostUserIds);
+    const missing = hostUserIds.filter((userId) => !memberIds.has(userId));
+    if (missing.length === 0) {
+      try {
+        return await this.repository.replaceHosts(
+          scope,
+          eventTypeId,
+          hostUserIds.map((userId) => ({ userId, memberId: memberIds.get(userId)! })),
+        );
+      } catch (error) {
+        // A host removed from the organization since it was read: as if it had not been found.
+        if (!isForeignKeyViolation(error)) throw error;
+      }
+    }
     throw AppError.validation(
       'hostUserIds',
       defaulted
         ? 'The acting user is not an active member of this organization; give hostUserIds'
-        : `Not active members of this organization: ${missing.join(', ')}`,
+        : `Not active members of this organization: ${(missing.length > 0 ? missing : hostUserIds).join(', ')}`,
     );
   }
 
-  private async count(organizationId: string, id: string, livemode: boolean): Promise<number> {
-    return (await this.repository.countActiveBookings(organizationId, [id], livemode)).get(id) ?? 0;
+  private async count(scope: TenantScope, id: string): Promise<number> {
+    return (await this.bookingCounts.activeByEventType(scope, [id])).get(id) ?? 0;
   }
 
   /** Event type changes are organization data, shared by both modes, so their events are live. */
-  private async record(organizationId: string, type: DomainEventType, eventType: EventTypeView): Promise<void> {
-    await this.events.record({ organizationId, livemode: true, type, data: { eventType } });
+  private async record(principal: Principal, type: DomainEventType, eventType: EventTypeView): Promise<void> {
+    await this.events.record(liveScopeOf(tenantScope(principal)), { type, data: { eventType } });
   }
 }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AppError, Clock, ErrorCode, renderError } from '@app/common';
+import { AppError, Clock, ErrorCode, renderError, type TenantScope } from '@app/common';
 import { PeriodicJobs } from '../../jobs/index.js';
-import { IdempotencyRepository, type IdempotencyScope } from './idempotency.repository.js';
+import { IdempotencyRepository } from './idempotency.repository.js';
 
 const TTL_MS = 24 * 3600 * 1000;
 /** Longer than any booking transaction; after it a crashed request's key can be used again. */
@@ -54,7 +54,7 @@ export class IdempotencyService {
   }
 
   async run(
-    scope: Omit<IdempotencyScope, 'key'>,
+    scope: TenantScope,
     key: string | undefined,
     fingerprint: string,
     requestId: string,
@@ -64,9 +64,8 @@ export class IdempotencyService {
       const result = await work(async () => undefined);
       return { ...result, replayed: false };
     }
-    const full: IdempotencyScope = { ...scope, key };
-    if (!(await this.repository.claim(full, fingerprint, this.clock.now(), LEASE_MS, TTL_MS))) {
-      const existing = await this.repository.find(full);
+    if (!(await this.repository.claim(scope, key, fingerprint, this.clock.now(), LEASE_MS, TTL_MS))) {
+      const existing = await this.repository.find(scope, key);
       if (existing && existing.fingerprint !== fingerprint) {
         throw new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was used with a different request');
       }
@@ -76,14 +75,14 @@ export class IdempotencyService {
       throw new AppError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still being processed');
     }
     try {
-      const result = await work((status, body) => this.repository.complete(full, status, body));
+      const result = await work((status, body) => this.repository.complete(scope, key, status, body));
       return { ...result, replayed: false };
     } catch (error) {
       const rendered = renderError(error, requestId);
       if (rendered.status === 400 || rendered.status >= 500) {
-        await this.repository.release(full).catch(() => undefined);
+        await this.repository.release(scope, key).catch(() => undefined);
       } else {
-        await this.repository.complete(full, rendered.status, rendered.body).catch(() => undefined);
+        await this.repository.complete(scope, key, rendered.status, rendered.body).catch(() => undefined);
       }
       throw error;
     }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { newId } from '@app/common';
+import { newId, type TenantScope } from '@app/common';
 import { MailRepository } from './mail.repository.js';
 import type { OutgoingMail } from './mail.types.js';
 
@@ -12,12 +12,11 @@ export class MailOutbox {
   constructor(private readonly repository: MailRepository) {}
 
   /** Returns the `mail_…` id. Call it inside the transaction that causes the mail. */
-  async enqueue(mail: OutgoingMail): Promise<string> {
+  async enqueue(scope: TenantScope, mail: OutgoingMail): Promise<string> {
     if (mail.to.length === 0) throw new Error('A mail needs at least one recipient');
     const id = newId('mail');
-    await this.repository.insert({
+    await this.repository.insert(scope, {
       id,
-      organizationId: mail.organizationId ?? null,
       recipients: [...mail.to],
       subject: mail.subject,
       textBody: mail.text,
@@ -28,7 +27,7 @@ export class MailOutbox {
   }
 
   /** A deleted organization's mail, sent or not (no foreign key ties these rows to it). */
-  async deleteOfOrganization(organizationId: string): Promise<void> {
-    await this.repository.deleteOfOrganization(organizationId);
+  async deleteOfOrganization(scope: TenantScope): Promise<void> {
+    await this.repository.deleteOfOrganization(scope);
   }
 }

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MailMessage } from './entities/mail-message.entity.js';
+import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 
 /** The channel `enqueue` notifies and the worker listens on; PostgreSQL delivers it only on commit. */
 export const MAIL_OUTBOX_CHANNEL = 'mail_outbox';
 
-export type NewMailRow = Pick<MailMessage, 'id' | 'organizationId' | 'recipients' | 'subject' | 'textBody' | 'htmlBody' | 'ical'>;
+export type NewMailRow = Pick<MailMessage, 'id' | 'recipients' | 'subject' | 'textBody' | 'htmlBody' | 'ical'>;
 
 /*
  * Every time here is the database's now(), never the injected Clock: tests freeze the Clock, and
@@ -20,7 +21,7 @@ export class MailRepository {
   ) {}
 
   /** Inserts with the caller's manager, so the row and the wake-up commit or roll back with its transaction. */
-  async insert(row: NewMailRow): Promise<void> {
+  async insert(scope: TenantScope, row: NewMailRow): Promise<void> {
     // One round trip for the row and its wake-up: this runs inside booking transactions.
     await this.tx.transactional.query(
       `WITH inserted AS (
@@ -29,7 +30,7 @@ export class MailRepository {
        SELECT pg_notify('${MAIL_OUTBOX_CHANNEL}', '') FROM inserted`,
       [
         row.id,
-        row.organizationId,
+        scope.organizationId,
         row.recipients,
         row.subject,
         row.textBody,
@@ -124,7 +125,7 @@ export class MailRepository {
     return count ?? 0;
   }
 
-  async deleteOfOrganization(organizationId: string): Promise<void> {
-    await this.tx.transactional.query(`DELETE FROM mail_outbox WHERE organization_id = $1`, [organizationId]);
+  async deleteOfOrganization(scope: TenantScope): Promise<void> {
+    await this.tx.transactional.query(`DELETE FROM mail_outbox WHERE organization_id = $1`, [scope.organizationId]);
   }
 }

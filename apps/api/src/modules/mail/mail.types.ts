@@ -14,7 +14,6 @@ export interface OutgoingMail {
   text: string;
   html: string;
   ical?: MailIcal;
-  organizationId?: string;
 }
 
 export type MailStatus = 'pending' | 'sent' | 'failed';

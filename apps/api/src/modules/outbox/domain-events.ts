@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, Clock, daysBefore, newId } from '@app/common';
+import { AppConfig, Clock, daysBefore, newId, type TenantScope } from '@app/common';
 import { PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
 import { TransactionHost } from '@app/database';
 
@@ -32,8 +32,6 @@ export interface PendingEvent {
 }
 
 export interface DomainEventInput {
-  organizationId: string;
-  livemode: boolean;
   type: DomainEventType;
   /** The payload's `data`, e.g. `{ booking }` rendered as the API shows it. */
   data: Record<string, unknown>;
@@ -56,13 +54,13 @@ export class DomainEvents {
     );
   }
 
-  async record(input: DomainEventInput): Promise<string> {
+  async record(scope: TenantScope, input: DomainEventInput): Promise<string> {
     const id = newId('whevt');
     await this.tx.transactional.query(
       `WITH inserted AS (
          INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
        SELECT pg_notify($7, id) FROM inserted`,
-      [id, input.organizationId, input.livemode, input.type, JSON.stringify(input.data), this.clock.now(), DOMAIN_EVENTS_CHANNEL],
+      [id, scope.organizationId, scope.livemode, input.type, JSON.stringify(input.data), this.clock.now(), DOMAIN_EVENTS_CHANNEL],
     );
     return id;
   }
@@ -113,7 +111,7 @@ export class DomainEvents {
   }
 
   /** Everything a deleted organization recorded (no foreign key ties these rows to it). */
-  async deleteOfOrganization(organizationId: string): Promise<void> {
-    await this.tx.transactional.query(`DELETE FROM domain_events WHERE organization_id = $1`, [organizationId]);
+  async deleteOfOrganization(scope: TenantScope): Promise<void> {
+    await this.tx.transactional.query(`DELETE FROM domain_events WHERE organization_id = $1`, [scope.organizationId]);
   }
 }

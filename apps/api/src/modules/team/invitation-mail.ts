@@ -3,7 +3,6 @@ import type { OutgoingMail } from '../mail/index.js';
 
 export interface InvitationMailInput {
   to: string;
-  organizationId: string;
   organizationName: string;
   role: Role;
   acceptUrl: string;
@@ -37,5 +36,5 @@ export function invitationMail(input: InvitationMailInput): OutgoingMail {
     `<p>Or paste this link into your browser: ${escapeHtml(input.acceptUrl)}</p>`,
     `<p>The link works once and expires at ${expires}. If you did not expect this invitation, you can ignore this email.</p>`,
   ].join('\n');
-  return { to: [input.to], subject: `You're invited to join ${name}`, text, html, organizationId: input.organizationId };
+  return { to: [input.to], subject: `You're invited to join ${name}`, text, html };
 }

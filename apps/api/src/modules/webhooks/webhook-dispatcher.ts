@@ -3,8 +3,7 @@ import { AppConfig, Clock, daysBefore, newId } from '@app/common';
 import { DOMAIN_EVENTS_CHANNEL, DomainEvents } from '../outbox/domain-events.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 import { isSubscribed, serializePayload } from './webhook-events.js';
-import { type PendingEvent, type SubscribedWebhook, WebhookQueueRepository } from './webhook-queue.repository.js';
-import type { NewDeliveryRow } from './webhooks.repository.js';
+import { type PendingEvent, type QueuedDeliveryRow, type SubscribedWebhook, WebhookQueueRepository } from './webhook-queue.repository.js';
 import { TransactionHost } from '@app/database';
 import { JobLoop, PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
 
@@ -13,8 +12,8 @@ const POLL_INTERVAL_MS = 5_000;
 const BATCH_SIZE = 200;
 
 /** One delivery per active, subscribed webhook of the event's organization and mode. */
-export function fanOut(events: PendingEvent[], webhooks: SubscribedWebhook[], maxAttempts: number): NewDeliveryRow[] {
-  const rows: NewDeliveryRow[] = [];
+export function fanOut(events: PendingEvent[], webhooks: SubscribedWebhook[], maxAttempts: number): QueuedDeliveryRow[] {
+  const rows: QueuedDeliveryRow[] = [];
   for (const event of events) {
     let body: string | undefined;
     for (const webhook of webhooks) {

@@ -3,6 +3,9 @@ import { DataSource } from 'typeorm';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { Webhook } from './entities/webhook.entity.js';
 import type { NewDeliveryRow } from './webhooks.repository.js';
+
+/** A delivery fanned out by the dispatcher, which handles the events of every organization at once. */
+export type QueuedDeliveryRow = NewDeliveryRow & { organizationId: string };
 import { TransactionHost } from '@app/database';
 
 export type { PendingEvent } from '../outbox/domain-events.js';
@@ -68,7 +71,7 @@ export class WebhookQueueRepository {
       .getMany();
   }
 
-  async insertDeliveries(rows: NewDeliveryRow[]): Promise<void> {
+  async insertDeliveries(rows: QueuedDeliveryRow[]): Promise<void> {
     if (rows.length === 0) return;
     await this.tx.transactional.createQueryBuilder().insert().into(WebhookDelivery).values(rows).orIgnore().execute();
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PageRequest, pageOffset } from '@app/common';
+import { PageRequest, pageOffset, type TenantScope } from '@app/common';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { Webhook } from './entities/webhook.entity.js';
 import { TransactionHost } from '@app/database';
@@ -8,30 +8,27 @@ import { TransactionHost } from '@app/database';
 export const WEBHOOK_DELIVERIES_CHANNEL = 'webhook_deliveries';
 
 export type WebhookChanges = Partial<Pick<Webhook, 'url' | 'events' | 'description' | 'active' | 'updatedAt'>>;
-export type NewDeliveryRow = Pick<
-  WebhookDelivery,
-  'id' | 'webhookId' | 'organizationId' | 'eventId' | 'eventType' | 'body' | 'maxAttempts'
->;
+export type NewDeliveryRow = Pick<WebhookDelivery, 'id' | 'webhookId' | 'eventId' | 'eventType' | 'body' | 'maxAttempts'>;
 
 /**
- * Webhooks and their deliveries as the API sees them. Every method takes the organization and the mode,
- * so another tenant's or another mode's rows are simply not found.
+ * Webhooks and their deliveries as the API sees them. Every method takes the tenant scope (organization
+ * and mode), so another tenant's or another mode's rows are simply not found.
  */
 @Injectable()
 export class WebhooksRepository {
   constructor(private readonly tx: TransactionHost) {}
 
-  async insert(webhook: Webhook): Promise<void> {
-    await this.tx.manager.insert(Webhook, webhook);
+  async insert(scope: TenantScope, webhook: Webhook): Promise<void> {
+    await this.tx.manager.insert(Webhook, { ...webhook, organizationId: scope.organizationId, livemode: scope.livemode });
   }
 
-  async find(organizationId: string, livemode: boolean, id: string): Promise<Webhook | null> {
-    return this.tx.manager.findOne(Webhook, { where: { id, organizationId, livemode } });
+  async find(scope: TenantScope, id: string): Promise<Webhook | null> {
+    return this.tx.manager.findOne(Webhook, { where: { id, organizationId: scope.organizationId, livemode: scope.livemode } });
   }
 
-  async list(organizationId: string, livemode: boolean, page: PageRequest): Promise<[Webhook[], number]> {
+  async list(scope: TenantScope, page: PageRequest): Promise<[Webhook[], number]> {
     return this.tx.manager.findAndCount(Webhook, {
-      where: { organizationId, livemode },
+      where: { organizationId: scope.organizationId, livemode: scope.livemode },
       order: { createdAt: 'DESC', id: 'ASC' },
       skip: pageOffset(page),
       take: page.limit,
@@ -39,35 +36,35 @@ export class WebhooksRepository {
   }
 
   /** The updated webhook, or null when there is none of the organization in that mode. */
-  async update(organizationId: string, livemode: boolean, id: string, changes: WebhookChanges): Promise<Webhook | null> {
+  async update(scope: TenantScope, id: string, changes: WebhookChanges): Promise<Webhook | null> {
     return this.tx.transaction(async () => {
       const manager = this.tx.transactional;
-      const result = await manager.update(Webhook, { id, organizationId, livemode }, changes);
+      const result = await manager.update(Webhook, { id, organizationId: scope.organizationId, livemode: scope.livemode }, changes);
       if ((result.affected ?? 0) === 0) return null;
       // Re-activation makes the deliveries that waited due again, on whichever instance listens.
       if (changes.active) await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
-      return manager.findOne(Webhook, { where: { id, organizationId, livemode } });
+      return manager.findOne(Webhook, { where: { id, organizationId: scope.organizationId, livemode: scope.livemode } });
     });
   }
 
   /** Deliveries and their attempt log go with it (ON DELETE CASCADE). */
-  async delete(organizationId: string, livemode: boolean, id: string): Promise<boolean> {
-    const result = await this.tx.manager.delete(Webhook, { id, organizationId, livemode });
+  async delete(scope: TenantScope, id: string): Promise<boolean> {
+    const result = await this.tx.manager.delete(Webhook, { id, organizationId: scope.organizationId, livemode: scope.livemode });
     return (result.affected ?? 0) > 0;
   }
 
-  async insertDelivery(organizationId: string, row: NewDeliveryRow): Promise<WebhookDelivery> {
+  async insertDelivery(scope: TenantScope, row: NewDeliveryRow): Promise<WebhookDelivery> {
     return this.tx.transaction(async () => {
       const manager = this.tx.transactional;
-      await manager.insert(WebhookDelivery, { ...row, organizationId });
+      await manager.insert(WebhookDelivery, { ...row, organizationId: scope.organizationId });
       await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
-      return manager.findOneOrFail(WebhookDelivery, { where: { id: row.id, organizationId } });
+      return manager.findOneOrFail(WebhookDelivery, { where: { id: row.id, organizationId: scope.organizationId } });
     });
   }
 
-  async listDeliveries(organizationId: string, webhookId: string, page: PageRequest): Promise<[WebhookDelivery[], number]> {
+  async listDeliveries(scope: TenantScope, webhookId: string, page: PageRequest): Promise<[WebhookDelivery[], number]> {
     return this.tx.manager.findAndCount(WebhookDelivery, {
-      where: { organizationId, webhookId },
+      where: { organizationId: scope.organizationId, webhookId },
       order: { createdAt: 'DESC', id: 'DESC' },
       skip: pageOffset(page),
       take: page.limit,
@@ -78,7 +75,7 @@ export class WebhooksRepository {
    * One more attempt, now, whatever the status. A pending delivery gains an attempt; a finished one gets
    * exactly one. The lease is left alone: an attempt in flight is not doubled, the next one is simply due.
    */
-  async retryDelivery(organizationId: string, webhookId: string, deliveryId: string): Promise<WebhookDelivery | null> {
+  async retryDelivery(scope: TenantScope, webhookId: string, deliveryId: string): Promise<WebhookDelivery | null> {
     return this.tx.transaction(async () => {
       const manager = this.tx.transactional;
       const result = await manager
@@ -92,12 +89,12 @@ export class WebhooksRepository {
         .where('id = :deliveryId AND webhook_id = :webhookId AND organization_id = :organizationId', {
           deliveryId,
           webhookId,
-          organizationId,
+          organizationId: scope.organizationId,
         })
         .execute();
       if (!result.affected) return null;
       await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
-      return manager.findOneOrFail(WebhookDelivery, { where: { id: deliveryId, organizationId } });
+      return manager.findOneOrFail(WebhookDelivery, { where: { id: deliveryId, organizationId: scope.organizationId } });
     });
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, AppError, Clock, looksLikeId, newId, PageRequest, pageMeta, type Principal } from '@app/common';
+import { AppConfig, AppError, Clock, looksLikeId, newId, PageRequest, pageMeta, type Principal, tenantScope } from '@app/common';
 import {
   CreatedWebhookResponse,
   CreateWebhookDto,
@@ -75,12 +75,12 @@ export class WebhooksService {
       createdAt: now,
       updatedAt: now,
     } satisfies Webhook);
-    await this.repository.insert(webhook);
+    await this.repository.insert(tenantScope(principal), webhook);
     return { webhook: webhookView(webhook), secret };
   }
 
   async list(principal: Principal, page: PageRequest): Promise<WebhookListResponse> {
-    const [webhooks, total] = await this.repository.list(principal.organizationId, principal.livemode, page);
+    const [webhooks, total] = await this.repository.list(tenantScope(principal), page);
     return { webhooks: webhooks.map(webhookView), ...pageMeta(page, total) };
   }
 
@@ -96,13 +96,13 @@ export class WebhooksService {
     if (dto.events !== undefined) changes.events = dto.events;
     if (dto.description !== undefined) changes.description = dto.description;
     if (dto.active !== undefined) changes.active = dto.active;
-    const updated = await this.repository.update(principal.organizationId, principal.livemode, id, changes);
+    const updated = await this.repository.update(tenantScope(principal), id, changes);
     if (!updated) throw AppError.notFound('Webhook');
     return { webhook: webhookView(updated) };
   }
 
   async remove(principal: Principal, id: string): Promise<void> {
-    if (!looksLikeId(id, 'wh') || !(await this.repository.delete(principal.organizationId, principal.livemode, id))) {
+    if (!looksLikeId(id, 'wh') || !(await this.repository.delete(tenantScope(principal), id))) {
       throw AppError.notFound('Webhook');
     }
   }
@@ -118,10 +118,9 @@ export class WebhooksService {
       livemode: webhook.livemode,
       data: { webhook: webhookView(webhook) },
     });
-    const delivery = await this.repository.insertDelivery(principal.organizationId, {
+    const delivery = await this.repository.insertDelivery(tenantScope(principal), {
       id: newId('whdel'),
       webhookId: webhook.id,
-      organizationId: principal.organizationId,
       eventId,
       eventType: WEBHOOK_TEST_EVENT,
       body,
@@ -132,14 +131,14 @@ export class WebhooksService {
 
   async listDeliveries(principal: Principal, id: string, page: PageRequest): Promise<WebhookDeliveryListResponse> {
     const webhook = await this.find(principal, id);
-    const [deliveries, total] = await this.repository.listDeliveries(principal.organizationId, webhook.id, page);
+    const [deliveries, total] = await this.repository.listDeliveries(tenantScope(principal), webhook.id, page);
     return { deliveries: deliveries.map(deliveryView), ...pageMeta(page, total) };
   }
 
   async retryDelivery(principal: Principal, id: string, deliveryId: string): Promise<WebhookDeliveryResponse> {
     const webhook = await this.find(principal, id);
     const delivery = looksLikeId(deliveryId, 'whdel')
-      ? await this.repository.retryDelivery(principal.organizationId, webhook.id, deliveryId)
+      ? await this.repository.retryDelivery(tenantScope(principal), webhook.id, deliveryId)
       : null;
     if (!delivery) throw AppError.notFound('Delivery');
     return { delivery: deliveryView(delivery) };
@@ -147,7 +146,7 @@ export class WebhooksService {
 
   /** Another organization's, another mode's and malformed ids are all simply not found. */
   private async find(principal: Principal, id: string): Promise<Webhook> {
-    const webhook = looksLikeId(id, 'wh') ? await this.repository.find(principal.organizationId, principal.livemode, id) : null;
+    const webhook = looksLikeId(id, 'wh') ? await this.repository.find(tenantScope(principal), id) : null;
     if (!webhook) throw AppError.notFound('Webhook');
     return webhook;
   }

@@ -67,12 +67,12 @@ export class AccessGuard implements CanActivate {
     }
     return {
       type: 'api_key',
-      organizationId: key.organizationId,
+      organizationId: key.scope.organizationId,
       userId: key.createdByUserId,
       memberId: null,
       role: null,
       apiKey: { id: key.id, scopes: key.scopes, mode: key.mode, rateLimitPerMinute: key.rateLimitPerMinute },
-      livemode: key.mode === 'live',
+      livemode: key.scope.livemode,
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Column, Entity, Exclusion, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { Booking, type BookingStatus } from './booking.entity.js';
+import { BUSY_STATUSES_SQL, type BookingStatus } from '../booking-status.js';
+import { Booking } from './booking.entity.js';
 
 /**
  * One row per host a booking occupies (a collective booking occupies every host). The exclusion
@@ -10,7 +11,7 @@ import { Booking, type BookingStatus } from './booking.entity.js';
 @Entity('booking_hosts')
 @Exclusion(
   'booking_hosts_no_overlap',
-  `USING gist ("host_user_id" WITH =, "livemode" WITH =, "during" WITH &&) WHERE ("status" IN ('confirmed', 'pending'))`,
+  `USING gist ("host_user_id" WITH =, "livemode" WITH =, "during" WITH &&) WHERE ("status" IN ${BUSY_STATUSES_SQL})`,
 )
 @Index('booking_hosts_event_type_host_idx', ['eventTypeId', 'hostUserId', 'createdAt'])
 export class BookingHost {
@@ -43,4 +44,8 @@ export class BookingHost {
 
   @Column('timestamptz')
   createdAt!: Date;
+
+  /** 1 for the primary host, then the others in the event type's host order as it was when booked. */
+  @Column('smallint', { default: 1 })
+  position!: number;
 }

@@ -1,10 +1,9 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-export type BookingStatus = 'confirmed' | 'pending' | 'cancelled';
-export type CancelledBy = 'host' | 'attendee';
+import type { BookingStatus } from '../booking-status.js';
 
-/** The statuses that occupy a host's time (contract section 7, rule 2). */
-export const BUSY_BOOKING_STATUSES: readonly BookingStatus[] = ['confirmed', 'pending'];
+export type { BookingStatus } from '../booking-status.js';
+export type CancelledBy = 'host' | 'attendee';
 
 @Entity('bookings')
 @Index('bookings_organization_livemode_starts_idx', ['organizationId', 'livemode', 'startsAt', 'id'])

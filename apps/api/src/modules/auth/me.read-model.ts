@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { TenantScope } from '@app/common';
+
+export interface MeRow {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  timezone: string;
+  created_at: Date;
+  organization_id: string;
+  organization_name: string;
+  organization_slug: string;
+  member_id: string | null;
+}
+
+/**
+ * Read model of GET /users/me: the user (auth's table), its organization and active membership (team's
+ * tables) in one statement, because it is on the hot path of every API-key check. Read-only; the tables'
+ * owners write them. Listed in docs/architecture.md with the other read models.
+ */
+@Injectable()
+export class MeReadModel {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async find(scope: TenantScope, userId: string): Promise<MeRow | null> {
+    const rows: MeRow[] = await this.dataSource.query(
+      `SELECT u.id, u.email, u.first_name, u.last_name, u.timezone, u.created_at,
+              o.id AS organization_id, o.name AS organization_name, o.slug AS organization_slug, m.id AS member_id
+         FROM users u
+         JOIN organizations o ON o.id = $1
+         LEFT JOIN members m ON m.user_id = u.id AND m.organization_id = o.id AND m.status = 'active'
+        WHERE u.id = $2`,
+      [scope.organizationId, userId],
+    );
+    return rows[0] ?? null;
+  }
+}

@@ -1,0 +1,31 @@
+import { Injectable, Module } from '@nestjs/common';
+import type { TenantScope } from '@app/common';
+import { TransactionHost } from '@app/database';
+import { BUSY_STATUSES_SQL } from './booking-status.js';
+
+/**
+ * What the bookings module answers about counts, for the event-types module's `bookingsCount`. A module
+ * of its own so that event-types can ask it without depending on everything bookings depends on.
+ */
+@Injectable()
+export class BookingCounts {
+  constructor(private readonly tx: TransactionHost) {}
+
+  /** Confirmed and pending bookings per event type in the scope's mode, in one grouped query. */
+  async activeByEventType(scope: TenantScope, eventTypeIds: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>(eventTypeIds.map((id) => [id, 0]));
+    if (eventTypeIds.length === 0) return counts;
+    const rows: { event_type_id: string; count: number }[] = await this.tx.manager.query(
+      `SELECT event_type_id, count(*)::int AS count
+         FROM bookings
+        WHERE organization_id = $1 AND livemode = $2 AND event_type_id = ANY($3::text[]) AND status IN ${BUSY_STATUSES_SQL}
+        GROUP BY event_type_id`,
+      [scope.organizationId, scope.livemode, [...eventTypeIds]],
+    );
+    for (const row of rows) counts.set(row.event_type_id, row.count);
+    return counts;
+  }
+}
+
+@Module({ providers: [BookingCounts], exports: [BookingCounts] })
+export class BookingCountsModule {}

@@ -1,0 +1,194 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { constantTimeEqual, type KeyMode, type Role, type Scope, sha256, type TenantScope, verifiedTenantScope } from '@app/common';
+import { TransactionHost } from '@app/database';
+
+/** An API key found by its hash, before any check of revocation or expiry. */
+export interface ApiKeyCredential {
+  scope: TenantScope;
+  id: string;
+  createdByUserId: string;
+  scopes: Scope[];
+  rateLimitPerMinute: number;
+  mode: KeyMode;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** A session with the membership it belongs to (live mode: sessions act on live data). */
+export interface SessionCredential {
+  scope: TenantScope;
+  sessionId: string;
+  userId: string;
+  memberId: string;
+  role: Role;
+  revokedAt: Date | null;
+  expiresAt: Date;
+  lastUsedAt: Date;
+}
+
+/** The one active membership of a user (one organization per user). */
+export interface ActiveMembership {
+  scope: TenantScope;
+  memberId: string;
+  role: Role;
+}
+
+/** A pending invitation found by its token. */
+export interface InvitationCredential {
+  scope: TenantScope;
+  memberId: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  invitedAt: Date | null;
+}
+
+/**
+ * The deliberate lookups that are not scoped by organization, all in this one place: each starts from
+ * something a caller presents (an API key, a session, an invitation token, an attendee token, a login)
+ * or asks about every organization at once (is this slug or email taken anywhere), and the first kind
+ * answers with the TenantScope that the rest of the request works in. They read tables of several
+ * modules (api_keys, sessions, members, organizations, bookings): a read model of credentials owned by
+ * no feature, see docs/architecture.md. Only this class may call `verifiedTenantScope`.
+ */
+@Injectable()
+export class GlobalLookups {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /** The whole cost of authenticating a key: one lookup on a unique index (plain SQL: it runs on every key request). */
+  async apiKeyByHash(keyHash: string): Promise<ApiKeyCredential | null> {
+    const rows: {
+      id: string;
+      organization_id: string;
+      created_by_user_id: string;
+      scopes: Scope[];
+      rate_limit_per_minute: number;
+      mode: KeyMode;
+      expires_at: Date | null;
+      last_used_at: Date | null;
+      revoked_at: Date | null;
+    }[] = await this.dataSource.query(
+      `SELECT id, organization_id, created_by_user_id, scopes, rate_limit_per_minute, mode, expires_at, last_used_at, revoked_at
+         FROM api_keys WHERE key_hash = $1`,
+      [keyHash],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      scope: verifiedTenantScope(row.organization_id, row.mode === 'live'),
+      id: row.id,
+      createdByUserId: row.created_by_user_id,
+      scopes: row.scopes,
+      rateLimitPerMinute: row.rate_limit_per_minute,
+      mode: row.mode,
+      expiresAt: row.expires_at,
+      lastUsedAt: row.last_used_at,
+      revokedAt: row.revoked_at,
+    };
+  }
+
+  /** What every JWT request needs, in one query: the session and the active membership it belongs to. */
+  async sessionById(sessionId: string): Promise<SessionCredential | null> {
+    const rows: {
+      session_id: string;
+      user_id: string;
+      member_id: string;
+      organization_id: string;
+      role: Role;
+      revoked_at: Date | null;
+      expires_at: Date;
+      last_used_at: Date;
+    }[] = await this.dataSource.query(
+      `SELECT s.id AS session_id, s.user_id, s.member_id, m.organization_id, m.role, s.revoked_at, s.expires_at, s.last_used_at
+         FROM sessions s JOIN members m ON m.id = s.member_id AND m.status = 'active'
+        WHERE s.id = $1`,
+      [sessionId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      scope: verifiedTenantScope(row.organization_id, true),
+      sessionId: row.session_id,
+      userId: row.user_id,
+      memberId: row.member_id,
+      role: row.role,
+      revokedAt: row.revoked_at,
+      expiresAt: row.expires_at,
+      lastUsedAt: row.last_used_at,
+    };
+  }
+
+  /** Login and invitation acceptance: the user's active membership, wherever it is. */
+  async activeMembershipOf(userId: string): Promise<ActiveMembership | null> {
+    const rows: { id: string; organization_id: string; role: Role }[] = await this.tx.manager.query(
+      `SELECT id, organization_id, role FROM members WHERE user_id = $1 AND status = 'active'`,
+      [userId],
+    );
+    const row = rows[0];
+    return row ? { scope: verifiedTenantScope(row.organization_id, true), memberId: row.id, role: row.role } : null;
+  }
+
+  /**
+   * A pending invitation by its token's hash: presented by someone who has no organization yet, so the
+   * token itself names the membership. `lock` holds the row until the transaction ends.
+   */
+  async invitationByTokenHash(tokenHash: string, lock = false): Promise<InvitationCredential | null> {
+    const rows: {
+      id: string;
+      organization_id: string;
+      email: string;
+      first_name: string | null;
+      last_name: string | null;
+      invited_at: Date | null;
+    }[] = await (lock ? this.tx.transactional : this.tx.manager).query(
+      `SELECT id, organization_id, email, first_name, last_name, invited_at FROM members
+        WHERE invitation_token_hash = $1 AND status = 'invited' ${lock ? 'FOR UPDATE' : ''}`,
+      [tokenHash],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      scope: verifiedTenantScope(row.organization_id, true),
+      memberId: row.id,
+      email: row.email,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      invitedAt: row.invited_at,
+    };
+  }
+
+  /**
+   * The attendee's way in: the booking's scope when `token` is its confirmation token, `'invalid'` when the
+   * booking exists and the token is wrong, null when there is no such booking.
+   */
+  async bookingForAttendee(bookingId: string, token: string): Promise<TenantScope | 'invalid' | null> {
+    const rows: { organization_id: string; livemode: boolean; confirmation_token_hash: string }[] = await this.tx.manager.query(
+      `SELECT organization_id, livemode, confirmation_token_hash FROM bookings WHERE id = $1`,
+      [bookingId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    if (!constantTimeEqual(sha256(token), row.confirmation_token_hash)) return 'invalid';
+    return verifiedTenantScope(row.organization_id, row.livemode);
+  }
+
+  /** Slugs are unique across organizations. */
+  async organizationSlugTaken(slug: string): Promise<boolean> {
+    const rows: unknown[] = await this.tx.manager.query(`SELECT 1 FROM organizations WHERE slug = $1`, [slug]);
+    return rows.length > 0;
+  }
+
+  /** One organization per user: is this email an active member of an organization other than `scope`'s? */
+  async activeMemberElsewhere(scope: TenantScope, email: string): Promise<boolean> {
+    const rows: unknown[] = await this.tx.manager.query(
+      `SELECT 1 FROM members WHERE organization_id <> $1 AND email = $2 AND status = 'active' LIMIT 1`,
+      [scope.organizationId, email],
+    );
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,8 @@
+export { GlobalLookupsModule } from './global-lookups.module.js';
+export {
+  type ActiveMembership,
+  type ApiKeyCredential,
+  GlobalLookups,
+  type InvitationCredential,
+  type SessionCredential,
+} from './global-lookups.js';
