@@ -34,11 +34,65 @@ function crossingsIn(file: string, text: string): string[] {
   return found;
 }
 
+/** Who owns each table (docs/architecture.md). */
+const TABLE_OWNERS: Record<string, string> = {
+  users: 'auth',
+  sessions: 'auth',
+  login_failures: 'auth',
+  api_keys: 'api-keys',
+  organizations: 'team',
+  members: 'team',
+  event_types: 'event-types',
+  event_type_hosts: 'event-types',
+  weekly_schedules: 'availability',
+  date_overrides: 'availability',
+  bookings: 'bookings',
+  booking_hosts: 'bookings',
+  idempotency_keys: 'idempotency',
+  webhooks: 'webhooks',
+  webhook_deliveries: 'webhooks',
+  webhook_attempts: 'webhooks',
+  domain_events: 'outbox',
+  mail_outbox: 'mail',
+};
+
+/** The named read models, the only files that may read other modules' tables (read-only). */
+const READ_MODELS = ['availability/slot-read-model.ts', 'auth/me.read-model.ts', 'global-lookups/global-lookups.ts'];
+
+/** Tables of other modules that one file's SQL names. */
+function foreignTablesIn(file: string, text: string): string[] {
+  const own = moduleOf(file);
+  const named = [...text.matchAll(/\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+"?([a-z_]+)"?/g)].map((match) => match[1]);
+  return [...new Set(named)].filter((table) => TABLE_OWNERS[table] !== undefined && TABLE_OWNERS[table] !== own);
+}
+
 describe('module boundaries', () => {
   it('no module (nor the worker app) imports another module’s entities or repositories', () => {
     const files = sourceFiles(APPS);
     expect(files.length).toBeGreaterThan(100);
     expect(files.flatMap((file) => crossingsIn(file, readFileSync(file, 'utf8')))).toEqual([]);
+  });
+
+  it('no module’s SQL names another module’s table, except in the named read models', () => {
+    const found = sourceFiles(MODULES)
+      .filter((file) => !READ_MODELS.includes(relative(MODULES, file).split(sep).join('/')))
+      .flatMap((file) => foreignTablesIn(file, readFileSync(file, 'utf8')).map((table) => `${relative(MODULES, file)} names ${table}`));
+    expect(found).toEqual([]);
+  });
+
+  it('the read models only read', () => {
+    const writes = READ_MODELS.filter((file) =>
+      /\b(INSERT INTO|DELETE FROM)\b|\bUPDATE\s+"?[a-z_]+"?\s+SET\b/.test(readFileSync(join(MODULES, file), 'utf8')),
+    );
+    expect(writes).toEqual([]);
+  });
+
+  it.each([
+    ['SELECT id FROM members WHERE organization_id = $1', 1],
+    ['SELECT b.id FROM bookings b JOIN booking_hosts bh ON bh.booking_id = b.id', 0],
+    ['UPDATE "users" SET first_name = $1', 1],
+  ])('`%s` in modules/bookings names %s foreign table(s)', (sql, count) => {
+    expect(foreignTablesIn(join(MODULES, 'bookings', 'bookings.repository.ts'), sql)).toHaveLength(count);
   });
 
   it.each([
