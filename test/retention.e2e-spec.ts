@@ -90,8 +90,8 @@ describe('retention and idempotency cleanup', () => {
       ['live', new Date(clock.now().getTime() + 3600_000)],
     ] as const) {
       await db.query(
-        `INSERT INTO idempotency_keys (organization_id, livemode, key, fingerprint, state, locked_until, created_at, expires_at)
-         VALUES ($1, true, $2, 'f', 'completed', $3, $3, $4)`,
+        `INSERT INTO idempotency_keys (organization_id, livemode, key, fingerprint, response_status, response_body, created_at, expires_at)
+         VALUES ($1, true, $2, 'f', 201, '{}', $3, $4)`,
         [owner.organizationId, key, ago(1), expiresAt],
       );
     }

@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig, Clock } from '@app/common';
-import { dataSourceOptions, TransactionHost } from '@app/database';
+import { dataSourceOptions, poolOptions, TransactionHost } from '@app/database';
 
 /** Process-wide providers every feature module may inject: configuration, the clock, the database and its transactions. */
 @Global()
@@ -11,7 +11,13 @@ export class CoreModule {
     if (!config.databaseUrl) throw new Error('CoreModule needs a database URL');
     return {
       module: CoreModule,
-      imports: [TypeOrmModule.forRoot({ ...dataSourceOptions(config.databaseUrl), autoLoadEntities: true })],
+      imports: [
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(config.databaseUrl),
+          extra: poolOptions({ statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs }),
+          autoLoadEntities: true,
+        }),
+      ],
       providers: [{ provide: AppConfig, useValue: config }, { provide: Clock, useValue: clock }, TransactionHost],
       exports: [AppConfig, Clock, TransactionHost],
     };

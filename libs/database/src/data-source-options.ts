@@ -4,6 +4,29 @@ import { SnakeNamingStrategy } from './naming-strategy.js';
 
 export const MIGRATIONS_TABLE = 'migrations';
 
+/** How long the application's pool waits for the database before the request fails (503). */
+export interface DatabaseTimeouts {
+  /** PostgreSQL cancels a statement that runs longer (`statement_timeout`). */
+  statementTimeoutMs: number;
+  /** Waiting for a pooled connection or for a new one. */
+  connectTimeoutMs: number;
+}
+
+/**
+ * Pool settings for the API and the workers: bounded waits everywhere, so a database that is gone or
+ * stuck makes requests fail fast instead of hanging. The client-side query timeout is a backstop for a
+ * server that stops answering without closing the socket (it fires a second after the server's own).
+ */
+export function poolOptions(timeouts: DatabaseTimeouts): Record<string, unknown> {
+  return {
+    max: 20,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    statement_timeout: timeouts.statementTimeoutMs,
+    query_timeout: timeouts.statementTimeoutMs + 1000,
+    keepAlive: true,
+  };
+}
+
 export function dataSourceOptions(url: string, extra: Partial<DataSourceOptions> = {}): DataSourceOptions {
   return {
     type: 'postgres',

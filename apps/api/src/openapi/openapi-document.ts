@@ -25,6 +25,13 @@ const BODY_ERRORS: Record<string, string> = {
   '415': 'UNSUPPORTED_MEDIA_TYPE: the body is not application/json',
 };
 
+const UNAVAILABLE_RESPONSE: ResponseObject = {
+  ...ERROR_RESPONSE,
+  description:
+    'SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one',
+  headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
+};
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 function* operations(document: OpenAPIObject): Generator<[string, string, OperationObject]> {
@@ -86,7 +93,7 @@ export function refineDocument(document: OpenAPIObject): OpenAPIObject {
     if (rules[name] && !isReference(schema)) schemas[name] = applyBodyRules(schema, rules[name]);
     nullableEnums(schemas[name]);
   }
-  for (const [, , operation] of operations(document)) {
+  for (const [path, , operation] of operations(document)) {
     refineSecurity(operation);
     refineParameters(operation, rules);
     if (operation.requestBody) {
@@ -96,6 +103,8 @@ export function refineDocument(document: OpenAPIObject): OpenAPIObject {
     if (operation.requestBody || operation.parameters?.length) {
       operation.responses['400'] ??= { ...ERROR_RESPONSE, description: 'VALIDATION_ERROR: `details` names each refused field' };
     }
+    // Everything but liveness reads the database: while it is unreachable or too slow, a fast 503.
+    if (path !== '/health') operation.responses['503'] ??= UNAVAILABLE_RESPONSE;
   }
   document.tags = TAGS;
   return document;

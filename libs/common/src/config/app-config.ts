@@ -27,6 +27,10 @@ export class AppConfig {
   runWorkers!: boolean;
   /** Delivered and failed webhook deliveries, sent mail and dispatched domain events are kept this many days. */
   retentionDays!: number;
+  /** A statement running longer is cancelled by PostgreSQL; the request answers 503. */
+  dbStatementTimeoutMs!: number;
+  /** Waiting longer for a pooled connection (or for a new one) fails the request with 503. */
+  dbConnectTimeoutMs!: number;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -127,6 +131,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.logLevel = oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info');
   config.runWorkers = boolVar(env, 'RUN_WORKERS', true);
   config.retentionDays = intVar(env, 'RETENTION_DAYS', 30, 1, 3650);
+  config.dbStatementTimeoutMs = intVar(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600000);
+  config.dbConnectTimeoutMs = intVar(env, 'DB_CONNECT_TIMEOUT_MS', 2000, 100, 60000);
 
   if (config.isProduction) {
     if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', 'is required when NODE_ENV=production');

@@ -23,3 +23,50 @@ export function isExclusionViolation(error: unknown): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   return postgresError(error)?.code === '23503';
 }
+
+/** Socket-level failures reaching the database server. */
+const NETWORK_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** What node-postgres and its pool say when the connection is gone or never came (they set no code). */
+const DRIVER_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|is not queryable|connection error|Connection is closed/i;
+
+/**
+ * The database is gone, restarting, overloaded or too slow, rather than refusing this request: a
+ * connection failure (SQLSTATE class 08, 57P01–57P03, socket errors, the pool's connect timeout), a
+ * statement cancelled by `statement_timeout` (57014), a lock wait given up (55P03), too many connections
+ * (53300). The request answers 503 and may be retried.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  const check = (candidate: unknown): boolean => {
+    if (typeof candidate !== 'object' || candidate === null || seen.has(candidate)) return false;
+    seen.add(candidate);
+    const { code, message, driverError, errors, cause } = candidate as {
+      code?: unknown;
+      message?: unknown;
+      driverError?: unknown;
+      errors?: unknown;
+      cause?: unknown;
+    };
+    if (typeof code === 'string') {
+      if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '57014', '55P03', '53300'].includes(code)) return true;
+      if (NETWORK_ERRNOS.has(code)) return true;
+    }
+    if (typeof message === 'string' && DRIVER_MESSAGES.test(message) && postgresError(candidate) === undefined) return true;
+    // TypeORM releases a transaction's connection when the connection fails; the transaction's next query says so.
+    const name = (candidate as { name?: unknown }).name;
+    if (name === 'QueryRunnerAlreadyReleasedError' || name === 'QueryRunnerProviderAlreadyReleasedError') return true;
+    return check(driverError) || check(cause) || (Array.isArray(errors) && errors.some(check));
+  };
+  return check(error);
+}

@@ -15,11 +15,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 }
 
-export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Pick<Logger, 'error'>): void {
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Pick<Logger, 'error' | 'warn'>): void {
   const rendered = renderError(error, String(request.id));
   if (rendered.unexpected) {
     const err = error instanceof Error ? error : new Error(String(error));
     logger.error({ err: { type: err.name, message: err.message, stack: err.stack }, requestId: request.id }, 'Unhandled error');
+  } else if (rendered.status === 503) {
+    logger.warn({ requestId: request.id, code: rendered.body.code }, 'Database unavailable; answered 503');
   }
   if (reply.sent) return;
   void reply.status(rendered.status).headers(rendered.headers).type('application/json; charset=utf-8').send(rendered.body);

@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { AppError, ErrorDetail } from '../errors/app-error.js';
 import { ERROR_STATUS, ErrorCode } from '../errors/error-code.js';
-import { isExclusionViolation, postgresError } from '../errors/postgres.js';
+import { isDatabaseUnavailable, isExclusionViolation, postgresError } from '../errors/postgres.js';
 
 export interface ErrorBody {
   code: ErrorCode;
@@ -76,6 +76,16 @@ function render(error: unknown, requestId: string): RenderedError {
       status: ERROR_STATUS[code],
       body: { code, message: 'The time is no longer available', requestId },
       headers: {},
+      unexpected: false,
+    };
+  }
+  // The database is down, restarting or too slow: a retryable 503, not a crash (and no internal message).
+  if (isDatabaseUnavailable(error)) {
+    const code = ErrorCode.SERVICE_UNAVAILABLE;
+    return {
+      status: ERROR_STATUS[code],
+      body: { code, message: 'The service is temporarily unavailable; retry shortly', requestId },
+      headers: { 'Retry-After': '1' },
       unexpected: false,
     };
   }

@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { TenantScope } from '@app/common';
-import type { IdempotencyState } from './entities/idempotency-key.entity.js';
 import { TransactionHost } from '@app/database';
 
-export interface IdempotencyRow {
+export interface StoredRecord {
   fingerprint: string;
-  state: IdempotencyState;
-  response_status: number | null;
-  response_body: unknown;
+  status: number;
+  body: unknown;
 }
 
 @Injectable()
@@ -19,44 +17,51 @@ export class IdempotencyRepository {
   ) {}
 
   /**
-   * Claims the key for this request: a new key, an expired record or an abandoned run (lease over)
-   * is taken; anything else returns null and the caller reads what is there.
+   * Holds the key for the rest of the transaction, or returns false at once when another transaction
+   * holds it (a request with this key is running). The lock ends with the transaction however it ends,
+   * a lost connection included, so no key is ever left claimed by a request that died.
    */
-  async claim(scope: TenantScope, key: string, fingerprint: string, now: Date, leaseMs: number, ttlMs: number): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO idempotency_keys AS k (organization_id, livemode, key, fingerprint, state, locked_until, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, 'running', $5, $6, $7)
-       ON CONFLICT (organization_id, livemode, key) DO UPDATE
-         SET fingerprint = EXCLUDED.fingerprint, state = 'running', response_status = NULL, response_body = NULL,
-             locked_until = EXCLUDED.locked_until, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-       WHERE k.expires_at <= $6 OR (k.state = 'running' AND k.locked_until <= $6)
-       RETURNING 1`,
-      [scope.organizationId, scope.livemode, key, fingerprint, new Date(now.getTime() + leaseMs), now, new Date(now.getTime() + ttlMs)],
+  async lock(scope: TenantScope, key: string): Promise<boolean> {
+    const rows: { locked: boolean }[] = await this.tx.transactional.query(
+      `SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2)) AS locked`,
+      [`idempotency:${scope.organizationId}:${scope.livemode ? 'live' : 'test'}`, key],
     );
-    return rows.length > 0;
+    return rows[0]?.locked === true;
   }
 
-  async find(scope: TenantScope, key: string): Promise<IdempotencyRow | null> {
-    const rows: IdempotencyRow[] = await this.dataSource.query(
-      `SELECT fingerprint, state, response_status, response_body FROM idempotency_keys WHERE organization_id = $1 AND livemode = $2 AND key = $3`,
-      [scope.organizationId, scope.livemode, key],
+  /** The response stored for the key, unless it has expired. Read after `lock`, so a finished run is seen. */
+  async find(scope: TenantScope, key: string, now: Date): Promise<StoredRecord | null> {
+    const rows: { fingerprint: string; response_status: number; response_body: unknown }[] = await this.tx.manager.query(
+      `SELECT fingerprint, response_status, response_body FROM idempotency_keys
+        WHERE organization_id = $1 AND livemode = $2 AND key = $3 AND expires_at > $4`,
+      [scope.organizationId, scope.livemode, key, now],
     );
-    return rows[0] ?? null;
+    const row = rows[0];
+    return row ? { fingerprint: row.fingerprint, status: row.response_status, body: row.response_body } : null;
   }
 
-  /** Called with the booking's own transaction, so the stored response commits with the booking or not at all. */
-  async complete(scope: TenantScope, key: string, status: number, body: unknown): Promise<void> {
+  /**
+   * Stores the key's response for `ttlMs`. Inside the request's transaction it commits with what the
+   * request wrote or not at all; an expired record is replaced, a live one is kept.
+   */
+  async store(scope: TenantScope, key: string, record: StoredRecord, now: Date, ttlMs: number): Promise<void> {
     await this.tx.manager.query(
-      `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5
-        WHERE organization_id = $1 AND livemode = $2 AND key = $3`,
-      [scope.organizationId, scope.livemode, key, status, JSON.stringify(body)],
-    );
-  }
-
-  async release(scope: TenantScope, key: string): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM idempotency_keys WHERE organization_id = $1 AND livemode = $2 AND key = $3 AND state = 'running'`,
-      [scope.organizationId, scope.livemode, key],
+      `INSERT INTO idempotency_keys AS k (organization_id, livemode, key, fingerprint, response_status, response_body, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (organization_id, livemode, key) DO UPDATE
+         SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
+             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+       WHERE k.expires_at <= EXCLUDED.created_at`,
+      [
+        scope.organizationId,
+        scope.livemode,
+        key,
+        record.fingerprint,
+        record.status,
+        JSON.stringify(record.body),
+        now,
+        new Date(now.getTime() + ttlMs),
+      ],
     );
   }
 

@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppError, Clock, ErrorCode, renderError, type TenantScope } from '@app/common';
 import { PeriodicJobs } from '../../jobs/index.js';
+import { TransactionHost } from '@app/database';
 import { IdempotencyRepository } from './idempotency.repository.js';
 
 const TTL_MS = 24 * 3600 * 1000;
-/** Longer than any booking transaction; after it a crashed request's key can be used again. */
-const LEASE_MS = 60 * 1000;
 const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
 
 export interface StoredResponse {
@@ -45,6 +44,7 @@ export function fingerprintOf(operation: string, body: unknown): string {
 @Injectable()
 export class IdempotencyService {
   constructor(
+    private readonly tx: TransactionHost,
     private readonly repository: IdempotencyRepository,
     private readonly clock: Clock,
     jobs: PeriodicJobs,
@@ -64,25 +64,32 @@ export class IdempotencyService {
       const result = await work(async () => undefined);
       return { ...result, replayed: false };
     }
-    if (!(await this.repository.claim(scope, key, fingerprint, this.clock.now(), LEASE_MS, TTL_MS))) {
-      const existing = await this.repository.find(scope, key);
-      if (existing && existing.fingerprint !== fingerprint) {
-        throw new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was used with a different request');
-      }
-      if (existing?.state === 'done' && existing.response_status !== null) {
-        return { status: existing.response_status, body: existing.response_body, replayed: true };
-      }
-      throw new AppError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still being processed');
-    }
+    let ran = false;
     try {
-      const result = await work((status, body) => this.repository.complete(scope, key, status, body));
-      return { ...result, replayed: false };
+      // One transaction for the key's lock, the check and the work: the stored response commits with the
+      // work or not at all, and a request that dies (even with its connection) leaves the key free.
+      return await this.tx.transaction(async () => {
+        if (!(await this.repository.lock(scope, key))) {
+          throw new AppError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still being processed');
+        }
+        const existing = await this.repository.find(scope, key, this.clock.now());
+        if (existing && existing.fingerprint !== fingerprint) {
+          throw new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was used with a different request');
+        }
+        if (existing) return { status: existing.status, body: existing.body, replayed: true };
+        ran = true;
+        const result = await work((status, body) =>
+          this.repository.store(scope, key, { fingerprint, status, body }, this.clock.now(), TTL_MS),
+        );
+        return { ...result, replayed: false };
+      });
     } catch (error) {
-      const rendered = renderError(error, requestId);
-      if (rendered.status === 400 || rendered.status >= 500) {
-        await this.repository.release(scope, key).catch(() => undefined);
-      } else {
-        await this.repository.complete(scope, key, rendered.status, rendered.body).catch(() => undefined);
+      // The work's refusals (409, 404, 422 …) are answers too and are kept; 400s and 5xx are not.
+      const rendered = ran ? renderError(error, requestId) : undefined;
+      if (rendered && rendered.status !== 400 && rendered.status < 500) {
+        await this.repository
+          .store(scope, key, { fingerprint, status: rendered.status, body: rendered.body }, this.clock.now(), TTL_MS)
+          .catch(() => undefined);
       }
       throw error;
     }

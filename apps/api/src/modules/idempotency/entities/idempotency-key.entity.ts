@@ -1,10 +1,9 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-export type IdempotencyState = 'running' | 'done';
-
 /**
- * One Idempotency-Key of an organization in one mode (contract section 8). `running` holds a lease
- * (`lockedUntil`) so a crashed request does not block its key forever; `done` keeps the response.
+ * The stored response of one Idempotency-Key of an organization in one mode (contract section 8). A
+ * request running under a key holds a transaction-scoped advisory lock instead of a row, so a request
+ * that dies leaves nothing behind (IdempotencyRepository.lock).
  */
 @Entity('idempotency_keys')
 @Index('idempotency_keys_expires_idx', ['expiresAt'])
@@ -22,17 +21,11 @@ export class IdempotencyKey {
   @Column('text')
   fingerprint!: string;
 
-  @Column('text')
-  state!: IdempotencyState;
+  @Column('integer')
+  responseStatus!: number;
 
-  @Column('integer', { nullable: true })
-  responseStatus!: number | null;
-
-  @Column('jsonb', { nullable: true })
+  @Column('jsonb')
   responseBody!: unknown;
-
-  @Column('timestamptz')
-  lockedUntil!: Date;
 
   @Column('timestamptz')
   createdAt!: Date;

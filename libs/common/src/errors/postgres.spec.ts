@@ -1,0 +1,46 @@
+import { isDatabaseUnavailable, isForeignKeyViolation } from './postgres.js';
+
+/** Errors as node-postgres, pg-pool and TypeORM raise them. */
+function pgError(code: string, message = 'error'): Error {
+  return Object.assign(new Error(message), { code, severity: 'ERROR' });
+}
+
+function queryFailed(driverError: unknown): Error {
+  return Object.assign(new Error('query failed'), { name: 'QueryFailedError', driverError });
+}
+
+describe('isDatabaseUnavailable', () => {
+  it.each<[string, unknown, boolean]>([
+    ['connection refused', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), true],
+    ['refused on every address', new AggregateError([Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })]), true],
+    ['reset', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), true],
+    ['admin shutdown (57P01), wrapped', queryFailed(pgError('57P01', 'terminating connection due to administrator command')), true],
+    ['starting up (57P03)', pgError('57P03', 'the database system is starting up'), true],
+    ['statement timeout (57014)', queryFailed(pgError('57014', 'canceling statement due to statement timeout')), true],
+    ['lock timeout (55P03)', pgError('55P03'), true],
+    ['too many connections (53300)', pgError('53300'), true],
+    ['connection exception class 08', pgError('08006'), true],
+    ['pool connect timeout', new Error('timeout exceeded when trying to connect'), true],
+    ['connection ended', new Error('Connection terminated unexpectedly'), true],
+    ['released runner', Object.assign(new Error('released'), { name: 'QueryRunnerAlreadyReleasedError' }), true],
+    ['unique violation', queryFailed(pgError('23505')), false],
+    ['syntax error', queryFailed(pgError('42601', 'Connection terminated in a comment')), false],
+    ['plain bug', new TypeError('x is undefined'), false],
+    ['not an error', 'ECONNREFUSED', false],
+  ])('%s → %s', (_name, error, expected) => {
+    expect(isDatabaseUnavailable(error)).toBe(expected);
+  });
+
+  it('does not loop on a cyclic cause', () => {
+    const error: Error & { cause?: unknown } = new Error('x');
+    error.cause = error;
+    expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('isForeignKeyViolation', () => {
+  it.each([
+    [queryFailed(pgError('23503')), true],
+    [queryFailed(pgError('23505')), false],
+  ])('%#', (error, expected) => expect(isForeignKeyViolation(error)).toBe(expected));
+});
