@@ -69,25 +69,26 @@ describe('faults: PostgreSQL goes away under load', () => {
     await Promise.allSettled([db?.dispose(), smtp?.stop(), receiver?.stop()]);
   });
 
-  it('answers fast 503s during the outage, recovers alone, and ends with one booking per key, each announced and mailed', async () => {
-    const starts = freeStarts(BOOKINGS);
+  /**
+   * Clients that book `starts` (one Idempotency-Key each, alternating instances) and retry every failed
+   * booking with its key until they get its answer, plus an availability poller per instance.
+   */
+  function startLoad(starts: string[], label: string) {
     const instances = [a, b];
     const outcomes: Timed[] = [];
     const created = new Map<number, string>();
+    const headers = { authorization: `ApiKey ${org.apiKey}` };
+    const deadline = Date.now() + 60_000;
     let next = 0;
     let done = false;
-    const headers = { authorization: `ApiKey ${org.apiKey}` };
-
-    // A client that retries every failed booking with its Idempotency-Key until it gets its answer.
-    const deadline = Date.now() + 60_000;
     const client = async (): Promise<void> => {
-      for (let i = next++; i < BOOKINGS; i = next++) {
+      for (let i = next++; i < starts.length; i = next++) {
         const instance = instances[i % 2];
         while (Date.now() < deadline) {
           const outcome = await call(`${instance.url}/v1/bookings`, {
             method: 'POST',
-            headers: { ...headers, 'idempotency-key': `fault-${i}` },
-            body: bookingBody(org.eventTypeId, starts[i], { attendee: { email: `attendee-${i}@example.com`, firstName: 'Ann' } }),
+            headers: { ...headers, 'idempotency-key': `${label}-${i}` },
+            body: bookingBody(org.eventTypeId, starts[i], { attendee: { email: `${label}-${i}@example.com`, firstName: 'Ann' } }),
           });
           outcomes.push({ ...outcome, at: Date.now(), instance: instance === a ? 'a' : 'b', kind: 'booking' });
           if (outcome.status === 201) {
@@ -95,7 +96,7 @@ describe('faults: PostgreSQL goes away under load', () => {
             break;
           }
           const retryable = outcome.status === 503 || (outcome.status === 409 && outcome.body?.code === 'IDEMPOTENCY_KEY_IN_USE');
-          // Anything else is a failure the assertions below report; the client gives up on this key.
+          // Anything else is a failure the assertions report; the client gives up on this key.
           if (!retryable) break;
           await sleep(100);
         }
@@ -109,9 +110,26 @@ describe('faults: PostgreSQL goes away under load', () => {
         await sleep(50);
       }
     };
-
     const pollers = [availability(a), availability(b)];
     const clients = Array.from({ length: CLIENTS }, () => client());
+    const finished = (async () => {
+      await Promise.all(clients);
+      done = true;
+      await Promise.all(pollers);
+    })();
+    return { outcomes, created, finished };
+  }
+
+  async function storedBookings(emailPrefix: string): Promise<{ id: string; attendee_email: string }[]> {
+    return db.query(
+      `SELECT id, attendee_email FROM bookings WHERE organization_id = $1 AND status = 'confirmed' AND attendee_email LIKE $2`,
+      [org.owner.organizationId, `${emailPrefix}-%`],
+    );
+  }
+
+  it('answers fast 503s during the outage, recovers alone, and ends with one booking per key, each announced and mailed', async () => {
+    const instances = [a, b];
+    const { outcomes, created, finished } = startLoad(freeStarts(BOOKINGS), 'attendee');
 
     // The outage starts once a quarter of the bookings are in.
     await waitFor(async () => (created.size >= BOOKINGS / 4 ? true : undefined), 20_000, 'the first bookings');
@@ -128,9 +146,7 @@ describe('faults: PostgreSQL goes away under load', () => {
     await db.restart();
     const restarted = Date.now();
 
-    await Promise.all(clients);
-    done = true;
-    await Promise.all(pollers);
+    await finished;
     const tally = (list: Timed[]): Record<string, number> =>
       list.reduce<Record<string, number>>((acc, o) => ({ ...acc, [`${o.kind} ${o.status}`]: (acc[`${o.kind} ${o.status}`] ?? 0) + 1 }), {});
     process.stdout.write(
@@ -166,10 +182,7 @@ describe('faults: PostgreSQL goes away under load', () => {
     for (const instance of instances) expect((await call(`${instance.url}/health/ready`)).status).toBe(200);
 
     // Nothing lost, nothing doubled: one booking per key, every 201 seen is stored.
-    const stored = await db.query<{ id: string; attendee_email: string }>(
-      `SELECT id, attendee_email FROM bookings WHERE organization_id = $1 AND status = 'confirmed'`,
-      [org.owner.organizationId],
-    );
+    const stored = await storedBookings('attendee');
     expect(stored).toHaveLength(BOOKINGS);
     expect(new Set(stored.map((row) => row.attendee_email)).size).toBe(BOOKINGS);
     expect(new Set(stored.map((row) => row.id))).toEqual(new Set(created.values()));
@@ -251,4 +264,23 @@ describe('faults: PostgreSQL goes away under load', () => {
     });
     expect(retried.status).toBe(201);
   }, 30_000);
+
+  it('replaces connections killed by pg_terminate_backend under load, losing and doubling nothing', async () => {
+    const starts = freeStarts(BOOKINGS + 20).slice(BOOKINGS);
+    const { outcomes, created, finished } = startLoad(starts, 'killed');
+    await waitFor(async () => (created.size >= 5 ? true : undefined), 20_000, 'the first bookings');
+    const [{ killed }] = await db.query<{ killed: number }>(
+      `SELECT count(*)::int AS killed FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend') terminated`,
+    );
+    await finished;
+    expect(killed).toBeGreaterThan(2);
+    expect(outcomes.filter((o) => o.status === 0 || (o.status >= 500 && o.status !== 503))).toEqual([]);
+    const stored = await storedBookings('killed');
+    expect(stored).toHaveLength(starts.length);
+    expect(new Set(stored.map((row) => row.id))).toEqual(new Set(created.values()));
+    process.stdout.write(
+      `faults-postgres killed figures: ${JSON.stringify({ killed, requests: outcomes.length, unavailable: outcomes.filter((o) => o.status === 503).length })}\n`,
+    );
+  }, 60_000);
 });
