@@ -196,6 +196,8 @@ describe('faults: PostgreSQL goes away under load', () => {
       30_000,
       'a booking.created delivery per booking',
     );
+    // One delivery per booking: as many distinct webhook-ids as bookings, covering each booking.
+    expect(announced.size).toBe(BOOKINGS);
     expect(new Set(announced.values())).toEqual(new Set(created.values()));
     expect(receiver.unverified()).toEqual([]);
     const mailed = await waitFor(
