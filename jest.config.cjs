@@ -3,8 +3,8 @@ process.env.TZ = 'UTC';
 // Nest 12 and most of our dependencies are ESM-only, so Jest runs in native ESM mode
 // (node --experimental-vm-modules); ts-jest emits ESM and `.js` suffixes of relative imports are stripped.
 const moduleNameMapper = {
-  '^@app/(common|database|availability)$': '<rootDir>/libs/$1/src/index.ts',
-  '^@app/(common|database|availability)/(.*)\\.js$': '<rootDir>/libs/$1/src/$2',
+  '^@app/(common|database|availability|calendar)$': '<rootDir>/libs/$1/src/index.ts',
+  '^@app/(common|database|availability|calendar)/(.*)\\.js$': '<rootDir>/libs/$1/src/$2',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 // A few ESM-only packages are require()d by CommonJS dependencies; Node 20 does that natively,
