@@ -367,7 +367,7 @@ export interface paths {
         };
         /**
          * Whether one start time is bookable, and why not (scope availability:read)
-         * @description True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, outside_booking_window, outside_availability, already_booked or daily_limit_reached. 409 EVENT_TYPE_INACTIVE for a deleted event type.
+         * @description True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, outside_booking_window, outside_availability, already_booked, calendar_conflict (busy in one of the host’s connected calendars) or daily_limit_reached. 409 EVENT_TYPE_INACTIVE for a deleted event type.
          */
         get: operations["checkAvailability"];
         put?: never;
@@ -1117,7 +1117,7 @@ export interface components {
              * @description Only when available is false
              * @enum {string}
              */
-            reason?: "in_the_past" | "minimum_notice" | "outside_booking_window" | "outside_availability" | "already_booked" | "daily_limit_reached";
+            reason?: "in_the_past" | "minimum_notice" | "outside_booking_window" | "outside_availability" | "already_booked" | "calendar_conflict" | "daily_limit_reached";
         };
         TimeSlotView: {
             /** @example 09:00 */

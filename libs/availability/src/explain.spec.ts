@@ -89,6 +89,48 @@ describe('explainStart: one host, every reason', () => {
     expect(explainStart(input([host('usr_a', busy === undefined ? {} : { busy })]), start)).toEqual(expected);
   });
 
+  it.each([
+    { when: 'Fri 10:00, inside a calendar busy time', start: at('2027-03-05', '10:00'), buffers: {}, expected: no('calendar_conflict') },
+    { when: 'Fri 11:00, right after it (half-open)', start: at('2027-03-05', '11:00'), buffers: {}, expected: free('usr_a') },
+    { when: 'Fri 09:00, right before it', start: at('2027-03-05', '09:00'), buffers: {}, expected: free('usr_a') },
+    {
+      when: 'Fri 11:00 with a 15-minute buffer before: the padded slot overlaps',
+      start: at('2027-03-05', '11:00'),
+      buffers: { bufferBeforeMinutes: 15 },
+      expected: no('calendar_conflict'),
+    },
+    {
+      when: 'Fri 09:00 with a 10-minute buffer after: the padded slot overlaps',
+      start: at('2027-03-05', '09:00'),
+      buffers: { bufferAfterMinutes: 10 },
+      expected: no('calendar_conflict'),
+    },
+  ])('calendar busy times: $when', ({ start, buffers, expected }) => {
+    const externalBusy = [{ start: at('2027-03-05', '10:00'), end: at('2027-03-05', '11:00') }];
+    expect(explainStart(input([host('usr_a', { externalBusy })], buffers), start)).toEqual(expected);
+  });
+
+  it('a booking is reported before a calendar conflict, a calendar conflict before the daily limit', () => {
+    const externalBusy = [
+      { start: at('2027-03-02', '10:00'), end: at('2027-03-02', '11:00') },
+      { start: at('2027-03-03', '10:00'), end: at('2027-03-03', '11:00') },
+    ];
+    expect(explainStart(input([host('usr_a', { externalBusy })]), at('2027-03-02', '10:00'))).toEqual(no('already_booked'));
+    expect(explainStart(input([host('usr_a', { externalBusy })]), at('2027-03-03', '10:00'))).toEqual(no('calendar_conflict'));
+  });
+
+  it('round robin skips a host busy in its calendar; collective needs every host free', () => {
+    const busyB = host('usr_b', { busy: [], externalBusy: [{ start: at('2027-03-05', '10:00'), end: at('2027-03-05', '11:00') }] });
+    const a = host('usr_a', { busy: [] });
+    const start = at('2027-03-05', '10:00');
+    expect(explainStart(input([busyB, a], { schedulingType: 'round_robin', hostUserIds: ['usr_b', 'usr_a'] }), start)).toEqual(
+      free('usr_a'),
+    );
+    expect(explainStart(input([a, busyB], { schedulingType: 'collective', hostUserIds: ['usr_a', 'usr_b'] }), start)).toEqual(
+      no('calendar_conflict'),
+    );
+  });
+
   it('New York DST: grid starts are counted in elapsed time', () => {
     const sundays = (startTime: string, endTime: string): HostAvailability =>
       host('usr_a', { schedule: { timezone: 'America/New_York', days: [{ dayOfWeek: 0, windows: [{ startTime, endTime }] }] } });

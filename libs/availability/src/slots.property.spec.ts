@@ -364,4 +364,25 @@ describe('computeSlots properties', () => {
       { numRuns: 25 },
     );
   });
+
+  it('a calendar busy time blocks exactly like a booking with no buffers of its own', () => {
+    fc.assert(
+      fc.property(scenario(ALL_TYPES), (query) => {
+        // Move each host's unbuffered bookings into its calendar busy times: the slots must not change.
+        const moved: SlotQuery = {
+          ...query,
+          hosts: query.hosts.map((host) => {
+            const plain = host.busy.filter((b) => b.bufferBeforeMinutes === 0 && b.bufferAfterMinutes === 0);
+            return {
+              ...host,
+              busy: host.busy.filter((b) => !plain.includes(b)),
+              externalBusy: plain.map(({ start, end }) => ({ start, end })),
+            };
+          }),
+        };
+        expect(computeSlots(moved)).toEqual(computeSlots(query));
+      }),
+      { numRuns: 150 },
+    );
+  });
 });

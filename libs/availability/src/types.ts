@@ -50,6 +50,12 @@ export interface BusyInterval {
   readonly bufferAfterMinutes: number;
 }
 
+/** A time the host is busy in one of its own calendars: blocks like a booking with no buffers of its own. */
+export interface ExternalBusy {
+  readonly start: number;
+  readonly end: number;
+}
+
 export interface HostAvailability {
   readonly userId: string;
   /** null: the host has no availability at all. */
@@ -57,6 +63,8 @@ export interface HostAvailability {
   /** Keyed by local date in the schedule's zone. */
   readonly overrides: Readonly<Record<string, DateOverride>>;
   readonly busy: readonly BusyInterval[];
+  /** Busy times read from the host's connected calendars (contract section 12); none when absent. */
+  readonly externalBusy?: readonly ExternalBusy[];
   /** This event type's confirmed/pending bookings per local date of the schedule's zone; see countByLocalDate. */
   readonly bookingsPerDate: Readonly<Record<string, number>>;
   /** Creation time of the host's latest confirmed/pending booking of this event type. */
@@ -92,6 +100,7 @@ export const UNAVAILABLE_REASONS = [
   'outside_booking_window',
   'outside_availability',
   'already_booked',
+  'calendar_conflict',
   'daily_limit_reached',
 ] as const;
 

@@ -1,6 +1,6 @@
 import { BusyIndex } from './busy.js';
 import { dayOfWeek, epochDayToIsoDate, parseWallTime } from './calendar.js';
-import type { DateOverride, EventTypeRules, HostAvailability, TimeWindow, WeeklySchedule } from './types.js';
+import type { BusyInterval, DateOverride, EventTypeRules, ExternalBusy, HostAvailability, TimeWindow, WeeklySchedule } from './types.js';
 import { ZoneDays } from './zone-days.js';
 
 export interface InstantWindow {
@@ -22,6 +22,8 @@ export interface PreparedHost {
   readonly days: readonly HostDay[];
   readonly zoneDays: ZoneDays | null;
   readonly busy: BusyIndex;
+  /** The host's calendar busy times, padded by the event type's buffers only. */
+  readonly calendarBusy: BusyIndex;
 }
 
 /** Local windows as [start, end) in ms since local midnight; end may be a full day. */
@@ -45,7 +47,8 @@ export function prepareHost(
   const schedule = host?.schedule ?? null;
   const lastBookedAt = host?.lastBookedAt ?? null;
   if (host === undefined || schedule === null) {
-    return { userId, lastBookedAt, days: [], zoneDays: null, busy: BusyIndex.build([], rules, from, to) };
+    const none = BusyIndex.build([], rules, from, to);
+    return { userId, lastBookedAt, days: [], zoneDays: null, busy: none, calendarBusy: none };
   }
   const zoneDays = zoneDaysFor(schedule.timezone, from, to, zoneCache);
   const weekly = parseWeekly(schedule);
@@ -59,7 +62,18 @@ export function prepareHost(
       capReached: rules.maxBookingsPerDay !== null && (host.bookingsPerDate[date] ?? 0) >= rules.maxBookingsPerDay,
     });
   }
-  return { userId, lastBookedAt, days, zoneDays, busy: BusyIndex.build(host.busy, rules, from, to) };
+  return {
+    userId,
+    lastBookedAt,
+    days,
+    zoneDays,
+    busy: BusyIndex.build(host.busy, rules, from, to),
+    calendarBusy: BusyIndex.build(withoutBuffers(host.externalBusy ?? []), rules, from, to),
+  };
+}
+
+function withoutBuffers(external: readonly ExternalBusy[]): BusyInterval[] {
+  return external.map(({ start, end }) => ({ start, end, bufferBeforeMinutes: 0, bufferAfterMinutes: 0 }));
 }
 
 /** The host day whose window grid has `start` as a candidate that fits, if any. */
