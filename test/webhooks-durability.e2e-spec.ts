@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
-import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/app.js';
+import { startTestApp, TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from './support/app.js';
 import { registerOwner } from './support/factories.js';
 import { cleanEnv, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
 import { createWebhook, eventually, recordEvents, WebhookReceiver } from './support/webhooks.js';
@@ -53,6 +53,7 @@ describe('webhook delivery survives kill -9', () => {
       NODE_ENV: 'test',
       DATABASE_URL: api.databaseUrl,
       JWT_SECRET: TEST_JWT_SECRET,
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       LOG_LEVEL: 'info',
       DATA_DIR: join(buildDir, 'data'),
       WEBHOOK_TIMEOUT_MS: '1000',

@@ -655,6 +655,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/calendars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A member’s connected calendars (scope availability:read)
+         * @description Access as for schedules: every role manages its own calendars; owners, admins and API keys also another member’s with `userId`.
+         */
+        get: operations["listCalendars"];
+        put?: never;
+        /**
+         * Connect an ICS feed or a CalDAV account (scope availability:write)
+         * @description The source is read once before the answer, so its busy times block from the 201. 422 CALENDAR_UNREACHABLE when it cannot be read; 409 CALENDAR_EXISTS for the same source twice; 409 CALENDAR_LIMIT_REACHED past 20 per member. Access as for schedules: every role manages its own calendars; owners, admins and API keys also another member’s with `userId`.
+         */
+        post: operations["createCalendar"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendars/busy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stored busy times of a member’s blocking calendars, at most 93 dates (scope availability:read)
+         * @description Times only, never titles or other details. Access as for schedules: every role manages its own calendars; owners, admins and API keys also another member’s with `userId`.
+         */
+        get: operations["listCalendarBusyTimes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendars/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One connected calendar (scope availability:read)
+         * @description Access as for schedules: every role manages its own calendars; owners, admins and API keys also another member’s with `userId`.
+         */
+        get: operations["getCalendar"];
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect a calendar; its busy times stop blocking at once (scope availability:write)
+         * @description Access as for schedules: every role manages its own calendars; owners, admins and API keys also another member’s with `userId`.
+         */
+        delete: operations["deleteCalendar"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a calendar or stop it blocking (scope availability:write)
+         * @description Access as for schedules: every role manages its own calendars; owners, admins and API keys also another member’s with `userId`.
+         */
+        patch: operations["updateCalendar"];
+        trace?: never;
+    };
+    "/v1/calendars/{id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync a calendar now, in the background (scope availability:write)
+         * @description Access as for schedules: every role manages its own calendars; owners, admins and API keys also another member’s with `userId`.
+         */
+        post: operations["syncCalendar"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -665,7 +757,7 @@ export interface components {
         };
         ErrorResponseDto: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "KEY_REVOKED" | "KEY_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "EMAIL_TAKEN" | "MEMBER_EXISTS" | "LAST_OWNER" | "SLUG_TAKEN" | "OVERRIDE_EXISTS" | "SLOT_UNAVAILABLE" | "EVENT_TYPE_INACTIVE" | "BOOKING_NOT_ACTIVE" | "BOOKING_IN_PAST" | "BOOKING_NOT_PENDING" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "KEY_REVOKED" | "KEY_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "EMAIL_TAKEN" | "MEMBER_EXISTS" | "LAST_OWNER" | "SLUG_TAKEN" | "OVERRIDE_EXISTS" | "SLOT_UNAVAILABLE" | "EVENT_TYPE_INACTIVE" | "BOOKING_NOT_ACTIVE" | "BOOKING_IN_PAST" | "BOOKING_NOT_PENDING" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CALENDAR_UNREACHABLE" | "CALENDAR_EXISTS" | "CALENDAR_LIMIT_REACHED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             message: string;
             details?: components["schemas"]["ErrorDetailDto"][];
             /** @example req_8dJ2kQ0xWm3nB7vR1sTz */
@@ -1388,7 +1480,7 @@ export interface components {
              *       "booking.cancelled"
              *     ]
              */
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
             description?: string | null;
             /** @default true */
             active?: boolean;
@@ -1397,7 +1489,7 @@ export interface components {
             /** @example wh_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             url: string;
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
             description: string | null;
             active: boolean;
             /** @description false for webhooks made with test-mode keys; they receive test-mode events only */
@@ -1427,7 +1519,7 @@ export interface components {
              * @example https://example.com/hooks/scheduling
              */
             url?: string;
-            events?: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "webhook.test" | "*")[];
+            events?: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
             /** @description `null` clears it */
             description?: string | null;
             /** @description Pending deliveries of an inactive webhook wait until it is active again */
@@ -1465,6 +1557,93 @@ export interface components {
             deliveries: components["schemas"]["WebhookDeliveryView"][];
             totalCount: number;
             hasMore: boolean;
+        };
+        CreateCalendarDto: {
+            /** @enum {string} */
+            type: "ics" | "caldav";
+            /**
+             * Format: uri
+             * @description The feed (ics; webcal:// is read as https://) or the CalDAV server (caldav)
+             * @example https://calendar.example.com/ical/secret-address/basic.ics
+             */
+            url: string;
+            /** @description Default: the source’s host */
+            name?: string;
+            /** @description CalDAV only, required there */
+            username?: string;
+            /** @description CalDAV only, required there; never returned */
+            password?: string;
+        };
+        RemoteCalendarView: {
+            id: string;
+            displayName: string;
+            blocksAvailability: boolean;
+            isDestination: boolean;
+        };
+        CalendarView: {
+            /** @example cal_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            /** @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            userId: string;
+            /** @enum {string} */
+            type: "ics" | "caldav";
+            name: string;
+            /**
+             * @description For ics, scheme and host only: the path is the secret
+             * @example https://calendar.example.com/…
+             */
+            url: string;
+            username: string | null;
+            blocksAvailability: boolean;
+            /** @description CalDAV only; empty for ics */
+            calendars: components["schemas"]["RemoteCalendarView"][];
+            /** @enum {string} */
+            status: "ok" | "error";
+            /** Format: date-time */
+            lastSyncedAt: string | null;
+            /** @description Why the last sync failed; no secret in it */
+            lastSyncError: string | null;
+            /** @description Busy times stored from the last successful sync */
+            busyCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CalendarResponse: {
+            calendar: components["schemas"]["CalendarView"];
+        };
+        CalendarListResponse: {
+            calendars: components["schemas"]["CalendarView"][];
+            totalCount: number;
+            hasMore: boolean;
+        };
+        BusyTimeView: {
+            /** @example 2027-03-01T09:00:00.000+01:00 */
+            start: string;
+            /** @example 2027-03-01T10:00:00.000+01:00 */
+            end: string;
+            /** @example cal_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            calendarId: string;
+        };
+        BusyResponse: {
+            /** @description Sorted by start */
+            busy: components["schemas"]["BusyTimeView"][];
+            /** @example UTC */
+            timezone: string;
+        };
+        RemoteCalendarChangeDto: {
+            id: string;
+            blocksAvailability?: boolean;
+            isDestination?: boolean;
+        };
+        UpdateCalendarDto: {
+            name?: string;
+            blocksAvailability?: boolean;
+            /** @description CalDAV only */
+            password?: string;
+            /** @description CalDAV only */
+            calendars?: components["schemas"]["RemoteCalendarChangeDto"][];
         };
     };
     responses: never;
@@ -5821,6 +6000,680 @@ export interface operations {
                 };
             };
             /** @description VALIDATION_ERROR: `details` names each refused field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listCalendars: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description The member whose calendars these are (default: the acting user); others need owner or admin */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createCalendar: {
+        parameters: {
+            query?: {
+                /** @description The member whose availability this is (default: the acting user); others need owner or admin */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCalendarDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict: see the operation’s description for the codes */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listCalendarBusyTimes: {
+        parameters: {
+            query: {
+                /** @description The member whose availability this is (default: the acting user); others need owner or admin */
+                userId?: string;
+                /** @description First local date in `timezone`, inclusive */
+                start: string;
+                /** @description Last local date in `timezone`, inclusive; at most 93 dates */
+                end: string;
+                /** @description IANA zone the dates are in and the times are shown in (default UTC) */
+                timezone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusyResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    deleteCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disconnected */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    updateCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCalendarDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    syncCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
             400: {
                 headers: {
                     [name: string]: unknown;

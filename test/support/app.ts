@@ -10,6 +10,8 @@ import { cloneTestDatabase } from './database.js';
 import { HttpClient } from './http.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
+/** 32 bytes, base64: the key calendar secrets are sealed with in tests. */
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export interface TestAppOptions {
   env?: Record<string, string>;
@@ -41,6 +43,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     DATABASE_URL: databaseUrl,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'sched-test-data-')),
     JWT_SECRET: TEST_JWT_SECRET,
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     LOG_LEVEL: 'silent',
     RATE_LIMIT_USER_PER_MINUTE: '100000',
     RATE_LIMIT_PUBLIC_PER_MINUTE: '100000',

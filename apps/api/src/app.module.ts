@@ -4,6 +4,7 @@ import { CoreModule } from './core.module.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { AvailabilityModule } from './modules/availability/availability.module.js';
+import { CalendarsModule } from './modules/calendars/calendars.module.js';
 import { BookingsModule } from './modules/bookings/bookings.module.js';
 import { EventTypesModule } from './modules/event-types/event-types.module.js';
 import { GlobalLookupsModule } from './modules/global-lookups/index.js';
@@ -38,6 +39,7 @@ export class AppModule {
         AvailabilityModule,
         BookingsModule,
         WebhooksModule,
+        CalendarsModule,
         ...(options.extraModules ?? []),
       ],
     };

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { AppConfig, ConfigError, ensureJwtSecret, loadConfig } from '@app/common';
+import { AppConfig, ConfigError, ensureEncryptionKey, ensureJwtSecret, loadConfig } from '@app/common';
 import { runMigrations, startEmbeddedPostgres, type EmbeddedDatabase } from '@app/database';
 import { createRootLogger } from './logging/logger.js';
 
@@ -38,6 +38,10 @@ function configOrExit(options: RuntimeOptions): AppConfig {
       if (!config.jwtSecret && !existsSync(join(config.dataDir, 'jwt-secret'))) {
         throw new ConfigError('JWT_SECRET', `is required for the ${options.processName} (the API's value, or the API's DATA_DIR)`);
       }
+      // Calendar secrets are sealed with it: a key of its own would open none of them.
+      if (!config.encryptionKey && !existsSync(join(config.dataDir, 'encryption-key'))) {
+        throw new ConfigError('ENCRYPTION_KEY', `is required for the ${options.processName} (the API's value, or the API's DATA_DIR)`);
+      }
     }
     return config;
   } catch (error) {
@@ -57,6 +61,7 @@ export async function prepareRuntime(options: RuntimeOptions): Promise<Runtime> 
     config.databaseUrl = embedded.url;
   }
   ensureJwtSecret(config);
+  ensureEncryptionKey(config);
   const applied = await runMigrations(config.databaseUrl);
   if (applied.length) logger.info({ migrations: applied }, 'Applied migrations');
   return { config, logger, embedded };

@@ -1,13 +1,15 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, Clock } from '@app/common';
 import { CoreModule } from '../../api/src/core.module.js';
+import { CalendarsModule } from '../../api/src/modules/calendars/calendars.module.js';
+import { GlobalLookupsModule } from '../../api/src/modules/global-lookups/index.js';
 import { IdempotencyModule } from '../../api/src/modules/idempotency/index.js';
 import { MailModule } from '../../api/src/modules/mail/index.js';
 import { OutboxModule } from '../../api/src/modules/outbox/outbox.module.js';
 import { WebhooksModule } from '../../api/src/modules/webhooks/index.js';
 
 /**
- * Every background job without the HTTP server: the modules that own jobs (mail, webhooks) or
+ * Every background job without the HTTP server: the modules that own jobs (mail, webhooks, calendar sync) or
  * housekeeping (outbox retention, idempotency cleanup). Controllers are not mounted in an
  * application context.
  */
@@ -16,7 +18,15 @@ export class WorkerModule {
   static register(config: AppConfig, clock: Clock): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.register(config, clock), OutboxModule, MailModule, WebhooksModule, IdempotencyModule],
+      imports: [
+        CoreModule.register(config, clock),
+        GlobalLookupsModule,
+        OutboxModule,
+        MailModule,
+        WebhooksModule,
+        IdempotencyModule,
+        CalendarsModule,
+      ],
     };
   }
 }

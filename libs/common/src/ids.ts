@@ -25,7 +25,23 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export const ID_PREFIXES = ['org', 'usr', 'mem', 'key', 'evt', 'bkg', 'sch', 'ovr', 'wh', 'whevt', 'whdel', 'ses', 'inv', 'mail'] as const;
+export const ID_PREFIXES = [
+  'org',
+  'usr',
+  'mem',
+  'key',
+  'evt',
+  'bkg',
+  'sch',
+  'ovr',
+  'wh',
+  'whevt',
+  'whdel',
+  'ses',
+  'inv',
+  'mail',
+  'cal',
+] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 /** `prefix_` + 24 random base62 characters (~143 bits): never sequential, safe to expose. */

@@ -54,6 +54,8 @@ const TABLE_OWNERS: Record<string, string> = {
   webhook_attempts: 'webhooks',
   domain_events: 'outbox',
   mail_outbox: 'mail',
+  calendar_connections: 'calendars',
+  calendar_busy_times: 'calendars',
 };
 
 /** The named read models, the only files that may read other modules' tables (read-only). */

@@ -26,6 +26,9 @@ const UNSCOPED: Record<string, string> = {
   'DomainEvents.markDispatched': 'outbox queue (jobs framework)',
   'DomainEvents.deleteDispatchedBefore': 'retention job over all organizations',
   'IdempotencyRepository.deleteExpired': 'cleanup job over all organizations',
+  'CalendarsRepository.claimDue': 'sync queue (jobs framework)',
+  'CalendarsRepository.release': 'sync queue (jobs framework)',
+  'CalendarsRepository.msUntilNextDue': 'sync queue (jobs framework)',
 };
 
 const TOUCHES_DATABASE = /\.query\(|\.manager\b|\.transactional\b|createQueryBuilder/;
@@ -89,6 +92,14 @@ describe('tenant scope', () => {
   it('every exception names a method or class that exists', () => {
     const known = new Set(methods.flatMap((m) => [m.className, `${m.className}.${m.method}`]));
     expect(Object.keys(UNSCOPED).filter((name) => !known.has(name))).toEqual([]);
+  });
+
+  it('only job workers make a scope from a claimed row', () => {
+    const callers = sourceFiles(APPS)
+      .filter((path) => readFileSync(path, 'utf8').includes('jobTenantScope('))
+      .map((path) => relative(APPS, path));
+    expect(callers.length).toBeGreaterThan(0);
+    expect(callers.filter((path) => !path.endsWith('.worker.ts'))).toEqual([]);
   });
 
   it('only GlobalLookups makes a scope without a principal', () => {

@@ -12,6 +12,7 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'availability', description: 'Weekly schedules, date overrides and bookable slots' },
   { name: 'bookings', description: 'Book, list, cancel, reschedule, confirm and decline; idempotent creation' },
   { name: 'webhooks', description: 'Signed (Standard Webhooks), retried event deliveries and their log' },
+  { name: 'calendars', description: 'Members’ own calendars (ICS feeds, CalDAV accounts) whose busy times block their slots' },
   { name: 'health', description: 'Liveness and readiness probes (outside /v1, no credentials)' },
 ];
 

@@ -25,3 +25,11 @@ export function verifiedTenantScope(organizationId: string, livemode: boolean): 
 export function liveScopeOf(scope: TenantScope): TenantScope {
   return scope.livemode ? scope : ({ organizationId: scope.organizationId, livemode: true } as TenantScope);
 }
+
+/**
+ * For job workers (`*.worker.ts`) only: the organization of a row the job claimed from a queue that
+ * spans organizations, so the work on that row is scoped like a request's. A test holds the list.
+ */
+export function jobTenantScope(organizationId: string, livemode: boolean): TenantScope {
+  return { organizationId, livemode } as TenantScope;
+}

@@ -52,8 +52,25 @@ describe('loadConfig', () => {
   it('requires DATABASE_URL and a 32-character JWT_SECRET in production, and refuses private webhook URLs there', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/^DATABASE_URL /);
     expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x' })).toThrow(/^JWT_SECRET /);
-    const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', JWT_SECRET: 'x'.repeat(32) });
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', JWT_SECRET: 'x'.repeat(32) };
+    expect(() => loadConfig(production)).toThrow(/^ENCRYPTION_KEY /);
+    const config = loadConfig({ ...production, ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') });
     expect(config.webhookAllowPrivateUrls).toBe(false);
+    expect(config.calendarAllowPrivateUrls).toBe(false);
     expect(config.isProduction).toBe(true);
+  });
+
+  it.each([['short'], [Buffer.alloc(16).toString('base64')], [Buffer.alloc(33).toString('base64')]])(
+    'refuses an ENCRYPTION_KEY that is not 32 bytes (%s)',
+    (key) => {
+      expect(() => loadConfig({ ENCRYPTION_KEY: key })).toThrow(/^ENCRYPTION_KEY must be the base64 of 32 random bytes/);
+    },
+  );
+
+  it('reads the calendar settings with the contract’s defaults', () => {
+    const config = loadConfig({});
+    expect([config.calendarSyncIntervalSeconds, config.calendarTimeoutMs, config.calendarAllowPrivateUrls]).toEqual([300, 10000, true]);
+    expect(config.calendarRetrySchedule).toEqual([5, 60, 300, 1800, 7200]);
+    expect(config.publicUrl).toBe('http://localhost:3000');
   });
 });

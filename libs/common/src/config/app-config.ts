@@ -31,6 +31,19 @@ export class AppConfig {
   dbStatementTimeoutMs!: number;
   /** Waiting longer for a pooled connection (or for a new one) fails the request with 503. */
   dbConnectTimeoutMs!: number;
+  /** Seconds between two background syncs of a connected calendar. */
+  calendarSyncIntervalSeconds!: number;
+  /** Per request to a calendar source. */
+  calendarTimeoutMs!: number;
+  calendarAllowPrivateUrls!: boolean;
+  /** Seconds between write-back attempts to a CalDAV destination. */
+  calendarRetrySchedule!: number[];
+  /** 32 bytes (base64) for secrets at rest; generated under DATA_DIR outside production. */
+  encryptionKey!: Buffer | undefined;
+  /** A key being rotated out: still decrypts. */
+  encryptionKeyPrevious!: Buffer | undefined;
+  /** Base of links a member subscribes to (calendar feeds). */
+  publicUrl!: string;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -133,12 +146,38 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.retentionDays = intVar(env, 'RETENTION_DAYS', 30, 1, 3650);
   config.dbStatementTimeoutMs = intVar(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600000);
   config.dbConnectTimeoutMs = intVar(env, 'DB_CONNECT_TIMEOUT_MS', 2000, 100, 60000);
+  config.calendarSyncIntervalSeconds = intVar(env, 'CALENDAR_SYNC_INTERVAL', 300, 1, 86400);
+  config.calendarTimeoutMs = intVar(env, 'CALENDAR_TIMEOUT_MS', 10000, 1, 600000);
+  config.calendarAllowPrivateUrls = boolVar(env, 'CALENDAR_ALLOW_PRIVATE_URLS', config.nodeEnv !== 'production');
+  config.calendarRetrySchedule = retrySchedule(env, 'CALENDAR_RETRY_SCHEDULE', [5, 60, 300, 1800, 7200]);
+  config.encryptionKey = keyVar(env, 'ENCRYPTION_KEY');
+  config.encryptionKeyPrevious = keyVar(env, 'ENCRYPTION_KEY_PREVIOUS');
+  config.publicUrl = (urlVar(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
 
   if (config.isProduction) {
     if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', 'is required when NODE_ENV=production');
     if (!config.jwtSecret) throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production (at least 32 characters)');
+    if (!config.encryptionKey) throw new ConfigError('ENCRYPTION_KEY', 'is required when NODE_ENV=production (base64 of 32 bytes)');
   }
   return config;
+}
+
+function keyVar(env: Env, name: string): Buffer | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const key = Buffer.from(raw.trim(), 'base64');
+  if (key.length !== 32) throw new ConfigError(name, 'must be the base64 of 32 random bytes (openssl rand -base64 32)');
+  return key;
+}
+
+/** Outside production a missing ENCRYPTION_KEY is generated once and kept under DATA_DIR. */
+export function ensureEncryptionKey(config: AppConfig): Buffer {
+  if (config.encryptionKey) return config.encryptionKey;
+  mkdirSync(config.dataDir, { recursive: true });
+  const file = join(config.dataDir, 'encryption-key');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  config.encryptionKey = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  return config.encryptionKey;
 }
 
 /** Outside production a missing JWT_SECRET is generated once and kept under DATA_DIR, so sessions survive restarts. */

@@ -81,6 +81,7 @@ function hostAvailability(
   schedule: HostSchedule | undefined,
   overrides: readonly HostOverride[],
   busy: readonly BusyRow[],
+  external: readonly { start: number; end: number }[],
   lastBookedAt: number | undefined,
 ): HostAvailability {
   const byDate: Record<string, DateOverride> = {};
@@ -95,6 +96,7 @@ function hostAvailability(
       : null,
     overrides: byDate,
     busy: busy.map(({ start, end, bufferBeforeMinutes, bufferAfterMinutes }) => ({ start, end, bufferBeforeMinutes, bufferAfterMinutes })),
+    externalBusy: external.map(({ start, end }) => ({ start, end })),
     bookingsPerDate: schedule && ownStarts.length > 0 ? countByLocalDate(ownStarts, schedule.timezone) : {},
     lastBookedAt: lastBookedAt ?? null,
   };
@@ -172,6 +174,7 @@ export class AvailabilityService {
     const scheduleOf = new Map(data.schedules.map((schedule) => [schedule.userId, schedule]));
     const overridesOf = groupBy(data.overrides, (override) => override.userId);
     const busyOf = groupBy(data.busy, (row) => row.hostUserId);
+    const externalOf = groupBy(data.external, (row) => row.hostUserId);
     const hosts = hostIds.map((userId) =>
       hostAvailability(
         userId,
@@ -180,6 +183,7 @@ export class AvailabilityService {
         scheduleOf.get(userId),
         overridesOf.get(userId) ?? [],
         busyOf.get(userId) ?? [],
+        externalOf.get(userId) ?? [],
         data.lastBookedAt.get(userId),
       ),
     );

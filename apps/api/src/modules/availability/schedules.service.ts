@@ -12,6 +12,7 @@ import {
   daysBetween,
   isIanaTimeZone,
   tenantScope,
+  type TenantScope,
 } from '@app/common';
 import { TeamService } from '../team/team.service.js';
 import { AvailabilityRepository, OVERRIDE_DATE_KEY } from './availability.repository.js';
@@ -33,7 +34,7 @@ const DEFAULT_DAYS: StoredScheduleDay[] = [1, 2, 3, 4, 5].map((dayOfWeek) => ({
   slots: [{ startTime: '09:00', endTime: '17:00' }],
 }));
 
-interface TargetMember {
+export interface TargetMember {
   userId: string;
   memberId: string;
 }
@@ -163,6 +164,11 @@ export class SchedulesService {
     await this.repository.insertScheduleIfMissing(tenantScope(principal), schedule);
   }
 
+  /** The zone of the member's weekly schedule (UTC without one): where its all-day and floating calendar times fall. */
+  async timezoneOf(scope: TenantScope, userId: string): Promise<string> {
+    return (await this.repository.findSchedule(scope, userId))?.timezone ?? 'UTC';
+  }
+
   async createOverride(principal: Principal, userId: string | undefined, dto: CreateOverrideDto): Promise<OverrideResponse> {
     const slots = dto.slots ?? [];
     if (dto.type === 'custom' && slots.length === 0) throw AppError.validation('slots', 'custom overrides need at least one slot');
@@ -217,7 +223,7 @@ export class SchedulesService {
    * a role that manages others' availability (API keys act for the organization); the user must be an
    * active member of the caller's organization, else 404.
    */
-  private async targetMember(principal: Principal, userId: string | undefined): Promise<TargetMember> {
+  async targetMember(principal: Principal, userId: string | undefined): Promise<TargetMember> {
     const target = userId ?? principal.userId;
     this.assertMayManage(principal, target);
     if (target === principal.userId && principal.memberId) return { userId: target, memberId: principal.memberId };

@@ -44,6 +44,8 @@ export interface HostData {
   schedules: HostSchedule[];
   overrides: HostOverride[];
   busy: BusyRow[];
+  /** Busy times from the hosts' blocking calendars (contract section 12), both modes. */
+  external: { hostUserId: string; start: number; end: number }[];
   lastBookedAt: Map<string, number>;
 }
 
@@ -51,12 +53,14 @@ interface RawHostData {
   schedules: [string, string, StoredScheduleDay[]][];
   overrides: [string, string, OverrideType, StoredTimeSlot[]][];
   busy: [string, string, number, number, number, number][];
+  external: [string, number, number][];
   last_booked: [string, number][];
 }
 
 /**
  * Read model of the slot engine's input, owned by the availability module: its own schedules and
- * overrides plus the bookings module's busy time (booking_hosts, bookings), in one statement because it
+ * overrides plus the bookings module's busy time (booking_hosts, bookings) and the calendars module's
+ * busy times (calendar_busy_times of blocking calendar_connections), in one statement because it
  * is the hot path of availability, check, booking and reschedule. Read-only; each table's owner writes
  * it. Listed in docs/architecture.md with the other read models.
  */
@@ -74,7 +78,7 @@ export class SlotReadModel {
    * instead of row by row.
    */
   async load(scope: TenantScope, hostUserIds: readonly string[], query: HostDataQuery): Promise<HostData> {
-    if (hostUserIds.length === 0) return { schedules: [], overrides: [], busy: [], lastBookedAt: new Map() };
+    if (hostUserIds.length === 0) return { schedules: [], overrides: [], busy: [], external: [], lastBookedAt: new Map() };
     const [row]: RawHostData[] = await this.tx.manager.query(
       `SELECT
          (SELECT coalesce(json_agg(json_build_array(s.user_id, s.timezone, s.days)), '[]')
@@ -99,7 +103,13 @@ export class SlotReadModel {
                    WHERE $9::text IS NOT NULL AND bh.organization_id = $1 AND bh.event_type_id = $9::text
                      AND bh.host_user_id = ANY($2::text[]) AND bh.livemode = $5 AND bh.status IN ${BUSY_STATUSES_SQL}
                      AND ($8::text IS NULL OR bh.booking_id <> $8::text)
-                   GROUP BY bh.host_user_id) last) AS last_booked`,
+                   GROUP BY bh.host_user_id) last) AS last_booked,
+         (SELECT coalesce(json_agg(json_build_array(
+                   cb.user_id, (extract(epoch FROM cb.starts_at) * 1000)::bigint, (extract(epoch FROM cb.ends_at) * 1000)::bigint)), '[]')
+            FROM calendar_busy_times cb
+            JOIN calendar_connections cc ON cc.id = cb.connection_id AND cc.blocks_availability
+           WHERE cb.organization_id = $1 AND cb.user_id = ANY($2::text[])
+             AND cb.ends_at > to_timestamp($6::float8 / 1000) AND cb.starts_at < to_timestamp($7::float8 / 1000)) AS external`,
       [
         scope.organizationId,
         hostUserIds,
@@ -123,6 +133,7 @@ export class SlotReadModel {
         bufferBeforeMinutes,
         bufferAfterMinutes,
       })),
+      external: row.external.map(([hostUserId, start, end]) => ({ hostUserId, start, end })),
       lastBookedAt: new Map(row.last_booked),
     };
   }

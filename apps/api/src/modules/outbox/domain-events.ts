@@ -16,6 +16,7 @@ export const DOMAIN_EVENT_TYPES = [
   'member.joined',
   'member.updated',
   'member.removed',
+  'calendar.sync_failed',
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 

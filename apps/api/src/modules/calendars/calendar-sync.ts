@@ -1,0 +1,131 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { busyFromICalendar, CalendarParseError } from '@app/calendar';
+import { AppConfig, Clock, liveScopeOf, type TenantScope } from '@app/common';
+import { TransactionHost } from '@app/database';
+import { SchedulesService } from '../availability/schedules.service.js';
+import { DomainEvents } from '../outbox/domain-events.js';
+import { CalendarSecrets } from './calendar-secrets.js';
+import { calendarView } from './calendar-view.js';
+import { CalendarsRepository } from './calendars.repository.js';
+import type { CalendarConnection } from './entities/calendar-connection.entity.js';
+import { IcsFetcher, SourceError, type Validators } from './ics-source.js';
+
+const DAY_MS = 86_400_000;
+/** The sync window: from yesterday to 730 days ahead (contract section 12). */
+const WINDOW_BEFORE_DAYS = 1;
+const WINDOW_AFTER_DAYS = 730;
+/** The service's own bookings written back to a calendar must not block themselves. */
+const OWN_BOOKING_UID = /^bkg_[0-9A-Za-z]{24}$/;
+
+export interface ReadSource {
+  type: CalendarConnection['type'];
+  url: string;
+  validators: Validators | null;
+}
+
+export type SourceContent =
+  { notModified: true } | { notModified: false; busy: ReturnType<typeof busyFromICalendar>; validators: Validators };
+
+/** Reads a source and turns it into busy intervals; shared by creation (before the 201) and the sync job. */
+@Injectable()
+export class CalendarSync implements OnModuleDestroy {
+  private readonly logger = new Logger('CalendarSync');
+  private readonly ics: IcsFetcher;
+
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly repository: CalendarsRepository,
+    private readonly secrets: CalendarSecrets,
+    private readonly schedules: SchedulesService,
+    private readonly events: DomainEvents,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {
+    this.ics = new IcsFetcher(config.calendarAllowPrivateUrls, config.calendarTimeoutMs);
+  }
+
+  get intervalSeconds(): number {
+    return this.config.calendarSyncIntervalSeconds;
+  }
+
+  onModuleDestroy(): void {
+    this.ics.close();
+  }
+
+  /** Throws SourceError when the source cannot be read or is not iCalendar. */
+  async read(scope: TenantScope, userId: string, source: ReadSource): Promise<SourceContent> {
+    if (source.type !== 'ics') throw new SourceError('url', 'CalDAV accounts are not supported yet');
+    const fetched = await this.ics.fetch(source.url, source.validators);
+    if (fetched.notModified) return { notModified: true };
+    const now = this.clock.now().getTime();
+    const timeZone = await this.schedules.timezoneOf(scope, userId);
+    try {
+      const busy = busyFromICalendar(fetched.text, {
+        timeZone,
+        from: now - WINDOW_BEFORE_DAYS * DAY_MS,
+        to: now + WINDOW_AFTER_DAYS * DAY_MS,
+        ignoreUid: (uid) => OWN_BOOKING_UID.test(uid),
+      });
+      return { notModified: false, busy, validators: fetched.validators };
+    } catch (error) {
+      if (error instanceof CalendarParseError) throw new SourceError('url', 'the address does not serve an iCalendar (.ics) calendar');
+      throw error;
+    }
+  }
+
+  /**
+   * One background or on-demand sync of a stored connection. Success replaces its busy times in one
+   * transaction; failure keeps them, sets status error and, when it turns from ok to error, records
+   * `calendar.sync_failed`.
+   */
+  async sync(scope: TenantScope, connection: CalendarConnection): Promise<void> {
+    const now = this.clock.now();
+    const next = this.config.calendarSyncIntervalSeconds;
+    try {
+      const content = await this.read(scope, connection.userId, {
+        type: connection.type,
+        url: this.secrets.open(connection.sealedUrl, connection.id),
+        validators: connection.status === 'ok' ? { etag: connection.etag, lastModified: connection.lastModified } : null,
+      });
+      if (content.notModified) {
+        await this.repository.recordSync(scope, connection.id, {
+          status: 'ok',
+          lastSyncError: null,
+          lastSyncedAt: now,
+          updatedAt: now,
+          nextSyncInSeconds: next,
+        });
+        return;
+      }
+      await this.repository.replaceBusy(scope, connection.id, connection.userId, content.busy, {
+        status: 'ok',
+        lastSyncError: null,
+        lastSyncedAt: now,
+        etag: content.validators.etag,
+        lastModified: content.validators.lastModified,
+        updatedAt: now,
+        nextSyncInSeconds: next,
+      });
+    } catch (error) {
+      const message = error instanceof SourceError ? error.message : 'the calendar could not be read';
+      if (!(error instanceof SourceError))
+        this.logger.warn({ msg: 'Calendar sync failed', calendarId: connection.id, error: errorName(error) });
+      await this.tx.transaction(async () => {
+        await this.repository.recordSync(scope, connection.id, {
+          status: 'error',
+          lastSyncError: message,
+          updatedAt: now,
+          nextSyncInSeconds: next,
+        });
+        if (connection.status === 'ok') {
+          const failed = { ...connection, status: 'error' as const, lastSyncError: message, updatedAt: now };
+          await this.events.record(liveScopeOf(scope), { type: 'calendar.sync_failed', data: { calendar: calendarView(failed) } });
+        }
+      });
+    }
+  }
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : 'error';
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AvailabilityModule } from '../availability/availability.module.js';
+import { CalendarSecrets } from './calendar-secrets.js';
+import { CalendarSync } from './calendar-sync.js';
+import { CalendarSyncWorker } from './calendar-sync.worker.js';
+import { CalendarsController } from './calendars.controller.js';
+import { CalendarsRepository } from './calendars.repository.js';
+import { CalendarsService } from './calendars.service.js';
+import { CalendarBusyTime } from './entities/calendar-busy-time.entity.js';
+import { CalendarConnection } from './entities/calendar-connection.entity.js';
+
+/** Owns calendar_connections and calendar_busy_times: hosts' own calendars and their busy times (contract section 12). */
+@Module({
+  imports: [TypeOrmModule.forFeature([CalendarConnection, CalendarBusyTime]), AvailabilityModule],
+  controllers: [CalendarsController],
+  providers: [CalendarsRepository, CalendarSecrets, CalendarSync, CalendarSyncWorker, CalendarsService],
+})
+export class CalendarsModule {}

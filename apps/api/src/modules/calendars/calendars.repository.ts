@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
+import { TransactionHost } from '@app/database';
+import type { BusyInterval } from '@app/calendar';
+import { CalendarConnection } from './entities/calendar-connection.entity.js';
+
+export const CALENDAR_SYNC_CHANNEL = 'calendar_sync';
+export const SOURCE_KEY = 'calendar_connections_member_source_key';
+
+export interface StoredBusy {
+  connectionId: string;
+  start: Date;
+  end: Date;
+}
+
+/** What a sync changes on its connection. */
+export type SyncState = Pick<CalendarConnection, 'status' | 'lastSyncError' | 'lastSyncedAt' | 'etag' | 'lastModified' | 'updatedAt'> & {
+  /** Seconds from the database's now() to the next background sync (queue times are the database's). */
+  nextSyncInSeconds: number;
+};
+
+function stateColumns({ nextSyncInSeconds, ...state }: Partial<SyncState>): Record<string, unknown> {
+  const seconds = Math.max(0, Math.round(nextSyncInSeconds ?? 0));
+  return nextSyncInSeconds === undefined ? state : { ...state, nextSyncAt: () => `now() + interval '${seconds} seconds'` };
+}
+
+/** Calendar connections and their busy times; every method but the job queue's is scoped by organization. */
+@Injectable()
+export class CalendarsRepository {
+  constructor(private readonly tx: TransactionHost) {}
+
+  async insert(scope: TenantScope, connection: CalendarConnection): Promise<void> {
+    await this.tx.transactional.insert(CalendarConnection, { ...connection, organizationId: scope.organizationId });
+  }
+
+  /** Serializes a member's connection changes (limit, destination) until the transaction ends. */
+  async lockMember(scope: TenantScope, memberId: string): Promise<void> {
+    await this.tx.transactional.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`calendars:${scope.organizationId}:${memberId}`]);
+  }
+
+  async countOfMember(scope: TenantScope, memberId: string): Promise<number> {
+    return this.tx.manager.count(CalendarConnection, { where: { organizationId: scope.organizationId, memberId } });
+  }
+
+  async find(scope: TenantScope, id: string): Promise<CalendarConnection | null> {
+    return this.tx.manager.findOne(CalendarConnection, { where: { organizationId: scope.organizationId, id } });
+  }
+
+  async list(scope: TenantScope, userId: string, page: PageRequest): Promise<[CalendarConnection[], number]> {
+    return this.tx.manager.findAndCount(CalendarConnection, {
+      where: { organizationId: scope.organizationId, userId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip: pageOffset(page),
+      take: page.limit,
+    });
+  }
+
+  async update(scope: TenantScope, id: string, changes: Partial<CalendarConnection>): Promise<void> {
+    await this.tx.manager.update(CalendarConnection, { organizationId: scope.organizationId, id }, changes);
+  }
+
+  /** Its busy times go with it (ON DELETE CASCADE), so they stop blocking at once. */
+  async delete(scope: TenantScope, id: string): Promise<boolean> {
+    const result = await this.tx.manager.delete(CalendarConnection, { organizationId: scope.organizationId, id });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Makes the connection due now and wakes the sync workers of every instance (on commit). */
+  async requestSync(scope: TenantScope, id: string): Promise<void> {
+    await this.tx.manager.query(
+      `WITH due AS (UPDATE calendar_connections SET next_sync_at = now() WHERE organization_id = $1 AND id = $2 RETURNING id)
+       SELECT pg_notify('${CALENDAR_SYNC_CHANNEL}', id) FROM due`,
+      [scope.organizationId, id],
+    );
+  }
+
+  /** Replaces the connection's busy times and records the sync, in one transaction. Returns the new count. */
+  async replaceBusy(scope: TenantScope, id: string, userId: string, busy: readonly BusyInterval[], state: SyncState): Promise<number> {
+    return this.tx.transaction(async () => {
+      await this.tx.transactional.query(`DELETE FROM calendar_busy_times WHERE organization_id = $1 AND connection_id = $2`, [
+        scope.organizationId,
+        id,
+      ]);
+      if (busy.length > 0) {
+        await this.tx.transactional.query(
+          `INSERT INTO calendar_busy_times (connection_id, organization_id, user_id, starts_at, ends_at)
+           SELECT $1, $2, $3, to_timestamp(s::float8 / 1000), to_timestamp(e::float8 / 1000)
+             FROM unnest($4::bigint[], $5::bigint[]) AS b(s, e)`,
+          [id, scope.organizationId, userId, busy.map((b) => b.start), busy.map((b) => b.end)],
+        );
+      }
+      await this.tx.transactional.update(
+        CalendarConnection,
+        { organizationId: scope.organizationId, id },
+        { ...stateColumns(state), busyCount: busy.length },
+      );
+      return busy.length;
+    });
+  }
+
+  /** A failed sync: the stored busy times stay. */
+  async recordSync(scope: TenantScope, id: string, state: Partial<SyncState>): Promise<void> {
+    await this.tx.manager.update(CalendarConnection, { organizationId: scope.organizationId, id }, stateColumns(state));
+  }
+
+  /** The member's stored busy times of connections that block, overlapping [from, to). */
+  async busyOf(scope: TenantScope, userId: string, from: Date, to: Date): Promise<StoredBusy[]> {
+    const rows: { connection_id: string; starts_at: Date; ends_at: Date }[] = await this.tx.manager.query(
+      `SELECT b.connection_id, b.starts_at, b.ends_at FROM calendar_busy_times b
+         JOIN calendar_connections c ON c.id = b.connection_id AND c.blocks_availability
+        WHERE b.organization_id = $1 AND b.user_id = $2 AND b.ends_at > $3 AND b.starts_at < $4
+        ORDER BY b.starts_at, b.ends_at`,
+      [scope.organizationId, userId, from, to],
+    );
+    return rows.map((r) => ({ connectionId: r.connection_id, start: r.starts_at, end: r.ends_at }));
+  }
+
+  /**
+   * Job queue: leases up to `limit` connections due for a sync, across organizations. SKIP LOCKED lets
+   * instances claim side by side; the lease keeps one connection with one worker at a time.
+   */
+  async claimDue(limit: number, leaseSeconds: number): Promise<CalendarConnection[]> {
+    const ids: { id: string }[] = await this.tx.manager.query(
+      `WITH claimed AS (
+         UPDATE calendar_connections SET locked_until = now() + make_interval(secs => $2)
+          WHERE id IN (SELECT id FROM calendar_connections
+                        WHERE next_sync_at <= now() AND (locked_until IS NULL OR locked_until <= now())
+                        ORDER BY next_sync_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING id)
+       SELECT id FROM claimed`,
+      [limit, leaseSeconds],
+    );
+    if (ids.length === 0) return [];
+    return this.tx.manager.find(CalendarConnection, { where: ids.map(({ id }) => ({ id })) });
+  }
+
+  /** Job queue: the lease ends with the sync. */
+  async release(id: string): Promise<void> {
+    await this.tx.manager.query(`UPDATE calendar_connections SET locked_until = NULL WHERE id = $1`, [id]);
+  }
+
+  /** Job queue: milliseconds until the next connection is due, or null when none is. */
+  async msUntilNextDue(): Promise<number | null> {
+    const rows: { ms: number | null }[] = await this.tx.manager.query(
+      // greatest() skips NULLs: without the CASE, no connection at all would read as "due now".
+      `SELECT CASE WHEN min(next_sync_at) IS NULL THEN NULL
+                  ELSE greatest(0, extract(epoch FROM min(next_sync_at) - now()) * 1000)::float8 END AS ms
+         FROM calendar_connections
+        WHERE locked_until IS NULL OR locked_until <= now()`,
+    );
+    return rows[0]?.ms ?? null;
+  }
+}

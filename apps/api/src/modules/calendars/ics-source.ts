@@ -1,0 +1,140 @@
+import type { LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { checkWebhookUrl, UnsafeUrlError } from '../webhooks/url-guard.js';
+import { pinnedLookup } from '../webhooks/webhook-http.js';
+
+export const MAX_ICS_BYTES = 5 * 1024 * 1024;
+const MAX_REDIRECTS = 3;
+const USER_AGENT = 'scheduling-api-calendars/1';
+
+/** Why a source could not be read; `message` is shown to the member and carries no secret. */
+export class SourceError extends Error {
+  constructor(
+    readonly field: 'url' | 'password',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Validators {
+  etag: string | null;
+  lastModified: string | null;
+}
+
+export type FetchResult = { notModified: true } | { notModified: false; text: string; validators: Validators };
+
+/** `webcal://` is the same feed over https. */
+export function normaliseSourceUrl(raw: string): string {
+  return raw.replace(/^webcals?:\/\//i, 'https://');
+}
+
+/**
+ * Reads an ICS feed: the URL rules of webhooks on the URL and on each of at most 3 redirects (the socket
+ * pinned to the addresses checked), a timeout over the whole exchange, a 5 MiB cap, and conditional
+ * requests with the previous response's validators (a 304 keeps what is stored).
+ */
+export class IcsFetcher {
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
+
+  constructor(
+    private readonly allowPrivate: boolean,
+    private readonly timeoutMs: number,
+  ) {
+    const filter = { allowPrivateIPAddress: allowPrivate, allowMetaIPAddress: allowPrivate, keepAlive: false };
+    this.httpAgent = new RequestFilteringHttpAgent(filter);
+    this.httpsAgent = new RequestFilteringHttpsAgent(filter);
+  }
+
+  async fetch(rawUrl: string, validators: Validators | null): Promise<FetchResult> {
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    let url = normaliseSourceUrl(rawUrl);
+    for (let redirects = 0; ; redirects++) {
+      let target;
+      try {
+        target = await checkWebhookUrl(url, { allowPrivate: this.allowPrivate });
+      } catch (error) {
+        if (error instanceof UnsafeUrlError)
+          throw new SourceError('url', redirects === 0 ? error.message : `a redirect was refused: ${error.message}`);
+        throw error;
+      }
+      const response = await this.request(target.url, target.addresses, validators, signal);
+      if (response.status >= 300 && response.status < 400 && response.status !== 304 && response.location) {
+        if (redirects >= MAX_REDIRECTS) throw new SourceError('url', `more than ${MAX_REDIRECTS} redirects`);
+        url = new URL(response.location, target.url).toString();
+        continue;
+      }
+      if (response.status === 304 && validators) return { notModified: true };
+      if (response.status === 401 || response.status === 403)
+        throw new SourceError('url', `the calendar refused access (HTTP ${response.status})`);
+      if (response.status < 200 || response.status >= 300) throw new SourceError('url', `the calendar answered HTTP ${response.status}`);
+      return { notModified: false, text: response.body, validators: { etag: response.etag, lastModified: response.lastModified } };
+    }
+  }
+
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  private request(
+    url: URL,
+    addresses: LookupAddress[] | null,
+    validators: Validators | null,
+    signal: AbortSignal,
+  ): Promise<{ status: number; body: string; location?: string; etag: string | null; lastModified: string | null }> {
+    const secure = url.protocol === 'https:';
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'text/calendar, */*;q=0.5' };
+    if (validators?.etag) headers['if-none-match'] = validators.etag;
+    if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
+    return new Promise((resolve, reject) => {
+      const fail = (error: unknown): void => {
+        if (signal.aborted) reject(new SourceError('url', `the calendar did not answer within ${this.timeoutMs} ms`));
+        else reject(new SourceError('url', `the calendar could not be reached (${describe(error)})`));
+      };
+      const req = (secure ? https : http).request(
+        url,
+        {
+          method: 'GET',
+          headers,
+          signal,
+          agent: secure ? this.httpsAgent : this.httpAgent,
+          ...(addresses ? { lookup: pinnedLookup(addresses) } : {}),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_ICS_BYTES) {
+              req.destroy();
+              reject(new SourceError('url', 'the calendar is larger than 5 MiB'));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on('error', fail);
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8'),
+              location: typeof res.headers.location === 'string' ? res.headers.location : undefined,
+              etag: typeof res.headers.etag === 'string' ? res.headers.etag : null,
+              lastModified: typeof res.headers['last-modified'] === 'string' ? res.headers['last-modified'] : null,
+            }),
+          );
+        },
+      );
+      req.on('error', fail);
+      req.end();
+    });
+  }
+}
+
+function describe(error: unknown): string {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+  return code ?? (error instanceof Error ? error.name : 'error');
+}

@@ -1,0 +1,242 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DataSource } from 'typeorm';
+import { startTestApp, type TestApp } from './support/app.js';
+import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
+import { addMember } from './support/factories.js';
+import { waitFor } from './support/process.js';
+
+/** An ICS feed of one busy hour per entry, e.g. ['20270302T100000Z/20270302T110000Z']. */
+function feed(...busy: string[]): string {
+  const events = busy.flatMap((range, i) => {
+    const [start, end] = range.split('/');
+    return [
+      'BEGIN:VEVENT',
+      `UID:busy-${i}@feed.test`,
+      'DTSTAMP:20270101T000000Z',
+      `DTSTART:${start}`,
+      `DTEND:${end}`,
+      'SUMMARY:Secret meeting',
+      'END:VEVENT',
+    ];
+  });
+  return ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//feed.test//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
+}
+
+/** The member's other calendar, served over HTTP inside the test. */
+class FeedServer {
+  body = feed('20270302T100000Z/20270302T110000Z');
+  etag = '"v1"';
+  status = 200;
+  requests: { path: string; ifNoneMatch: string | undefined }[] = [];
+  private server!: Server;
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      const path = req.url ?? '/';
+      this.requests.push({ path, ifNoneMatch: req.headers['if-none-match'] });
+      if (path.startsWith('/redirect/')) {
+        const left = Number(path.split('/')[2]);
+        res.writeHead(302, { location: left > 0 ? `/redirect/${left - 1}` : '/private/feed.ics' }).end();
+      } else if (path === '/html') {
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in</body></html>');
+      } else if (path === '/denied') {
+        res.writeHead(401).end();
+      } else if (path === '/huge.ics') {
+        res.writeHead(200, { 'content-type': 'text/calendar' });
+        res.end(Buffer.alloc(6 * 1024 * 1024, 'A'));
+      } else if (this.status !== 200) {
+        res.writeHead(this.status).end();
+      } else if (req.headers['if-none-match'] === this.etag) {
+        res.writeHead(304, { etag: this.etag }).end();
+      } else {
+        res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8', etag: this.etag }).end(this.body);
+      }
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  }
+
+  url(path = '/private/feed.ics?token=s3cr3t'): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe('calendars: ICS feeds block slots', () => {
+  let t: TestApp;
+  let source: FeedServer;
+  let org: BookingOrg;
+  let auth: { token: string };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    source = new FeedServer();
+    await source.start();
+    org = await bookingOrg(t);
+    auth = { token: org.owner.accessToken };
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await source.stop();
+  });
+
+  const check = async (startTime: string): Promise<any> =>
+    (await t.http.get(`/v1/availability/check?eventTypeId=${org.eventTypeId}&startTime=${startTime}`, { apiKey: org.apiKey })).body;
+
+  let calendarId: string;
+
+  it('reads the feed before answering 201, hides the secret path, and its busy times block at once', async () => {
+    const res = await t.http.post('/v1/calendars', { type: 'ics', url: source.url() }, auth);
+    expect(res.status).toBe(201);
+    calendarId = res.body.calendar.id;
+    expect(res.body.calendar).toMatchObject({
+      userId: org.owner.userId,
+      type: 'ics',
+      url: source.url('/…'),
+      status: 'ok',
+      busyCount: 1,
+      blocksAvailability: true,
+      calendars: [],
+      lastSyncError: null,
+    });
+    expect(JSON.stringify(res.body)).not.toContain('s3cr3t');
+    const [row] = await t.app.get(DataSource).query(`SELECT sealed_url FROM calendar_connections WHERE id = $1`, [calendarId]);
+    expect(row.sealed_url).not.toContain('s3cr3t');
+
+    expect(await check('2027-03-02T10:00:00Z')).toEqual({ available: false, reason: 'calendar_conflict' });
+    expect(await check('2027-03-02T11:00:00Z')).toEqual({ available: true });
+    const booking = await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-02T10:30:00Z'), { apiKey: org.apiKey });
+    expect(booking.status).toBe(409);
+    expect(booking.body).toMatchObject({ code: 'SLOT_UNAVAILABLE', details: [{ field: 'startTime', message: 'calendar_conflict' }] });
+    // Test-mode keys are blocked too: a host is busy whatever the mode.
+    expect((await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-02T10:00:00Z'), { apiKey: org.testKey })).status).toBe(
+      409,
+    );
+
+    const busy = await t.http.get('/v1/calendars/busy?start=2027-03-02&end=2027-03-02&timezone=Europe/Berlin', auth);
+    expect(busy.status).toBe(200);
+    expect(busy.body).toEqual({
+      busy: [{ start: '2027-03-02T11:00:00.000+01:00', end: '2027-03-02T12:00:00.000+01:00', calendarId }],
+      timezone: 'Europe/Berlin',
+    });
+    expect(JSON.stringify(busy.body)).not.toContain('Secret meeting');
+  });
+
+  it('refuses the same source twice, bad URLs and sources that cannot be read, with the contract’s codes', async () => {
+    const again = await t.http.post('/v1/calendars', { type: 'ics', url: source.url() }, auth);
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('CALENDAR_EXISTS');
+
+    const unreadable: [string, string][] = [
+      [source.url('/html'), 'iCalendar'],
+      [source.url('/denied'), 'HTTP 401'],
+      [source.url('/redirect/5'), 'redirects'],
+      [source.url('/huge.ics'), '5 MiB'],
+      ['http://127.0.0.1:1/feed.ics', 'could not be reached'],
+    ];
+    for (const [url, reason] of unreadable) {
+      const res = await t.http.post('/v1/calendars', { type: 'ics', url }, auth);
+      expect(res.status).toBe(422);
+      expect(res.body.code).toBe('CALENDAR_UNREACHABLE');
+      expect(res.body.details).toEqual([{ field: 'url', message: expect.stringContaining(reason) }]);
+    }
+    // Two redirects are followed.
+    const redirected = await t.http.post('/v1/calendars', { type: 'ics', url: source.url('/redirect/1'), name: 'Via redirect' }, auth);
+    expect(redirected.status).toBe(201);
+    expect((await t.http.delete(`/v1/calendars/${redirected.body.calendar.id}`, auth)).status).toBe(204);
+
+    for (const body of [
+      { type: 'ics', url: 'not a url' },
+      { type: 'ics', url: 'ftp://example.com/x.ics' },
+      { type: 'outlook', url: source.url() },
+      { type: 'ics' },
+      { type: 'caldav', url: source.url('/dav/'), username: 'ann' },
+    ]) {
+      const res = await t.http.post('/v1/calendars', body, auth);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('VALIDATION_ERROR');
+    }
+    const none = await t.app.get(DataSource).query(`SELECT count(*)::int AS n FROM calendar_connections`);
+    expect(none[0].n).toBe(1);
+  });
+
+  it('syncs on demand in the background with a conditional request, and a failure keeps the last busy times', async () => {
+    source.body = feed('20270303T130000Z/20270303T140000Z', '20270304T090000Z/20270304T093000Z');
+    source.etag = '"v2"';
+    const sync = await t.http.post(`/v1/calendars/${calendarId}/sync`, undefined, auth);
+    expect(sync.status).toBe(202);
+    await waitFor(async () => ((await check('2027-03-03T13:00:00Z')).available === false ? true : undefined), 10_000, 'the new busy times');
+    expect(await check('2027-03-02T10:00:00Z')).toEqual({ available: true });
+    expect((await t.http.get(`/v1/calendars/${calendarId}`, auth)).body.calendar).toMatchObject({ status: 'ok', busyCount: 2 });
+
+    // Unchanged feed: a 304 keeps what is stored.
+    const before = source.requests.length;
+    await t.http.post(`/v1/calendars/${calendarId}/sync`, undefined, auth);
+    await waitFor(async () => (source.requests.length > before ? true : undefined), 10_000, 'the conditional request');
+    expect(source.requests.at(-1)?.ifNoneMatch).toBe('"v2"');
+
+    source.status = 500;
+    await t.http.post(`/v1/calendars/${calendarId}/sync`, undefined, auth);
+    const failed = await waitFor(
+      async () => {
+        const calendar = (await t.http.get(`/v1/calendars/${calendarId}`, auth)).body.calendar;
+        return calendar.status === 'error' ? calendar : undefined;
+      },
+      10_000,
+      'the failed sync',
+    );
+    expect(failed).toMatchObject({ status: 'error', lastSyncError: 'the calendar answered HTTP 500', busyCount: 2 });
+    expect(await check('2027-03-03T13:00:00Z')).toEqual({ available: false, reason: 'calendar_conflict' });
+    const events = await t.app.get(DataSource).query(`SELECT type, data FROM domain_events WHERE type = 'calendar.sync_failed'`);
+    expect(events).toHaveLength(1);
+    expect(events[0].data.calendar).toMatchObject({ id: calendarId, status: 'error' });
+    expect(JSON.stringify(events[0].data)).not.toContain('s3cr3t');
+    source.status = 200;
+  });
+
+  it('stops blocking when told to, or when disconnected', async () => {
+    const patched = await t.http.patch(`/v1/calendars/${calendarId}`, { blocksAvailability: false, name: 'Personal' }, auth);
+    expect(patched.status).toBe(200);
+    expect(patched.body.calendar).toMatchObject({ name: 'Personal', blocksAvailability: false });
+    expect(await check('2027-03-03T13:00:00Z')).toEqual({ available: true });
+    await t.http.patch(`/v1/calendars/${calendarId}`, { blocksAvailability: true }, auth);
+    expect(await check('2027-03-03T13:00:00Z')).toEqual({ available: false, reason: 'calendar_conflict' });
+
+    const list = await t.http.get('/v1/calendars', auth);
+    expect(list.body).toMatchObject({ totalCount: 1, hasMore: false, calendars: [{ id: calendarId }] });
+    expect((await t.http.delete(`/v1/calendars/${calendarId}`, auth)).status).toBe(204);
+    expect(await check('2027-03-03T13:00:00Z')).toEqual({ available: true });
+    expect((await t.http.get(`/v1/calendars/${calendarId}`, auth)).status).toBe(404);
+  });
+
+  it('keeps members to their own calendars and other organizations out', async () => {
+    const member = await addMember(t, org.owner.accessToken, org.owner.organizationId, 'member');
+    const own = await t.http.post('/v1/calendars', { type: 'ics', url: source.url('/member.ics') }, { token: member.accessToken });
+    expect(own.status).toBe(201);
+    expect(own.body.calendar.userId).toBe(member.userId);
+    // The owner sees and manages it with userId; the member may not look at the owner's.
+    expect((await t.http.get(`/v1/calendars?userId=${member.userId}`, auth)).body.totalCount).toBe(1);
+    expect((await t.http.get(`/v1/calendars?userId=${org.owner.userId}`, { token: member.accessToken })).status).toBe(403);
+    // Another organization gets 404 for the id; a malformed id is 400.
+    const other = await bookingOrg(t);
+    expect((await t.http.get(`/v1/calendars/${own.body.calendar.id}`, { token: other.owner.accessToken })).status).toBe(404);
+    expect((await t.http.get('/v1/calendars/cal_bad', auth)).status).toBe(400);
+  });
+
+  it('allows at most 20 calendars per member', async () => {
+    const admin = await addMember(t, org.owner.accessToken, org.owner.organizationId, 'admin');
+    const own = { token: admin.accessToken };
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      statuses.push((await t.http.post('/v1/calendars', { type: 'ics', url: source.url(`/limit.ics?n=${i}`) }, own)).status);
+    }
+    expect(statuses.slice(0, 20)).toEqual(Array(20).fill(201));
+    const last = await t.http.post('/v1/calendars', { type: 'ics', url: source.url('/limit.ics?n=99') }, own);
+    expect(last.status).toBe(409);
+    expect(last.body.code).toBe('CALENDAR_LIMIT_REACHED');
+  });
+});
