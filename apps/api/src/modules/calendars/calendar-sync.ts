@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { busyFromICalendar, CalendarParseError } from '@app/calendar';
+import { type BusyInterval, busyFromICalendar, CalendarParseError } from '@app/calendar';
 import { AppConfig, Clock, liveScopeOf, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { SchedulesService } from '../availability/schedules.service.js';
@@ -7,7 +7,8 @@ import { DomainEvents } from '../outbox/domain-events.js';
 import { CalendarSecrets } from './calendar-secrets.js';
 import { calendarView } from './calendar-view.js';
 import { CalendarsRepository } from './calendars.repository.js';
-import type { CalendarConnection } from './entities/calendar-connection.entity.js';
+import { CalDavReader } from './caldav-source.js';
+import type { CalendarConnection, RemoteCalendar } from './entities/calendar-connection.entity.js';
 import { IcsFetcher, SourceError, type Validators } from './ics-source.js';
 
 const DAY_MS = 86_400_000;
@@ -21,16 +22,22 @@ export interface ReadSource {
   type: CalendarConnection['type'];
   url: string;
   validators: Validators | null;
+  /** CalDAV only. */
+  username?: string | null;
+  password?: string | null;
+  /** CalDAV only: the calendars as configured so far (their flags are kept). */
+  calendars?: readonly RemoteCalendar[];
 }
 
 export type SourceContent =
-  { notModified: true } | { notModified: false; busy: ReturnType<typeof busyFromICalendar>; validators: Validators };
+  { notModified: true } | { notModified: false; busy: BusyInterval[]; validators: Validators; calendars: RemoteCalendar[] };
 
 /** Reads a source and turns it into busy intervals; shared by creation (before the 201) and the sync job. */
 @Injectable()
 export class CalendarSync implements OnModuleDestroy {
   private readonly logger = new Logger('CalendarSync');
   private readonly ics: IcsFetcher;
+  private readonly caldav: CalDavReader;
 
   constructor(
     private readonly tx: TransactionHost,
@@ -42,6 +49,7 @@ export class CalendarSync implements OnModuleDestroy {
     private readonly clock: Clock,
   ) {
     this.ics = new IcsFetcher(config.calendarAllowPrivateUrls, config.calendarTimeoutMs);
+    this.caldav = new CalDavReader(config.calendarAllowPrivateUrls, config.calendarTimeoutMs);
   }
 
   get intervalSeconds(): number {
@@ -54,19 +62,36 @@ export class CalendarSync implements OnModuleDestroy {
 
   /** Throws SourceError when the source cannot be read or is not iCalendar. */
   async read(scope: TenantScope, userId: string, source: ReadSource): Promise<SourceContent> {
-    if (source.type !== 'ics') throw new SourceError('url', 'CalDAV accounts are not supported yet');
+    const now = this.clock.now().getTime();
+    const window = { from: now - WINDOW_BEFORE_DAYS * DAY_MS, to: now + WINDOW_AFTER_DAYS * DAY_MS };
+    const options = {
+      ...window,
+      timeZone: await this.schedules.timezoneOf(scope, userId),
+      ignoreUid: (uid: string) => OWN_BOOKING_UID.test(uid),
+    };
+    if (source.type === 'caldav') {
+      const account = { url: source.url, username: source.username ?? '', password: source.password ?? '' };
+      const { calendars, texts } = await this.caldav.objects(account, source.calendars ?? [], new Date(window.from), new Date(window.to));
+      // One object that is not iCalendar does not hide the others' busy times.
+      const busy = texts.flatMap((text) => {
+        try {
+          return busyFromICalendar(text, options);
+        } catch (error) {
+          if (error instanceof CalendarParseError) return [];
+          throw error;
+        }
+      });
+      return {
+        notModified: false,
+        busy: busy.sort((x, y) => x.start - y.start),
+        validators: { etag: null, lastModified: null },
+        calendars,
+      };
+    }
     const fetched = await this.ics.fetch(source.url, source.validators);
     if (fetched.notModified) return { notModified: true };
-    const now = this.clock.now().getTime();
-    const timeZone = await this.schedules.timezoneOf(scope, userId);
     try {
-      const busy = busyFromICalendar(fetched.text, {
-        timeZone,
-        from: now - WINDOW_BEFORE_DAYS * DAY_MS,
-        to: now + WINDOW_AFTER_DAYS * DAY_MS,
-        ignoreUid: (uid) => OWN_BOOKING_UID.test(uid),
-      });
-      return { notModified: false, busy, validators: fetched.validators };
+      return { notModified: false, busy: busyFromICalendar(fetched.text, options), validators: fetched.validators, calendars: [] };
     } catch (error) {
       if (error instanceof CalendarParseError) throw new SourceError('url', 'the address does not serve an iCalendar (.ics) calendar');
       throw error;
@@ -86,6 +111,9 @@ export class CalendarSync implements OnModuleDestroy {
         type: connection.type,
         url: this.secrets.open(connection.sealedUrl, connection.id),
         validators: connection.status === 'ok' ? { etag: connection.etag, lastModified: connection.lastModified } : null,
+        username: connection.username,
+        password: connection.sealedPassword ? this.secrets.open(connection.sealedPassword, connection.id) : null,
+        calendars: connection.calendars,
       });
       if (content.notModified) {
         await this.repository.recordSync(scope, connection.id, {
@@ -105,6 +133,7 @@ export class CalendarSync implements OnModuleDestroy {
         lastModified: content.validators.lastModified,
         updatedAt: now,
         nextSyncInSeconds: next,
+        ...(connection.type === 'caldav' ? { calendars: content.calendars } : {}),
       });
     } catch (error) {
       const message = error instanceof SourceError ? error.message : 'the calendar could not be read';

@@ -15,6 +15,8 @@ export interface StoredBusy {
 
 /** What a sync changes on its connection. */
 export type SyncState = Pick<CalendarConnection, 'status' | 'lastSyncError' | 'lastSyncedAt' | 'etag' | 'lastModified' | 'updatedAt'> & {
+  /** CalDAV: the account's calendars as just discovered. */
+  calendars?: CalendarConnection['calendars'];
   /** Seconds from the database's now() to the next background sync (queue times are the database's). */
   nextSyncInSeconds: number;
 };
@@ -57,6 +59,17 @@ export class CalendarsRepository {
 
   async update(scope: TenantScope, id: string, changes: Partial<CalendarConnection>): Promise<void> {
     await this.tx.manager.update(CalendarConnection, { organizationId: scope.organizationId, id }, changes);
+  }
+
+  /** No calendar of the member's CalDAV accounts is the destination any more. */
+  async clearDestinations(scope: TenantScope, memberId: string): Promise<void> {
+    await this.tx.transactional.query(
+      `UPDATE calendar_connections
+          SET calendars = (SELECT coalesce(jsonb_agg(c || '{"isDestination": false}'::jsonb ORDER BY i), '[]'::jsonb)
+                             FROM jsonb_array_elements(calendars) WITH ORDINALITY AS e(c, i))
+        WHERE organization_id = $1 AND member_id = $2 AND type = 'caldav'`,
+      [scope.organizationId, memberId],
+    );
   }
 
   /** Its busy times go with it (ON DELETE CASCADE), so they stop blocking at once. */

@@ -67,7 +67,13 @@ export class CalendarsService {
     const sourceHash = sha256(`${dto.type}\n${url.toString()}\n${dto.username ?? ''}`);
     let content;
     try {
-      content = await this.sync.read(scope, member.userId, { type: dto.type, url: url.toString(), validators: null });
+      content = await this.sync.read(scope, member.userId, {
+        type: dto.type,
+        url: url.toString(),
+        validators: null,
+        username: dto.username,
+        password: dto.password,
+      });
     } catch (error) {
       if (error instanceof SourceError && error.field === 'url' && /^url must|^refused/.test(error.message)) {
         throw AppError.validation('url', error.message);
@@ -91,7 +97,7 @@ export class CalendarsService {
       username: dto.username ?? null,
       sealedPassword: dto.password ? this.secrets.seal(dto.password, id) : null,
       blocksAvailability: true,
-      calendars: [],
+      calendars: content.calendars,
       status: 'ok',
       lastSyncedAt: now,
       lastSyncError: null,
@@ -149,8 +155,32 @@ export class CalendarsService {
     const changes: Partial<CalendarConnection> = { updatedAt: this.clock.now() };
     if (dto.name !== undefined) changes.name = dto.name;
     if (dto.blocksAvailability !== undefined) changes.blocksAvailability = dto.blocksAvailability;
-    await this.repository.update(scope, id, changes);
+    if (dto.password !== undefined) changes.sealedPassword = this.secrets.seal(dto.password, connection.id);
+    if (dto.calendars !== undefined) changes.calendars = this.changedCalendars(connection, dto);
+    await this.tx.transaction(async () => {
+      await this.repository.lockMember(scope, connection.memberId);
+      // One destination per member across all its connections: choosing one clears the others.
+      if (changes.calendars?.some((calendar) => calendar.isDestination))
+        await this.repository.clearDestinations(scope, connection.memberId);
+      await this.repository.update(scope, id, changes);
+    });
+    // New calendar flags or a new password take effect at the next sync, which starts now.
+    if (dto.calendars !== undefined || dto.password !== undefined) await this.repository.requestSync(scope, id);
     return { calendar: calendarView(Object.assign(connection, changes)) };
+  }
+
+  private changedCalendars(connection: CalendarConnection, dto: UpdateCalendarDto): CalendarConnection['calendars'] {
+    const calendars = connection.calendars.map((calendar) => ({ ...calendar }));
+    const destinations = (dto.calendars ?? []).filter((change) => change.isDestination === true);
+    if (destinations.length > 1) throw AppError.validation('calendars', 'at most one calendar may be the destination');
+    (dto.calendars ?? []).forEach((change, index) => {
+      const calendar = calendars.find((c) => c.id === change.id);
+      if (!calendar) throw AppError.validation(`calendars[${index}].id`, 'not a calendar of this account');
+      if (change.blocksAvailability !== undefined) calendar.blocksAvailability = change.blocksAvailability;
+      if (change.isDestination !== undefined) calendar.isDestination = change.isDestination;
+    });
+    if (destinations.length === 1) for (const calendar of calendars) calendar.isDestination = calendar.id === destinations[0].id;
+    return calendars;
   }
 
   async remove(principal: Principal, id: string): Promise<void> {

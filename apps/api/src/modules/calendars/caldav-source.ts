@@ -1,0 +1,108 @@
+import { DAVClient, type DAVCalendar } from 'tsdav';
+import { checkWebhookUrl, UnsafeUrlError } from '../webhooks/url-guard.js';
+import type { RemoteCalendar } from './entities/calendar-connection.entity.js';
+import { SourceError } from './ics-source.js';
+
+export interface DavAccount {
+  url: string;
+  username: string;
+  password: string;
+}
+
+/** A 401/403 from the server: the username or password is wrong. */
+class CredentialsRefused extends Error {}
+
+/**
+ * A CalDAV account through `tsdav` (RFC 4791): discovery (principal, calendar home, calendars) and
+ * busy times by a calendar-query REPORT with a time range. Every request it makes passes the URL rules of
+ * webhooks first and gives up after the timeout.
+ */
+export class CalDavReader {
+  constructor(
+    private readonly allowPrivate: boolean,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** The account's calendars, as the service lists them (all blocking, none the destination, by default). */
+  async discover(account: DavAccount): Promise<RemoteCalendar[]> {
+    const calendars = await this.run(account, (client) => client.fetchCalendars());
+    const usable = calendars.filter((calendar) => !calendar.components || calendar.components.includes('VEVENT'));
+    if (usable.length === 0) throw new SourceError('url', 'the account has no calendars');
+    return usable.map((calendar) => ({
+      id: calendar.url,
+      displayName: displayNameOf(calendar),
+      blocksAvailability: true,
+      isDestination: false,
+    }));
+  }
+
+  /**
+   * The account's calendars (with the flags `known` had for them; new ones block) and the iCalendar
+   * objects with events overlapping [from, to) in those that block.
+   */
+  async objects(
+    account: DavAccount,
+    known: readonly RemoteCalendar[],
+    from: Date,
+    to: Date,
+  ): Promise<{ calendars: RemoteCalendar[]; texts: string[] }> {
+    return this.run(account, async (client) => {
+      const found = (await client.fetchCalendars()).filter((calendar) => !calendar.components || calendar.components.includes('VEVENT'));
+      if (found.length === 0) throw new SourceError('url', 'the account has no calendars');
+      const flags = new Map(known.map((calendar) => [calendar.id, calendar]));
+      const calendars = found.map((calendar) => ({
+        id: calendar.url,
+        displayName: displayNameOf(calendar),
+        blocksAvailability: flags.get(calendar.url)?.blocksAvailability ?? true,
+        isDestination: flags.get(calendar.url)?.isDestination ?? false,
+      }));
+      const texts: string[] = [];
+      for (const calendar of found.filter((c) => calendars.find((k) => k.id === c.url)?.blocksAvailability)) {
+        const objects = await client.fetchCalendarObjects({ calendar, timeRange: { start: from.toISOString(), end: to.toISOString() } });
+        for (const object of objects) if (typeof object.data === 'string' && object.data.length > 0) texts.push(object.data);
+      }
+      return { calendars, texts };
+    });
+  }
+
+  private async run<T>(account: DavAccount, work: (client: DAVClient) => Promise<T>): Promise<T> {
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    const client = new DAVClient({
+      serverUrl: account.url,
+      credentials: { username: account.username, password: account.password },
+      authMethod: 'Basic',
+      defaultAccountType: 'caldav',
+      fetch: this.guardedFetch(signal),
+    });
+    try {
+      await client.login();
+      return await work(client);
+    } catch (error) {
+      if (error instanceof SourceError) throw error;
+      if (error instanceof CredentialsRefused) throw new SourceError('password', 'the server refused the username or password');
+      if (signal.aborted) throw new SourceError('url', `the server did not answer within ${this.timeoutMs} ms`);
+      throw new SourceError('url', 'the CalDAV server could not be read');
+    }
+  }
+
+  /** fetch for tsdav: the URL rules on every request, one deadline for the whole exchange, credentials refused noticed. */
+  private guardedFetch(signal: AbortSignal): typeof fetch {
+    return async (input, init) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
+      try {
+        await checkWebhookUrl(url, { allowPrivate: this.allowPrivate });
+      } catch (error) {
+        if (error instanceof UnsafeUrlError) throw new SourceError('url', error.message);
+        throw error;
+      }
+      const response = await fetch(input, { ...init, redirect: 'manual', signal });
+      if (response.status === 401 || response.status === 403) throw new CredentialsRefused();
+      return response;
+    };
+  }
+}
+
+function displayNameOf(calendar: DAVCalendar): string {
+  const name = calendar.displayName;
+  return typeof name === 'string' && name.trim() !== '' ? name.slice(0, 200) : 'Calendar';
+}

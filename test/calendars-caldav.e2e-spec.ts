@@ -1,0 +1,151 @@
+import { DataSource } from 'typeorm';
+import { startTestApp, type TestApp } from './support/app.js';
+import { bookingOrg, type BookingOrg } from './support/bookings.js';
+import { waitFor } from './support/process.js';
+import { RadicaleServer } from './support/radicale.js';
+
+const USER = 'ann';
+const PASSWORD = 'radicale-pass-Never-Shown-7';
+
+function ics(...lines: string[]): string {
+  return [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//caldav.test//EN',
+    'BEGIN:VEVENT',
+    'DTSTAMP:20270101T000000Z',
+    ...lines,
+    'END:VEVENT',
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
+}
+
+/** A CalDAV account on a real Radicale server blocks the member's slots (contract section 12). */
+describe('calendars: CalDAV accounts', () => {
+  let t: TestApp;
+  let dav: RadicaleServer;
+  let org: BookingOrg;
+  let auth: { token: string };
+
+  beforeAll(async () => {
+    dav = await RadicaleServer.start({ [USER]: PASSWORD });
+    await dav.makeCalendar(USER, PASSWORD, `/${USER}/work/`, 'Work');
+    await dav.makeCalendar(USER, PASSWORD, `/${USER}/personal/`, 'Personal');
+    // Weekly on Tuesday 11:00 Berlin (10:00Z before the end of March), the 9th excepted.
+    await dav.put(
+      USER,
+      PASSWORD,
+      `/${USER}/work/weekly.ics`,
+      ics(
+        'UID:weekly@caldav.test',
+        'DTSTART;TZID=Europe/Berlin:20270302T110000',
+        'DTEND;TZID=Europe/Berlin:20270302T120000',
+        'RRULE:FREQ=WEEKLY;COUNT=4',
+        'EXDATE;TZID=Europe/Berlin:20270309T110000',
+        'SUMMARY:Weekly',
+      ),
+    );
+    await dav.put(
+      USER,
+      PASSWORD,
+      `/${USER}/personal/dentist.ics`,
+      ics('UID:dentist@caldav.test', 'DTSTART:20270303T140000Z', 'DTEND:20270303T150000Z'),
+    );
+    // Written back by this service earlier: not busy for it.
+    await dav.put(
+      USER,
+      PASSWORD,
+      `/${USER}/work/own.ics`,
+      ics('UID:bkg_0123456789abcdefghijklmn', 'DTSTART:20270304T090000Z', 'DTEND:20270304T093000Z'),
+    );
+    t = await startTestApp();
+    org = await bookingOrg(t);
+    auth = { token: org.owner.accessToken };
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await dav?.stop();
+  });
+
+  const check = async (startTime: string): Promise<any> =>
+    (await t.http.get(`/v1/availability/check?eventTypeId=${org.eventTypeId}&startTime=${startTime}`, { apiKey: org.apiKey })).body;
+
+  let calendarId: string;
+
+  it('discovers the account’s calendars and blocks their busy times, recurring ones expanded, from the 201', async () => {
+    const res = await t.http.post(
+      '/v1/calendars',
+      { type: 'caldav', url: dav.url('/'), username: USER, password: PASSWORD, name: 'Fastmail' },
+      auth,
+    );
+    expect(res.status).toBe(201);
+    calendarId = res.body.calendar.id;
+    expect(res.body.calendar).toMatchObject({ type: 'caldav', username: USER, status: 'ok', busyCount: 4, name: 'Fastmail' });
+    expect(res.body.calendar.calendars).toEqual(
+      expect.arrayContaining([
+        { id: expect.stringContaining('/ann/work/'), displayName: 'Work', blocksAvailability: true, isDestination: false },
+        { id: expect.stringContaining('/ann/personal/'), displayName: 'Personal', blocksAvailability: true, isDestination: false },
+      ]),
+    );
+    expect(JSON.stringify(res.body)).not.toContain(PASSWORD);
+    const [row] = await t.app.get(DataSource).query(`SELECT sealed_password FROM calendar_connections WHERE id = $1`, [calendarId]);
+    expect(row.sealed_password).not.toContain(PASSWORD);
+
+    expect(await check('2027-03-02T10:00:00Z')).toEqual({ available: false, reason: 'calendar_conflict' });
+    expect(await check('2027-03-09T10:00:00Z')).toEqual({ available: true }); // EXDATE
+    expect(await check('2027-03-03T14:00:00Z')).toEqual({ available: false, reason: 'calendar_conflict' });
+    expect(await check('2027-03-04T09:00:00Z')).toEqual({ available: true }); // the service's own booking
+  });
+
+  it('refuses wrong credentials as the password’s fault, and a server that is not there as the url’s', async () => {
+    const wrong = await t.http.post(
+      '/v1/calendars',
+      { type: 'caldav', url: dav.url('/'), username: USER, password: 'wrong-password' },
+      auth,
+    );
+    expect(wrong.status).toBe(422);
+    expect(wrong.body).toMatchObject({ code: 'CALENDAR_UNREACHABLE', details: [{ field: 'password' }] });
+    const gone = await t.http.post(
+      '/v1/calendars',
+      { type: 'caldav', url: 'http://127.0.0.1:1/', username: USER, password: PASSWORD },
+      auth,
+    );
+    expect(gone.status).toBe(422);
+    expect(gone.body).toMatchObject({ code: 'CALENDAR_UNREACHABLE', details: [{ field: 'url' }] });
+  });
+
+  it('lets a calendar of the account stop blocking and one be the destination', async () => {
+    const current = (await t.http.get(`/v1/calendars/${calendarId}`, auth)).body.calendar;
+    const personal = current.calendars.find((c: any) => c.displayName === 'Personal').id;
+    const work = current.calendars.find((c: any) => c.displayName === 'Work').id;
+    const res = await t.http.patch(
+      `/v1/calendars/${calendarId}`,
+      {
+        calendars: [
+          { id: personal, blocksAvailability: false },
+          { id: work, isDestination: true },
+        ],
+      },
+      auth,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.calendar.calendars).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: personal, blocksAvailability: false, isDestination: false }),
+        expect.objectContaining({ id: work, blocksAvailability: true, isDestination: true }),
+      ]),
+    );
+    await waitFor(
+      async () => ((await check('2027-03-03T14:00:00Z')).available ? true : undefined),
+      10_000,
+      'the personal calendar to stop blocking',
+    );
+    expect(await check('2027-03-02T10:00:00Z')).toEqual({ available: false, reason: 'calendar_conflict' });
+
+    const unknown = await t.http.patch(`/v1/calendars/${calendarId}`, { calendars: [{ id: 'http://elsewhere/x/' }] }, auth);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.details[0].field).toBe('calendars[0].id');
+  });
+});
