@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { startTestApp, type TestApp } from './support/app.js';
-import { bookingOrg, type BookingOrg } from './support/bookings.js';
+import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
 import { waitFor } from './support/process.js';
 import { RadicaleServer } from './support/radicale.js';
 
@@ -147,5 +147,37 @@ describe('calendars: CalDAV accounts', () => {
     const unknown = await t.http.patch(`/v1/calendars/${calendarId}`, { calendars: [{ id: 'http://elsewhere/x/' }] }, auth);
     expect(unknown.status).toBe(400);
     expect(unknown.body.details[0].field).toBe('calendars[0].id');
+  });
+
+  it('writes live confirmed bookings into the destination calendar and removes them when cancelled; test mode never', async () => {
+    const written = (id: string): Promise<{ status: number; text: string }> => dav.get(USER, PASSWORD, `/${USER}/work/${id}.ics`);
+    const live = await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-05T13:00:00Z'), { apiKey: org.apiKey });
+    expect(live.status).toBe(201);
+    const id = live.body.booking.id;
+    const object = await waitFor(
+      async () => {
+        const res = await written(id);
+        return res.status === 200 ? res.text : undefined;
+      },
+      15_000,
+      'the booking in the destination calendar',
+    );
+    expect(object).toContain(`UID:${id}`);
+    expect(object).toContain('DTSTART:20270305T130000Z');
+    expect(object).toContain('attendee@example.com');
+    // The copy is the service's own: it does not block the booking's host a second time.
+    await t.http.post(`/v1/calendars/${calendarId}/sync`, undefined, auth);
+
+    const test = await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-05T14:00:00Z'), { apiKey: org.testKey });
+    expect(test.status).toBe(201);
+
+    expect((await t.http.post(`/v1/bookings/${id}/cancel`, { reason: 'moved' }, { apiKey: org.apiKey })).status).toBe(200);
+    await waitFor(async () => ((await written(id)).status === 404 ? true : undefined), 15_000, 'the booking removed from the calendar');
+    expect((await written(test.body.booking.id)).status).toBe(404);
+    const writes = await t.app.get(DataSource).query(`SELECT booking_id, action, status FROM calendar_writes ORDER BY created_at, id`);
+    expect(writes).toEqual([
+      { booking_id: id, action: 'put', status: 'done' },
+      { booking_id: id, action: 'delete', status: 'done' },
+    ]);
   });
 });

@@ -98,6 +98,12 @@ export class RadicaleServer {
     if (res.status !== 201 && res.status !== 204) throw new Error(`PUT ${path}: ${res.status}`);
   }
 
+  /** The status and body of `path` as `user` sees it. */
+  async get(user: string, password: string, path: string): Promise<{ status: number; text: string }> {
+    const res = await fetch(this.url(path), { headers: { authorization: basic(user, password) } });
+    return { status: res.status, text: await res.text() };
+  }
+
   async stop(): Promise<void> {
     const child = this.process;
     this.process = undefined;

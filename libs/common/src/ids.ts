@@ -41,6 +41,7 @@ export const ID_PREFIXES = [
   'inv',
   'mail',
   'cal',
+  'calw',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -55,6 +55,7 @@ const TABLE_OWNERS: Record<string, string> = {
   domain_events: 'outbox',
   mail_outbox: 'mail',
   calendar_connections: 'calendars',
+  calendar_writes: 'calendars',
   calendar_busy_times: 'calendars',
 };
 

@@ -29,6 +29,11 @@ const UNSCOPED: Record<string, string> = {
   'CalendarsRepository.claimDue': 'sync queue (jobs framework)',
   'CalendarsRepository.release': 'sync queue (jobs framework)',
   'CalendarsRepository.msUntilNextDue': 'sync queue (jobs framework)',
+  'CalendarsRepository.claimWrites': 'write-back queue (jobs framework)',
+  'CalendarsRepository.finishWrite': 'write-back queue (jobs framework)',
+  'CalendarsRepository.retryWrite': 'write-back queue (jobs framework)',
+  'CalendarsRepository.failWrite': 'write-back queue (jobs framework)',
+  'CalendarsRepository.msUntilNextWrite': 'write-back queue (jobs framework)',
 };
 
 const TOUCHES_DATABASE = /\.query\(|\.manager\b|\.transactional\b|createQueryBuilder/;

@@ -9,6 +9,7 @@ import { MemberNames1795300000000 } from './1795300000000-MemberNames.js';
 import { BookingHostPosition1795471654591 } from './1795471654591-BookingHostPosition.js';
 import { IdempotencyLocks1795473026388 } from './1795473026388-IdempotencyLocks.js';
 import { Calendars1795474324722 } from './1795474324722-Calendars.js';
+import { CalendarWrites1795475408330 } from './1795475408330-CalendarWrites.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   BookingHostPosition1795471654591,
   IdempotencyLocks1795473026388,
   Calendars1795474324722,
+  CalendarWrites1795475408330,
 ];

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AvailabilityModule } from '../availability/availability.module.js';
+import { CalendarsModule } from '../calendars/calendars.module.js';
 import { EventTypesModule } from '../event-types/event-types.module.js';
 import { IdempotencyModule } from '../idempotency/index.js';
 import { MailModule } from '../mail/index.js';
@@ -19,6 +20,7 @@ import { Booking } from './entities/booking.entity.js';
     TeamModule,
     MailModule,
     IdempotencyModule,
+    CalendarsModule,
   ],
   controllers: [BookingsController],
   providers: [BookingsRepository, BookingsService],

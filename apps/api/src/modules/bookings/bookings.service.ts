@@ -19,6 +19,7 @@ import {
 } from '@app/common';
 import { AvailabilityService } from '../availability/availability.service.js';
 import { type EventTypeDetails, EventTypesService, type EventTypeSummary } from '../event-types/event-types.service.js';
+import { type BookingForCalendar, CalendarWriteBack } from '../calendars/calendar-write-back.js';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { MailOutbox } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
@@ -82,6 +83,19 @@ function rangeBound(value: string, field: string, end: boolean): Date {
   return new Date(end ? ms + (isDate ? DAY_MS : 1) : ms);
 }
 
+/** What a host's calendar shows of a booking (contract section 12, write-back). */
+function forCalendar(booking: Booking, title: string): BookingForCalendar {
+  return {
+    id: booking.id,
+    startsAt: booking.startsAt,
+    endsAt: booking.endsAt,
+    title,
+    location: booking.location,
+    attendeeEmail: booking.attendeeEmail,
+    attendeeName: [booking.attendeeFirstName, booking.attendeeLastName].filter(Boolean).join(' ') || null,
+  };
+}
+
 /** What booking mails say beyond the booking itself. */
 interface BookingMailDetails {
   hostUserIds: readonly string[];
@@ -103,6 +117,7 @@ export class BookingsService {
     private readonly team: TeamService,
     private readonly events: DomainEvents,
     private readonly mail: MailOutbox,
+    private readonly writeBack: CalendarWriteBack,
     private readonly idempotency: IdempotencyService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
@@ -158,6 +173,7 @@ export class BookingsService {
         await this.insert(scope, booking, hostUserIds, 'startTime');
         const detail = bookingDetailView(booking, hostUserIds, eventType);
         await this.record(scope, 'booking.created', { booking: detail });
+        if (booking.status === 'confirmed') await this.writeBack.confirmed(scope, forCalendar(booking, eventType.title), hostUserIds);
         await this.sendMails(scope, booking.status === 'pending' ? 'pending' : 'confirmation', booking, {
           hostUserIds,
           title: eventType.title,
@@ -215,6 +231,7 @@ export class BookingsService {
     return this.tx.transaction(async () => {
       const { scope, booking, hostUserIds, actor } = await this.lockForAction(principal, id, dto.token);
       this.assertChangeable(booking);
+      const wasConfirmed = booking.status === 'confirmed';
       const now = this.clock.now();
       const reason = dto.reason ?? null;
       await this.repository.setStatus(scope, booking.id, 'cancelled', {
@@ -226,6 +243,7 @@ export class BookingsService {
       Object.assign(booking, { status: 'cancelled', cancelledAt: now, cancellationReason: reason, cancelledBy: actor.by, updatedAt: now });
       const summary = await this.summaryOf(scope, booking);
       await this.record(scope, 'booking.cancelled', { booking: bookingDetailView(booking, hostUserIds, summary) });
+      if (wasConfirmed) await this.writeBack.removed(scope, booking.id, hostUserIds);
       await this.sendMails(scope, 'cancellation', booking, { hostUserIds, title: summary.title, reason });
       return {
         booking: {
@@ -254,6 +272,7 @@ export class BookingsService {
         const original = await this.lockForAction(principal, id, dto.token);
         const { booking } = original;
         this.assertChangeable(booking);
+        const wasConfirmed = booking.status === 'confirmed';
         const timezone = dto.timezone ?? booking.timezone;
         const start = parseInputTimestamp(dto.newStartTime, timezone);
         if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
@@ -301,6 +320,9 @@ export class BookingsService {
         });
         await this.insert(scope, replacement, hostUserIds, 'newStartTime');
 
+        if (wasConfirmed) await this.writeBack.removed(scope, booking.id, original.hostUserIds);
+        if (replacement.status === 'confirmed')
+          await this.writeBack.confirmed(scope, forCalendar(replacement, eventType.title), hostUserIds);
         await this.record(scope, 'booking.rescheduled', {
           booking: bookingDetailView(replacement, hostUserIds, eventType),
           previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
@@ -352,6 +374,7 @@ export class BookingsService {
       const summary = await this.summaryOf(scope, booking);
       const detail = bookingDetailView(booking, hostUserIds, summary);
       await this.record(scope, outcome === 'confirmed' ? 'booking.confirmed' : 'booking.declined', { booking: detail });
+      if (outcome === 'confirmed') await this.writeBack.confirmed(scope, forCalendar(booking, summary.title), hostUserIds);
       await this.sendMails(scope, outcome === 'confirmed' ? 'confirmation' : 'cancellation', booking, {
         hostUserIds,
         title: summary.title,

@@ -65,6 +65,34 @@ export class CalDavReader {
     });
   }
 
+  /** PUT (create or replace) or DELETE `<calendar>/<name>`; a DELETE of what is not there is done too. */
+  async write(account: DavAccount, calendarId: string, name: string, ics: string | null): Promise<void> {
+    const url = new URL(
+      encodeURIComponent(name),
+      new URL(calendarId.endsWith('/') ? calendarId : `${calendarId}/`, account.url),
+    ).toString();
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    const fetchGuarded = this.guardedFetch(signal);
+    const authorization = `Basic ${Buffer.from(`${account.username}:${account.password}`).toString('base64')}`;
+    let response: Response;
+    try {
+      response = await fetchGuarded(url, {
+        method: ics === null ? 'DELETE' : 'PUT',
+        headers: { authorization, ...(ics === null ? {} : { 'content-type': 'text/calendar; charset=utf-8' }) },
+        body: ics ?? undefined,
+      });
+    } catch (error) {
+      if (error instanceof SourceError) throw error;
+      if (error instanceof CredentialsRefused) throw new SourceError('password', 'the server refused the username or password');
+      throw new SourceError(
+        'url',
+        signal.aborted ? `the server did not answer within ${this.timeoutMs} ms` : 'the CalDAV server could not be reached',
+      );
+    }
+    if (ics === null && response.status === 404) return;
+    if (response.status < 200 || response.status >= 300) throw new SourceError('url', `the server answered HTTP ${response.status}`);
+  }
+
   private async run<T>(account: DavAccount, work: (client: DAVClient) => Promise<T>): Promise<T> {
     const signal = AbortSignal.timeout(this.timeoutMs);
     const client = new DAVClient({

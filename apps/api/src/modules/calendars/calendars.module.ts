@@ -4,6 +4,9 @@ import { AvailabilityModule } from '../availability/availability.module.js';
 import { CalendarSecrets } from './calendar-secrets.js';
 import { CalendarSync } from './calendar-sync.js';
 import { CalendarSyncWorker } from './calendar-sync.worker.js';
+import { CalendarWriteBack } from './calendar-write-back.js';
+import { CalendarWriteBackWorker } from './calendar-write-back.worker.js';
+import { CalendarWrite } from './entities/calendar-write.entity.js';
 import { CalendarsController } from './calendars.controller.js';
 import { CalendarsRepository } from './calendars.repository.js';
 import { CalendarsService } from './calendars.service.js';
@@ -12,8 +15,17 @@ import { CalendarConnection } from './entities/calendar-connection.entity.js';
 
 /** Owns calendar_connections and calendar_busy_times: hosts' own calendars and their busy times (contract section 12). */
 @Module({
-  imports: [TypeOrmModule.forFeature([CalendarConnection, CalendarBusyTime]), AvailabilityModule],
+  imports: [TypeOrmModule.forFeature([CalendarConnection, CalendarBusyTime, CalendarWrite]), AvailabilityModule],
   controllers: [CalendarsController],
-  providers: [CalendarsRepository, CalendarSecrets, CalendarSync, CalendarSyncWorker, CalendarsService],
+  providers: [
+    CalendarsRepository,
+    CalendarSecrets,
+    CalendarSync,
+    CalendarSyncWorker,
+    CalendarWriteBack,
+    CalendarWriteBackWorker,
+    CalendarsService,
+  ],
+  exports: [CalendarWriteBack],
 })
 export class CalendarsModule {}

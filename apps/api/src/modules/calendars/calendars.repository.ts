@@ -3,6 +3,7 @@ import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import type { BusyInterval } from '@app/calendar';
 import { CalendarConnection } from './entities/calendar-connection.entity.js';
+import { CalendarWrite } from './entities/calendar-write.entity.js';
 
 export const CALENDAR_SYNC_CHANNEL = 'calendar_sync';
 export const SOURCE_KEY = 'calendar_connections_member_source_key';
@@ -162,5 +163,70 @@ export class CalendarsRepository {
         WHERE locked_until IS NULL OR locked_until <= now()`,
     );
     return rows[0]?.ms ?? null;
+  }
+
+  /** The member's CalDAV connection that holds its destination calendar, and that calendar's id. */
+  async destinationOf(scope: TenantScope, userId: string): Promise<{ connection: CalendarConnection; calendarId: string } | null> {
+    const connections = await this.tx.manager.find(CalendarConnection, {
+      where: { organizationId: scope.organizationId, userId, type: 'caldav' },
+    });
+    for (const connection of connections) {
+      const calendar = connection.calendars.find((c) => c.isDestination);
+      if (calendar) return { connection, calendarId: calendar.id };
+    }
+    return null;
+  }
+
+  /**
+   * Job queue: leases up to `limit` due write-backs across organizations, the oldest first, skipping a
+   * booking whose earlier write is still pending (a delete never overtakes its put).
+   */
+  async claimWrites(limit: number, leaseSeconds: number): Promise<CalendarWrite[]> {
+    const rows: { id: string }[] = await this.tx.manager.query(
+      `WITH claimed AS (
+         UPDATE calendar_writes SET locked_until = now() + make_interval(secs => $2), attempts = attempts + 1
+          WHERE id IN (SELECT w.id FROM calendar_writes w
+                        WHERE w.status = 'pending' AND w.next_attempt_at <= now() AND (w.locked_until IS NULL OR w.locked_until <= now())
+                          AND NOT EXISTS (SELECT 1 FROM calendar_writes e
+                                           WHERE e.booking_id = w.booking_id AND e.user_id = w.user_id AND e.status = 'pending'
+                                             AND (e.created_at, e.id) < (w.created_at, w.id))
+                        ORDER BY w.created_at, w.id LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING id)
+       SELECT id FROM claimed`,
+      [limit, leaseSeconds],
+    );
+    if (rows.length === 0) return [];
+    return this.tx.manager.find(CalendarWrite, { where: rows.map(({ id }) => ({ id })), order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /** Job queue. */
+  async finishWrite(id: string): Promise<void> {
+    await this.tx.manager.query(`UPDATE calendar_writes SET status = 'done', locked_until = NULL, last_error = NULL WHERE id = $1`, [id]);
+  }
+
+  /** Job queue. */
+  async retryWrite(id: string, delaySeconds: number, error: string): Promise<void> {
+    await this.tx.manager.query(
+      `UPDATE calendar_writes SET locked_until = NULL, last_error = $3, next_attempt_at = now() + make_interval(secs => $2) WHERE id = $1`,
+      [id, delaySeconds, error],
+    );
+  }
+
+  /** Job queue. */
+  async failWrite(id: string, error: string): Promise<void> {
+    await this.tx.manager.query(`UPDATE calendar_writes SET status = 'failed', locked_until = NULL, last_error = $2 WHERE id = $1`, [
+      id,
+      error,
+    ]);
+  }
+
+  /** Job queue: milliseconds until the next write-back is due, or null when none is pending. */
+  async msUntilNextWrite(): Promise<number | null> {
+    const rows: { ms: number | null }[] = await this.tx.manager.query(
+      `SELECT (extract(epoch FROM min(greatest(next_attempt_at, coalesce(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
+         FROM calendar_writes WHERE status = 'pending'`,
+    );
+    const ms = rows[0]?.ms ?? null;
+    return ms === null ? null : Math.max(0, ms);
   }
 }

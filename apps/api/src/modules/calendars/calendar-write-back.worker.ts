@@ -1,0 +1,81 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig, jobTenantScope } from '@app/common';
+import { JobLoop, type TickResult } from '../../jobs/index.js';
+import { CalDavReader } from './caldav-source.js';
+import { CalendarSecrets } from './calendar-secrets.js';
+import { CALENDAR_WRITES_CHANNEL } from './calendar-write-back.js';
+import { CalendarsRepository } from './calendars.repository.js';
+import type { CalendarWrite } from './entities/calendar-write.entity.js';
+import { SourceError } from './ics-source.js';
+
+const POLL_INTERVAL_MS = 5_000;
+const CLAIM = 8;
+
+/**
+ * Carries out recorded write-backs after their booking committed: PUT `<booking id>.ics` into the host's
+ * destination calendar, or DELETE it. A host without a destination has nothing to write. Failures are
+ * retried on CALENDAR_RETRY_SCHEDULE and then marked failed; writes of one booking keep their order.
+ */
+@Injectable()
+export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(CalendarWriteBackWorker.name);
+  private readonly loop: JobLoop;
+  private readonly dav: CalDavReader;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly repository: CalendarsRepository,
+    private readonly secrets: CalendarSecrets,
+  ) {
+    this.dav = new CalDavReader(config.calendarAllowPrivateUrls, config.calendarTimeoutMs);
+    this.loop = new JobLoop({
+      name: 'calendar-write-back',
+      logger: this.logger,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      listen: config.databaseUrl ? { databaseUrl: config.databaseUrl, channel: CALENDAR_WRITES_CHANNEL } : undefined,
+      tick: () => this.writeDue(),
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.runWorkers && this.config.databaseUrl) await this.loop.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  private async writeDue(): Promise<TickResult> {
+    const leaseSeconds = Math.ceil((this.config.calendarTimeoutMs * 3) / 1000) + 30;
+    const writes = await this.repository.claimWrites(CLAIM, leaseSeconds);
+    if (writes.length === 0) return (await this.repository.msUntilNextWrite()) ?? undefined;
+    await Promise.all(writes.map((write) => this.carryOut(write)));
+    return 'again';
+  }
+
+  private async carryOut(write: CalendarWrite): Promise<void> {
+    try {
+      const destination = await this.repository.destinationOf(jobTenantScope(write.organizationId, true), write.userId);
+      if (destination) {
+        const { connection, calendarId } = destination;
+        const account = {
+          url: this.secrets.open(connection.sealedUrl, connection.id),
+          username: connection.username ?? '',
+          password: connection.sealedPassword ? this.secrets.open(connection.sealedPassword, connection.id) : '',
+        };
+        await this.dav.write(account, calendarId, `${write.bookingId}.ics`, write.action === 'put' ? write.ics : null);
+      }
+      await this.repository.finishWrite(write.id);
+    } catch (error) {
+      const reason = error instanceof SourceError ? error.message : error instanceof Error ? error.name : 'error';
+      const delay = this.config.calendarRetrySchedule[write.attempts - 1];
+      if (delay === undefined) {
+        await this.repository.failWrite(write.id, reason);
+        this.logger.error({ msg: 'Calendar write-back failed for good', writeId: write.id, error: reason });
+      } else {
+        await this.repository.retryWrite(write.id, delay, reason);
+        this.logger.warn({ msg: 'Calendar write-back failed; will retry', writeId: write.id, error: reason, retryInSeconds: delay });
+      }
+    }
+  }
+}

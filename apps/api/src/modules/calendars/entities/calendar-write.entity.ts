@@ -1,0 +1,51 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+export type CalendarWriteAction = 'put' | 'delete';
+export type CalendarWriteStatus = 'pending' | 'done' | 'failed';
+
+/**
+ * Outbox of write-backs: a booking to put into (or delete from) a host's destination calendar, recorded
+ * in the booking's transaction and carried out by the `calendar-write-back` job after it commits.
+ */
+@Entity('calendar_writes')
+@Index('calendar_writes_due_idx', ['status', 'nextAttemptAt'])
+@Index('calendar_writes_organization_booking_idx', ['organizationId', 'bookingId'])
+export class CalendarWrite {
+  @PrimaryColumn('text')
+  id!: string;
+
+  @Column('text')
+  organizationId!: string;
+
+  @Column('text')
+  bookingId!: string;
+
+  /** The host whose destination calendar this goes to. */
+  @Column('text')
+  userId!: string;
+
+  @Column('text')
+  action!: CalendarWriteAction;
+
+  /** The iCalendar object to PUT (null for a delete). */
+  @Column('text', { nullable: true })
+  ics!: string | null;
+
+  @Column('text')
+  status!: CalendarWriteStatus;
+
+  @Column('integer', { default: 0 })
+  attempts!: number;
+
+  @Column('timestamptz')
+  nextAttemptAt!: Date;
+
+  @Column('timestamptz', { nullable: true })
+  lockedUntil!: Date | null;
+
+  @Column('text', { nullable: true })
+  lastError!: string | null;
+
+  @Column('timestamptz')
+  createdAt!: Date;
+}
