@@ -40,6 +40,22 @@ class FeedServer {
         res.writeHead(302, { location: left > 0 ? `/redirect/${left - 1}` : '/private/feed.ics' }).end();
       } else if (path === '/html') {
         res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in</body></html>');
+      } else if (path === '/hostile.ics') {
+        res
+          .writeHead(200, { 'content-type': 'text/calendar' })
+          .end(
+            [
+              'BEGIN:VCALENDAR',
+              'BEGIN:VEVENT',
+              'UID:storm@feed.test',
+              'DTSTART:20270301T000000Z',
+              'DURATION:PT1S',
+              'RRULE:FREQ=SECONDLY',
+              'END:VEVENT',
+              'END:VCALENDAR',
+              '',
+            ].join('\r\n'),
+          );
       } else if (path === '/denied') {
         res.writeHead(401).end();
       } else if (path === '/huge.ics') {
@@ -225,6 +241,17 @@ describe('calendars: ICS feeds block slots', () => {
     const other = await bookingOrg(t);
     expect((await t.http.get(`/v1/calendars/${own.body.calendar.id}`, { token: other.owner.accessToken })).status).toBe(404);
     expect((await t.http.get('/v1/calendars/cal_bad', auth)).status).toBe(400);
+  });
+
+  it('refuses a source that would expand without end, in bounded time, while other requests are answered', async () => {
+    const started = Date.now();
+    const pending = t.http.post('/v1/calendars', { type: 'ics', url: source.url('/hostile.ics') }, auth);
+    const health = await t.http.get('/health');
+    const res = await pending;
+    expect(health.status).toBe(200);
+    expect(res.status).toBe(422);
+    expect(res.body.details).toEqual([{ field: 'url', message: expect.stringContaining('too large to read') }]);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('allows at most 20 calendars per member', async () => {

@@ -131,7 +131,10 @@ describe('the OpenAPI document', () => {
     for (const { path, operation } of operationsOf(document)) {
       for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
         expect(parameter.name.toLowerCase()).not.toBe('user-agent');
-        if (parameter.in === 'path') expect((parameter.schema as SchemaObject).pattern).toMatch(/^\^[a-z]+_\[0-9A-Za-z\]\{20,64\}\$$/);
+        // Every path parameter is an id, but the calendar feed's file name, which is its secret token.
+        if (parameter.in === 'path' && path !== '/v1/calendar-feeds/{file}') {
+          expect((parameter.schema as SchemaObject).pattern).toMatch(/^\^[a-z]+_\[0-9A-Za-z\]\{20,64\}\$$/);
+        }
         if (parameter.name === 'Idempotency-Key') {
           expect({ path, required: parameter.required, schema: parameter.schema }).toEqual({
             path,

@@ -88,4 +88,45 @@ describe('busyFromICalendar properties', () => {
       { numRuns: 100 },
     );
   });
+
+  it('an endless series gives the same instances in a window however far its start lies before it', () => {
+    const rules = [
+      'FREQ=WEEKLY;BYDAY=MO,WE',
+      'FREQ=DAILY;INTERVAL=3',
+      'FREQ=MONTHLY;BYDAY=-1FR',
+      'FREQ=HOURLY;INTERVAL=7',
+      'FREQ=YEARLY;BYMONTH=3;BYDAY=2TU',
+    ];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...ZONES),
+        fc.constantFrom(...rules),
+        fc.integer({ min: 0, max: 3000 }),
+        fc.integer({ min: 1, max: 40 }),
+        (zone, rule, daysIn, length) => {
+          const text = [
+            'BEGIN:VCALENDAR',
+            'VERSION:2.0',
+            'PRODID:-//property//EN',
+            'BEGIN:VEVENT',
+            'UID:endless@test',
+            'DTSTAMP:20270101T000000Z',
+            `DTSTART;TZID=${zone}:20190107T091500`,
+            'DURATION:PT30M',
+            `RRULE:${rule}`,
+            'END:VEVENT',
+            'END:VCALENDAR',
+            '',
+          ].join('\r\n');
+          const from = Date.parse('2019-01-01T00:00:00Z') + daysIn * 86_400_000;
+          const to = from + length * 86_400_000;
+          const near = busyFromICalendar(text, { timeZone: 'UTC', from, to });
+          const wide = busyFromICalendar(text, { timeZone: 'UTC', from: Date.parse('2018-12-01T00:00:00Z'), to });
+          expect(near).toEqual(wide.filter((i) => i.end > from && i.start < to));
+          expect(new Set(near.map((i) => i.start)).size).toBe(near.length);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { busyFromICalendar, CalendarParseError, type BusyOptions } from './busy.js';
+import { busyFromICalendar, CalendarParseError, CalendarTooLargeError, MAX_BUSY_INTERVALS, type BusyOptions } from './busy.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const fixture = (name: string): string => readFileSync(join(FIXTURES, name), 'utf8');
@@ -206,4 +206,43 @@ describe('busyFromICalendar: rules', () => {
       expect(() => busyFromICalendar(text, { timeZone: 'UTC', ...WINDOW })).toThrow(CalendarParseError);
     },
   );
+});
+
+describe('busyFromICalendar: hostile sources are refused in bounded time', () => {
+  it.each([
+    ['FREQ=SECONDLY without end', [['DTSTART:20270101T000000Z', 'DURATION:PT1S', 'RRULE:FREQ=SECONDLY']]],
+    ['FREQ=MINUTELY from long ago', [['DTSTART:19900101T000000Z', 'DURATION:PT1M', 'RRULE:FREQ=MINUTELY']]],
+  ])('%s', (_name, events) => {
+    const started = performance.now();
+    expect(() => busyFromICalendar(calendar(...events), { timeZone: 'UTC', ...WINDOW })).toThrow(CalendarTooLargeError);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('more busy times than the cap', () => {
+    const events = Array.from({ length: MAX_BUSY_INTERVALS + 1 }, (_, i) => [
+      `DTSTART:${new Date(Date.UTC(2027, 0, 1) + i * 60_000)
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d{3}/, '')}`,
+      'DURATION:PT1M',
+    ]);
+    expect(() => busyFromICalendar(calendar(...events), { timeZone: 'UTC', ...WINDOW })).toThrow(CalendarTooLargeError);
+  });
+
+  it('a huge COUNT is bounded by the window, not refused', () => {
+    const result = busyFromICalendar(calendar(['DTSTART:20270101T090000Z', 'DURATION:PT1H', 'RRULE:FREQ=DAILY;COUNT=10000000']), {
+      timeZone: 'UTC',
+      from: Date.parse('2027-01-01T00:00:00Z'),
+      to: Date.parse('2027-01-11T00:00:00Z'),
+    });
+    expect(result).toHaveLength(10);
+  });
+
+  it('a truncated file is an error, an impossible date is read as ical.js normalises it; neither crashes', () => {
+    expect(() => busyFromICalendar('BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART:2027', { timeZone: 'UTC', ...WINDOW })).toThrow(
+      CalendarParseError,
+    );
+    const odd = 'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:20271340T250000Z\r\nDURATION:PT1H\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n';
+    expect(Array.isArray(busyFromICalendar(odd, { timeZone: 'UTC', ...WINDOW }))).toBe(true);
+  });
 });

@@ -22,14 +22,26 @@ export class CalendarParseError extends Error {
   override readonly name = 'CalendarParseError';
 }
 
-/** Guards against feeds that would expand forever (FREQ=SECONDLY from 1970): occurrences looked at per event. */
-const MAX_STEPS_PER_EVENT = 200_000;
+/**
+ * Bounds on the work one source may cause (a hostile or broken feed: FREQ=SECONDLY without end, a huge
+ * COUNT, 100,000 events): recurrence steps looked at in the whole source, and busy intervals kept.
+ * Beyond either, the source is refused with CalendarTooLargeError rather than read partly.
+ */
+export const MAX_RECURRENCE_STEPS = 100_000;
+export const MAX_BUSY_INTERVALS = 20_000;
+
+/** The source would cost more than the bounds above. */
+export class CalendarTooLargeError extends Error {
+  override readonly name = 'CalendarTooLargeError';
+}
 const DAY_MS = 86_400_000;
 
 /** What reading a time needs: the file's VTIMEZONEs and the zone of floating and date-only times. */
 interface Context {
   vtimezones: ReadonlyMap<string, ICAL.Timezone>;
   fallback: Zone;
+  /** Recurrence steps left for the whole source. */
+  steps: { left: number };
 }
 
 interface Resolved {
@@ -55,7 +67,7 @@ export function busyFromICalendar(text: string, options: BusyOptions): BusyInter
     const tzid = component.getFirstPropertyValue('tzid');
     if (typeof tzid === 'string') vtimezones.set(tzid, new ICAL.Timezone(component));
   }
-  const context: Context = { vtimezones, fallback };
+  const context: Context = { vtimezones, fallback, steps: { left: MAX_RECURRENCE_STEPS } };
   const resolve = (property: ICAL.Property | null): Resolved | undefined => {
     const value = property?.getFirstValue();
     return value instanceof ICAL.Time ? resolveTime(context, value, property!.getParameter('tzid')) : undefined;
@@ -74,7 +86,10 @@ export function busyFromICalendar(text: string, options: BusyOptions): BusyInter
 
   const result: BusyInterval[] = [];
   const keep = (interval: BusyInterval | undefined): void => {
-    if (interval && interval.end > interval.start && interval.end > options.from && interval.start < options.to) result.push(interval);
+    if (interval && interval.end > interval.start && interval.end > options.from && interval.start < options.to) {
+      if (result.length >= MAX_BUSY_INTERVALS) throw new CalendarTooLargeError(`more than ${MAX_BUSY_INTERVALS} busy times in the window`);
+      result.push(interval);
+    }
   };
 
   for (const event of loose) if (isBusy(event)) keep(single(event, resolve));
@@ -194,11 +209,19 @@ function occurrences(
       const { year, month, day } = recur.until;
       recur.until = new ICAL.Time({ year, month, day, hour: 23, minute: 59, second: 59, isDate: false }, ICAL.Timezone.localTimezone);
     }
-    const iterator = recur.iterator(new ICAL.Time({ ...start.wall, isDate: start.isDate }, ICAL.Timezone.localTimezone));
-    for (let step = 0; step < MAX_STEPS_PER_EVENT; step++) {
+    // Wall-clock bounds of what can matter, as plain numbers: instances before them are skipped without
+    // a time-zone conversion (the costly part), and the iteration starts close to them when it may.
+    const earliest = wallSeconds(start.zone.toWall(options.from - reach)) - 2 * 86_400;
+    const anchor = fastForward(recur, start.wall, earliest);
+    const iterator = recur.iterator(new ICAL.Time({ ...anchor, isDate: start.isDate }, ICAL.Timezone.localTimezone));
+    // A moved anchor is yielded first whether or not it matches the rule: it lies before the window, skip it.
+    if (anchor !== start.wall) iterator.next();
+    for (;;) {
+      if (--context.steps.left < 0) throw new CalendarTooLargeError(`more than ${MAX_RECURRENCE_STEPS} recurring instances to expand`);
       const next = iterator.next();
       if (!next) break;
       const wall = { year: next.year, month: next.month, day: next.day, hour: next.hour, minute: next.minute, second: next.second };
+      if (wallSeconds(wall) < earliest) continue;
       const at: Resolved = { instant: start.zone.toInstant(wall), isDate: start.isDate, zone: start.zone, wall };
       if (at.instant >= options.to) break;
       if (at.instant + reach > options.from) instances.set(at.instant, { at, end: null });
@@ -232,6 +255,49 @@ function occurrences(
     result.push({ start: at.instant, end: end ?? at.instant + length(at) });
   }
   return result;
+}
+
+/** A wall-clock time as seconds of a UTC-like count: ordered like the wall clock, no zone involved. */
+function wallSeconds(wall: WallTime): number {
+  return Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) / 1000;
+}
+
+const FIXED_PERIOD_SECONDS: Partial<Record<string, number>> = { SECONDLY: 1, MINUTELY: 60, HOURLY: 3600, DAILY: 86_400, WEEKLY: 604_800 };
+
+/**
+ * Where to start iterating a series without COUNT: its DTSTART moved forward by whole periods (INTERVAL
+ * times the frequency) to just before `earliest`, which yields the same instances from there on, as
+ * BY rules are evaluated per period. Months and years move only when the day of month exists in every
+ * month (≤ 28). Returns DTSTART itself when nothing can be skipped.
+ */
+function fastForward(recur: ICAL.Recur, wall: WallTime, earliest: number): WallTime {
+  if (recur.count || wallSeconds(wall) >= earliest) return wall;
+  const interval = recur.interval || 1;
+  const fixed = FIXED_PERIOD_SECONDS[recur.freq];
+  if (fixed !== undefined) {
+    const period = fixed * interval;
+    const periods = Math.floor((earliest - wallSeconds(wall)) / period) - 1;
+    if (periods <= 0) return wall;
+    const moved = new Date((wallSeconds(wall) + periods * period) * 1000);
+    return {
+      year: moved.getUTCFullYear(),
+      month: moved.getUTCMonth() + 1,
+      day: moved.getUTCDate(),
+      hour: moved.getUTCHours(),
+      minute: moved.getUTCMinutes(),
+      second: moved.getUTCSeconds(),
+    };
+  }
+  if ((recur.freq === 'MONTHLY' || recur.freq === 'YEARLY') && wall.day <= 28) {
+    const months = recur.freq === 'MONTHLY' ? interval : 12 * interval;
+    const target = new Date(earliest * 1000);
+    const span = (target.getUTCFullYear() - wall.year) * 12 + (target.getUTCMonth() + 1 - wall.month);
+    const periods = Math.floor(span / months) - 1;
+    if (periods <= 0) return wall;
+    const total = wall.month - 1 + periods * months;
+    return { ...wall, year: wall.year + Math.floor(total / 12), month: (total % 12) + 1 };
+  }
+  return wall;
 }
 
 function dateKey(value: { year: number; month: number; day: number }): string {

@@ -1,2 +1,10 @@
-export { type BusyInterval, type BusyOptions, busyFromICalendar, CalendarParseError } from './busy.js';
+export {
+  type BusyInterval,
+  type BusyOptions,
+  busyFromICalendar,
+  CalendarParseError,
+  CalendarTooLargeError,
+  MAX_BUSY_INTERVALS,
+  MAX_RECURRENCE_STEPS,
+} from './busy.js';
 export { isIanaZone, resolveZone, type WallTime, type Zone } from './zones.js';

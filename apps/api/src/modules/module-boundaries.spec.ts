@@ -56,6 +56,7 @@ const TABLE_OWNERS: Record<string, string> = {
   mail_outbox: 'mail',
   calendar_connections: 'calendars',
   calendar_writes: 'calendars',
+  booking_feeds: 'bookings',
   calendar_busy_times: 'calendars',
 };
 

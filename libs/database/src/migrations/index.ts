@@ -10,6 +10,7 @@ import { BookingHostPosition1795471654591 } from './1795471654591-BookingHostPos
 import { IdempotencyLocks1795473026388 } from './1795473026388-IdempotencyLocks.js';
 import { Calendars1795474324722 } from './1795474324722-Calendars.js';
 import { CalendarWrites1795475408330 } from './1795475408330-CalendarWrites.js';
+import { BookingFeeds1795475605458 } from './1795475605458-BookingFeeds.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   IdempotencyLocks1795473026388,
   Calendars1795474324722,
   CalendarWrites1795475408330,
+  BookingFeeds1795475605458,
 ];

@@ -9,12 +9,15 @@ import { TeamModule } from '../team/team.module.js';
 import { BookingsController } from './bookings.controller.js';
 import { BookingsRepository } from './bookings.repository.js';
 import { BookingsService } from './bookings.service.js';
+import { BookingFeeds } from './booking-feeds.js';
+import { BookingFeedsController } from './booking-feeds.controller.js';
+import { BookingFeed } from './entities/booking-feed.entity.js';
 import { BookingHost } from './entities/booking-host.entity.js';
 import { Booking } from './entities/booking.entity.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([Booking, BookingHost]),
+    TypeOrmModule.forFeature([Booking, BookingHost, BookingFeed]),
     AvailabilityModule,
     EventTypesModule,
     TeamModule,
@@ -22,7 +25,7 @@ import { Booking } from './entities/booking.entity.js';
     IdempotencyModule,
     CalendarsModule,
   ],
-  controllers: [BookingsController],
-  providers: [BookingsRepository, BookingsService],
+  controllers: [BookingsController, BookingFeedsController],
+  providers: [BookingsRepository, BookingsService, BookingFeeds],
 })
 export class BookingsModule {}

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
+import { BookingFeed } from './entities/booking-feed.entity.js';
 import { BookingHost } from './entities/booking-host.entity.js';
 import { Booking, type BookingStatus, type CancelledBy } from './entities/booking.entity.js';
 import { TransactionHost } from '@app/database';
+import { BUSY_STATUSES_SQL } from './booking-status.js';
 
 export interface BookingFilters {
   status?: BookingStatus;
@@ -158,5 +160,33 @@ export class BookingsRepository {
       });
     }
     return query.getManyAndCount();
+  }
+
+  /** Live confirmed and pending bookings `userId` hosts, starting in [from, to), for its calendar feed. */
+  async hostedBookings(scope: TenantScope, userId: string, from: Date, to: Date): Promise<Booking[]> {
+    return this.tx.manager
+      .createQueryBuilder(Booking, 'b')
+      .where('b.organization_id = :organizationId AND b.livemode = true', { organizationId: scope.organizationId })
+      .andWhere(`b.status IN ${BUSY_STATUSES_SQL}`)
+      .andWhere('b.starts_at >= :from AND b.starts_at < :to', { from, to })
+      .andWhere('EXISTS (SELECT 1 FROM booking_hosts h WHERE h.booking_id = b.id AND h.host_user_id = :userId)', { userId })
+      .orderBy('b.starts_at', 'ASC')
+      .addOrderBy('b.id', 'ASC')
+      .take(5000)
+      .getMany();
+  }
+
+  async findFeed(scope: TenantScope, memberId: string): Promise<BookingFeed | null> {
+    return this.tx.manager.findOne(BookingFeed, { where: { organizationId: scope.organizationId, memberId } });
+  }
+
+  /** Creates the member's feed or moves it to a new version (token), in one statement. */
+  async saveFeed(scope: TenantScope, feed: BookingFeed): Promise<void> {
+    await this.tx.manager.query(
+      `INSERT INTO booking_feeds (member_id, organization_id, user_id, version, token_hash, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6)
+       ON CONFLICT (member_id) DO UPDATE SET version = EXCLUDED.version, token_hash = EXCLUDED.token_hash, updated_at = EXCLUDED.updated_at`,
+      [feed.memberId, scope.organizationId, feed.userId, feed.version, feed.tokenHash, feed.updatedAt],
+    );
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { type BusyInterval, busyFromICalendar, CalendarParseError } from '@app/calendar';
+import { type BusyInterval, busyFromICalendar, CalendarParseError, CalendarTooLargeError, MAX_BUSY_INTERVALS } from '@app/calendar';
 import { AppConfig, Clock, liveScopeOf, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { SchedulesService } from '../availability/schedules.service.js';
@@ -78,9 +78,12 @@ export class CalendarSync implements OnModuleDestroy {
           return busyFromICalendar(text, options);
         } catch (error) {
           if (error instanceof CalendarParseError) return [];
+          if (error instanceof CalendarTooLargeError) throw new SourceError('url', `the calendar is too large to read: ${error.message}`);
           throw error;
         }
       });
+      if (busy.length > MAX_BUSY_INTERVALS)
+        throw new SourceError('url', `the calendar is too large to read: more than ${MAX_BUSY_INTERVALS} busy times`);
       return {
         notModified: false,
         busy: busy.sort((x, y) => x.start - y.start),
@@ -94,6 +97,7 @@ export class CalendarSync implements OnModuleDestroy {
       return { notModified: false, busy: busyFromICalendar(fetched.text, options), validators: fetched.validators, calendars: [] };
     } catch (error) {
       if (error instanceof CalendarParseError) throw new SourceError('url', 'the address does not serve an iCalendar (.ics) calendar');
+      if (error instanceof CalendarTooLargeError) throw new SourceError('url', `the calendar is too large to read: ${error.message}`);
       throw error;
     }
   }

@@ -177,6 +177,16 @@ export class GlobalLookups {
     return verifiedTenantScope(row.organization_id, row.livemode);
   }
 
+  /** A member's calendar feed by its token's hash: the URL is the credential. */
+  async bookingFeedByTokenHash(tokenHash: string): Promise<{ scope: TenantScope; userId: string } | null> {
+    const rows: { organization_id: string; user_id: string }[] = await this.tx.manager.query(
+      `SELECT organization_id, user_id FROM booking_feeds WHERE token_hash = $1`,
+      [tokenHash],
+    );
+    const row = rows[0];
+    return row ? { scope: verifiedTenantScope(row.organization_id, true), userId: row.user_id } : null;
+  }
+
   /** Slugs are unique across organizations. */
   async organizationSlugTaken(slug: string): Promise<boolean> {
     const rows: unknown[] = await this.tx.manager.query(`SELECT 1 FROM organizations WHERE slug = $1`, [slug]);

@@ -280,3 +280,7 @@ export class BookingListResponse {
   @ApiProperty({ type: 'integer' }) page!: number;
   @ApiProperty({ type: 'integer' }) limit!: number;
 }
+
+export class CalendarFeedResponse {
+  @ApiProperty({ example: 'http://localhost:3000/v1/calendar-feeds/Qm9va2luZ3NGZWVkVG9rZW5FeGFtcGxlMTIzNDU2Nzg5.ics' }) url!: string;
+}

@@ -1,0 +1,62 @@
+import { Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Access, ApiErrors, AppError, CurrentPrincipal, type Principal, Public } from '@app/common';
+import { BookingFeeds } from './booking-feeds.js';
+import { CalendarFeedResponse } from './dto/booking.dto.js';
+
+@ApiTags('calendars')
+@Controller()
+export class BookingFeedsController {
+  constructor(private readonly feeds: BookingFeeds) {}
+
+  @Get('users/me/calendar-feed')
+  @Access({})
+  @ApiOperation({
+    operationId: 'getCalendarFeed',
+    summary: 'The caller’s calendar feed URL: its hosted bookings, for any calendar app (JWT only)',
+  })
+  @ApiResponse({ status: 200, type: CalendarFeedResponse })
+  @ApiErrors(401, 403)
+  get(@CurrentPrincipal() principal: Principal): Promise<CalendarFeedResponse> {
+    return this.feeds.url(principal);
+  }
+
+  @Post('users/me/calendar-feed/rotate')
+  @HttpCode(200)
+  @Access({})
+  @ApiOperation({ operationId: 'rotateCalendarFeed', summary: 'A new feed URL; the old one answers 404 at once (JWT only)' })
+  @ApiResponse({ status: 200, type: CalendarFeedResponse })
+  @ApiErrors(401, 403)
+  rotate(@CurrentPrincipal() principal: Principal): Promise<CalendarFeedResponse> {
+    return this.feeds.rotate(principal);
+  }
+
+  @Get('calendar-feeds/:file')
+  @Public()
+  @ApiOperation({
+    operationId: 'getCalendarFeedFile',
+    summary: 'A member’s bookings as iCalendar (the URL is the credential)',
+    description:
+      'Live confirmed (CONFIRMED) and pending (TENTATIVE) bookings the member hosts, 30 days back to 365 ahead. ETag; 304 for If-None-Match.',
+  })
+  @ApiParam({ name: 'file', description: '`<token>.ics`', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}\\.ics$' } })
+  @ApiProduces('text/calendar')
+  @ApiResponse({ status: 200, description: 'text/calendar; charset=utf-8', content: { 'text/calendar': { schema: { type: 'string' } } } })
+  @ApiResponse({ status: 304, description: 'Not modified since the ETag sent in If-None-Match' })
+  @ApiErrors(404)
+  async file(
+    @Param('file') file: string,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const feed = file.endsWith('.ics') ? await this.feeds.render(file.slice(0, -4)) : null;
+    if (!feed) throw AppError.notFound('Calendar feed');
+    void reply.header('etag', feed.etag).header('cache-control', 'private, max-age=0');
+    if (ifNoneMatch === feed.etag) {
+      void reply.status(304).send();
+      return;
+    }
+    void reply.status(200).type('text/calendar; charset=utf-8').send(feed.ics);
+  }
+}
