@@ -64,7 +64,9 @@ describe('access rules: deny by default', () => {
     const publicRoutes = routes.filter((r) => r.rule?.public).map((r) => r.route.split(' (')[1]);
     // Public routes are few and named here on purpose: a new one must be added consciously.
     expect(
-      publicRoutes.every((r) => /^(HealthController|AuthController\.(register|login|refresh)|InvitationsController\.accept|BookingFeedsController\.file)/.test(r)),
+      publicRoutes.every((r) =>
+        /^(HealthController|AuthController\.(register|login|refresh)|InvitationsController\.accept|BookingFeedsController\.file)/.test(r),
+      ),
     ).toBe(true);
   });
 
