@@ -24,11 +24,13 @@ export class CalendarParseError extends Error {
 
 /**
  * Bounds on the work one source may cause (a hostile or broken feed: FREQ=SECONDLY without end, a huge
- * COUNT, 100,000 events): recurrence steps looked at in the whole source, and busy intervals kept.
+ * COUNT, 100,000 events): recurrence steps looked at in the whole source, instances of one series in
+ * the window (a daily series over the 731-day window has 731), and busy intervals kept.
  * Beyond either, the source is refused with CalendarTooLargeError rather than read partly.
  */
-export const MAX_RECURRENCE_STEPS = 100_000;
-export const MAX_BUSY_INTERVALS = 20_000;
+export const MAX_RECURRENCE_STEPS = 1_000_000;
+export const MAX_INSTANCES_PER_SERIES = 5_000;
+export const MAX_BUSY_INTERVALS = 100_000;
 
 /** The source would cost more than the bounds above. */
 export class CalendarTooLargeError extends Error {
@@ -214,6 +216,7 @@ function occurrences(
     const earliest = wallSeconds(start.zone.toWall(options.from - reach)) - 2 * 86_400;
     const anchor = fastForward(recur, start.wall, earliest);
     const iterator = recur.iterator(new ICAL.Time({ ...anchor, isDate: start.isDate }, ICAL.Timezone.localTimezone));
+    let inWindow = 0;
     // A moved anchor is yielded first whether or not it matches the rule: it lies before the window, skip it.
     if (anchor !== start.wall) iterator.next();
     for (;;) {
@@ -224,6 +227,9 @@ function occurrences(
       if (wallSeconds(wall) < earliest) continue;
       const at: Resolved = { instant: start.zone.toInstant(wall), isDate: start.isDate, zone: start.zone, wall };
       if (at.instant >= options.to) break;
+      if (++inWindow > MAX_INSTANCES_PER_SERIES) {
+        throw new CalendarTooLargeError(`a recurring event has more than ${MAX_INSTANCES_PER_SERIES} instances in the window`);
+      }
       if (at.instant + reach > options.from) instances.set(at.instant, { at, end: null });
     }
   }

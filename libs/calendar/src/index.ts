@@ -5,6 +5,7 @@ export {
   CalendarParseError,
   CalendarTooLargeError,
   MAX_BUSY_INTERVALS,
+  MAX_INSTANCES_PER_SERIES,
   MAX_RECURRENCE_STEPS,
 } from './busy.js';
 export { isIanaZone, resolveZone, type WallTime, type Zone } from './zones.js';

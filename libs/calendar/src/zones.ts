@@ -36,19 +36,49 @@ export function isIanaZone(name: string): boolean {
   return known;
 }
 
+const ianaZoneCache = new Map<string, Zone>();
+const MAX_CACHED_DAYS = 50_000;
+
 /**
  * An IANA zone through Temporal. A wall time in a DST gap is read with the offset before the gap, a
  * repeated one as its first occurrence: what RFC 5545 (3.3.5) prescribes and Temporal calls 'compatible'.
+ * Converting is the costly part of expanding a feed, so each local date's offset is looked up once: on a
+ * date whose offset is the same at its first and last second (every date but the two transition dates of
+ * a year), a wall time is that offset away from UTC; transition dates go through Temporal each time.
  */
 export function ianaZone(name: string): Zone {
-  return {
+  const cached = ianaZoneCache.get(name);
+  if (cached) return cached;
+  const exact = (wall: WallTime): number =>
+    Temporal.PlainDateTime.from(wall).toZonedDateTime(name, { disambiguation: 'compatible' }).epochMilliseconds;
+  const dayOffsets = new Map<string, number | null>();
+  const offsetOfDay = (wall: WallTime): number | null => {
+    const key = `${wall.year}-${wall.month}-${wall.day}`;
+    let offset = dayOffsets.get(key);
+    if (offset === undefined) {
+      const first = { ...wall, hour: 0, minute: 0, second: 0 };
+      const last = { ...wall, hour: 23, minute: 59, second: 59 };
+      const atFirst = Date.UTC(first.year, first.month - 1, first.day) - exact(first);
+      const atLast = Date.UTC(last.year, last.month - 1, last.day, 23, 59, 59) - exact(last);
+      offset = atFirst === atLast ? atFirst : null;
+      if (dayOffsets.size >= MAX_CACHED_DAYS) dayOffsets.clear();
+      dayOffsets.set(key, offset);
+    }
+    return offset;
+  };
+  const zone: Zone = {
     name,
-    toInstant: (wall) => Temporal.PlainDateTime.from(wall).toZonedDateTime(name, { disambiguation: 'compatible' }).epochMilliseconds,
+    toInstant: (wall) => {
+      const offset = offsetOfDay(wall);
+      return offset === null ? exact(wall) : Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) - offset;
+    },
     toWall: (instant) => {
       const local = Temporal.Instant.fromEpochMilliseconds(instant).toZonedDateTimeISO(name);
       return { year: local.year, month: local.month, day: local.day, hour: local.hour, minute: local.minute, second: local.second };
     },
   };
+  if (ianaZoneCache.size < 1_000) ianaZoneCache.set(name, zone);
+  return zone;
 }
 
 /** A zone defined only by the file's own VTIMEZONE (a custom TZID), through ical.js. */
