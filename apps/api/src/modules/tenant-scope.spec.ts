@@ -115,10 +115,10 @@ describe('tenant scope', () => {
   });
 
   it('is branded: only tenantScope(principal) makes one (checked by npm run typecheck, which CI runs)', () => {
-    // @ts-expect-error a plain object with the same fields is not a TenantScope
-    const forged: TenantScope = { organizationId: 'org_1', livemode: true };
+    // Compiles only while a plain object with the same fields is not assignable to TenantScope.
+    const plainIsNoScope: { organizationId: string; livemode: boolean } extends TenantScope ? false : true = true;
     const made = tenantScope({ type: 'user', organizationId: 'org_1', userId: 'usr_1', memberId: 'mem_1', role: null, livemode: false });
-    expect([forged.organizationId, made.organizationId, made.livemode]).toEqual(['org_1', 'org_1', false]);
+    expect([plainIsNoScope, made.organizationId, made.livemode]).toEqual([true, 'org_1', false]);
   });
 
   it.each([
