@@ -52,7 +52,7 @@ describe('webhooks API', () => {
     const stored = JSON.stringify(row);
     expect(stored).not.toContain(secret.slice(6));
     expect(stored).not.toContain(Buffer.from(secret.slice(6), 'base64').toString('hex'));
-    expect(row.secret_ciphertext).toMatch(/^v1\./);
+    expect(row.secret_ciphertext).toMatch(/^k1\./);
   });
 
   it('updates, lists with paging and deletes', async () => {

@@ -34,11 +34,11 @@ function configOrExit(options: RuntimeOptions): AppConfig {
     if (!options.embeddedDatabase) {
       if (!config.databaseUrl)
         throw new ConfigError('DATABASE_URL', `is required for the ${options.processName} (it shares the API's database)`);
-      // Webhook secrets are sealed with a key derived from it: a secret of its own would open none of them.
+      // Sessions are signed with it, and webhook secrets of earlier versions were sealed with a key derived from it.
       if (!config.jwtSecret && !existsSync(join(config.dataDir, 'jwt-secret'))) {
         throw new ConfigError('JWT_SECRET', `is required for the ${options.processName} (the API's value, or the API's DATA_DIR)`);
       }
-      // Calendar secrets are sealed with it: a key of its own would open none of them.
+      // Webhook and calendar secrets are sealed with it: a key of its own would open none of them.
       if (!config.encryptionKey && !existsSync(join(config.dataDir, 'encryption-key'))) {
         throw new ConfigError('ENCRYPTION_KEY', `is required for the ${options.processName} (the API's value, or the API's DATA_DIR)`);
       }

@@ -7,3 +7,4 @@ export * from './pagination.js';
 export * from './auth/index.js';
 export * from './validation/index.js';
 export * from './crypto.js';
+export * from './secret-sealer.js';

@@ -210,4 +210,22 @@ export class WebhookQueueRepository {
     );
     return count ?? 0;
   }
+
+  /** Job: webhooks' sealed secrets in id order after `afterId`, across organizations (re-sealing). */
+  async sealedSecretsAfter(afterId: string, limit: number): Promise<{ id: string; sealed: string }[]> {
+    const rows: { id: string; secret_ciphertext: string }[] = await this.tx.manager.query(
+      `SELECT id, secret_ciphertext FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2`,
+      [afterId, limit],
+    );
+    return rows.map((row) => ({ id: row.id, sealed: row.secret_ciphertext }));
+  }
+
+  /** Job: swaps one sealed secret for another, unless someone changed it meanwhile. */
+  async replaceSealedSecret(id: string, from: string, to: string): Promise<boolean> {
+    const rows: unknown[] = await this.tx.manager.query(
+      `WITH changed AS (UPDATE webhooks SET secret_ciphertext = $3 WHERE id = $1 AND secret_ciphertext = $2 RETURNING id) SELECT id FROM changed`,
+      [id, from, to],
+    );
+    return rows.length > 0;
+  }
 }

@@ -7,6 +7,7 @@ import { Webhook } from './entities/webhook.entity.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookQueueRepository } from './webhook-queue.repository.js';
+import { WebhookSecretReseal } from './webhook-secret-reseal.js';
 import { WebhookSecrets } from './webhook-secrets.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksRepository } from './webhooks.repository.js';
@@ -19,6 +20,14 @@ import { WebhooksService } from './webhooks.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Webhook, WebhookDelivery, WebhookAttempt]), JobsModule],
   controllers: [WebhooksController],
-  providers: [WebhooksRepository, WebhookQueueRepository, WebhookSecrets, WebhooksService, WebhookDispatcher, WebhookDeliveryWorker],
+  providers: [
+    WebhooksRepository,
+    WebhookQueueRepository,
+    WebhookSecrets,
+    WebhookSecretReseal,
+    WebhooksService,
+    WebhookDispatcher,
+    WebhookDeliveryWorker,
+  ],
 })
 export class WebhooksModule {}
