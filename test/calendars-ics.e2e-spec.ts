@@ -40,6 +40,12 @@ class FeedServer {
         res.writeHead(302, { location: left > 0 ? `/redirect/${left - 1}` : '/private/feed.ics' }).end();
       } else if (path === '/html') {
         res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in</body></html>');
+      } else if (path === '/drip.ics') {
+        // A body that never ends: one byte a while, forever.
+        res.writeHead(200, { 'content-type': 'text/calendar' });
+        res.write('BEGIN:VCALENDAR\r\n');
+        const timer = setInterval(() => res.write(' '), 200);
+        res.on('close', () => clearInterval(timer));
       } else if (path === '/hostile.ics') {
         res
           .writeHead(200, { 'content-type': 'text/calendar' })
@@ -88,7 +94,7 @@ describe('calendars: ICS feeds block slots', () => {
   let auth: { token: string };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: { CALENDAR_TIMEOUT_MS: '2000' } });
     source = new FeedServer();
     await source.start();
     org = await bookingOrg(t);
@@ -252,6 +258,14 @@ describe('calendars: ICS feeds block slots', () => {
     expect(res.status).toBe(422);
     expect(res.body.details).toEqual([{ field: 'url', message: expect.stringContaining('too large to read') }]);
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('gives up on a source that drips its body forever, after CALENDAR_TIMEOUT_MS', async () => {
+    const started = Date.now();
+    const res = await t.http.post('/v1/calendars', { type: 'ics', url: source.url('/drip.ics') }, auth);
+    expect(res.status).toBe(422);
+    expect(res.body.details).toEqual([{ field: 'url', message: 'the calendar did not answer within 2000 ms' }]);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('allows at most 20 calendars per member', async () => {
