@@ -100,9 +100,16 @@ describe('calendars: CalDAV accounts', () => {
   });
 
   it('refuses wrong credentials as the password’s fault, and a server that is not there as the url’s', async () => {
-    const wrong = await t.http.post(
+    // The same account twice is CALENDAR_EXISTS whatever the password: another entry URL of the server is a new source.
+    const same = await t.http.post(
       '/v1/calendars',
       { type: 'caldav', url: dav.url('/'), username: USER, password: 'wrong-password' },
+      auth,
+    );
+    expect(same.status).toBe(409);
+    const wrong = await t.http.post(
+      '/v1/calendars',
+      { type: 'caldav', url: dav.url(`/${USER}/`), username: USER, password: 'wrong-password' },
       auth,
     );
     expect(wrong.status).toBe(422);

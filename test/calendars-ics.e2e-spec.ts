@@ -149,9 +149,11 @@ describe('calendars: ICS feeds block slots', () => {
   });
 
   it('refuses the same source twice, bad URLs and sources that cannot be read, with the contract’s codes', async () => {
+    const requests = source.requests.length;
     const again = await t.http.post('/v1/calendars', { type: 'ics', url: source.url() }, auth);
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('CALENDAR_EXISTS');
+    expect(source.requests.length).toBe(requests); // refused before the source is asked
 
     const unreadable: [string, string][] = [
       [source.url('/html'), 'iCalendar'],

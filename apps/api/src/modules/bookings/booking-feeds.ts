@@ -4,6 +4,7 @@ import ical, { ICalEventStatus } from 'ical-generator';
 import { AppConfig, AppError, Clock, ensureEncryptionKey, type Principal, sha256, tenantScope } from '@app/common';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { EventTypesService } from '../event-types/event-types.service.js';
+import { attendeeNameOf } from './booking-views.js';
 import { BookingsRepository } from './bookings.repository.js';
 
 const DAY_MS = 86_400_000;
@@ -66,7 +67,7 @@ export class BookingFeeds {
     );
     const calendar = ical({ prodId: { company: 'scheduling-api', product: 'feed' }, name: 'Bookings' });
     for (const booking of bookings) {
-      const attendee = [booking.attendeeFirstName, booking.attendeeLastName].filter(Boolean).join(' ') || booking.attendeeEmail;
+      const attendee = attendeeNameOf(booking) ?? booking.attendeeEmail;
       calendar.createEvent({
         id: booking.id,
         start: booking.startsAt,

@@ -2,6 +2,11 @@ import type { EventTypeSummary } from '../event-types/event-types.service.js';
 import type { BookingDetailView, BookingView } from './dto/booking.dto.js';
 import type { Booking } from './entities/booking.entity.js';
 
+/** "Ann Attendee", or null when the attendee gave no name. */
+export function attendeeNameOf(booking: Pick<Booking, 'attendeeFirstName' | 'attendeeLastName'>): string | null {
+  return [booking.attendeeFirstName, booking.attendeeLastName].filter(Boolean).join(' ') || null;
+}
+
 /** Entities never leave the service: these build the API's booking shapes (contract section 8). */
 export function bookingView(booking: Booking, hostUserIds: readonly string[]): BookingView {
   return {

@@ -25,7 +25,7 @@ import { MailOutbox } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
 import { TeamService } from '../team/team.service.js';
 import { bookingMails, type BookingMailKind } from './booking-mail.js';
-import { bookingDetailView, bookingView } from './booking-views.js';
+import { attendeeNameOf, bookingDetailView, bookingView } from './booking-views.js';
 import { BookingsRepository, type BookingFilters } from './bookings.repository.js';
 import {
   BookingListResponse,
@@ -92,7 +92,7 @@ function forCalendar(booking: Booking, title: string): BookingForCalendar {
     title,
     location: booking.location,
     attendeeEmail: booking.attendeeEmail,
-    attendeeName: [booking.attendeeFirstName, booking.attendeeLastName].filter(Boolean).join(' ') || null,
+    attendeeName: attendeeNameOf(booking),
   };
 }
 
@@ -500,7 +500,7 @@ export class BookingsService {
     if (!scope.livemode) return;
     const contacts = await this.team.contactsOf(scope, hostUserIds);
     const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
-    const attendeeName = [booking.attendeeFirstName, booking.attendeeLastName].filter(Boolean).join(' ') || null;
+    const attendeeName = attendeeNameOf(booking);
     const mails = bookingMails(kind, {
       bookingId: booking.id,
       title,

@@ -41,6 +41,10 @@ export class CalendarsRepository {
     await this.tx.transactional.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`calendars:${scope.organizationId}:${memberId}`]);
   }
 
+  async sourceConnected(scope: TenantScope, memberId: string, sourceHash: string): Promise<boolean> {
+    return this.tx.manager.exists(CalendarConnection, { where: { organizationId: scope.organizationId, memberId, sourceHash } });
+  }
+
   async countOfMember(scope: TenantScope, memberId: string): Promise<number> {
     return this.tx.manager.count(CalendarConnection, { where: { organizationId: scope.organizationId, memberId } });
   }

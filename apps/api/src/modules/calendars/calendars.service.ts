@@ -35,6 +35,14 @@ import { normaliseSourceUrl, SourceError } from './ics-source.js';
 const MAX_CONNECTIONS_PER_MEMBER = 20;
 const MAX_BUSY_DATES = 93;
 
+function calendarExists(): AppError {
+  return new AppError(ErrorCode.CALENDAR_EXISTS, 'This calendar is already connected for this member');
+}
+
+function limitReached(): AppError {
+  return new AppError(ErrorCode.CALENDAR_LIMIT_REACHED, `A member may connect at most ${MAX_CONNECTIONS_PER_MEMBER} calendars`);
+}
+
 function unreachable(error: SourceError): AppError {
   return new AppError(ErrorCode.CALENDAR_UNREACHABLE, 'The calendar could not be read', [{ field: error.field, message: error.message }]);
 }
@@ -65,6 +73,10 @@ export class CalendarsService {
       throw AppError.validation(dto.username ? 'password' : 'username', 'CalDAV accounts need username and password');
     }
     const sourceHash = sha256(`${dto.type}\n${url.toString()}\n${dto.username ?? ''}`);
+    // The cheap refusals first, so a duplicate or the 21st calendar never costs a request to the source;
+    // both are checked again under the member's lock before the insert.
+    if (await this.repository.sourceConnected(scope, member.memberId, sourceHash)) throw calendarExists();
+    if ((await this.repository.countOfMember(scope, member.memberId)) >= MAX_CONNECTIONS_PER_MEMBER) throw limitReached();
     let content;
     try {
       content = await this.sync.read(scope, member.userId, {
@@ -112,9 +124,7 @@ export class CalendarsService {
     try {
       await this.tx.transaction(async () => {
         await this.repository.lockMember(scope, member.memberId);
-        if ((await this.repository.countOfMember(scope, member.memberId)) >= MAX_CONNECTIONS_PER_MEMBER) {
-          throw new AppError(ErrorCode.CALENDAR_LIMIT_REACHED, `A member may connect at most ${MAX_CONNECTIONS_PER_MEMBER} calendars`);
-        }
+        if ((await this.repository.countOfMember(scope, member.memberId)) >= MAX_CONNECTIONS_PER_MEMBER) throw limitReached();
         await this.repository.insert(scope, connection);
         connection.busyCount = await this.repository.replaceBusy(scope, id, member.userId, content.busy, {
           status: 'ok',
@@ -127,8 +137,7 @@ export class CalendarsService {
         });
       });
     } catch (error) {
-      if (isUniqueViolation(error, SOURCE_KEY))
-        throw new AppError(ErrorCode.CALENDAR_EXISTS, 'This calendar is already connected for this member');
+      if (isUniqueViolation(error, SOURCE_KEY)) throw calendarExists();
       throw error;
     }
     return { calendar: calendarView(connection) };
