@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
-import { startTestApp, type TestApp } from './support/app.js';
+import { CalendarSecretReseal } from '../apps/api/src/modules/calendars/calendar-secret-reseal.js';
+import { CalendarSecrets } from '../apps/api/src/modules/calendars/calendar-secrets.js';
+import { startTestApp, TEST_ENCRYPTION_KEY, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
 import { addMember } from './support/factories.js';
 import { waitFor } from './support/process.js';
@@ -281,5 +283,34 @@ describe('calendars: ICS feeds block slots', () => {
     const last = await t.http.post('/v1/calendars', { type: 'ics', url: source.url('/limit.ics?n=99') }, own);
     expect(last.status).toBe(409);
     expect(last.body.code).toBe('CALENDAR_LIMIT_REACHED');
+  });
+
+  it('rotates ENCRYPTION_KEY: the previous key still opens the feed URL, the job re-seals it under the new one', async () => {
+    const member = await addMember(t, org.owner.accessToken, org.owner.organizationId, 'member');
+    const own = { token: member.accessToken };
+    const created = await t.http.post('/v1/calendars', { type: 'ics', url: source.url('/rotated.ics?token=s3cr3t') }, own);
+    expect(created.status).toBe(201);
+    const id = created.body.calendar.id;
+    const sealed = async (): Promise<string> =>
+      (await t.app.get(DataSource).query(`SELECT sealed_url FROM calendar_connections WHERE id = $1`, [id]))[0].sealed_url;
+    const before = await sealed();
+    const rotated = await startTestApp({
+      databaseUrl: t.databaseUrl,
+      env: { ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'), ENCRYPTION_KEY_PREVIOUS: TEST_ENCRYPTION_KEY, RUN_WORKERS: 'false' },
+    });
+    try {
+      const reseal = rotated.app.get(CalendarSecretReseal);
+      expect(await reseal.resealAll()).toBeGreaterThanOrEqual(1);
+      expect(await sealed()).not.toBe(before);
+      expect(await sealed()).not.toContain('s3cr3t');
+      expect(await reseal.resealAll()).toBe(0);
+      // The new key opens it; the old one alone no longer does.
+      const after = await sealed();
+      expect(rotated.app.get(CalendarSecrets).open(after, id)).toBe(source.url('/rotated.ics?token=s3cr3t'));
+      expect(t.app.get(CalendarSecrets).open(before, id)).toBe(source.url('/rotated.ics?token=s3cr3t'));
+      expect(() => t.app.get(CalendarSecrets).open(after, id)).toThrow();
+    } finally {
+      await rotated.app.close();
+    }
   });
 });

@@ -34,6 +34,8 @@ const UNSCOPED: Record<string, string> = {
   'CalendarsRepository.retryWrite': 'write-back queue (jobs framework)',
   'CalendarsRepository.failWrite': 'write-back queue (jobs framework)',
   'CalendarsRepository.msUntilNextWrite': 'write-back queue (jobs framework)',
+  'CalendarsRepository.sealedSecretsAfter': 're-sealing job after a key rotation (every organization’s rows)',
+  'CalendarsRepository.replaceSealedSecrets': 're-sealing job after a key rotation (every organization’s rows)',
 };
 
 const TOUCHES_DATABASE = /\.query\(|\.manager\b|\.transactional\b|createQueryBuilder/;

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AvailabilityModule } from '../availability/availability.module.js';
+import { JobsModule } from '../../jobs/index.js';
+import { CalendarSecretReseal } from './calendar-secret-reseal.js';
 import { CalendarSecrets } from './calendar-secrets.js';
 import { CalendarSync } from './calendar-sync.js';
 import { CalendarSyncWorker } from './calendar-sync.worker.js';
@@ -15,11 +17,12 @@ import { CalendarConnection } from './entities/calendar-connection.entity.js';
 
 /** Owns calendar_connections and calendar_busy_times: hosts' own calendars and their busy times (contract section 12). */
 @Module({
-  imports: [TypeOrmModule.forFeature([CalendarConnection, CalendarBusyTime, CalendarWrite]), AvailabilityModule],
+  imports: [TypeOrmModule.forFeature([CalendarConnection, CalendarBusyTime, CalendarWrite]), AvailabilityModule, JobsModule],
   controllers: [CalendarsController],
   providers: [
     CalendarsRepository,
     CalendarSecrets,
+    CalendarSecretReseal,
     CalendarSync,
     CalendarSyncWorker,
     CalendarWriteBack,

@@ -169,6 +169,32 @@ export class CalendarsRepository {
     return rows[0]?.ms ?? null;
   }
 
+  /** Re-sealing job: the sealed secrets of connections after `afterId`, across organizations. */
+  async sealedSecretsAfter(afterId: string, limit: number): Promise<{ id: string; url: string; password: string | null }[]> {
+    const rows: { id: string; sealed_url: string; sealed_password: string | null }[] = await this.tx.manager.query(
+      `SELECT id, sealed_url, sealed_password FROM calendar_connections WHERE id > $1 ORDER BY id LIMIT $2`,
+      [afterId, limit],
+    );
+    return rows.map((row) => ({ id: row.id, url: row.sealed_url, password: row.sealed_password }));
+  }
+
+  /** Re-sealing job: swaps a connection's sealed secrets, unless someone changed them meanwhile. */
+  async replaceSealedSecrets(
+    id: string,
+    from: { url: string; password: string | null },
+    to: { url: string; password: string | null },
+  ): Promise<boolean> {
+    const rows: unknown[] = await this.tx.manager.query(
+      `WITH changed AS (
+         UPDATE calendar_connections SET sealed_url = $4, sealed_password = $5
+          WHERE id = $1 AND sealed_url = $2 AND sealed_password IS NOT DISTINCT FROM $3
+          RETURNING id)
+       SELECT id FROM changed`,
+      [id, from.url, from.password, to.url, to.password],
+    );
+    return rows.length > 0;
+  }
+
   /** The member's CalDAV connection that holds its destination calendar, and that calendar's id. */
   async destinationOf(scope: TenantScope, userId: string): Promise<{ connection: CalendarConnection; calendarId: string } | null> {
     const connections = await this.tx.manager.find(CalendarConnection, {

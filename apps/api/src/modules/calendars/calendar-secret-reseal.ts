@@ -1,0 +1,49 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { PeriodicJobs } from '../../jobs/index.js';
+import { CalendarSecrets } from './calendar-secrets.js';
+import { CalendarsRepository } from './calendars.repository.js';
+
+const RESEAL_INTERVAL_MS = 60 * 60 * 1000;
+const BATCH = 200;
+
+/**
+ * After an ENCRYPTION_KEY rotation, rewrites every ICS URL and CalDAV password that ENCRYPTION_KEY_PREVIOUS
+ * sealed under the current key, so the previous key can be dropped. Runs when workers start and hourly
+ * after; a connection changed meanwhile is left to the next round, one no key opens is logged and skipped.
+ * Returns how many connections it rewrote.
+ */
+@Injectable()
+export class CalendarSecretReseal {
+  private readonly logger = new Logger(CalendarSecretReseal.name);
+
+  constructor(
+    private readonly repository: CalendarsRepository,
+    private readonly secrets: CalendarSecrets,
+    jobs: PeriodicJobs,
+  ) {
+    jobs.register('calendar-secret-reseal', RESEAL_INTERVAL_MS, () => this.resealAll());
+  }
+
+  async resealAll(): Promise<number> {
+    let rewritten = 0;
+    for (let after = ''; ;) {
+      const rows = await this.repository.sealedSecretsAfter(after, BATCH);
+      if (rows.length === 0) return rewritten;
+      for (const row of rows) {
+        let url: string | null;
+        let password: string | null;
+        try {
+          url = this.secrets.resealed(row.url, row.id);
+          password = this.secrets.resealed(row.password, row.id);
+        } catch {
+          this.logger.error(`Calendar connection ${row.id}: no configured ENCRYPTION_KEY opens its secrets`);
+          continue;
+        }
+        if (url === null && password === null) continue;
+        const to = { url: url ?? row.url, password: password ?? row.password };
+        if (await this.repository.replaceSealedSecrets(row.id, row, to)) rewritten++;
+      }
+      after = rows[rows.length - 1].id;
+    }
+  }
+}
