@@ -313,4 +313,30 @@ describe('calendars: ICS feeds block slots', () => {
       await rotated.app.close();
     }
   });
+
+  it('with CALENDAR_ALLOW_PRIVATE_URLS=false refuses private and plain-http sources with 400 naming url, without connecting', async () => {
+    const strict = await startTestApp({ databaseUrl: t.databaseUrl, env: { CALENDAR_ALLOW_PRIVATE_URLS: 'false', RUN_WORKERS: 'false' } });
+    try {
+      const requests = source.requests.length;
+      const port = new URL(source.url()).port;
+      for (const body of [
+        { type: 'ics', url: source.url() },
+        { type: 'ics', url: `https://127.0.0.1:${port}/feed.ics` },
+        { type: 'ics', url: `webcal://localhost:${port}/feed.ics` },
+        { type: 'ics', url: 'https://169.254.169.254/latest/meta-data/' },
+        { type: 'ics', url: 'https://10.0.0.1/feed.ics' },
+        { type: 'ics', url: 'https://[::1]/feed.ics' },
+        { type: 'ics', url: 'http://93.184.216.34/feed.ics' },
+        { type: 'caldav', url: `https://127.0.0.1:${port}/dav/`, username: 'ann', password: 'pw' },
+      ]) {
+        const res = await strict.http.post('/v1/calendars', body, auth);
+        expect(res.status).toBe(400);
+        expect(res.body.code).toBe('VALIDATION_ERROR');
+        expect(res.body.details).toEqual([{ field: 'url', message: expect.stringContaining('public addresses') }]);
+      }
+      expect(source.requests.length).toBe(requests);
+    } finally {
+      await strict.app.close();
+    }
+  });
 });

@@ -26,6 +26,21 @@ export interface Validators {
 
 export type FetchResult = { notModified: true } | { notModified: false; text: string; validators: Validators };
 
+/** One HTTP exchange of a fetch, to the checked addresses (null: any, when private addresses are allowed). */
+export interface IcsResponse {
+  status: number;
+  body: string;
+  location?: string;
+  etag: string | null;
+  lastModified: string | null;
+}
+export type IcsTransport = (
+  url: URL,
+  addresses: LookupAddress[] | null,
+  validators: Validators | null,
+  signal: AbortSignal,
+) => Promise<IcsResponse>;
+
 /** `webcal://` is the same feed over https. */
 export function normaliseSourceUrl(raw: string): string {
   return raw.replace(/^webcals?:\/\//i, 'https://');
@@ -39,11 +54,15 @@ export function normaliseSourceUrl(raw: string): string {
 export class IcsFetcher {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
+  private readonly transport: IcsTransport;
 
+  /** `transport` replaces the HTTP exchange (tests of the redirect rules with a public first hop). */
   constructor(
     private readonly allowPrivate: boolean,
     private readonly timeoutMs: number,
+    transport?: IcsTransport,
   ) {
+    this.transport = transport ?? ((url, addresses, validators, signal) => this.request(url, addresses, validators, signal));
     const filter = { allowPrivateIPAddress: allowPrivate, allowMetaIPAddress: allowPrivate, keepAlive: false };
     this.httpAgent = new RequestFilteringHttpAgent(filter);
     this.httpsAgent = new RequestFilteringHttpsAgent(filter);
@@ -61,7 +80,7 @@ export class IcsFetcher {
           throw new SourceError('url', redirects === 0 ? error.message : `a redirect was refused: ${error.message}`);
         throw error;
       }
-      const response = await this.request(target.url, target.addresses, validators, signal);
+      const response = await this.transport(target.url, target.addresses, validators, signal);
       if (response.status >= 300 && response.status < 400 && response.status !== 304 && response.location) {
         if (redirects >= MAX_REDIRECTS) throw new SourceError('url', `more than ${MAX_REDIRECTS} redirects`);
         url = new URL(response.location, target.url).toString();
@@ -80,12 +99,7 @@ export class IcsFetcher {
     this.httpsAgent.destroy();
   }
 
-  private request(
-    url: URL,
-    addresses: LookupAddress[] | null,
-    validators: Validators | null,
-    signal: AbortSignal,
-  ): Promise<{ status: number; body: string; location?: string; etag: string | null; lastModified: string | null }> {
+  private request(url: URL, addresses: LookupAddress[] | null, validators: Validators | null, signal: AbortSignal): Promise<IcsResponse> {
     const secure = url.protocol === 'https:';
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'text/calendar, */*;q=0.5' };
     if (validators?.etag) headers['if-none-match'] = validators.etag;
