@@ -39,6 +39,41 @@ describe('busyFromICalendar: realistic feeds', () => {
       ['2027-03-25T07:00Z', '2027-03-25T08:00Z'],
     ]);
   });
+  it('iCloud: monthly on the last Friday across New York’s fall change, an all-day trip in the member’s zone, a transparent birthday, floating time, alarms', () => {
+    expect(busy(fixture('icloud-monthly.ics'), { timeZone: 'America/New_York' })).toEqual([
+      ['2027-09-24T20:00Z', '2027-09-24T21:00Z'], // 16:00 EDT
+      ['2027-10-14T04:00Z', '2027-10-16T04:00Z'], // 14–15 October, whole days in New York
+      ['2027-10-20T16:00Z', '2027-10-20T16:45Z'], // floating 12:00 read in the member's zone
+      ['2027-10-29T20:00Z', '2027-10-29T21:00Z'], // 16:00 EDT
+      ['2027-11-26T21:00Z', '2027-11-26T22:00Z'], // 16:00 EST, after 7 November
+      ['2027-12-31T21:00Z', '2027-12-31T22:00Z'], // UNTIL 23:59:59Z includes the last Friday of the year
+    ]);
+  });
+
+  it('Nextcloud: weekly across Berlin’s fall change with an EXDATE list and an RDATE, every other day until, private is busy, our own booking and tasks are not', () => {
+    const ownBooking = (uid: string): boolean => /^bkg_[0-9A-Za-z]{24}$/.test(uid);
+    expect(busy(fixture('nextcloud-weekly.ics'), { timeZone: 'Europe/Berlin', ignoreUid: ownBooking })).toEqual([
+      ['2027-10-18T07:00Z', '2027-10-18T07:30Z'], // 09:00 CEST
+      ['2027-10-20T10:00Z', '2027-10-20T10:30Z'],
+      ['2027-10-21T13:00Z', '2027-10-21T14:00Z'], // CLASS:PRIVATE
+      ['2027-10-22T10:00Z', '2027-10-22T10:30Z'],
+      ['2027-10-24T10:00Z', '2027-10-24T10:30Z'],
+      ['2027-10-25T07:00Z', '2027-10-25T07:30Z'], // 09:00 CEST
+      ['2027-10-26T10:00Z', '2027-10-26T10:30Z'], // the last before UNTIL
+      ['2027-11-01T08:00Z', '2027-11-01T08:30Z'], // 09:00 CET: the wall clock holds
+      ['2027-11-04T13:00Z', '2027-11-04T13:30Z'], // the RDATE, 14:00 CET, the series' 30 minutes
+    ]);
+  });
+
+  it('Proton: an IANA TZID without a VTIMEZONE across Zurich’s spring change, a cancelled instance, UTC and all-day events', () => {
+    expect(busy(fixture('proton-weekly.ics'), { timeZone: 'Europe/Zurich' })).toEqual([
+      ['2027-03-22T17:00Z', '2027-03-22T18:00Z'], // 18:00 CET; the 29th is cancelled
+      ['2027-04-01T10:00Z', '2027-04-01T11:30Z'],
+      ['2027-04-01T22:00Z', '2027-04-02T22:00Z'], // 2 April, a whole day in Zurich
+      ['2027-04-05T16:00Z', '2027-04-05T17:00Z'], // 18:00 CEST
+      ['2027-04-12T16:00Z', '2027-04-12T17:00Z'],
+    ]);
+  });
 });
 
 describe('busyFromICalendar: rules', () => {
