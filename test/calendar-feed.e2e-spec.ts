@@ -1,3 +1,4 @@
+import ical, { type VEvent } from 'node-ical';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
 import { addMember } from './support/factories.js';
@@ -43,6 +44,32 @@ describe('calendar feed', () => {
     expect(res.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
     const etag = res.headers.get('etag')!;
     expect((await fetch(`${t.url}${path(first.body.url)}`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+  });
+
+  it('is read by another iCalendar parser (node-ical): UIDs, STATUS, times and summaries as booked', async () => {
+    const pending = await bookingOrg(t, { requiresConfirmation: true, title: 'Review' });
+    const confirmed = await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-04-06T09:00:00Z'), { apiKey: org.apiKey });
+    const requested = await t.http.post('/v1/bookings', bookingBody(pending.eventTypeId, '2027-04-06T13:30:00Z'), {
+      apiKey: pending.apiKey,
+    });
+    expect([confirmed.status, requested.status]).toEqual([201, 201]);
+
+    const eventsOf = async (owner: BookingOrg['owner']): Promise<VEvent[]> => {
+      const url = (await t.http.get('/v1/users/me/calendar-feed', { token: owner.accessToken })).body.url;
+      const parsed = ical.sync.parseICS(String((await call(`${t.url}${path(url)}`)).body));
+      return Object.values(parsed).filter((component): component is VEvent => component?.type === 'VEVENT');
+    };
+    const own = (await eventsOf(org.owner)).find((event) => event.uid === confirmed.body.booking.id);
+    expect(own).toBeDefined();
+    expect(own!.status).toBe('CONFIRMED');
+    expect(own!.start.toISOString()).toBe('2027-04-06T09:00:00.000Z');
+    expect(own!.end.toISOString()).toBe(confirmed.body.booking.endsAt);
+    expect(own!.summary).toBe('Intro call with Ann Attendee');
+
+    const [tentative] = await eventsOf(pending.owner);
+    expect(tentative).toMatchObject({ uid: requested.body.booking.id, status: 'TENTATIVE', summary: 'Review with Ann Attendee' });
+    expect(tentative.start.toISOString()).toBe('2027-04-06T13:30:00.000Z');
+    expect(tentative.end.toISOString()).toBe(requested.body.booking.endsAt);
   });
 
   it('rotates: the old URL answers 404 at once; unknown tokens, and other members’ bookings, stay out', async () => {
