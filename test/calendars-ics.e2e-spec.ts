@@ -25,12 +25,24 @@ function feed(...busy: string[]): string {
   return ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//feed.test//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
 }
 
+/** 100,000 all-day events (the most a 5 MiB feed can hold), on the 700 days from 2027-03-01. */
+function manyEvents(): string {
+  const first = Date.parse('2027-03-01T00:00:00Z');
+  const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//feed.test//EN'];
+  for (let i = 0; i < 100_000; i++) {
+    const day = new Date(first + (i % 700) * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
+    lines.push('BEGIN:VEVENT', `DTSTART;VALUE=DATE:${day}`, 'END:VEVENT');
+  }
+  return [...lines, 'END:VCALENDAR', ''].join('\n');
+}
+
 /** The member's other calendar, served over HTTP inside the test. */
 class FeedServer {
   body = feed('20270302T100000Z/20270302T110000Z');
   etag = '"v1"';
   status = 200;
   requests: { path: string; ifNoneMatch: string | undefined }[] = [];
+  private many: string | undefined;
   private server!: Server;
 
   async start(): Promise<void> {
@@ -64,6 +76,9 @@ class FeedServer {
               '',
             ].join('\r\n'),
           );
+      } else if (path === '/many.ics') {
+        this.many ??= manyEvents();
+        res.writeHead(200, { 'content-type': 'text/calendar' }).end(this.many);
       } else if (path === '/denied') {
         res.writeHead(401).end();
       } else if (path === '/huge.ics') {
@@ -338,5 +353,36 @@ describe('calendars: ICS feeds block slots', () => {
     } finally {
       await strict.app.close();
     }
+  });
+
+  it('reads 100,000 events off the event loop: /health and another organization’s availability stay fast meanwhile', async () => {
+    const other = await bookingOrg(t);
+    const availability = `/v1/availability?eventTypeId=${other.eventTypeId}&start=2027-03-01&end=2027-03-07&timezone=Europe/Berlin`;
+    expect((await t.http.get(availability, { apiKey: other.apiKey })).status).toBe(200);
+    const member = await addMember(t, org.owner.accessToken, org.owner.organizationId, 'member');
+    const started = Date.now();
+    let done = false;
+    const pending = t.http
+      .post('/v1/calendars', { type: 'ics', url: source.url('/many.ics') }, { token: member.accessToken })
+      .finally(() => {
+        done = true;
+      });
+    const latencies: number[] = [];
+    while (!done) {
+      const asked = performance.now();
+      const [health, slots] = await Promise.all([t.http.get('/health'), t.http.get(availability, { apiKey: other.apiKey })]);
+      latencies.push(performance.now() - asked);
+      expect([health.status, slots.status]).toEqual([200, 200]);
+    }
+    const created = await pending;
+    expect(created.status).toBe(201);
+    expect(created.body.calendar).toMatchObject({ status: 'ok', busyCount: 100_000 });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(latencies.length).toBeGreaterThan(2);
+    // Each pair of requests answered while the feed was read: no parse-sized stall (a 100,000-event parse takes ~600 ms of CPU).
+    expect(Math.max(...latencies)).toBeLessThan(300);
+    console.log(
+      `100,000 events read in ${Date.now() - started} ms; /health + availability answered ${latencies.length} times, slowest ${Math.round(Math.max(...latencies))} ms`,
+    );
   });
 });

@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { type BusyInterval, busyFromICalendar, CalendarParseError, CalendarTooLargeError, MAX_BUSY_INTERVALS } from '@app/calendar';
+import { type BusyInterval, CalendarParseError, CalendarTooLargeError } from '@app/calendar';
 import { AppConfig, Clock, liveScopeOf, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { SchedulesService } from '../availability/schedules.service.js';
 import { DomainEvents } from '../outbox/domain-events.js';
+import { CalendarParser } from './calendar-parser.js';
 import { CalendarSecrets } from './calendar-secrets.js';
 import { calendarView } from './calendar-view.js';
 import { CalendarsRepository } from './calendars.repository.js';
@@ -15,8 +16,6 @@ const DAY_MS = 86_400_000;
 /** The sync window: from yesterday to 730 days ahead (contract section 12). */
 const WINDOW_BEFORE_DAYS = 1;
 const WINDOW_AFTER_DAYS = 730;
-/** The service's own bookings written back to a calendar must not block themselves. */
-const OWN_BOOKING_UID = /^bkg_[0-9A-Za-z]{24}$/;
 
 export interface ReadSource {
   type: CalendarConnection['type'];
@@ -47,6 +46,7 @@ export class CalendarSync implements OnModuleDestroy {
     private readonly events: DomainEvents,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly parser: CalendarParser,
   ) {
     this.ics = new IcsFetcher(config.calendarAllowPrivateUrls, config.calendarTimeoutMs);
     this.caldav = new CalDavReader(config.calendarAllowPrivateUrls, config.calendarTimeoutMs);
@@ -64,37 +64,22 @@ export class CalendarSync implements OnModuleDestroy {
   async read(scope: TenantScope, userId: string, source: ReadSource): Promise<SourceContent> {
     const now = this.clock.now().getTime();
     const window = { from: now - WINDOW_BEFORE_DAYS * DAY_MS, to: now + WINDOW_AFTER_DAYS * DAY_MS };
-    const options = {
-      ...window,
-      timeZone: await this.schedules.timezoneOf(scope, userId),
-      ignoreUid: (uid: string) => OWN_BOOKING_UID.test(uid),
-    };
+    const timeZone = await this.schedules.timezoneOf(scope, userId);
     if (source.type === 'caldav') {
       const account = { url: source.url, username: source.username ?? '', password: source.password ?? '' };
       const { calendars, texts } = await this.caldav.objects(account, source.calendars ?? [], new Date(window.from), new Date(window.to));
-      // One object that is not iCalendar does not hide the others' busy times.
-      const busy = texts.flatMap((text) => {
-        try {
-          return busyFromICalendar(text, options);
-        } catch (error) {
-          if (error instanceof CalendarParseError) return [];
-          if (error instanceof CalendarTooLargeError) throw new SourceError('url', `the calendar is too large to read: ${error.message}`);
-          throw error;
-        }
-      });
-      if (busy.length > MAX_BUSY_INTERVALS)
-        throw new SourceError('url', `the calendar is too large to read: more than ${MAX_BUSY_INTERVALS} busy times`);
-      return {
-        notModified: false,
-        busy: busy.sort((x, y) => x.start - y.start),
-        validators: { etag: null, lastModified: null },
-        calendars,
-      };
+      const busy = await this.parse({ texts, eachOnItsOwn: true, timeZone, ...window });
+      return { notModified: false, busy, validators: { etag: null, lastModified: null }, calendars };
     }
     const fetched = await this.ics.fetch(source.url, source.validators);
     if (fetched.notModified) return { notModified: true };
+    const busy = await this.parse({ texts: [fetched.text], eachOnItsOwn: false, timeZone, ...window });
+    return { notModified: false, busy, validators: fetched.validators, calendars: [] };
+  }
+
+  private async parse(request: Parameters<CalendarParser['busy']>[0]): Promise<BusyInterval[]> {
     try {
-      return { notModified: false, busy: busyFromICalendar(fetched.text, options), validators: fetched.validators, calendars: [] };
+      return await this.parser.busy(request);
     } catch (error) {
       if (error instanceof CalendarParseError) throw new SourceError('url', 'the address does not serve an iCalendar (.ics) calendar');
       if (error instanceof CalendarTooLargeError) throw new SourceError('url', `the calendar is too large to read: ${error.message}`);

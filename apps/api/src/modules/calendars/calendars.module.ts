@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AvailabilityModule } from '../availability/availability.module.js';
 import { JobsModule } from '../../jobs/index.js';
+import { CalendarParser } from './calendar-parser.js';
 import { CalendarSecretReseal } from './calendar-secret-reseal.js';
 import { CalendarSecrets } from './calendar-secrets.js';
 import { CalendarSync } from './calendar-sync.js';
@@ -21,6 +22,7 @@ import { CalendarConnection } from './entities/calendar-connection.entity.js';
   controllers: [CalendarsController],
   providers: [
     CalendarsRepository,
+    CalendarParser,
     CalendarSecrets,
     CalendarSecretReseal,
     CalendarSync,
