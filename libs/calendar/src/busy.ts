@@ -1,4 +1,5 @@
 import ICAL from 'ical.js';
+import './ical-time-clone.js';
 import { ianaZone, resolveZone, type WallTime, type Zone } from './zones.js';
 
 /** A busy interval, [start, end) in epoch milliseconds. */
@@ -78,7 +79,10 @@ export function busyFromICalendar(text: string, options: BusyOptions): BusyInter
   const masters = new Map<string, ICAL.Component>();
   const overrides = new Map<string, ICAL.Component[]>();
   const loose: ICAL.Component[] = [];
-  for (const event of root.getAllSubcomponents('vevent')) {
+  // Each event on its own, detached from the calendar: ical.js otherwise looks every TZID value up among the
+  // file's components, a scan of the whole file per value when the zone is not defined there (IANA names).
+  // Zones are ours to resolve (`resolveTime`), so nothing is lost.
+  for (const event of root.getAllSubcomponents('vevent').map((attached) => new ICAL.Component(attached.jCal))) {
     const uid = String(event.getFirstPropertyValue('uid') ?? '');
     if (uid && options.ignoreUid?.(uid)) continue;
     if (event.hasProperty('recurrence-id')) overrides.set(uid, [...(overrides.get(uid) ?? []), event]);
