@@ -1,7 +1,13 @@
 import { DAVClient, type DAVCalendar } from 'tsdav';
 import { checkWebhookUrl, UnsafeUrlError } from '../webhooks/url-guard.js';
 import type { RemoteCalendar } from './entities/calendar-connection.entity.js';
+import { GuardedHttp, ResponseTooLargeError } from './guarded-http.js';
 import { SourceError } from './ics-source.js';
+
+/** What one CalDAV response may hold: a REPORT over the 731-day window of a busy calendar is a few MiB. */
+const MAX_DAV_RESPONSE_BYTES = 20 * 1024 * 1024;
+/** Statuses whose Response may not carry a body. */
+const NO_BODY = new Set([101, 204, 205, 304]);
 
 export interface DavAccount {
   url: string;
@@ -15,13 +21,22 @@ class CredentialsRefused extends Error {}
 /**
  * A CalDAV account through `tsdav` (RFC 4791): discovery (principal, calendar home, calendars) and
  * busy times by a calendar-query REPORT with a time range. Every request it makes passes the URL rules of
- * webhooks first and gives up after the timeout.
+ * webhooks first, goes to the addresses checked (as ICS fetches do), reads at most 20 MiB and gives up
+ * after the timeout.
  */
 export class CalDavReader {
+  private readonly http: GuardedHttp;
+
   constructor(
     private readonly allowPrivate: boolean,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    this.http = new GuardedHttp(allowPrivate);
+  }
+
+  close(): void {
+    this.http.close();
+  }
 
   /** The account's calendars, as the service lists them (all blocking, none the destination, by default). */
   async discover(account: DavAccount): Promise<RemoteCalendar[]> {
@@ -113,19 +128,41 @@ export class CalDavReader {
     }
   }
 
-  /** fetch for tsdav: the URL rules on every request, one deadline for the whole exchange, credentials refused noticed. */
+  /**
+   * fetch for tsdav: the URL rules on every request, the socket pinned to the checked addresses, one
+   * deadline for the whole exchange, redirects not followed, credentials refused noticed.
+   */
   private guardedFetch(signal: AbortSignal): typeof fetch {
     return async (input, init) => {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
+      let target;
       try {
-        await checkWebhookUrl(url, { allowPrivate: this.allowPrivate });
+        target = await checkWebhookUrl(url, { allowPrivate: this.allowPrivate });
       } catch (error) {
         if (error instanceof UnsafeUrlError) throw new SourceError('url', error.message);
         throw error;
       }
-      const response = await fetch(input, { ...init, redirect: 'manual', signal });
-      if (response.status === 401 || response.status === 403) throw new CredentialsRefused();
-      return response;
+      const headers = Object.fromEntries(new Headers(init?.headers).entries());
+      const body = typeof init?.body === 'string' ? init.body : init?.body == null ? undefined : String(init.body);
+      let raw;
+      try {
+        raw = await this.http.request(target.url, target.addresses, {
+          method: init?.method ?? 'GET',
+          headers,
+          body,
+          signal,
+          maxBytes: MAX_DAV_RESPONSE_BYTES,
+        });
+      } catch (error) {
+        if (error instanceof ResponseTooLargeError) throw new SourceError('url', 'the server answered with more than 20 MiB');
+        throw error;
+      }
+      if (raw.status === 401 || raw.status === 403) throw new CredentialsRefused();
+      const responseHeaders = new Headers();
+      for (const [name, value] of Object.entries(raw.headers)) {
+        for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, item);
+      }
+      return new Response(NO_BODY.has(raw.status) ? null : new Uint8Array(raw.body), { status: raw.status, headers: responseHeaders });
     };
   }
 }

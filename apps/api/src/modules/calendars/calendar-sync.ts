@@ -58,6 +58,7 @@ export class CalendarSync implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.ics.close();
+    this.caldav.close();
   }
 
   /** Throws SourceError when the source cannot be read or is not iCalendar. */

@@ -43,6 +43,7 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
 
   async onApplicationShutdown(): Promise<void> {
     await this.loop.stop();
+    this.dav.close();
   }
 
   private async writeDue(): Promise<TickResult> {

@@ -1,9 +1,6 @@
 import type { LookupAddress } from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { checkWebhookUrl, UnsafeUrlError } from '../webhooks/url-guard.js';
-import { pinnedLookup } from '../webhooks/webhook-http.js';
+import { GuardedHttp, ResponseTooLargeError } from './guarded-http.js';
 
 export const MAX_ICS_BYTES = 5 * 1024 * 1024;
 const MAX_REDIRECTS = 3;
@@ -52,8 +49,7 @@ export function normaliseSourceUrl(raw: string): string {
  * requests with the previous response's validators (a 304 keeps what is stored).
  */
 export class IcsFetcher {
-  private readonly httpAgent: http.Agent;
-  private readonly httpsAgent: https.Agent;
+  private readonly http: GuardedHttp;
   private readonly transport: IcsTransport;
 
   /** `transport` replaces the HTTP exchange (tests of the redirect rules with a public first hop). */
@@ -63,9 +59,7 @@ export class IcsFetcher {
     transport?: IcsTransport,
   ) {
     this.transport = transport ?? ((url, addresses, validators, signal) => this.request(url, addresses, validators, signal));
-    const filter = { allowPrivateIPAddress: allowPrivate, allowMetaIPAddress: allowPrivate, keepAlive: false };
-    this.httpAgent = new RequestFilteringHttpAgent(filter);
-    this.httpsAgent = new RequestFilteringHttpsAgent(filter);
+    this.http = new GuardedHttp(allowPrivate);
   }
 
   async fetch(rawUrl: string, validators: Validators | null): Promise<FetchResult> {
@@ -95,56 +89,28 @@ export class IcsFetcher {
   }
 
   close(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    this.http.close();
   }
 
-  private request(url: URL, addresses: LookupAddress[] | null, validators: Validators | null, signal: AbortSignal): Promise<IcsResponse> {
-    const secure = url.protocol === 'https:';
+  private async request(url: URL, addresses: LookupAddress[] | null, validators: Validators | null, signal: AbortSignal): Promise<IcsResponse> {
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'text/calendar, */*;q=0.5' };
     if (validators?.etag) headers['if-none-match'] = validators.etag;
     if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
-    return new Promise((resolve, reject) => {
-      const fail = (error: unknown): void => {
-        if (signal.aborted) reject(new SourceError('url', `the calendar did not answer within ${this.timeoutMs} ms`));
-        else reject(new SourceError('url', `the calendar could not be reached (${describe(error)})`));
+    try {
+      const res = await this.http.request(url, addresses, { method: 'GET', headers, signal, maxBytes: MAX_ICS_BYTES });
+      const header = (name: string): string | null => (typeof res.headers[name] === 'string' ? (res.headers[name] as string) : null);
+      return {
+        status: res.status,
+        body: res.body.toString('utf8'),
+        location: header('location') ?? undefined,
+        etag: header('etag'),
+        lastModified: header('last-modified'),
       };
-      const req = (secure ? https : http).request(
-        url,
-        {
-          method: 'GET',
-          headers,
-          signal,
-          agent: secure ? this.httpsAgent : this.httpAgent,
-          ...(addresses ? { lookup: pinnedLookup(addresses) } : {}),
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > MAX_ICS_BYTES) {
-              req.destroy();
-              reject(new SourceError('url', 'the calendar is larger than 5 MiB'));
-              return;
-            }
-            chunks.push(chunk);
-          });
-          res.on('error', fail);
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              body: Buffer.concat(chunks).toString('utf8'),
-              location: typeof res.headers.location === 'string' ? res.headers.location : undefined,
-              etag: typeof res.headers.etag === 'string' ? res.headers.etag : null,
-              lastModified: typeof res.headers['last-modified'] === 'string' ? res.headers['last-modified'] : null,
-            }),
-          );
-        },
-      );
-      req.on('error', fail);
-      req.end();
-    });
+    } catch (error) {
+      if (error instanceof ResponseTooLargeError) throw new SourceError('url', 'the calendar is larger than 5 MiB');
+      if (signal.aborted) throw new SourceError('url', `the calendar did not answer within ${this.timeoutMs} ms`);
+      throw new SourceError('url', `the calendar could not be reached (${describe(error)})`);
+    }
   }
 }
 
