@@ -1,11 +1,15 @@
 import { DataSource } from 'typeorm';
 import { startTestApp, type TestApp } from './support/app.js';
-import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
+import { bookingBody, bookingOrg, WEEKDAYS_9_TO_5, type BookingOrg } from './support/bookings.js';
+import { addMember } from './support/factories.js';
 import { waitFor } from './support/process.js';
 import { RadicaleServer } from './support/radicale.js';
+import { createEventType, putSchedule } from './support/scheduling.js';
 
 const USER = 'ann';
 const PASSWORD = 'radicale-pass-Never-Shown-7';
+const SECOND_USER = 'bo';
+const SECOND_PASSWORD = 'radicale-pass-Second-9';
 
 function ics(...lines: string[]): string {
   return [
@@ -29,7 +33,8 @@ describe('calendars: CalDAV accounts', () => {
   let auth: { token: string };
 
   beforeAll(async () => {
-    dav = await RadicaleServer.start({ [USER]: PASSWORD });
+    dav = await RadicaleServer.start({ [USER]: PASSWORD, [SECOND_USER]: SECOND_PASSWORD });
+    await dav.makeCalendar(SECOND_USER, SECOND_PASSWORD, `/${SECOND_USER}/team/`, 'Team');
     await dav.makeCalendar(USER, PASSWORD, `/${USER}/work/`, 'Work');
     await dav.makeCalendar(USER, PASSWORD, `/${USER}/personal/`, 'Personal');
     // Weekly on Tuesday 11:00 Berlin (10:00Z before the end of March), the 9th excepted.
@@ -186,5 +191,42 @@ describe('calendars: CalDAV accounts', () => {
       { booking_id: id, action: 'put', status: 'done' },
       { booking_id: id, action: 'delete', status: 'done' },
     ]);
+  });
+
+  it('writes a collective booking into every host’s destination, and removes it from each on cancel', async () => {
+    const member = await addMember(t, org.owner.accessToken, org.owner.organizationId, 'member');
+    await putSchedule(t, { token: member.accessToken }, 'UTC', WEEKDAYS_9_TO_5);
+    const connected = await t.http.post(
+      '/v1/calendars',
+      { type: 'caldav', url: dav.url('/'), username: SECOND_USER, password: SECOND_PASSWORD },
+      { token: member.accessToken },
+    );
+    expect(connected.status).toBe(201);
+    const team = connected.body.calendar.calendars[0].id;
+    const destination = await t.http.patch(
+      `/v1/calendars/${connected.body.calendar.id}`,
+      { calendars: [{ id: team, isDestination: true }] },
+      { token: member.accessToken },
+    );
+    expect(destination.status).toBe(200);
+    const eventTypeId = await createEventType(
+      t,
+      { apiKey: org.apiKey },
+      { schedulingType: 'collective', hostUserIds: [org.owner.userId, member.userId] },
+    );
+
+    const booked = await t.http.post('/v1/bookings', bookingBody(eventTypeId, '2027-03-05T15:00:00Z'), { apiKey: org.apiKey });
+    expect(booked.status).toBe(201);
+    const id = booked.body.booking.id;
+    const copies = (): Promise<number[]> =>
+      Promise.all([
+        dav.get(USER, PASSWORD, `/${USER}/work/${id}.ics`).then((res) => res.status),
+        dav.get(SECOND_USER, SECOND_PASSWORD, `/${SECOND_USER}/team/${id}.ics`).then((res) => res.status),
+      ]);
+    await waitFor(async () => ((await copies()).every((status) => status === 200) ? true : undefined), 15_000, 'both hosts’ copies');
+    expect((await dav.get(SECOND_USER, SECOND_PASSWORD, `/${SECOND_USER}/team/${id}.ics`)).text).toContain('DTSTART:20270305T150000Z');
+
+    expect((await t.http.post(`/v1/bookings/${id}/cancel`, {}, { apiKey: org.apiKey })).status).toBe(200);
+    await waitFor(async () => ((await copies()).every((status) => status === 404) ? true : undefined), 15_000, 'both copies removed');
   });
 });
