@@ -1,6 +1,11 @@
 import { parentPort } from 'node:worker_threads';
 // Relative, not `@app/calendar`: a worker thread is loaded by Node itself, where the path alias does not exist.
-import { busyFromICalendar, CalendarParseError, CalendarTooLargeError, MAX_BUSY_INTERVALS } from '../../../../../libs/calendar/src/index.js';
+import {
+  busyFromICalendar,
+  CalendarParseError,
+  CalendarTooLargeError,
+  MAX_BUSY_INTERVALS,
+} from '../../../../../libs/calendar/src/index.js';
 
 /** The service's own bookings written back to a calendar must not block themselves. */
 const OWN_BOOKING_UID = /^bkg_[0-9A-Za-z]{24}$/;

@@ -92,7 +92,12 @@ export class IcsFetcher {
     this.http.close();
   }
 
-  private async request(url: URL, addresses: LookupAddress[] | null, validators: Validators | null, signal: AbortSignal): Promise<IcsResponse> {
+  private async request(
+    url: URL,
+    addresses: LookupAddress[] | null,
+    validators: Validators | null,
+    signal: AbortSignal,
+  ): Promise<IcsResponse> {
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'text/calendar, */*;q=0.5' };
     if (validators?.etag) headers['if-none-match'] = validators.etag;
     if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
