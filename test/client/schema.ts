@@ -347,7 +347,7 @@ export interface paths {
         };
         /**
          * Bookable slots of an event type between two local dates (scope availability:read)
-         * @description `start` and `end` are inclusive dates in `timezone` (default UTC), at most 93 dates. Slots are sorted and rendered in `timezone` with its offset. 409 EVENT_TYPE_INACTIVE for a deleted event type. Test-mode keys see test bookings only.
+         * @description `start` and `end` are inclusive dates in `timezone` (default UTC), at most 93 dates. Slots are sorted and rendered in `timezone` with its offset. 409 EVENT_TYPE_INACTIVE for a deleted event type. Test-mode keys see test bookings only. Answers may come from a cache that every committed change invalidates at once on every instance (`Cache-Status`).
          */
         get: operations["listAvailableSlots"];
         put?: never;
@@ -3961,6 +3961,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description RFC 9211: `availability; hit` when the answer was computed before and nothing it depends on changed since */
+                    "Cache-Status"?: string;
                     [name: string]: unknown;
                 };
                 content: {

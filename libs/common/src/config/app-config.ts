@@ -44,6 +44,8 @@ export class AppConfig {
   encryptionKeyPrevious!: Buffer | undefined;
   /** Base of links a member subscribes to (calendar feeds). */
   publicUrl!: string;
+  /** Bytes of computed availability answers each instance keeps (0: none). */
+  availabilityCacheBytes!: number;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -144,6 +146,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.logLevel = oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info');
   config.runWorkers = boolVar(env, 'RUN_WORKERS', true);
   config.retentionDays = intVar(env, 'RETENTION_DAYS', 30, 1, 3650);
+  config.availabilityCacheBytes = intVar(env, 'AVAILABILITY_CACHE_MB', 64, 0, 65536) * 1024 * 1024;
   config.dbStatementTimeoutMs = intVar(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600000);
   config.dbConnectTimeoutMs = intVar(env, 'DB_CONNECT_TIMEOUT_MS', 2000, 100, 60000);
   config.calendarSyncIntervalSeconds = intVar(env, 'CALENDAR_SYNC_INTERVAL', 300, 1, 86400);

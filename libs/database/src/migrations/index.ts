@@ -11,6 +11,7 @@ import { IdempotencyLocks1795473026388 } from './1795473026388-IdempotencyLocks.
 import { Calendars1795474324722 } from './1795474324722-Calendars.js';
 import { CalendarWrites1795475408330 } from './1795475408330-CalendarWrites.js';
 import { BookingFeeds1795475605458 } from './1795475605458-BookingFeeds.js';
+import { AvailabilityVersions1795481064901 } from './1795481064901-AvailabilityVersions.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   Calendars1795474324722,
   CalendarWrites1795475408330,
   BookingFeeds1795475605458,
+  AvailabilityVersions1795481064901,
 ];

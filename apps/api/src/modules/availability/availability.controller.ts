@@ -1,4 +1,5 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Access, ApiErrors, CurrentPrincipal, type Principal, Scope } from '@app/common';
 import { AvailabilityService } from './availability.service.js';
@@ -16,12 +17,30 @@ export class AvailabilityController {
     summary: 'Bookable slots of an event type between two local dates (scope availability:read)',
     description:
       '`start` and `end` are inclusive dates in `timezone` (default UTC), at most 93 dates. Slots are sorted and rendered in ' +
-      '`timezone` with its offset. 409 EVENT_TYPE_INACTIVE for a deleted event type. Test-mode keys see test bookings only.',
+      '`timezone` with its offset. 409 EVENT_TYPE_INACTIVE for a deleted event type. Test-mode keys see test bookings only. ' +
+      'Answers may come from a cache that every committed change invalidates at once on every instance (`Cache-Status`).',
   })
-  @ApiResponse({ status: 200, type: SlotsResponse })
+  @ApiResponse({
+    status: 200,
+    type: SlotsResponse,
+    headers: {
+      'Cache-Status': {
+        description: 'RFC 9211: `availability; hit` when the answer was computed before and nothing it depends on changed since',
+        schema: { type: 'string' },
+      },
+    },
+  })
   @ApiErrors(400, 401, 403, 404, 409)
-  slots(@CurrentPrincipal() principal: Principal, @Query() query: SlotsQueryDto): Promise<SlotsResponse> {
-    return this.availability.slots(principal, query);
+  async slots(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: SlotsQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    const answer = await this.availability.slots(principal, query);
+    void reply
+      .type('application/json; charset=utf-8')
+      .header('Cache-Status', answer.cache === 'hit' ? 'availability; hit' : 'availability; fwd=miss');
+    return answer.body;
   }
 
   @Get('check')

@@ -2,10 +2,12 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventTypesModule } from '../event-types/event-types.module.js';
 import { TeamModule } from '../team/team.module.js';
+import { AvailabilityCache } from './availability-cache.js';
 import { AvailabilityController } from './availability.controller.js';
 import { AvailabilityRepository } from './availability.repository.js';
 import { SlotReadModel } from './slot-read-model.js';
 import { AvailabilityService } from './availability.service.js';
+import { AvailabilityVersion } from './entities/availability-version.entity.js';
 import { DateOverrideEntity } from './entities/date-override.entity.js';
 import { WeeklyScheduleEntity } from './entities/weekly-schedule.entity.js';
 import { SchedulesController } from './schedules.controller.js';
@@ -17,9 +19,9 @@ import { SchedulesService } from './schedules.service.js';
  * no module that imports it (AuthModule imports this one).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([WeeklyScheduleEntity, DateOverrideEntity]), TeamModule, EventTypesModule],
+  imports: [TypeOrmModule.forFeature([WeeklyScheduleEntity, DateOverrideEntity, AvailabilityVersion]), TeamModule, EventTypesModule],
   controllers: [AvailabilityController, SchedulesController],
-  providers: [AvailabilityRepository, SlotReadModel, AvailabilityService, SchedulesService],
+  providers: [AvailabilityRepository, SlotReadModel, AvailabilityCache, AvailabilityService, SchedulesService],
   exports: [AvailabilityService, SchedulesService],
 })
 export class AvailabilityModule {}

@@ -10,10 +10,13 @@ import {
   formatInstantsInZone,
   type HostAvailability,
   parseInputTimestamp,
+  slotsValidUntil,
   type StartQuery,
 } from '@app/availability';
+import fastJson from 'fast-json-stringify';
 import { AppError, Clock, Principal, daysBetween, isIanaTimeZone, tenantScope, type TenantScope } from '@app/common';
 import { type EventTypeDetails, EventTypesService } from '../event-types/event-types.service.js';
+import { AvailabilityCache } from './availability-cache.js';
 import { type BusyRow, type HostOverride, type HostSchedule, SlotReadModel } from './slot-read-model.js';
 import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
@@ -24,6 +27,29 @@ const DAY_MS = 86_400_000;
  * about a day past any instant in it, so the per-date booking counts need the whole of that date too.
  */
 const LOAD_MARGIN_MS = 2 * DAY_MS;
+
+/** The body of GET /availability, compiled once from its schema (SlotsResponse). */
+const serializeSlots = fastJson({
+  type: 'object',
+  properties: {
+    slots: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { start: { type: 'string' }, end: { type: 'string' }, hostUserId: { type: 'string' } },
+        required: ['start', 'end', 'hostUserId'],
+      },
+    },
+    timezone: { type: 'string' },
+  },
+  required: ['slots', 'timezone'],
+}) as (response: SlotsResponse) => string;
+
+/** A serialized answer, and whether the cache gave it. */
+export interface SlotsAnswer {
+  body: string;
+  cache: 'hit' | 'miss';
+}
 
 /** Zones Temporal accepted; checking costs a Temporal call, and every request names one. */
 const validZones = new Set<string>();
@@ -108,25 +134,40 @@ export class AvailabilityService {
     private readonly slotReadModel: SlotReadModel,
     private readonly eventTypes: EventTypesService,
     private readonly clock: Clock,
+    private readonly cache: AvailabilityCache,
   ) {}
 
-  async slots(principal: Principal, query: SlotsQueryDto): Promise<SlotsResponse> {
+  /**
+   * The answer of GET /availability, serialized. A cached answer is used while its fingerprint (read
+   * here, first) is unchanged and the clock is before its `validUntil`; otherwise it is computed from
+   * data read after that fingerprint, so an entry is never newer-tagged than what it holds.
+   */
+  async slots(principal: Principal, query: SlotsQueryDto): Promise<SlotsAnswer> {
     const timeZone = this.timeZone(query.timezone);
     const span = daysBetween(query.start, query.end);
     if (span < 0) throw AppError.validation('end', 'end must not be before start');
     if (span > MAX_RANGE_DAYS)
       throw AppError.validation('end', `at most ${MAX_RANGE_DAYS + 1} dates per request (end − start ≤ ${MAX_RANGE_DAYS} days)`);
+    const scope = tenantScope(principal);
+    const key = this.cache.key(scope, query.eventTypeId, query.start, query.end, timeZone);
+    const fingerprint = await this.slotReadModel.fingerprint(scope, query.eventTypeId);
+    const cached = this.cache.get(key, this.clock.now().getTime());
+    if (cached?.fingerprint === fingerprint) return { body: cached.body, cache: 'hit' };
+
     const window = { from: dayStartInstant(query.start, timeZone), to: dayStartInstant(addDays(query.end, 1), timeZone) - 1 };
-    const loaded = await this.loadSlotQuery(tenantScope(principal), query.eventTypeId, window);
-    const slots = computeSlots({ ...loaded.query, range: { startDate: query.start, endDate: query.end, timeZone } });
+    const loaded = await this.loadSlotQuery(scope, query.eventTypeId, window);
+    const slotQuery = { ...loaded.query, range: { startDate: query.start, endDate: query.end, timeZone } };
+    const slots = computeSlots(slotQuery);
     const texts = formatInstantsInZone(
       slots.flatMap((slot) => [slot.start, slot.end]),
       timeZone,
     );
-    return {
+    const body = serializeSlots({
       slots: slots.map((slot, index) => ({ start: texts[2 * index], end: texts[2 * index + 1], hostUserId: slot.hostUserId })),
       timezone: timeZone,
-    };
+    });
+    this.cache.set(key, { body, fingerprint, validUntil: slotsValidUntil(slotQuery, slots) });
+    return { body, cache: 'miss' };
   }
 
   async check(principal: Principal, query: CheckQueryDto): Promise<CheckResponse> {

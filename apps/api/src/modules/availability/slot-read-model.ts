@@ -61,12 +61,29 @@ interface RawHostData {
  * Read model of the slot engine's input, owned by the availability module: its own schedules and
  * overrides plus the bookings module's busy time (booking_hosts, bookings) and the calendars module's
  * busy times (calendar_busy_times of blocking calendar_connections), in one statement because it
- * is the hot path of availability, check, booking and reschedule. Read-only; each table's owner writes
- * it. Listed in docs/architecture.md with the other read models.
+ * is the hot path of availability, check, booking and reschedule; and the versions of an event type's
+ * hosts (event_type_hosts) for the availability cache. Read-only; each table's owner writes it (the
+ * versions are written by triggers). Listed in docs/architecture.md with the other read models.
  */
 @Injectable()
 export class SlotReadModel {
   constructor(private readonly tx: TransactionHost) {}
+
+  /**
+   * The sum of the availability versions of an event type and its current hosts (see
+   * AvailabilityVersion): it grows with every committed change to anything their slots are computed
+   * from. One indexed statement; read before the data of an answer, it tags that answer for the cache.
+   */
+  async fingerprint(scope: TenantScope, eventTypeId: string): Promise<string> {
+    const [row]: { fingerprint: string }[] = await this.tx.manager.query(
+      `SELECT coalesce(sum(v.version), 0)::text AS fingerprint
+         FROM availability_versions v
+        WHERE v.organization_id = $1
+          AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2))`,
+      [scope.organizationId, eventTypeId],
+    );
+    return row.fingerprint;
+  }
 
   /**
    * What slot computation needs about these hosts, in one round trip whatever their number: their

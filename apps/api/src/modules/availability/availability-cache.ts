@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { AppConfig, type TenantScope } from '@app/common';
+
+/** One computed answer of GET /availability. */
+export interface CachedAnswer {
+  /** The response body, serialized once. */
+  readonly body: string;
+  /** `SlotReadModel.fingerprint` of the event type and its hosts, read before the answer's data. */
+  readonly fingerprint: string;
+  /** From this instant (epoch ms) time alone changes the answer: minimum notice, booking window. */
+  readonly validUntil: number;
+}
+
+/**
+ * Computed availability answers in process memory, bounded by bytes (AVAILABILITY_CACHE_MB, least
+ * recently used out first), keyed by organization, mode, event type, dates and zone. An entry is used
+ * only while the clock is before its `validUntil` and the versions of what it was computed from have
+ * not moved (the caller checks the fingerprint with one indexed query), so no instance ever answers
+ * from an entry another instance's committed change made stale.
+ */
+@Injectable()
+export class AvailabilityCache {
+  private readonly entries: LRUCache<string, CachedAnswer> | null;
+
+  constructor(config: AppConfig) {
+    this.entries =
+      config.availabilityCacheBytes > 0
+        ? new LRUCache<string, CachedAnswer>({
+            maxSize: config.availabilityCacheBytes,
+            // UTF-16 in memory, plus the key and the entry.
+            sizeCalculation: (answer, key) => 2 * (answer.body.length + key.length) + 200,
+          })
+        : null;
+  }
+
+  key(scope: TenantScope, eventTypeId: string, start: string, end: string, timeZone: string): string {
+    return `${scope.organizationId}|${scope.livemode ? 'live' : 'test'}|${eventTypeId}|${start}|${end}|${timeZone}`;
+  }
+
+  /** The entry, unless time has run out on it (its versions are the caller's to check). */
+  get(key: string, now: number): CachedAnswer | undefined {
+    const answer = this.entries?.get(key);
+    return answer && now < answer.validUntil ? answer : undefined;
+  }
+
+  set(key: string, answer: CachedAnswer): void {
+    this.entries?.set(key, answer);
+  }
+}
