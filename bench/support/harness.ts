@@ -49,6 +49,29 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
+/** Another instance of the app on a bench database (a second process's view: its own pools, caches). */
+export async function startInstance(
+  databaseUrl: string,
+  extraModules: Type[] = [],
+  env: Record<string, string> = {},
+): Promise<{ app: NestFastifyApplication; url: string }> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: mkdtempSync(join(os.tmpdir(), 'sched-bench-data-')),
+    JWT_SECRET: 'bench-secret-that-is-at-least-32-characters',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_USER_PER_MINUTE: '1000000',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000',
+    ...env,
+  });
+  const app = await createApp({ config, clock: new SystemClock(), extraModules });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { app, url: `http://127.0.0.1:${port}` };
+}
+
 export async function startBenchApp(extraModules: Type[] = [], env: Record<string, string> = {}): Promise<BenchApp> {
   let adminUrl = process.env.DATABASE_URL;
   let stopEmbedded: (() => Promise<void>) | undefined;
@@ -65,23 +88,10 @@ export async function startBenchApp(extraModules: Type[] = [], env: Record<strin
   await admin.query(`CREATE DATABASE "${database}"`);
   const databaseUrl = withDatabase(adminUrl, database);
   await runMigrations(databaseUrl);
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATABASE_URL: databaseUrl,
-    DATA_DIR: mkdtempSync(join(os.tmpdir(), 'sched-bench-data-')),
-    JWT_SECRET: 'bench-secret-that-is-at-least-32-characters',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_USER_PER_MINUTE: '1000000',
-    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000',
-    ...env,
-  });
-  const app = await createApp({ config, clock: new SystemClock(), extraModules });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.getHttpServer().address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const { app, url } = await startInstance(databaseUrl, extraModules, env);
   return {
     app,
-    url: `http://127.0.0.1:${port}`,
+    url,
     databaseUrl,
     close: async () => {
       await app.close();
