@@ -41,10 +41,11 @@ async function main(): Promise<void> {
       body: JSON.stringify({ email: 'bench@example.com', password: 'bench password', organizationName: 'Bench' }),
     });
     const owner = (await register.json()) as { accessToken: string; organization: { id: string } };
-    // A key may make at most 10,000 requests a minute: the load is spread over enough keys that the
-    // limiter runs on every request but never refuses one.
+    // A key may make at most 10,000 requests a minute through the API; the keys' limits are raised in the
+    // database so that the limiter runs on every request (one Redis round trip) but never refuses one.
     const keyHeaders: Record<string, string>[] = [];
-    for (let i = 0; i < PROCESSES; i++) {
+    // One more for the warm-up.
+    for (let i = 0; i <= PROCESSES; i++) {
       const created = await fetch(`${bench.url}/v1/api-keys`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.accessToken}` },
@@ -52,12 +53,14 @@ async function main(): Promise<void> {
       });
       keyHeaders.push({ authorization: `ApiKey ${((await created.json()) as { apiKey: string }).apiKey}` });
     }
+    await bench.app.get(DataSource).query(`UPDATE api_keys SET rate_limit_per_minute = 10000000`);
+    const warmUpKey = keyHeaders.pop()!;
     const baselineUrl = `${bench.url}/v1/bench/baseline/${owner.organization.id}`;
     const meUrl = `${bench.url}/v1/users/me`;
 
     // Warm up both routes, then measure them back to back with the same process layout.
     await load(baselineUrl, { connections: 10, seconds: 1 });
-    await load(meUrl, { connections: 10, seconds: 1, headers: keyHeaders[0] });
+    await load(meUrl, { connections: 10, seconds: 1, headers: warmUpKey });
     const baseline = await loadSplit(baselineUrl, { connections: CONNECTIONS, seconds: SECONDS, headers: keyHeaders.map(() => ({})) });
     const two = await loadSplit(baselineUrl.replace('/baseline/', '/two-lookups/'), {
       connections: CONNECTIONS,

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import pg from 'pg';
 import { startTestApp, type TestApp } from './support/app.js';
 import { insertBooking } from './support/bookings-sql.js';
 import { addMember, createApiKey, registerOwner, type AddedMember, type RegisteredOwner } from './support/factories.js';
@@ -93,16 +93,14 @@ describe('availability: round robin and collective', () => {
   });
 
   it('reads a fixed number of queries whatever the number of hosts or days (no N+1)', async () => {
-    // Every SQL statement goes through the query runner; count those that read scheduling tables.
-    const runner = t.app.get(DataSource).createQueryRunner();
-    type Query = (this: unknown, sql: string, ...rest: unknown[]) => Promise<unknown>;
-    const prototype = Object.getPrototypeOf(runner) as { query: Query };
-    await runner.release();
+    // Every statement, prepared or not, goes through pg's Client.query; count those that read scheduling tables.
+    type Query = (this: unknown, config: string | { text: string }, ...rest: unknown[]) => unknown;
+    const prototype = pg.Client.prototype as unknown as { query: Query };
     const original = prototype.query;
     const seen: string[] = [];
-    prototype.query = function (this: unknown, sql: string, ...rest: unknown[]) {
-      seen.push(sql);
-      return original.call(this, sql, ...rest);
+    prototype.query = function (this: unknown, config: string | { text: string }, ...rest: unknown[]) {
+      seen.push(typeof config === 'string' ? config : config.text);
+      return original.call(this, config, ...rest);
     };
     const ownQueries = async (eventTypeId: string, end: string): Promise<number> => {
       seen.length = 0;

@@ -5,6 +5,19 @@ import type { Scope } from './scopes.js';
 
 export type KeyMode = 'live' | 'test';
 
+/** The acting user of an API key, read in the key's own lookup (GET /users/me answers from it). */
+export interface KeyActor {
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  timezone: string;
+  createdAt: Date;
+  /** The user's active membership of the key's organization; null when it has left. */
+  memberId: string | null;
+  organizationName: string;
+  organizationSlug: string;
+}
+
 /** Who is calling, as established by the global access guard. */
 export interface Principal {
   type: 'user' | 'api_key';
@@ -16,7 +29,7 @@ export interface Principal {
   /** The JWT caller's role; null for API keys, which act for the organization within their scopes. */
   role: Role | null;
   sessionId?: string;
-  apiKey?: { id: string; scopes: Scope[]; mode: KeyMode; rateLimitPerMinute: number };
+  apiKey?: { id: string; scopes: Scope[]; mode: KeyMode; rateLimitPerMinute: number; actor: KeyActor | null };
   /** False only for test-mode keys (contract section 9). */
   livemode: boolean;
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { Injectable } from '@nestjs/common';
 import {
   ALL_SCOPES,
@@ -36,6 +37,9 @@ function view(key: ApiKey): ApiKeyView {
 
 @Injectable()
 export class ApiKeysService {
+  /** When this instance last wrote each key's lastUsedAt: requests racing the write do not write again. */
+  private readonly touched = new LRUCache<string, number>({ max: 10_000 });
+
   constructor(
     private readonly repository: ApiKeysRepository,
     private readonly lookups: GlobalLookups,
@@ -85,8 +89,10 @@ export class ApiKeysService {
     if (key.revokedAt) throw new AppError(ErrorCode.KEY_REVOKED, 'This API key has been revoked');
     const now = this.clock.now();
     if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) throw new AppError(ErrorCode.KEY_EXPIRED, 'This API key has expired');
-    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    const stale = (at: number | undefined): boolean => at === undefined || now.getTime() - at >= LAST_USED_RESOLUTION_MS;
+    if (stale(key.lastUsedAt?.getTime()) && stale(this.touched.get(key.id))) {
       // Off the request's critical path; a lost write only delays lastUsedAt by a minute.
+      this.touched.set(key.id, now.getTime());
       this.repository.touch(key.scope, key.id, now).catch(() => undefined);
     }
     return key;

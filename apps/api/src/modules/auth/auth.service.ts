@@ -6,6 +6,7 @@ import {
   Clock,
   ErrorCode,
   newId,
+  type KeyActor,
   Principal,
   randomBase62,
   sha256,
@@ -17,7 +18,7 @@ import { GlobalLookups } from '../global-lookups/index.js';
 import { SchedulesService } from '../availability/schedules.service.js';
 import { TeamService, organizationView } from '../team/team.service.js';
 import { AuthRepository } from './auth.repository.js';
-import { MeReadModel } from './me.read-model.js';
+import { MeReadModel, type MeRow } from './me.read-model.js';
 import {
   LoginDto,
   MeResponse,
@@ -311,7 +312,10 @@ export class AuthService {
   }
 
   async me(principal: Principal): Promise<MeResponse> {
-    const row = await this.meReadModel.find(tenantScope(principal), principal.userId);
+    // An API key's lookup read its acting user already, in the same statement.
+    const row = principal.apiKey
+      ? meRowOf(principal, principal.apiKey.actor)
+      : await this.meReadModel.find(tenantScope(principal), principal.userId);
     if (!row) throw AppError.unauthorized('The acting user no longer exists');
     const response: MeResponse = {
       user: {
@@ -344,4 +348,20 @@ export class AuthService {
       return { user: userView(user) };
     });
   }
+}
+
+function meRowOf(principal: Principal, actor: KeyActor | null): MeRow | null {
+  if (!actor) return null;
+  return {
+    id: principal.userId,
+    email: actor.email,
+    first_name: actor.firstName,
+    last_name: actor.lastName,
+    timezone: actor.timezone,
+    created_at: actor.createdAt,
+    organization_id: principal.organizationId,
+    organization_name: actor.organizationName,
+    organization_slug: actor.organizationSlug,
+    member_id: actor.memberId,
+  };
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { TransactionHost } from '@app/database';
 import type { TenantScope } from '@app/common';
 
 export interface MeRow {
@@ -17,15 +17,16 @@ export interface MeRow {
 
 /**
  * Read model of GET /users/me: the user (auth's table), its organization and active membership (team's
- * tables) in one statement, because it is on the hot path of every API-key check. Read-only; the tables'
+ * tables) in one prepared statement (JWT sessions; an API key's own lookup reads the same). Read-only; the tables'
  * owners write them. Listed in docs/architecture.md with the other read models.
  */
 @Injectable()
 export class MeReadModel {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly tx: TransactionHost) {}
 
   async find(scope: TenantScope, userId: string): Promise<MeRow | null> {
-    const rows: MeRow[] = await this.dataSource.query(
+    const rows = await this.tx.prepared<MeRow>(
+      'me-read-model',
       `SELECT u.id, u.email, u.first_name, u.last_name, u.timezone, u.created_at,
               o.id AS organization_id, o.name AS organization_name, o.slug AS organization_slug, m.id AS member_id
          FROM users u

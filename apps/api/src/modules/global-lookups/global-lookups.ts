@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { constantTimeEqual, type KeyMode, type Role, type Scope, sha256, type TenantScope, verifiedTenantScope } from '@app/common';
+import {
+  constantTimeEqual,
+  type KeyActor,
+  type KeyMode,
+  type Role,
+  type Scope,
+  sha256,
+  type TenantScope,
+  verifiedTenantScope,
+} from '@app/common';
 import { TransactionHost } from '@app/database';
 
 /** An API key found by its hash, before any check of revocation or expiry. */
@@ -14,6 +22,8 @@ export interface ApiKeyCredential {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** Null when the creating user no longer exists. */
+  actor: KeyActor | null;
 }
 
 /** A session with the membership it belongs to (live mode: sessions act on live data). */
@@ -55,12 +65,13 @@ export interface InvitationCredential {
  */
 @Injectable()
 export class GlobalLookups {
-  constructor(
-    private readonly tx: TransactionHost,
-    private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly tx: TransactionHost) {}
 
-  /** The whole cost of authenticating a key: one lookup on a unique index (plain SQL: it runs on every key request). */
+  /**
+   * The whole cost of authenticating a key: one lookup on a unique index, with the acting user, its
+   * organization and active membership joined by primary keys (GET /users/me answers from them), as a
+   * prepared statement: it runs on every key request.
+   */
   async apiKeyByHash(keyHash: string): Promise<ApiKeyCredential | null> {
     const rows: {
       id: string;
@@ -72,9 +83,24 @@ export class GlobalLookups {
       expires_at: Date | null;
       last_used_at: Date | null;
       revoked_at: Date | null;
-    }[] = await this.dataSource.query(
-      `SELECT id, organization_id, created_by_user_id, scopes, rate_limit_per_minute, mode, expires_at, last_used_at, revoked_at
-         FROM api_keys WHERE key_hash = $1`,
+      email: string | null;
+      first_name: string | null;
+      last_name: string | null;
+      timezone: string;
+      user_created_at: Date;
+      member_id: string | null;
+      organization_name: string;
+      organization_slug: string;
+    }[] = await this.tx.prepared(
+      'api-key-by-hash',
+      `SELECT k.id, k.organization_id, k.created_by_user_id, k.scopes, k.rate_limit_per_minute, k.mode, k.expires_at,
+              k.last_used_at, k.revoked_at, u.email, u.first_name, u.last_name, u.timezone, u.created_at AS user_created_at,
+              m.id AS member_id, o.name AS organization_name, o.slug AS organization_slug
+         FROM api_keys k
+         JOIN organizations o ON o.id = k.organization_id
+         LEFT JOIN users u ON u.id = k.created_by_user_id
+         LEFT JOIN members m ON m.user_id = k.created_by_user_id AND m.organization_id = k.organization_id AND m.status = 'active'
+        WHERE k.key_hash = $1`,
       [keyHash],
     );
     const row = rows[0];
@@ -89,10 +115,23 @@ export class GlobalLookups {
       expiresAt: row.expires_at,
       lastUsedAt: row.last_used_at,
       revokedAt: row.revoked_at,
+      actor:
+        row.email === null
+          ? null
+          : {
+              email: row.email,
+              firstName: row.first_name,
+              lastName: row.last_name,
+              timezone: row.timezone,
+              createdAt: row.user_created_at,
+              memberId: row.member_id,
+              organizationName: row.organization_name,
+              organizationSlug: row.organization_slug,
+            },
     };
   }
 
-  /** What every JWT request needs, in one query: the session and the active membership it belongs to. */
+  /** What every JWT request needs, in one (prepared) query: the session and the active membership it belongs to. */
   async sessionById(sessionId: string): Promise<SessionCredential | null> {
     const rows: {
       session_id: string;
@@ -103,7 +142,8 @@ export class GlobalLookups {
       revoked_at: Date | null;
       expires_at: Date;
       last_used_at: Date;
-    }[] = await this.dataSource.query(
+    }[] = await this.tx.prepared(
+      'session-by-id',
       `SELECT s.id AS session_id, s.user_id, s.member_id, m.organization_id, m.role, s.revoked_at, s.expires_at, s.last_used_at
          FROM sessions s JOIN members m ON m.id = s.member_id AND m.status = 'active'
         WHERE s.id = $1`,

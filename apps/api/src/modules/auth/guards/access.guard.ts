@@ -71,7 +71,7 @@ export class AccessGuard implements CanActivate {
       userId: key.createdByUserId,
       memberId: null,
       role: null,
-      apiKey: { id: key.id, scopes: key.scopes, mode: key.mode, rateLimitPerMinute: key.rateLimitPerMinute },
+      apiKey: { id: key.id, scopes: key.scopes, mode: key.mode, rateLimitPerMinute: key.rateLimitPerMinute, actor: key.actor },
       livemode: key.scope.livemode,
     };
   }
