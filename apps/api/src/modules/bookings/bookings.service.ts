@@ -26,6 +26,7 @@ import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
 import { TeamService } from '../team/team.service.js';
 import { bookingMails, type BookingMailKind } from './booking-mail.js';
 import { attendeeNameOf, bookingDetailView, bookingView } from './booking-views.js';
+import { HostQueue } from './host-queue.js';
 import { BookingsRepository, type BookingFilters } from './bookings.repository.js';
 import {
   BookingListResponse,
@@ -123,6 +124,8 @@ export class BookingsService {
     private readonly clock: Clock,
   ) {}
 
+  private readonly hostQueue = new HostQueue();
+
   async create(
     principal: Principal,
     dto: CreateBookingDto,
@@ -133,56 +136,61 @@ export class BookingsService {
     if (start === null) throw AppError.validation('startTime', 'startTime must be a valid ISO 8601 timestamp');
     const scope = tenantScope(principal);
     const fingerprint = fingerprintOf('POST /v1/bookings', dto);
-    return this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
-      this.tx.transaction(async () => {
-        const { query, eventType } = await this.lockAndLoad(scope, dto.eventTypeId, start, null, []);
-        const verdict = explainStart(query, start);
-        if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
-        const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
-        const token = randomBase62(32);
-        const now = this.clock.now();
-        const booking = Object.assign(new Booking(), {
-          id: newId('bkg'),
-          organizationId: scope.organizationId,
-          eventTypeId: eventType.id,
-          livemode: scope.livemode,
-          status: eventType.requiresConfirmation ? 'pending' : 'confirmed',
-          startsAt: new Date(start),
-          endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
-          hostUserId: hostUserIds[0],
-          attendeeEmail: dto.attendee.email,
-          attendeeFirstName: dto.attendee.firstName ?? null,
-          attendeeLastName: dto.attendee.lastName ?? null,
-          attendeePhone: dto.attendee.phone ?? null,
-          timezone: dto.timezone,
-          locationType: eventType.locationType,
-          location: eventType.location,
-          notes: dto.notes ?? null,
-          metadata: dto.metadata ?? {},
-          bufferBeforeMinutes: eventType.bufferBeforeMinutes,
-          bufferAfterMinutes: eventType.bufferAfterMinutes,
-          confirmationTokenHash: sha256(token),
-          cancelledAt: null,
-          cancellationReason: null,
-          cancelledBy: null,
-          previousBookingId: null,
-          rescheduledToBookingId: null,
-          createdAt: now,
-          updatedAt: now,
-        } satisfies Booking);
-        await this.insert(scope, booking, hostUserIds, 'startTime');
-        const detail = bookingDetailView(booking, hostUserIds, eventType);
-        await this.record(scope, 'booking.created', { booking: detail });
-        if (booking.status === 'confirmed') await this.writeBack.confirmed(scope, forCalendar(booking, eventType.title), hostUserIds);
-        await this.sendMails(scope, booking.status === 'pending' ? 'pending' : 'confirmation', booking, {
-          hostUserIds,
-          title: eventType.title,
-          confirmationToken: token,
-        });
-        const body = { booking: { ...bookingView(booking, hostUserIds), confirmationToken: token } };
-        await complete(201, body);
-        return { status: 201, body };
-      }),
+    // Read before any connection is held: the hosts this booking will lock, to queue for them here first.
+    const hosts = await this.eventTypes.hostUserIdsOf(scope, dto.eventTypeId);
+    const queueKeys = hosts.map((host) => `${scope.livemode ? 'live' : 'test'}:${host}`);
+    return this.hostQueue.run(queueKeys, () =>
+      this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
+        this.tx.transaction(async () => {
+          const { query, eventType } = await this.lockAndLoad(scope, dto.eventTypeId, start, null, [], hosts);
+          const verdict = explainStart(query, start);
+          if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
+          const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
+          const token = randomBase62(32);
+          const now = this.clock.now();
+          const booking = Object.assign(new Booking(), {
+            id: newId('bkg'),
+            organizationId: scope.organizationId,
+            eventTypeId: eventType.id,
+            livemode: scope.livemode,
+            status: eventType.requiresConfirmation ? 'pending' : 'confirmed',
+            startsAt: new Date(start),
+            endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+            hostUserId: hostUserIds[0],
+            attendeeEmail: dto.attendee.email,
+            attendeeFirstName: dto.attendee.firstName ?? null,
+            attendeeLastName: dto.attendee.lastName ?? null,
+            attendeePhone: dto.attendee.phone ?? null,
+            timezone: dto.timezone,
+            locationType: eventType.locationType,
+            location: eventType.location,
+            notes: dto.notes ?? null,
+            metadata: dto.metadata ?? {},
+            bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+            bufferAfterMinutes: eventType.bufferAfterMinutes,
+            confirmationTokenHash: sha256(token),
+            cancelledAt: null,
+            cancellationReason: null,
+            cancelledBy: null,
+            previousBookingId: null,
+            rescheduledToBookingId: null,
+            createdAt: now,
+            updatedAt: now,
+          } satisfies Booking);
+          await this.insert(scope, booking, hostUserIds, 'startTime');
+          const detail = bookingDetailView(booking, hostUserIds, eventType);
+          await this.record(scope, 'booking.created', { booking: detail });
+          if (booking.status === 'confirmed') await this.writeBack.confirmed(scope, forCalendar(booking, eventType.title), hostUserIds);
+          await this.sendMails(scope, booking.status === 'pending' ? 'pending' : 'confirmation', booking, {
+            hostUserIds,
+            title: eventType.title,
+            confirmationToken: token,
+          });
+          const body = { booking: { ...bookingView(booking, hostUserIds), confirmationToken: token } };
+          await complete(201, body);
+          return { status: 201, body };
+        }),
+      ),
     );
   }
 
@@ -394,8 +402,10 @@ export class BookingsService {
     start: number,
     excludeBookingId: string | null,
     alsoLock: readonly string[],
+    /** The event type's hosts when the caller has just read them. */
+    hosts?: readonly string[],
   ): Promise<{ query: StartQuery; eventType: EventTypeDetails }> {
-    const locked = new Set([...(await this.eventTypes.hostUserIdsOf(scope, eventTypeId)), ...alsoLock]);
+    const locked = new Set([...(hosts ?? (await this.eventTypes.hostUserIdsOf(scope, eventTypeId))), ...alsoLock]);
     await this.repository.lockHosts(scope, [...locked]);
     const loaded = await this.availability.loadSlotQuery(
       scope,
