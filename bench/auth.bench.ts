@@ -8,6 +8,7 @@ import { Controller, Get, Module, Param } from '@nestjs/common';
 import { SkipThrottle } from '@nestjs/throttler';
 import { DataSource } from 'typeorm';
 import { Public } from '../libs/common/src/index.js';
+import { reportGoal } from './support/goals.js';
 import { BaselineModule, load, loadSplit, machine, row, startBenchApp } from './support/harness.js';
 
 @Public()
@@ -82,7 +83,13 @@ async function main(): Promise<void> {
       console.log(row([name, r.requestsPerSecond.toFixed(0), r.p50, r.p99, r.requests, r.non2xx, r.errors]));
     }
     const ratio = me.requestsPerSecond / baseline.requestsPerSecond;
-    console.log(`\nRatio: ${ratio.toFixed(2)} of the baseline (goal ≥ 0.70): ${ratio >= 0.7 ? 'met' : 'NOT met'}`);
+    console.log('');
+    reportGoal({
+      bench: 'auth',
+      goal: 'API-key GET /v1/users/me ≥ 0.70 of the one-lookup route',
+      result: `${ratio.toFixed(2)}`,
+      met: ratio >= 0.7,
+    });
   } finally {
     await bench.close();
   }

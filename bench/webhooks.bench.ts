@@ -20,7 +20,7 @@ import { loadConfig, SystemClock, tenantScope } from '../libs/common/src/index.j
 import { createApp } from '../apps/api/src/bootstrap.js';
 import { DomainEvents } from '../apps/api/src/modules/outbox/domain-events.js';
 import type { SinkReport } from './support/webhook-sink.js';
-import { machine, row, startBenchApp } from './support/harness.js';
+import { BENCH_ENCRYPTION_KEY, machine, row, startBenchApp } from './support/harness.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 const BATCH = 50;
@@ -106,6 +106,7 @@ async function main(): Promise<void> {
       DATABASE_URL: bench.databaseUrl,
       DATA_DIR: mkdtempSync(join(os.tmpdir(), 'sched-bench-worker-')),
       JWT_SECRET,
+      ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
       LOG_LEVEL: 'silent',
     });
     worker = await createApp({ config: workerConfig, clock: new SystemClock() });

@@ -49,6 +49,9 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
+/** Every instance of a run shares one key, as instances of a deployment do (secrets sealed by one open on another). */
+export const BENCH_ENCRYPTION_KEY = Buffer.alloc(32, 1).toString('base64');
+
 /** Another instance of the app on a bench database (a second process's view: its own pools, caches). */
 export async function startInstance(
   databaseUrl: string,
@@ -60,6 +63,7 @@ export async function startInstance(
     DATABASE_URL: databaseUrl,
     DATA_DIR: mkdtempSync(join(os.tmpdir(), 'sched-bench-data-')),
     JWT_SECRET: 'bench-secret-that-is-at-least-32-characters',
+    ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
     LOG_LEVEL: 'silent',
     RATE_LIMIT_USER_PER_MINUTE: '1000000',
     RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000',

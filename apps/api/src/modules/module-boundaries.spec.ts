@@ -45,6 +45,7 @@ const TABLE_OWNERS: Record<string, string> = {
   event_types: 'event-types',
   event_type_hosts: 'event-types',
   weekly_schedules: 'availability',
+  availability_versions: 'availability',
   date_overrides: 'availability',
   bookings: 'bookings',
   booking_hosts: 'bookings',

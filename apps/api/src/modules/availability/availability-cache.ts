@@ -34,6 +34,11 @@ export class AvailabilityCache {
         : null;
   }
 
+  /** False with AVAILABILITY_CACHE_MB=0: answers are computed every time and nothing is validated. */
+  get enabled(): boolean {
+    return this.entries !== null;
+  }
+
   key(scope: TenantScope, eventTypeId: string, start: string, end: string, timeZone: string): string {
     return `${scope.organizationId}|${scope.livemode ? 'live' : 'test'}|${eventTypeId}|${start}|${end}|${timeZone}`;
   }

@@ -150,7 +150,7 @@ export class AvailabilityService {
       throw AppError.validation('end', `at most ${MAX_RANGE_DAYS + 1} dates per request (end − start ≤ ${MAX_RANGE_DAYS} days)`);
     const scope = tenantScope(principal);
     const key = this.cache.key(scope, query.eventTypeId, query.start, query.end, timeZone);
-    const fingerprint = await this.slotReadModel.fingerprint(scope, query.eventTypeId);
+    const fingerprint = this.cache.enabled ? await this.slotReadModel.fingerprint(scope, query.eventTypeId) : '';
     const cached = this.cache.get(key, this.clock.now().getTime());
     if (cached?.fingerprint === fingerprint) return { body: cached.body, cache: 'hit' };
 
@@ -166,7 +166,7 @@ export class AvailabilityService {
       slots: slots.map((slot, index) => ({ start: texts[2 * index], end: texts[2 * index + 1], hostUserId: slot.hostUserId })),
       timezone: timeZone,
     });
-    this.cache.set(key, { body, fingerprint, validUntil: slotsValidUntil(slotQuery, slots) });
+    if (this.cache.enabled) this.cache.set(key, { body, fingerprint, validUntil: slotsValidUntil(slotQuery, slots) });
     return { body, cache: 'miss' };
   }
 
