@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from '../bookings/booking-status.js';
+import type { SchedulingRow } from '../event-types/event-types.service.js';
 import type { OverrideType } from './entities/date-override.entity.js';
 import type { StoredScheduleDay, StoredTimeSlot } from './entities/weekly-schedule.entity.js';
 
@@ -71,19 +72,32 @@ export class SlotReadModel {
 
   /**
    * The sum of the availability versions of an event type and its current hosts (see
-   * AvailabilityVersion): it grows with every committed change to anything their slots are computed
-   * from. One indexed statement; read before the data of an answer, it tags that answer for the cache.
+   * AvailabilityVersion), which grows with every committed change to anything their slots are computed
+   * from, and the event type itself (null when the organization has none by that id), in one prepared
+   * statement and so one snapshot: read before the rest of an answer's data, it tags that answer for the
+   * cache, and a miss needs no second read of the event type.
    */
-  async fingerprint(scope: TenantScope, eventTypeId: string): Promise<string> {
-    const [row] = await this.tx.prepared<{ fingerprint: string }>(
+  async fingerprint(scope: TenantScope, eventTypeId: string): Promise<{ fingerprint: string; eventType: SchedulingRow | null }> {
+    const [row] = await this.tx.prepared<{ fingerprint: string; event_type: SchedulingRow | null }>(
       'availability-fingerprint',
-      `SELECT coalesce(sum(v.version), 0)::text AS fingerprint
-         FROM availability_versions v
-        WHERE v.organization_id = $1
-          AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2))`,
+      `SELECT (SELECT coalesce(sum(v.version), 0)::text
+                 FROM availability_versions v
+                WHERE v.organization_id = $1
+                  AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2))
+              ) AS fingerprint,
+              (SELECT json_build_object(
+                        'id', et.id, 'title', et.title, 'slug', et.slug, 'description', et.description,
+                        'duration_minutes', et.duration_minutes, 'location_type', et.location_type, 'location', et.location,
+                        'buffer_before_minutes', et.buffer_before_minutes, 'buffer_after_minutes', et.buffer_after_minutes,
+                        'minimum_notice_hours', et.minimum_notice_hours, 'booking_window_days', et.booking_window_days,
+                        'max_bookings_per_day', et.max_bookings_per_day, 'slot_interval_minutes', et.slot_interval_minutes,
+                        'scheduling_type', et.scheduling_type, 'requires_confirmation', et.requires_confirmation,
+                        'is_active', et.is_active, 'created_at', et.created_at, 'updated_at', et.updated_at,
+                        'host_user_ids', ARRAY(SELECT h.user_id FROM event_type_hosts h WHERE h.event_type_id = et.id ORDER BY h.position))
+                 FROM event_types et WHERE et.id = $2 AND et.organization_id = $1) AS event_type`,
       [scope.organizationId, eventTypeId],
     );
-    return row.fingerprint;
+    return { fingerprint: row.fingerprint, eventType: row.event_type };
   }
 
   /**
