@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from '../bookings/booking-status.js';
-import type { SchedulingRow } from '../event-types/event-types.service.js';
+import type { EventTypeRow } from '../event-types/event-type-row.js';
 import type { OverrideType } from './entities/date-override.entity.js';
 import type { StoredScheduleDay, StoredTimeSlot } from './entities/weekly-schedule.entity.js';
 
@@ -77,8 +77,11 @@ export class SlotReadModel {
    * statement and so one snapshot: read before the rest of an answer's data, it tags that answer for the
    * cache, and a miss needs no second read of the event type.
    */
-  async fingerprint(scope: TenantScope, eventTypeId: string): Promise<{ fingerprint: string; eventType: SchedulingRow | null }> {
-    const [row] = await this.tx.prepared<{ fingerprint: string; event_type: SchedulingRow | null }>(
+  async fingerprint(scope: TenantScope, eventTypeId: string): Promise<{ fingerprint: string; eventType: EventTypeRow | null }> {
+    const [row] = await this.tx.prepared<{
+      fingerprint: string;
+      event_type: (Omit<EventTypeRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string }) | null;
+    }>(
       'availability-fingerprint',
       `SELECT (SELECT coalesce(sum(v.version), 0)::text
                  FROM availability_versions v
@@ -86,7 +89,7 @@ export class SlotReadModel {
                   AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2))
               ) AS fingerprint,
               (SELECT json_build_object(
-                        'id', et.id, 'title', et.title, 'slug', et.slug, 'description', et.description,
+                        'id', et.id, 'organization_id', et.organization_id, 'title', et.title, 'slug', et.slug, 'description', et.description,
                         'duration_minutes', et.duration_minutes, 'location_type', et.location_type, 'location', et.location,
                         'buffer_before_minutes', et.buffer_before_minutes, 'buffer_after_minutes', et.buffer_after_minutes,
                         'minimum_notice_hours', et.minimum_notice_hours, 'booking_window_days', et.booking_window_days,
@@ -97,7 +100,11 @@ export class SlotReadModel {
                  FROM event_types et WHERE et.id = $2 AND et.organization_id = $1) AS event_type`,
       [scope.organizationId, eventTypeId],
     );
-    return { fingerprint: row.fingerprint, eventType: row.event_type };
+    const eventType = row.event_type;
+    return {
+      fingerprint: row.fingerprint,
+      eventType: eventType && { ...eventType, created_at: new Date(eventType.created_at), updated_at: new Date(eventType.updated_at) },
+    };
   }
 
   /**

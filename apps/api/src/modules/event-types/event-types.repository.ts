@@ -4,59 +4,13 @@ import { PageRequest, pageOffset, type TenantScope } from '@app/common';
 import { EventTypeHost } from './entities/event-type-host.entity.js';
 import { EventType } from './entities/event-type.entity.js';
 import { TransactionHost } from '@app/database';
+import { type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
 
 export const SLUG_ACTIVE_KEY = 'event_types_organization_slug_active_key';
 
 export interface EventTypeWithHosts {
   eventType: EventType;
   hostUserIds: string[];
-}
-
-interface EventTypeRow {
-  id: string;
-  organization_id: string;
-  title: string;
-  slug: string;
-  description: string | null;
-  duration_minutes: number;
-  location_type: EventType['locationType'];
-  location: string | null;
-  buffer_before_minutes: number;
-  buffer_after_minutes: number;
-  minimum_notice_hours: number;
-  booking_window_days: number;
-  max_bookings_per_day: number | null;
-  slot_interval_minutes: number | null;
-  scheduling_type: EventType['schedulingType'];
-  requires_confirmation: boolean;
-  is_active: boolean;
-  created_at: Date;
-  updated_at: Date;
-  host_user_ids: string[];
-}
-
-function toEntity(row: EventTypeRow): EventType {
-  return Object.assign(new EventType(), {
-    id: row.id,
-    organizationId: row.organization_id,
-    title: row.title,
-    slug: row.slug,
-    description: row.description,
-    durationMinutes: row.duration_minutes,
-    locationType: row.location_type,
-    location: row.location,
-    bufferBeforeMinutes: row.buffer_before_minutes,
-    bufferAfterMinutes: row.buffer_after_minutes,
-    minimumNoticeHours: row.minimum_notice_hours,
-    bookingWindowDays: row.booking_window_days,
-    maxBookingsPerDay: row.max_bookings_per_day,
-    slotIntervalMinutes: row.slot_interval_minutes,
-    schedulingType: row.scheduling_type,
-    requiresConfirmation: row.requires_confirmation,
-    isActive: row.is_active,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  } satisfies EventType);
 }
 
 /** The only place that touches TypeORM for event types and their hosts; every method is scoped by organization. */
@@ -99,7 +53,7 @@ export class EventTypesRepository {
         WHERE et.id = $1 AND et.organization_id = $2${lock ? ' FOR UPDATE' : ''}`,
       [id, scope.organizationId],
     );
-    return rows.length === 0 ? null : { eventType: toEntity(rows[0]), hostUserIds: rows[0].host_user_ids };
+    return rows.length === 0 ? null : { eventType: eventTypeFromRow(rows[0]), hostUserIds: rows[0].host_user_ids };
   }
 
   async list(scope: TenantScope, isActive: boolean, page: PageRequest): Promise<[EventType[], number]> {

@@ -26,6 +26,7 @@ import {
   UpdateEventTypeDto,
 } from './dto/event-type.dto.js';
 import { EventType } from './entities/event-type.entity.js';
+import { type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
 import { EventTypesRepository, SLUG_ACTIVE_KEY } from './event-types.repository.js';
 import { TransactionHost } from '@app/database';
 
@@ -101,57 +102,11 @@ function assertHostCount(schedulingType: SchedulingType, hostUserIds: readonly s
   if (hostUserIds.length === 0) throw AppError.validation('hostUserIds', `${schedulingType} event types need at least one host`);
 }
 
-/**
- * An event type as a read model hands it over for slot computation (availability reads it in the same
- * statement as its cache fingerprint): null when no such event type is in the organization.
- */
-export interface SchedulingRow {
-  id: string;
-  title: string;
-  slug: string;
-  description: string | null;
-  duration_minutes: number;
-  location_type: EventType['locationType'];
-  location: string | null;
-  buffer_before_minutes: number;
-  buffer_after_minutes: number;
-  minimum_notice_hours: number;
-  booking_window_days: number;
-  max_bookings_per_day: number | null;
-  slot_interval_minutes: number | null;
-  scheduling_type: SchedulingType;
-  requires_confirmation: boolean;
-  is_active: boolean;
-  created_at: string;
-  updated_at: string;
-  host_user_ids: string[];
-}
-
-/** What getForScheduling answers, from a SchedulingRow: 404 when there is none, 409 when deleted. */
-export function schedulingDetailsOf(row: SchedulingRow | null): EventTypeDetails {
+/** What getForScheduling answers, from a row a read model selected (availability's cache fingerprint): 404 when there is none, 409 when deleted. */
+export function schedulingDetailsOf(row: EventTypeRow | null): EventTypeDetails {
   if (!row) throw AppError.notFound('Event type');
   if (!row.is_active) throw inactive();
-  return {
-    id: row.id,
-    title: row.title,
-    slug: row.slug,
-    description: row.description,
-    durationMinutes: row.duration_minutes,
-    locationType: row.location_type,
-    location: row.location,
-    bufferBeforeMinutes: row.buffer_before_minutes,
-    bufferAfterMinutes: row.buffer_after_minutes,
-    minimumNoticeHours: row.minimum_notice_hours,
-    bookingWindowDays: row.booking_window_days,
-    maxBookingsPerDay: row.max_bookings_per_day,
-    slotIntervalMinutes: row.slot_interval_minutes,
-    schedulingType: row.scheduling_type,
-    hostUserIds: row.host_user_ids,
-    requiresConfirmation: row.requires_confirmation,
-    isActive: row.is_active,
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
-  };
+  return details(eventTypeFromRow(row), row.host_user_ids);
 }
 
 function inactive(): AppError {

@@ -1,0 +1,49 @@
+import { EventType } from './entities/event-type.entity.js';
+
+/** An event_types row as SQL returns it, with its hosts' user ids in order. */
+export interface EventTypeRow {
+  id: string;
+  organization_id: string;
+  title: string;
+  slug: string;
+  description: string | null;
+  duration_minutes: number;
+  location_type: EventType['locationType'];
+  location: string | null;
+  buffer_before_minutes: number;
+  buffer_after_minutes: number;
+  minimum_notice_hours: number;
+  booking_window_days: number;
+  max_bookings_per_day: number | null;
+  slot_interval_minutes: number | null;
+  scheduling_type: EventType['schedulingType'];
+  requires_confirmation: boolean;
+  is_active: boolean;
+  created_at: Date;
+  updated_at: Date;
+  host_user_ids: string[];
+}
+
+export function eventTypeFromRow(row: EventTypeRow): EventType {
+  return Object.assign(new EventType(), {
+    id: row.id,
+    organizationId: row.organization_id,
+    title: row.title,
+    slug: row.slug,
+    description: row.description,
+    durationMinutes: row.duration_minutes,
+    locationType: row.location_type,
+    location: row.location,
+    bufferBeforeMinutes: row.buffer_before_minutes,
+    bufferAfterMinutes: row.buffer_after_minutes,
+    minimumNoticeHours: row.minimum_notice_hours,
+    bookingWindowDays: row.booking_window_days,
+    maxBookingsPerDay: row.max_bookings_per_day,
+    slotIntervalMinutes: row.slot_interval_minutes,
+    schedulingType: row.scheduling_type,
+    requiresConfirmation: row.requires_confirmation,
+    isActive: row.is_active,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  } satisfies EventType);
+}
