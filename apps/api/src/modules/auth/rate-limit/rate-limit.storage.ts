@@ -17,6 +17,9 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return { hits, ttl }`;
 
+/** The script as a command of its own: sent by its SHA1 (EVALSHA), its text only when Redis does not have it yet. */
+type WithIncrement = Redis & { rateLimitIncrement(key: string, ttlMs: string): Promise<[number, number]> };
+
 function record(hits: number, ttlMs: number, limit: number): StorageRecord {
   const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
   return { totalHits: hits, timeToExpire: seconds, isBlocked: hits > limit, timeToBlockExpire: seconds };
@@ -49,7 +52,7 @@ class MemoryWindows {
 export class RateLimitStorage implements ThrottlerStorage, OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly memory = new MemoryWindows();
-  private readonly redis: Redis | undefined;
+  private readonly redis: WithIncrement | undefined;
   private usingFallback = false;
 
   constructor(
@@ -57,7 +60,7 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleDestroy {
     private readonly namespace: string,
   ) {
     if (redisUrl) {
-      this.redis = new Redis(redisUrl, {
+      const redis = new Redis(redisUrl, {
         lazyConnect: false,
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
@@ -65,6 +68,8 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleDestroy {
         commandTimeout: 500,
         retryStrategy: () => 1000,
       });
+      redis.defineCommand('rateLimitIncrement', { numberOfKeys: 1, lua: INCREMENT_SCRIPT });
+      this.redis = redis as WithIncrement;
       this.redis.on('error', () => this.fallBack('Redis is unreachable'));
       this.redis.on('ready', () => {
         if (this.usingFallback) this.logger.warn('Redis is back: rate-limit counters are shared again');
@@ -77,7 +82,7 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleDestroy {
     const namespaced = `${this.namespace}:${key}`;
     if (this.redis && this.redis.status === 'ready') {
       try {
-        const [hits, ttlMs] = (await this.redis.eval(INCREMENT_SCRIPT, 1, namespaced, String(ttl))) as [number, number];
+        const [hits, ttlMs] = await this.redis.rateLimitIncrement(namespaced, String(ttl));
         return record(hits, ttlMs, limit);
       } catch {
         this.fallBack('a Redis command failed');
