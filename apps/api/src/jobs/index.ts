@@ -3,3 +3,4 @@ export { NotificationListener } from './notification-listener.js';
 export { Wakeup } from './wakeup.js';
 export * from './periodic-jobs.js';
 export * from './jobs.module.js';
+export { forEachInBatches } from './batches.js';

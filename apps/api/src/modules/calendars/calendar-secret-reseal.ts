@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { PeriodicJobs } from '../../jobs/index.js';
+import { forEachInBatches, PeriodicJobs } from '../../jobs/index.js';
 import { CalendarSecrets } from './calendar-secrets.js';
 import { CalendarsRepository } from './calendars.repository.js';
 
@@ -25,11 +25,9 @@ export class CalendarSecretReseal {
   }
 
   async resealAll(): Promise<number> {
-    let rewritten = 0;
-    for (let after = ''; ;) {
-      const rows = await this.repository.sealedSecretsAfter(after, BATCH);
-      if (rows.length === 0) return rewritten;
-      for (const row of rows) {
+    return forEachInBatches(
+      (after) => this.repository.sealedSecretsAfter(after, BATCH),
+      async (row) => {
         let url: string | null;
         let password: string | null;
         try {
@@ -37,13 +35,11 @@ export class CalendarSecretReseal {
           password = this.secrets.resealed(row.password, row.id);
         } catch {
           this.logger.error(`Calendar connection ${row.id}: no configured ENCRYPTION_KEY opens its secrets`);
-          continue;
+          return false;
         }
-        if (url === null && password === null) continue;
-        const to = { url: url ?? row.url, password: password ?? row.password };
-        if (await this.repository.replaceSealedSecrets(row.id, row, to)) rewritten++;
-      }
-      after = rows[rows.length - 1].id;
-    }
+        if (url === null && password === null) return false;
+        return this.repository.replaceSealedSecrets(row.id, row, { url: url ?? row.url, password: password ?? row.password });
+      },
+    );
   }
 }

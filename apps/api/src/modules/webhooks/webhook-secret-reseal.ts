@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PeriodicJobs } from '../../jobs/index.js';
+import { forEachInBatches, PeriodicJobs } from '../../jobs/index.js';
 import { WebhookQueueRepository } from './webhook-queue.repository.js';
 import { WebhookSecrets } from './webhook-secrets.js';
 
@@ -23,15 +23,12 @@ export class WebhookSecretReseal {
   }
 
   async resealAll(): Promise<number> {
-    let rewritten = 0;
-    for (let after = ''; ;) {
-      const rows = await this.repository.sealedSecretsAfter(after, BATCH);
-      if (rows.length === 0) return rewritten;
-      for (const row of rows) {
+    return forEachInBatches(
+      (after) => this.repository.sealedSecretsAfter(after, BATCH),
+      async (row) => {
         const resealed = this.secrets.resealed(row.sealed, row.id);
-        if (resealed !== null && (await this.repository.replaceSealedSecret(row.id, row.sealed, resealed))) rewritten++;
-      }
-      after = rows[rows.length - 1].id;
-    }
+        return resealed !== null && this.repository.replaceSealedSecret(row.id, row.sealed, resealed);
+      },
+    );
   }
 }
