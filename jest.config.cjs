@@ -6,6 +6,7 @@ const moduleNameMapper = {
   '^@app/(common|database|availability|calendar)$': '<rootDir>/libs/$1/src/index.ts',
   '^@app/(common|database|availability|calendar)/(.*)\\.js$': '<rootDir>/libs/$1/src/$2',
   '^(\\.{1,2}/.*)\\.js$': '$1',
+  '^cookie$': '<rootDir>/test/setup/cookie-shim.cjs',
 };
 // A few ESM-only packages are require()d by CommonJS dependencies; Node 20 does that natively,
 // Jest's loader cannot before Node 24.9, so Babel turns just these into CommonJS for the tests.

@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -13,6 +14,7 @@ import {
   requestIdFor,
   SystemClock,
 } from '@app/common';
+import { serveAdminConsole } from './admin/admin-console.js';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { createRootLogger, PinoNestLogger } from './logging/logger.js';
 import { createOpenApiDocument } from './openapi/openapi-document.js';
@@ -28,6 +30,11 @@ export interface CreateAppOptions {
 
 function setupSwagger(app: NestFastifyApplication, config: AppConfig): void {
   SwaggerModule.setup('docs', app, createOpenApiDocument(app, config.appUrl), { jsonDocumentUrl: 'docs-json', useGlobalPrefix: false });
+}
+
+/** The routes' prefix, shared with the OpenAPI document written at build time (openapi/write-document.ts). */
+export function routeApp(app: NestFastifyApplication): void {
+  app.setGlobalPrefix('v1', { exclude: ['health', 'health/ready'] });
 }
 
 /** Builds the whole HTTP application; `main.ts` and the e2e tests both start it through here. */
@@ -55,8 +62,10 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     void reply.header('X-Request-Id', String(request.id));
   });
   answerMethodNotAllowed(fastify);
+  await app.register(fastifyCookie);
+  await serveAdminConsole(fastify, config.adminDir);
 
-  app.setGlobalPrefix('v1', { exclude: ['health', 'health/ready'] });
+  routeApp(app);
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter());
   setupSwagger(app, config);

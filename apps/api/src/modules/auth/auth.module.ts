@@ -9,6 +9,7 @@ import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { AvailabilityModule } from '../availability/availability.module.js';
 import { TeamModule } from '../team/team.module.js';
 import { AuthController } from './auth.controller.js';
+import { ConsoleSessionController } from './console-session.controller.js';
 import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
 import { MeReadModel } from './me.read-model.js';
@@ -47,7 +48,7 @@ import { UsersController } from './users.controller.js';
     ApiKeysModule,
     AvailabilityModule,
   ],
-  controllers: [AuthController, UsersController, InvitationsController],
+  controllers: [AuthController, ConsoleSessionController, UsersController, InvitationsController],
   providers: [
     AuthRepository,
     MeReadModel,

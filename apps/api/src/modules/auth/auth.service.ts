@@ -36,7 +36,7 @@ import { AccessTokenClaims, JWT_AUDIENCE, JWT_ISSUER } from './jwt.strategy.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { TransactionHost } from '@app/database';
 
-const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
+export const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
 const LOCKOUT_FAILURES = 10;
 const LOCKOUT_WINDOW_MS = 15 * 60 * 1000;
 const USER_AGENT_MAX = 512;
@@ -292,6 +292,14 @@ export class AuthService {
 
   async logout(principal: Principal): Promise<void> {
     if (principal.sessionId) await this.repository.revokeSession(principal.sessionId, this.clock.now());
+  }
+
+  /** Ends the session a refresh token belongs to, if the token is its current one; anything else is ignored. */
+  async endSessionOf(refreshToken: string): Promise<void> {
+    const parts = splitRefreshToken(refreshToken);
+    if (!parts) return;
+    const session = await this.repository.findSession(parts.sessionId);
+    if (session?.refreshTokenHash === sha256(parts.secret)) await this.repository.revokeSession(session.id, this.clock.now());
   }
 
   async listSessions(principal: Principal): Promise<SessionListResponse> {

@@ -1,0 +1,81 @@
+import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import '@fastify/cookie';
+import { ApiErrors, AppError, Public } from '@app/common';
+import { AuthService, REFRESH_TTL_MS } from './auth.service.js';
+import { ConsoleTokenResponse, LoginDto, type TokensResponse } from './dto/auth.dto.js';
+
+/** The refresh token of a console login lives in this cookie, which script cannot read. */
+export const CONSOLE_REFRESH_COOKIE = 'sched_console_refresh';
+const COOKIE_PATH = '/v1/auth/console';
+
+/**
+ * Sessions for the admin console (contract section 13): the same logins and rotating refresh tokens as
+ * `/auth/login` and `/auth/refresh`, but the refresh token travels only in an `HttpOnly`, `Secure`,
+ * `SameSite=Strict` cookie scoped to these routes, and the body carries the access token alone.
+ */
+@ApiTags('auth')
+@Controller('auth/console')
+export class ConsoleSessionController {
+  constructor(private readonly auth: AuthService) {}
+
+  @Public()
+  @Post('login')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'consoleLogin',
+    summary: 'Sign in to the admin console: the access token in the body, the refresh token in an HttpOnly cookie',
+    description: 'The same credentials, failures and lockout as `POST /auth/login`.',
+  })
+  @ApiResponse({ status: 200, type: ConsoleTokenResponse })
+  @ApiErrors(400, 401)
+  async login(
+    @Body() dto: LoginDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Headers('user-agent') userAgent?: string,
+  ): Promise<ConsoleTokenResponse> {
+    return withCookie(reply, await this.auth.login(dto, userAgent));
+  }
+
+  @Public()
+  @Post('refresh')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'consoleRefresh',
+    summary: 'Rotate the console’s refresh cookie into a new access token',
+    description: 'Reuse of a rotated cookie value revokes the whole session, as with `POST /auth/refresh`.',
+  })
+  @ApiResponse({ status: 200, type: ConsoleTokenResponse })
+  @ApiErrors(401)
+  async refresh(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<ConsoleTokenResponse> {
+    const token = request.cookies[CONSOLE_REFRESH_COOKIE];
+    if (!token) throw AppError.unauthorized('No console session');
+    return withCookie(reply, await this.auth.refresh(token));
+  }
+
+  @Public()
+  @Post('logout')
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'consoleLogout',
+    summary: 'Sign out of the console: the cookie’s session ends and the cookie is cleared',
+  })
+  @ApiResponse({ status: 204 })
+  async logout(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
+    const token = request.cookies[CONSOLE_REFRESH_COOKIE];
+    if (token) await this.auth.endSessionOf(token);
+    void reply.clearCookie(CONSOLE_REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, secure: true, sameSite: 'strict' });
+  }
+}
+
+function withCookie(reply: FastifyReply, tokens: TokensResponse): ConsoleTokenResponse {
+  void reply.setCookie(CONSOLE_REFRESH_COOKIE, tokens.refreshToken, {
+    path: COOKIE_PATH,
+    httpOnly: true,
+    secure: true,
+    sameSite: 'strict',
+    maxAge: REFRESH_TTL_MS / 1000,
+  });
+  return { accessToken: tokens.accessToken, tokenType: tokens.tokenType, expiresIn: tokens.expiresIn };
+}
