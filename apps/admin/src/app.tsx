@@ -1,0 +1,142 @@
+import type { JSX } from 'preact';
+import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { useEffect, useState } from 'preact/hooks';
+import { api, unwrap, whenUnauthorized, type Schemas } from './api/client';
+import { Session, type SessionContext } from './context';
+import { ApiKeysPage } from './pages/api-keys';
+import { AvailabilityPage } from './pages/availability';
+import { BookingDetailPage, BookingsPage } from './pages/bookings';
+import { CalendarsPage } from './pages/calendars';
+import { EventTypeEditPage, EventTypesPage } from './pages/event-types';
+import { OrganizationPage } from './pages/organization';
+import { SchedulePage } from './pages/schedule';
+import { SignInPage } from './pages/sign-in';
+import { TeamPage } from './pages/team';
+import { WebhookDetailPage, WebhooksPage } from './pages/webhooks';
+import * as session from './session';
+import { NotAllowed } from './ui/states';
+
+interface NavItem {
+  href: string;
+  label: string;
+  adminOnly?: boolean;
+}
+
+const NAV: NavItem[] = [
+  { href: '/admin/bookings', label: 'Bookings' },
+  { href: '/admin/event-types', label: 'Event types' },
+  { href: '/admin/schedule', label: 'Schedule' },
+  { href: '/admin/availability', label: 'Availability' },
+  { href: '/admin/calendars', label: 'Calendars' },
+  { href: '/admin/team', label: 'Team' },
+  { href: '/admin/api-keys', label: 'API keys', adminOnly: true },
+  { href: '/admin/webhooks', label: 'Webhooks', adminOnly: true },
+  { href: '/admin/organization', label: 'Organization' },
+];
+
+type Phase = { name: 'starting' } | { name: 'signed-out' } | { name: 'signed-in'; me: Schemas['MeResponse'] };
+
+export function App(): JSX.Element {
+  return (
+    <LocationProvider scope="/admin">
+      <Console />
+    </LocationProvider>
+  );
+}
+
+function Console(): JSX.Element {
+  const [phase, setPhase] = useState<Phase>({ name: 'starting' });
+
+  const loadMe = async (): Promise<void> => {
+    setPhase({ name: 'signed-in', me: await unwrap(api.GET('/v1/users/me')) });
+  };
+  const start = async (): Promise<void> => {
+    if (await session.refresh()) await loadMe();
+    else setPhase({ name: 'signed-out' });
+  };
+
+  useEffect(() => {
+    whenUnauthorized(() => setPhase({ name: 'signed-out' }));
+    void start();
+  }, []);
+
+  if (phase.name === 'starting') {
+    return (
+      <p class="loading" role="status">
+        Loading…
+      </p>
+    );
+  }
+  if (phase.name === 'signed-out') return <SignInPage onSignedIn={() => void loadMe()} />;
+
+  const me = phase.me;
+  const context: SessionContext = {
+    me,
+    timeZone: me.user.timezone,
+    isAdmin: me.member.role === 'owner' || me.member.role === 'admin',
+    reloadMe: () => void loadMe(),
+    signOut: () => void session.signOut().finally(() => setPhase({ name: 'signed-out' })),
+  };
+  return (
+    <Session.Provider value={context}>
+      <Shell context={context} />
+    </Session.Provider>
+  );
+}
+
+function Shell({ context }: { context: SessionContext }): JSX.Element {
+  const { path } = useLocation();
+  const admin = (page: () => JSX.Element) => (context.isAdmin ? page : NotAllowed);
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">{context.me.organization.name}</span>
+        <nav aria-label="Console">
+          <ul>
+            {NAV.filter((item) => !item.adminOnly || context.isAdmin).map((item) => (
+              <li key={item.href}>
+                <a href={item.href} aria-current={path.startsWith(item.href) ? 'page' : undefined}>
+                  {item.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <span>
+            {context.me.user.email} · {context.me.member.role}
+          </span>
+          <button type="button" onClick={context.signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Router>
+          <Route path="/admin/bookings" component={BookingsPage} />
+          <Route path="/admin/bookings/:id" component={BookingDetailPage} />
+          <Route path="/admin/event-types" component={EventTypesPage} />
+          <Route path="/admin/event-types/:id" component={EventTypeEditPage} />
+          <Route path="/admin/schedule" component={SchedulePage} />
+          <Route path="/admin/availability" component={AvailabilityPage} />
+          <Route path="/admin/calendars" component={CalendarsPage} />
+          <Route path="/admin/team" component={TeamPage} />
+          <Route path="/admin/api-keys" component={admin(ApiKeysPage)} />
+          <Route path="/admin/webhooks" component={admin(WebhooksPage)} />
+          <Route path="/admin/webhooks/:id" component={admin(WebhookDetailPage)} />
+          <Route path="/admin/organization" component={OrganizationPage} />
+          <Route default component={Home} />
+        </Router>
+      </main>
+    </>
+  );
+}
+
+function Home(): JSX.Element {
+  const { route } = useLocation();
+  useEffect(() => route('/admin/bookings', true), []);
+  return <p role="status">Loading…</p>;
+}

@@ -1,0 +1,116 @@
+import type { JSX } from 'preact';
+import { useState } from 'preact/hooks';
+import { api, unwrap, type Schemas } from '../api/client';
+import { useSession } from '../context';
+import { useLoad } from '../ui/async';
+import { checked, Field, FormAlert, inputValue, useSubmit } from '../ui/form';
+import { Show, ShownOnce } from '../ui/states';
+import { formatDateTime } from '../ui/time';
+
+type Scope = NonNullable<Schemas['CreateApiKeyDto']['scopes']>[number];
+const SCOPES: Scope[] = [
+  'bookings:read',
+  'bookings:write',
+  'event_types:read',
+  'event_types:write',
+  'availability:read',
+  'availability:write',
+  'team:read',
+  'team:write',
+  'webhooks:read',
+  'webhooks:write',
+];
+
+export function ApiKeysPage(): JSX.Element {
+  const { timeZone } = useSession();
+  const list = useLoad(() => unwrap(api.GET('/v1/api-keys', { params: { query: { limit: 100 } } })), []);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<Scope[]>(['bookings:read']);
+  const [mode, setMode] = useState<'live' | 'test'>('live');
+  const [shown, setShown] = useState<string | null>(null);
+  const { submit, pending, problem } = useSubmit(async () => {
+    const created = await unwrap(api.POST('/v1/api-keys', { body: { name, scopes, mode } }));
+    setShown(created.apiKey);
+    setName('');
+    list.reload();
+  });
+  const revoke = async (key: Schemas['ApiKeyView']): Promise<void> => {
+    if (!window.confirm(`Revoke “${key.name}”? Calls with it fail at once.`)) return;
+    await unwrap(api.DELETE('/v1/api-keys/{id}', { params: { path: { id: key.id } } }));
+    list.reload();
+  };
+  return (
+    <section>
+      <h1>API keys</h1>
+      {shown && <ShownOnce label="New API key" value={shown} onDone={() => setShown(null)} />}
+      <form onSubmit={submit} noValidate class="panel" aria-label="New API key">
+        <FormAlert problem={problem} />
+        <Field label="Name" name="name" problem={problem}>
+          {(props) => <input {...props} value={name} onInput={(e) => setName(inputValue(e))} />}
+        </Field>
+        <fieldset>
+          <legend>Scopes</legend>
+          <div class="checks">
+            {SCOPES.map((scope) => (
+              <label key={scope} class="check">
+                <input
+                  type="checkbox"
+                  checked={scopes.includes(scope)}
+                  onChange={(e) => setScopes((current) => (checked(e) ? [...current, scope] : current.filter((s) => s !== scope)))}
+                />
+                {scope}
+              </label>
+            ))}
+          </div>
+          {problem?.fields.scopes && <p class="field-error">{problem.fields.scopes}</p>}
+        </fieldset>
+        <Field label="Mode" name="mode" problem={problem}>
+          {(props) => (
+            <select {...props} value={mode} onChange={(e) => setMode(inputValue(e) as 'live' | 'test')}>
+              <option value="live">live</option>
+              <option value="test">test</option>
+            </select>
+          )}
+        </Field>
+        <button type="submit" disabled={pending}>
+          Create key
+        </button>
+      </form>
+      <Show loaded={list} isEmpty={(data) => data.keys.length === 0} empty="No API keys yet.">
+        {(data) => (
+          <div class="table-wrap">
+            <table>
+              <caption class="visually-hidden">API keys</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Prefix</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.keys.map((key) => (
+                  <tr key={key.id}>
+                    <td>{key.name}</td>
+                    <td>
+                      <code>{key.keyPrefix}</code> {key.mode}
+                    </td>
+                    <td>{key.scopes.join(', ')}</td>
+                    <td>{formatDateTime(key.lastUsedAt, timeZone)}</td>
+                    <td>
+                      <button type="button" class="danger" onClick={() => void revoke(key)} aria-label={`Revoke ${key.name}`}>
+                        Revoke
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Show>
+    </section>
+  );
+}

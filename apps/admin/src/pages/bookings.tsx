@@ -1,0 +1,284 @@
+import type { JSX } from 'preact';
+import { useRoute } from 'preact-iso';
+import { useState } from 'preact/hooks';
+import { api, unwrap, type paths, type Schemas } from '../api/client';
+import { useSession } from '../context';
+import { useLoad } from '../ui/async';
+import { Field, FormAlert, inputValue, useSubmit } from '../ui/form';
+import { Show } from '../ui/states';
+import { formatDateTime, instantToZoned, zonedToInstant } from '../ui/time';
+import { useMembers } from './members';
+
+type Filters = NonNullable<paths['/v1/bookings']['get']['parameters']['query']>;
+const STATUSES = ['confirmed', 'pending', 'cancelled', 'past'] as const;
+const PAGE_SIZE = 20;
+
+export function BookingsPage(): JSX.Element {
+  const { timeZone, isAdmin } = useSession();
+  const [draft, setDraft] = useState<Filters>({});
+  const [filters, setFilters] = useState<Filters>({});
+  const [page, setPage] = useState(1);
+  const eventTypes = useLoad(() => unwrap(api.GET('/v1/event-types', { params: { query: { limit: 100 } } })), []);
+  const members = useMembers();
+  const list = useLoad(
+    () => unwrap(api.GET('/v1/bookings', { params: { query: { ...filters, page, limit: PAGE_SIZE } } })),
+    [JSON.stringify(filters), page],
+  );
+  const set = (patch: Partial<Filters>): void => setDraft((current) => ({ ...current, ...patch }));
+  const apply = (event: Event): void => {
+    event.preventDefault();
+    setPage(1);
+    setFilters(Object.fromEntries(Object.entries(draft).filter(([, value]) => value !== '' && value !== undefined)) as Filters);
+  };
+  return (
+    <section>
+      <h1>Bookings</h1>
+      <form onSubmit={apply} class="panel filters" aria-label="Filter bookings">
+        <Field label="Status" name="status">
+          {(props) => (
+            <select
+              {...props}
+              value={draft.status ?? ''}
+              onChange={(e) => set({ status: (inputValue(e) || undefined) as Filters['status'] })}
+            >
+              <option value="">Any</option>
+              {STATUSES.map((status) => (
+                <option key={status} value={status}>
+                  {status}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="From date" name="startDate">
+          {(props) => (
+            <input {...props} type="date" value={draft.startDate ?? ''} onInput={(e) => set({ startDate: inputValue(e) || undefined })} />
+          )}
+        </Field>
+        <Field label="To date" name="endDate">
+          {(props) => (
+            <input {...props} type="date" value={draft.endDate ?? ''} onInput={(e) => set({ endDate: inputValue(e) || undefined })} />
+          )}
+        </Field>
+        <Field label="Event type" name="eventTypeId">
+          {(props) => (
+            <select {...props} value={draft.eventTypeId ?? ''} onChange={(e) => set({ eventTypeId: inputValue(e) || undefined })}>
+              <option value="">Any</option>
+              {(eventTypes.data?.eventTypes ?? []).map((eventType) => (
+                <option key={eventType.id} value={eventType.id}>
+                  {eventType.title}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        {isAdmin && (
+          <Field label="Host" name="hostUserId">
+            {(props) => (
+              <select {...props} value={draft.hostUserId ?? ''} onChange={(e) => set({ hostUserId: inputValue(e) || undefined })}>
+                <option value="">Any</option>
+                {(members.data ?? [])
+                  .filter((member) => member.userId)
+                  .map((member) => (
+                    <option key={member.id} value={member.userId}>
+                      {member.email}
+                    </option>
+                  ))}
+              </select>
+            )}
+          </Field>
+        )}
+        <Field label="Attendee email" name="attendeeEmail">
+          {(props) => (
+            <input
+              {...props}
+              type="email"
+              value={draft.attendeeEmail ?? ''}
+              onInput={(e) => set({ attendeeEmail: inputValue(e) || undefined })}
+            />
+          )}
+        </Field>
+        <button type="submit">Apply filters</button>
+      </form>
+      <Show loaded={list} isEmpty={(data) => data.bookings.length === 0} empty="No bookings match.">
+        {(data) => (
+          <>
+            <div class="table-wrap">
+              <table>
+                <caption class="visually-hidden">Bookings</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">When ({timeZone})</th>
+                    <th scope="col">Event type</th>
+                    <th scope="col">Attendee</th>
+                    <th scope="col">Status</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.bookings.map((booking) => (
+                    <tr key={booking.id}>
+                      <td>
+                        <a href={`/admin/bookings/${booking.id}`}>{formatDateTime(booking.startsAt, timeZone)}</a>
+                      </td>
+                      <td>{booking.eventType.title}</td>
+                      <td>{booking.attendee.email}</td>
+                      <td>
+                        <span class={`badge ${booking.status}`}>{booking.status}</span>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <nav class="pager" aria-label="Pages">
+              <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+                Previous
+              </button>
+              <span>
+                Page {data.page} · {data.totalCount} bookings
+              </span>
+              <button type="button" disabled={!data.hasMore} onClick={() => setPage(page + 1)}>
+                Next
+              </button>
+            </nav>
+          </>
+        )}
+      </Show>
+    </section>
+  );
+}
+
+export function BookingDetailPage(): JSX.Element {
+  const { params } = useRoute();
+  const { timeZone } = useSession();
+  const loaded = useLoad(() => unwrap(api.GET('/v1/bookings/{id}', { params: { path: { id: params.id } } })), [params.id]);
+  return (
+    <section>
+      <p>
+        <a href="/admin/bookings">← All bookings</a>
+      </p>
+      <h1>Booking</h1>
+      <Show loaded={loaded}>
+        {({ booking }) => (
+          <>
+            <dl class="facts">
+              <dt>Event type</dt>
+              <dd>{booking.eventType.title}</dd>
+              <dt>Starts</dt>
+              <dd>{formatDateTime(booking.startsAt, timeZone)}</dd>
+              <dt>Ends</dt>
+              <dd>{formatDateTime(booking.endsAt, timeZone)}</dd>
+              <dt>Status</dt>
+              <dd>
+                <span class={`badge ${booking.status}`}>{booking.status}</span>
+              </dd>
+              <dt>Attendee</dt>
+              <dd>
+                {[booking.attendee.firstName, booking.attendee.lastName].filter(Boolean).join(' ')} {booking.attendee.email}
+              </dd>
+              <dt>Attendee’s timezone</dt>
+              <dd>{booking.timezone}</dd>
+              {booking.notes && (
+                <>
+                  <dt>Notes</dt>
+                  <dd>{booking.notes}</dd>
+                </>
+              )}
+              {booking.cancelledAt && (
+                <>
+                  <dt>Cancelled</dt>
+                  <dd>
+                    {formatDateTime(booking.cancelledAt, timeZone)} by {booking.cancelledBy}{' '}
+                    {booking.cancellationReason ? `— ${booking.cancellationReason}` : ''}
+                  </dd>
+                </>
+              )}
+              {booking.rescheduledToBookingId && (
+                <>
+                  <dt>Rescheduled to</dt>
+                  <dd>
+                    <a href={`/admin/bookings/${booking.rescheduledToBookingId}`}>the new booking</a>
+                  </dd>
+                </>
+              )}
+            </dl>
+            <BookingActions booking={booking} onChanged={loaded.reload} />
+          </>
+        )}
+      </Show>
+    </section>
+  );
+}
+
+function BookingActions({ booking, onChanged }: { booking: Schemas['BookingDetailView']; onChanged: () => void }): JSX.Element | null {
+  const { timeZone } = useSession();
+  const [reason, setReason] = useState('');
+  const [newStart, setNewStart] = useState(() => instantToZoned(booking.startsAt, timeZone));
+  const [movedTo, setMovedTo] = useState<string | null>(null);
+  const path = { params: { path: { id: booking.id } } };
+  const cancel = useSubmit(async () => {
+    await unwrap(api.POST('/v1/bookings/{id}/cancel', { ...path, body: { reason: reason || undefined } }));
+    onChanged();
+  });
+  const confirm = useSubmit(async () => {
+    await unwrap(api.POST('/v1/bookings/{id}/confirm', { ...path, body: {} }));
+    onChanged();
+  });
+  const decline = useSubmit(async () => {
+    await unwrap(api.POST('/v1/bookings/{id}/decline', { ...path, body: { reason: reason || undefined } }));
+    onChanged();
+  });
+  const reschedule = useSubmit(async () => {
+    const instant = zonedToInstant(newStart, timeZone);
+    const body = {
+      newStartTime: Number.isNaN(instant.getTime()) ? newStart : instant.toISOString(),
+      timezone: timeZone,
+      reason: reason || undefined,
+    };
+    const moved = await unwrap(api.POST('/v1/bookings/{id}/reschedule', { ...path, body }));
+    setMovedTo(moved.booking.id);
+    onChanged();
+  });
+  if (booking.status === 'cancelled') {
+    return movedTo ? (
+      <p role="status">
+        Rescheduled: <a href={`/admin/bookings/${movedTo}`}>open the new booking</a>
+      </p>
+    ) : null;
+  }
+  const problem = cancel.problem ?? confirm.problem ?? decline.problem;
+  return (
+    <div class="panel">
+      <h2>Change this booking</h2>
+      <FormAlert problem={problem} />
+      <Field label="Reason (sent to the attendee)" name="reason" problem={problem ?? reschedule.problem}>
+        {(props) => <input {...props} value={reason} onInput={(e) => setReason(inputValue(e))} />}
+      </Field>
+      <div class="actions">
+        {booking.status === 'pending' && (
+          <>
+            <button type="button" disabled={confirm.pending} onClick={() => void confirm.submit()}>
+              Confirm
+            </button>
+            <button type="button" class="secondary" disabled={decline.pending} onClick={() => void decline.submit()}>
+              Decline
+            </button>
+          </>
+        )}
+        <button type="button" class="danger" disabled={cancel.pending} onClick={() => void cancel.submit()}>
+          Cancel booking
+        </button>
+      </div>
+      <form onSubmit={reschedule.submit} noValidate aria-label="Reschedule">
+        <h3>Reschedule</h3>
+        <Field label={`New start (${timeZone})`} name="newStartTime" problem={reschedule.problem}>
+          {(props) => <input {...props} type="datetime-local" value={newStart} onInput={(e) => setNewStart(inputValue(e))} />}
+        </Field>
+        {reschedule.problem && !reschedule.problem.fields.newStartTime && <FormAlert problem={reschedule.problem} />}
+        <button type="submit" disabled={reschedule.pending}>
+          Reschedule
+        </button>
+      </form>
+    </div>
+  );
+}

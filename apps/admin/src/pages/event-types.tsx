@@ -1,0 +1,282 @@
+import type { JSX } from 'preact';
+import { useLocation, useRoute } from 'preact-iso';
+import { useState } from 'preact/hooks';
+import { api, unwrap, type Schemas } from '../api/client';
+import { useSession } from '../context';
+import { useLoad } from '../ui/async';
+import { checked, Field, FormAlert, inputValue, useSubmit, type FormProblem } from '../ui/form';
+import { Show } from '../ui/states';
+import { useMembers } from './members';
+
+type EventType = Schemas['EventTypeView'];
+type Draft = Schemas['CreateEventTypeDto'];
+
+const SCHEDULING: Array<Draft['schedulingType'] & string> = ['one_on_one', 'round_robin', 'collective'];
+
+export function EventTypesPage(): JSX.Element {
+  const { isAdmin } = useSession();
+  const list = useLoad(() => unwrap(api.GET('/v1/event-types', { params: { query: { limit: 100 } } })), []);
+  const [creating, setCreating] = useState(false);
+  const remove = async (eventType: EventType): Promise<void> => {
+    if (!window.confirm(`Delete “${eventType.title}”?`)) return;
+    await unwrap(api.DELETE('/v1/event-types/{id}', { params: { path: { id: eventType.id } } }));
+    list.reload();
+  };
+  return (
+    <section>
+      <h1>Event types</h1>
+      {isAdmin && !creating && (
+        <button type="button" onClick={() => setCreating(true)}>
+          New event type
+        </button>
+      )}
+      {creating && (
+        <EventTypeForm
+          onSaved={() => {
+            setCreating(false);
+            list.reload();
+          }}
+          onCancel={() => setCreating(false)}
+        />
+      )}
+      <Show loaded={list} isEmpty={(data) => data.eventTypes.length === 0} empty="No event types yet.">
+        {(data) => (
+          <div class="table-wrap">
+            <table>
+              <caption class="visually-hidden">Event types</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Title</th>
+                  <th scope="col">Slug</th>
+                  <th scope="col">Duration</th>
+                  <th scope="col">Scheduling</th>
+                  <th scope="col">Bookings</th>
+                  {isAdmin && <th scope="col">Actions</th>}
+                </tr>
+              </thead>
+              <tbody>
+                {data.eventTypes.map((eventType) => (
+                  <tr key={eventType.id}>
+                    <td>{isAdmin ? <a href={`/admin/event-types/${eventType.id}`}>{eventType.title}</a> : eventType.title}</td>
+                    <td>{eventType.slug}</td>
+                    <td>{eventType.durationMinutes} min</td>
+                    <td>{eventType.schedulingType.replace(/_/g, ' ')}</td>
+                    <td>{eventType.bookingsCount}</td>
+                    {isAdmin && (
+                      <td>
+                        <button
+                          type="button"
+                          class="danger"
+                          onClick={() => void remove(eventType)}
+                          aria-label={`Delete ${eventType.title}`}
+                        >
+                          Delete
+                        </button>
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Show>
+    </section>
+  );
+}
+
+export function EventTypeEditPage(): JSX.Element {
+  const { params } = useRoute();
+  const { route } = useLocation();
+  const loaded = useLoad(() => unwrap(api.GET('/v1/event-types/{id}', { params: { path: { id: params.id } } })), [params.id]);
+  return (
+    <section>
+      <h1>Edit event type</h1>
+      <Show loaded={loaded}>
+        {(data) => (
+          <EventTypeForm
+            existing={data.eventType}
+            onSaved={() => route('/admin/event-types')}
+            onCancel={() => route('/admin/event-types')}
+          />
+        )}
+      </Show>
+    </section>
+  );
+}
+
+function draftOf(existing?: EventType): Draft {
+  if (!existing) return { title: '', slug: '', durationMinutes: 30, schedulingType: 'one_on_one' };
+  return {
+    title: existing.title,
+    slug: existing.slug,
+    durationMinutes: existing.durationMinutes,
+    description: existing.description ?? undefined,
+    schedulingType: existing.schedulingType,
+    hostUserIds: existing.hostUserIds,
+    bufferBeforeMinutes: existing.bufferBeforeMinutes,
+    bufferAfterMinutes: existing.bufferAfterMinutes,
+    minimumNoticeHours: existing.minimumNoticeHours,
+    bookingWindowDays: existing.bookingWindowDays,
+    maxBookingsPerDay: existing.maxBookingsPerDay ?? undefined,
+    slotIntervalMinutes: existing.slotIntervalMinutes ?? undefined,
+    requiresConfirmation: existing.requiresConfirmation,
+  };
+}
+
+function EventTypeForm({ existing, onSaved, onCancel }: { existing?: EventType; onSaved: () => void; onCancel: () => void }): JSX.Element {
+  const [draft, setDraft] = useState<Draft>(() => draftOf(existing));
+  const members = useMembers();
+  const set = (patch: Partial<Draft>): void => setDraft((current) => ({ ...current, ...patch }));
+  const { submit, pending, problem } = useSubmit(async () => {
+    if (existing) await unwrap(api.PATCH('/v1/event-types/{id}', { params: { path: { id: existing.id } }, body: draft }));
+    else await unwrap(api.POST('/v1/event-types', { body: draft }));
+    onSaved();
+  });
+  const team = draft.schedulingType !== 'one_on_one';
+  return (
+    <form onSubmit={submit} noValidate class="panel" aria-label={existing ? 'Edit event type' : 'New event type'}>
+      <FormAlert problem={problem} />
+      <Field label="Title" name="title" problem={problem}>
+        {(props) => <input {...props} value={draft.title} onInput={(e) => set({ title: inputValue(e) })} />}
+      </Field>
+      <Field label="Slug" name="slug" problem={problem} hint="Lowercase letters, digits and hyphens">
+        {(props) => <input {...props} value={draft.slug} onInput={(e) => set({ slug: inputValue(e) })} />}
+      </Field>
+      <NumberField
+        label="Duration (minutes)"
+        name="durationMinutes"
+        value={draft.durationMinutes}
+        problem={problem}
+        onChange={(v) => set({ durationMinutes: v ?? 0 })}
+      />
+      <Field label="Description" name="description" problem={problem}>
+        {(props) => (
+          <textarea {...props} value={draft.description ?? ''} onInput={(e) => set({ description: inputValue(e) || undefined })} />
+        )}
+      </Field>
+      <Field label="Scheduling" name="schedulingType" problem={problem}>
+        {(props) => (
+          <select
+            {...props}
+            value={draft.schedulingType}
+            onChange={(e) => set({ schedulingType: inputValue(e) as Draft['schedulingType'] })}
+          >
+            {SCHEDULING.map((type) => (
+              <option key={type} value={type}>
+                {type.replace(/_/g, ' ')}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      {team && (
+        <fieldset>
+          <legend>Hosts</legend>
+          {(members.data ?? [])
+            .filter((member) => member.userId)
+            .map((member) => (
+              <label key={member.id} class="check">
+                <input
+                  type="checkbox"
+                  checked={draft.hostUserIds?.includes(member.userId!) ?? false}
+                  onChange={(e) => {
+                    const others = (draft.hostUserIds ?? []).filter((id) => id !== member.userId);
+                    set({ hostUserIds: checked(e) ? [...others, member.userId!] : others });
+                  }}
+                />
+                {member.email}
+              </label>
+            ))}
+          {problem?.fields.hostUserIds && <p class="field-error">{problem.fields.hostUserIds}</p>}
+        </fieldset>
+      )}
+      <details>
+        <summary>Limits and buffers</summary>
+        <NumberField
+          label="Buffer before (minutes)"
+          name="bufferBeforeMinutes"
+          value={draft.bufferBeforeMinutes}
+          problem={problem}
+          onChange={(v) => set({ bufferBeforeMinutes: v })}
+        />
+        <NumberField
+          label="Buffer after (minutes)"
+          name="bufferAfterMinutes"
+          value={draft.bufferAfterMinutes}
+          problem={problem}
+          onChange={(v) => set({ bufferAfterMinutes: v })}
+        />
+        <NumberField
+          label="Minimum notice (hours)"
+          name="minimumNoticeHours"
+          value={draft.minimumNoticeHours}
+          problem={problem}
+          onChange={(v) => set({ minimumNoticeHours: v })}
+        />
+        <NumberField
+          label="Booking window (days)"
+          name="bookingWindowDays"
+          value={draft.bookingWindowDays}
+          problem={problem}
+          onChange={(v) => set({ bookingWindowDays: v })}
+        />
+        <NumberField
+          label="Bookings per day at most"
+          name="maxBookingsPerDay"
+          value={draft.maxBookingsPerDay}
+          problem={problem}
+          onChange={(v) => set({ maxBookingsPerDay: v })}
+        />
+        <NumberField
+          label="Slot interval (minutes)"
+          name="slotIntervalMinutes"
+          value={draft.slotIntervalMinutes}
+          problem={problem}
+          onChange={(v) => set({ slotIntervalMinutes: v })}
+        />
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={draft.requiresConfirmation ?? false}
+            onChange={(e) => set({ requiresConfirmation: checked(e) })}
+          />
+          Bookings need the host’s confirmation
+        </label>
+      </details>
+      <div class="actions">
+        <button type="submit" disabled={pending}>
+          {existing ? 'Save event type' : 'Create event type'}
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function NumberField(props: {
+  label: string;
+  name: string;
+  value: number | undefined | null;
+  problem: FormProblem | null;
+  onChange: (value: number | undefined) => void;
+}): JSX.Element {
+  return (
+    <Field label={props.label} name={props.name} problem={props.problem}>
+      {(control) => (
+        <input
+          {...control}
+          type="number"
+          inputMode="numeric"
+          value={props.value ?? ''}
+          onInput={(e) => {
+            const text = inputValue(e);
+            props.onChange(text === '' ? undefined : Number(text));
+          }}
+        />
+      )}
+    </Field>
+  );
+}

@@ -1,0 +1,47 @@
+import type { JSX } from 'preact';
+import { useState } from 'preact/hooks';
+import { api, unwrap } from '../api/client';
+import { useSession } from '../context';
+import { Field, FormAlert, inputValue, useSubmit } from '../ui/form';
+import { formatDateTime } from '../ui/time';
+
+export function OrganizationPage(): JSX.Element {
+  const { me, isAdmin, timeZone, reloadMe } = useSession();
+  const [name, setName] = useState(me.organization.name);
+  const [saved, setSaved] = useState(false);
+  const { submit, pending, problem } = useSubmit(async () => {
+    setSaved(false);
+    await unwrap(api.PATCH('/v1/organizations/{orgId}', { params: { path: { orgId: me.organization.id } }, body: { name } }));
+    setSaved(true);
+    reloadMe();
+  });
+  return (
+    <section>
+      <h1>Organization</h1>
+      <dl class="facts">
+        <dt>Slug</dt>
+        <dd>{me.organization.slug}</dd>
+        <dt>Created</dt>
+        <dd>{formatDateTime(me.organization.createdAt, timeZone)}</dd>
+        <dt>Your timezone</dt>
+        <dd>{timeZone}</dd>
+      </dl>
+      {isAdmin ? (
+        <form onSubmit={submit} noValidate>
+          <FormAlert problem={problem} />
+          <Field label="Organization name" name="name" problem={problem}>
+            {(props) => <input {...props} value={name} onInput={(e) => setName(inputValue(e))} />}
+          </Field>
+          <button type="submit" disabled={pending}>
+            Save name
+          </button>
+          {saved && <p role="status">Saved.</p>}
+        </form>
+      ) : (
+        <p>
+          Name: <strong>{me.organization.name}</strong>
+        </p>
+      )}
+    </section>
+  );
+}

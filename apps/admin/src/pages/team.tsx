@@ -1,0 +1,139 @@
+import type { JSX } from 'preact';
+import { useState } from 'preact/hooks';
+import { api, unwrap, type Schemas } from '../api/client';
+import { useSession } from '../context';
+import { Field, FormAlert, inputValue, problemOf, useSubmit, type FormProblem } from '../ui/form';
+import { Show } from '../ui/states';
+import { formatDateTime } from '../ui/time';
+import { useMembers } from './members';
+
+type Role = Schemas['InviteMemberDto']['role'];
+type Member = Schemas['MemberView'];
+
+export function TeamPage(): JSX.Element {
+  const { me, isAdmin, timeZone } = useSession();
+  const members = useMembers();
+  const orgId = me.organization.id;
+  const isOwner = me.member.role === 'owner';
+  // An admin cannot grant owner nor change or remove an owner (contract section 4): not offered.
+  const grantable: Role[] = isOwner ? ['owner', 'admin', 'member'] : ['admin', 'member'];
+  const [rowProblem, setRowProblem] = useState<FormProblem | null>(null);
+
+  const act = async (action: () => Promise<unknown>): Promise<void> => {
+    setRowProblem(null);
+    try {
+      await action();
+      members.reload();
+    } catch (error) {
+      setRowProblem(problemOf(error));
+    }
+  };
+  const changeRole = (member: Member, role: Role): Promise<void> =>
+    act(() => unwrap(api.PATCH('/v1/organizations/{orgId}/members/{id}', { params: { path: { orgId, id: member.id } }, body: { role } })));
+  const remove = (member: Member): Promise<void> => {
+    if (!window.confirm(`Remove ${member.email}?`)) return Promise.resolve();
+    return act(() => unwrap(api.DELETE('/v1/organizations/{orgId}/members/{id}', { params: { path: { orgId, id: member.id } } })));
+  };
+  const manageable = (member: Member): boolean => isAdmin && member.id !== me.member.id && (isOwner || member.role !== 'owner');
+
+  return (
+    <section>
+      <h1>Team</h1>
+      {isAdmin && <InviteForm grantable={grantable} onInvited={members.reload} />}
+      <FormAlert problem={rowProblem} />
+      <Show loaded={members} isEmpty={(data) => data.length === 0}>
+        {(data) => (
+          <div class="table-wrap">
+            <table>
+              <caption class="visually-hidden">Members and invitations</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Member</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Since</th>
+                  {isAdmin && <th scope="col">Actions</th>}
+                </tr>
+              </thead>
+              <tbody>
+                {data.map((member) => (
+                  <tr key={member.id}>
+                    <td>
+                      {[member.firstName, member.lastName].filter(Boolean).join(' ')} {member.email}
+                    </td>
+                    <td>
+                      {manageable(member) ? (
+                        <select
+                          aria-label={`Role of ${member.email}`}
+                          value={member.role}
+                          onChange={(e) => void changeRole(member, inputValue(e) as Role)}
+                        >
+                          {grantable.map((role) => (
+                            <option key={role} value={role}>
+                              {role}
+                            </option>
+                          ))}
+                        </select>
+                      ) : (
+                        member.role
+                      )}
+                    </td>
+                    <td>{member.status}</td>
+                    <td>{formatDateTime(member.joinedAt ?? member.invitedAt, timeZone)}</td>
+                    {isAdmin && (
+                      <td>
+                        {manageable(member) && (
+                          <button type="button" class="danger" onClick={() => void remove(member)} aria-label={`Remove ${member.email}`}>
+                            Remove
+                          </button>
+                        )}
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Show>
+    </section>
+  );
+}
+
+function InviteForm({ grantable, onInvited }: { grantable: Role[]; onInvited: () => void }): JSX.Element {
+  const { me } = useSession();
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('member');
+  const [invited, setInvited] = useState<string | null>(null);
+  const { submit, pending, problem } = useSubmit(async () => {
+    setInvited(null);
+    const body = { email, role };
+    const answer = await unwrap(api.POST('/v1/organizations/{orgId}/members', { params: { path: { orgId: me.organization.id } }, body }));
+    setInvited(answer.member.email);
+    setEmail('');
+    onInvited();
+  });
+  return (
+    <form onSubmit={submit} noValidate class="panel filters" aria-label="Invite a member">
+      <FormAlert problem={problem} />
+      <Field label="Email to invite" name="email" problem={problem}>
+        {(props) => <input {...props} type="email" value={email} onInput={(e) => setEmail(inputValue(e))} />}
+      </Field>
+      <Field label="Role" name="role" problem={problem}>
+        {(props) => (
+          <select {...props} value={role} onChange={(e) => setRole(inputValue(e) as Role)}>
+            {grantable.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <button type="submit" disabled={pending}>
+        Invite
+      </button>
+      {invited && <p role="status">Invitation sent to {invited}.</p>}
+    </form>
+  );
+}

@@ -1,0 +1,225 @@
+import type { JSX } from 'preact';
+import { useLocation, useRoute } from 'preact-iso';
+import { useState } from 'preact/hooks';
+import { api, unwrap, type Schemas } from '../api/client';
+import { useSession } from '../context';
+import { useLoad } from '../ui/async';
+import { checked, Field, FormAlert, inputValue, problemOf, useSubmit, type FormProblem } from '../ui/form';
+import { Show, ShownOnce } from '../ui/states';
+import { formatDateTime } from '../ui/time';
+
+type Webhook = Schemas['WebhookView'];
+type EventName = Schemas['CreateWebhookDto']['events'][number];
+const EVENTS: EventName[] = [
+  '*',
+  'booking.created',
+  'booking.cancelled',
+  'booking.rescheduled',
+  'booking.confirmed',
+  'booking.declined',
+  'event_type.created',
+  'event_type.updated',
+  'event_type.deleted',
+  'member.invited',
+  'member.joined',
+  'member.updated',
+  'member.removed',
+  'calendar.sync_failed',
+];
+
+export function WebhooksPage(): JSX.Element {
+  const list = useLoad(() => unwrap(api.GET('/v1/webhooks', { params: { query: { limit: 100 } } })), []);
+  const [secret, setSecret] = useState<string | null>(null);
+  return (
+    <section>
+      <h1>Webhooks</h1>
+      {secret && <ShownOnce label="Signing secret" value={secret} onDone={() => setSecret(null)} />}
+      <WebhookForm
+        onSaved={(created) => {
+          setSecret(created?.secret ?? null);
+          list.reload();
+        }}
+      />
+      <Show loaded={list} isEmpty={(data) => data.webhooks.length === 0} empty="No webhooks yet.">
+        {(data) => (
+          <ul class="rows">
+            {data.webhooks.map((webhook) => (
+              <li key={webhook.id}>
+                <span>
+                  <a href={`/admin/webhooks/${webhook.id}`}>{webhook.url}</a> — {webhook.events.join(', ')}{' '}
+                  {webhook.active ? '' : '(paused)'}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Show>
+    </section>
+  );
+}
+
+function WebhookForm({
+  existing,
+  onSaved,
+}: {
+  existing?: Webhook;
+  onSaved: (created?: Schemas['CreatedWebhookResponse']) => void;
+}): JSX.Element {
+  const [url, setUrl] = useState(existing?.url ?? '');
+  const [events, setEvents] = useState<EventName[]>(existing?.events ?? ['booking.created']);
+  const [description, setDescription] = useState(existing?.description ?? '');
+  const [active, setActive] = useState(existing?.active ?? true);
+  const { submit, pending, problem } = useSubmit(async () => {
+    const body = { url, events, description: description || undefined, active };
+    if (existing) {
+      await unwrap(api.PATCH('/v1/webhooks/{id}', { params: { path: { id: existing.id } }, body }));
+      onSaved();
+    } else {
+      onSaved(await unwrap(api.POST('/v1/webhooks', { body })));
+      setUrl('');
+    }
+  });
+  return (
+    <form onSubmit={submit} noValidate class="panel" aria-label={existing ? 'Edit webhook' : 'New webhook'}>
+      <FormAlert problem={problem} />
+      <Field label="Endpoint URL" name="url" problem={problem}>
+        {(props) => <input {...props} type="url" value={url} onInput={(e) => setUrl(inputValue(e))} />}
+      </Field>
+      <fieldset>
+        <legend>Events</legend>
+        <div class="checks">
+          {EVENTS.map((event) => (
+            <label key={event} class="check">
+              <input
+                type="checkbox"
+                checked={events.includes(event)}
+                onChange={(e) => setEvents((current) => (checked(e) ? [...current, event] : current.filter((x) => x !== event)))}
+              />
+              {event === '*' ? 'every event' : event}
+            </label>
+          ))}
+        </div>
+        {problem?.fields.events && <p class="field-error">{problem.fields.events}</p>}
+      </fieldset>
+      <Field label="Description" name="description" problem={problem}>
+        {(props) => <input {...props} value={description} onInput={(e) => setDescription(inputValue(e))} />}
+      </Field>
+      <label class="check">
+        <input type="checkbox" checked={active} onChange={(e) => setActive(checked(e))} />
+        Active
+      </label>
+      <button type="submit" disabled={pending}>
+        {existing ? 'Save webhook' : 'Create webhook'}
+      </button>
+    </form>
+  );
+}
+
+export function WebhookDetailPage(): JSX.Element {
+  const { params } = useRoute();
+  const { route } = useLocation();
+  const { timeZone } = useSession();
+  const id = params.id;
+  const loaded = useLoad(() => unwrap(api.GET('/v1/webhooks/{id}', { params: { path: { id } } })), [id]);
+  const deliveries = useLoad(
+    () => unwrap(api.GET('/v1/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: 50 } } })),
+    [id],
+  );
+  const [problem, setProblem] = useState<FormProblem | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const act = async (action: () => Promise<unknown>, done: string): Promise<void> => {
+    setProblem(null);
+    setNotice(null);
+    try {
+      await action();
+      setNotice(done);
+      deliveries.reload();
+    } catch (error) {
+      setProblem(problemOf(error));
+    }
+  };
+  const remove = async (): Promise<void> => {
+    if (!window.confirm('Delete this webhook?')) return;
+    await act(() => unwrap(api.DELETE('/v1/webhooks/{id}', { params: { path: { id } } })), 'Deleted.');
+    route('/admin/webhooks');
+  };
+  return (
+    <section>
+      <p>
+        <a href="/admin/webhooks">← All webhooks</a>
+      </p>
+      <h1>Webhook</h1>
+      <Show loaded={loaded}>{({ webhook }) => <WebhookForm existing={webhook} onSaved={() => setNotice('Saved.')} />}</Show>
+      <FormAlert problem={problem} />
+      {notice && <p role="status">{notice}</p>}
+      <div class="actions">
+        <button
+          type="button"
+          onClick={() => void act(() => unwrap(api.POST('/v1/webhooks/{id}/test', { params: { path: { id } } })), 'Test event sent.')}
+        >
+          Send a test event
+        </button>
+        <button type="button" class="danger" onClick={() => void remove()}>
+          Delete webhook
+        </button>
+      </div>
+      <h2>Deliveries</h2>
+      <button type="button" class="secondary" onClick={deliveries.reload}>
+        Refresh log
+      </button>
+      <Show loaded={deliveries} isEmpty={(data) => data.deliveries.length === 0} empty="No deliveries yet.">
+        {(data) => (
+          <div class="table-wrap">
+            <table>
+              <caption class="visually-hidden">Deliveries</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Response</th>
+                  <th scope="col">Last attempt</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.deliveries.map((delivery) => (
+                  <tr key={delivery.id}>
+                    <td>{delivery.eventType}</td>
+                    <td>
+                      <span class={`badge ${delivery.status}`}>{delivery.status}</span>
+                    </td>
+                    <td>{delivery.attempts}</td>
+                    <td>{delivery.responseStatus ?? '—'}</td>
+                    <td>{formatDateTime(delivery.lastAttemptAt, timeZone)}</td>
+                    <td>
+                      {delivery.status === 'failed' && (
+                        <button
+                          type="button"
+                          aria-label={`Retry delivery ${delivery.id}`}
+                          onClick={() =>
+                            void act(
+                              () =>
+                                unwrap(
+                                  api.POST('/v1/webhooks/{id}/deliveries/{deliveryId}/retry', {
+                                    params: { path: { id, deliveryId: delivery.id } },
+                                  }),
+                                ),
+                              'Delivery queued again.',
+                            )
+                          }
+                        >
+                          Retry
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Show>
+    </section>
+  );
+}

@@ -1,0 +1,105 @@
+import type { ComponentChildren, JSX } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiFailure } from '../api/client';
+
+/** An API error split by field: each `details` entry goes beside the control it names, the rest above the form. */
+export interface FormProblem {
+  message: string;
+  fields: Record<string, string>;
+}
+
+export function problemOf(error: unknown): FormProblem {
+  if (error instanceof ApiFailure) {
+    const fields: Record<string, string> = {};
+    for (const detail of error.body?.details ?? []) fields[detail.field] ??= detail.message;
+    return { message: error.message, fields };
+  }
+  return { message: error instanceof Error ? error.message : String(error), fields: {} };
+}
+
+/** Runs a form's action, keeping its pending state and the problem of its last failure. */
+export function useSubmit(action: () => Promise<void>): {
+  submit: (event?: Event) => Promise<void>;
+  pending: boolean;
+  problem: FormProblem | null;
+  setProblem: (problem: FormProblem | null) => void;
+} {
+  const [pending, setPending] = useState(false);
+  const [problem, setProblem] = useState<FormProblem | null>(null);
+  const submit = async (event?: Event): Promise<void> => {
+    event?.preventDefault();
+    setPending(true);
+    setProblem(null);
+    try {
+      await action();
+    } catch (error) {
+      setProblem(problemOf(error));
+    } finally {
+      setPending(false);
+    }
+  };
+  return { submit, pending, problem, setProblem };
+}
+
+let nextId = 0;
+function useId(prefix: string): string {
+  const [id] = useState(() => `${prefix}-${++nextId}`);
+  return id;
+}
+
+interface FieldProps {
+  label: string;
+  /** The API's name for the value (`details[].field`), so its error shows here. */
+  name: string;
+  problem?: FormProblem | null;
+  hint?: string;
+  children: (props: { id: string; name: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string }) => ComponentChildren;
+}
+
+export function Field({ label, name, problem, hint, children }: FieldProps): JSX.Element {
+  const id = useId(name.replace(/\W+/g, '-'));
+  const error = fieldError(problem, name);
+  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children({ id, name, 'aria-invalid': error ? true : undefined, 'aria-describedby': described })}
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The message for a field, matching `name` exactly or any `name[…]` / `name.…` below it. */
+export function fieldError(problem: FormProblem | null | undefined, name: string): string | undefined {
+  if (!problem) return undefined;
+  if (problem.fields[name]) return problem.fields[name];
+  const nested = Object.keys(problem.fields).find((field) => field.startsWith(`${name}.`) || field.startsWith(`${name}[`));
+  return nested ? `${nested}: ${problem.fields[nested]}` : undefined;
+}
+
+/** The form-level message: shown once, above the form, announced to screen readers. */
+export function FormAlert({ problem }: { problem: FormProblem | null }): JSX.Element | null {
+  if (!problem) return null;
+  return (
+    <div class="alert" role="alert">
+      {problem.message}
+    </div>
+  );
+}
+
+export function inputValue(event: Event): string {
+  return (event.currentTarget as HTMLInputElement).value;
+}
+
+export function checked(event: Event): boolean {
+  return (event.currentTarget as HTMLInputElement).checked;
+}
