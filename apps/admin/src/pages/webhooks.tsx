@@ -149,8 +149,20 @@ export function WebhookDetailPage(): JSX.Element {
         <a href="/admin/webhooks">← All webhooks</a>
       </p>
       <h1>Webhook</h1>
-      <Show loaded={loaded}>{({ webhook }) => <WebhookForm existing={webhook} onSaved={() => setNotice('Saved.')} />}</Show>
+      <Show loaded={loaded}>
+        {({ webhook }) => (
+          // Re-keyed on every change: a 410 answer disables the webhook, and the form must show it.
+          <WebhookForm
+            key={`${webhook.id}-${String(webhook.active)}-${webhook.url}`}
+            existing={webhook}
+            onSaved={() => act(async () => loaded.reload(), 'Saved.')}
+          />
+        )}
+      </Show>
       <FormAlert problem={problem} />
+      {loaded.data && !loaded.data.webhook.active && (
+        <p class="alert">This webhook is paused: no event is sent to it until it is active again.</p>
+      )}
       {notice && <p role="status">{notice}</p>}
       <div class="actions">
         <button
@@ -164,7 +176,14 @@ export function WebhookDetailPage(): JSX.Element {
         </button>
       </div>
       <h2>Deliveries</h2>
-      <button type="button" class="secondary" onClick={deliveries.reload}>
+      <button
+        type="button"
+        class="secondary"
+        onClick={() => {
+          loaded.reload();
+          deliveries.reload();
+        }}
+      >
         Refresh log
       </button>
       <Show loaded={deliveries} isEmpty={(data) => data.deliveries.length === 0} empty="No deliveries yet.">

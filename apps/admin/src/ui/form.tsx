@@ -8,10 +8,24 @@ export interface FormProblem {
   fields: Record<string, string>;
 }
 
+/** Why a time cannot be booked (409 SLOT_UNAVAILABLE names one of these), in words. */
+const SLOT_REASONS: Record<string, string> = {
+  in_the_past: 'that time is in the past',
+  minimum_notice: 'that is sooner than the event type’s minimum notice',
+  outside_booking_window: 'that is further ahead than the event type’s booking window',
+  outside_availability: 'that is outside the host’s available hours',
+  already_booked: 'that time is already booked',
+  calendar_conflict: 'the host is busy then in their own calendar',
+  daily_limit_reached: 'the host’s bookings for that day are full',
+};
+
 export function problemOf(error: unknown): FormProblem {
   if (error instanceof ApiFailure) {
     const fields: Record<string, string> = {};
-    for (const detail of error.body?.details ?? []) fields[detail.field] ??= detail.message;
+    for (const detail of error.body?.details ?? []) {
+      const reason = error.code === 'SLOT_UNAVAILABLE' ? SLOT_REASONS[detail.message] : undefined;
+      fields[detail.field] ??= reason ? `Not bookable: ${reason} (${detail.message}).` : detail.message;
+    }
     return { message: error.message, fields };
   }
   return { message: error instanceof Error ? error.message : String(error), fields: {} };

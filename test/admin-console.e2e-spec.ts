@@ -1,0 +1,454 @@
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from './support/app.js';
+import { bookingBody, WEEKDAYS_9_TO_5 } from './support/bookings.js';
+import { buildConsole, initialLoadBytes, launchBrowser, OUTPUT_DIR, screenshots, seriousViolations } from './support/browser.js';
+import { addMember, createApiKey, registerOwner, uniqueEmail, type AddedMember, type RegisteredOwner } from './support/factories.js';
+import { RadicaleServer } from './support/radicale.js';
+import { createEventType, putSchedule } from './support/scheduling.js';
+import { eventually, WebhookReceiver } from './support/webhooks.js';
+
+const NOW = '2027-03-01T06:00:00.000Z'; // Monday; the owner lives in Berlin (UTC+1 in March)
+const DAV_USER = 'ann';
+const DAV_PASSWORD = 'radicale-console-Pass-3';
+const FEED = [
+  'BEGIN:VCALENDAR',
+  'VERSION:2.0',
+  'PRODID:-//console.test//EN',
+  'BEGIN:VEVENT',
+  'UID:busy@console.test',
+  'DTSTAMP:20270101T000000Z',
+  'DTSTART:20270302T130000Z',
+  'DTEND:20270302T140000Z',
+  'END:VEVENT',
+  'END:VCALENDAR',
+  '',
+].join('\r\n');
+
+/**
+ * The admin console (contract section 13) in a real Chromium: every page's main action, checked through the
+ * API; what a member may not see; accessibility (axe) and screenshots at 1280 and 390 pixels on every page.
+ */
+describe('admin console in a browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let consoleDir: string;
+  let base: string;
+  let owner: RegisteredOwner;
+  let member: AddedMember;
+  let introId: string;
+  let reviewId: string;
+  let receiver: WebhookReceiver;
+  let dav: RadicaleServer;
+  let feedServer: Server;
+  const timings: Record<string, number> = {};
+  const violations: Record<string, string[]> = {};
+
+  const api = (path: string, init: { method?: string; body?: unknown; apiKey?: string } = {}) =>
+    fetch(t.url + path, {
+      method: init.method ?? 'GET',
+      headers: {
+        authorization: init.apiKey ? `ApiKey ${init.apiKey}` : `Bearer ${owner.accessToken}`,
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+      },
+      body: init.body ? JSON.stringify(init.body) : undefined,
+    });
+  const json = async (path: string): Promise<any> => (await api(path)).json();
+
+  beforeAll(async () => {
+    consoleDir = buildConsole();
+    t = await startTestApp({ env: { ADMIN_DIR: consoleDir } });
+    t.clock.set(NOW);
+    base = `http://localhost:${new URL(t.url).port}`;
+    owner = await registerOwner(t.http, { timezone: 'Europe/Berlin', organizationName: 'Console Co' });
+    await putSchedule(t, { token: owner.accessToken }, 'UTC', WEEKDAYS_9_TO_5);
+    introId = await createEventType(t, { token: owner.accessToken }, { title: 'Intro call', slug: 'intro-call', durationMinutes: 30 });
+    reviewId = await createEventType(
+      t,
+      { token: owner.accessToken },
+      { title: 'Review', slug: 'review', durationMinutes: 30, requiresConfirmation: true },
+    );
+    const key = (await createApiKey(t.http, owner.accessToken, { rateLimitPerMinute: 10000, scopes: ['bookings:write', 'bookings:read'] }))
+      .apiKey;
+    // 22 confirmed bookings: Monday 09:00-16:30 UTC and Tuesday 09:00-11:30 UTC; two pending on Thursday.
+    const starts = [
+      ...Array.from({ length: 16 }, (_, i) => `2027-03-01T${String(9 + Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '30' : '00'}:00Z`),
+      ...Array.from({ length: 6 }, (_, i) => `2027-03-02T${String(9 + Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '30' : '00'}:00Z`),
+    ];
+    for (const start of starts) {
+      const res = await t.http.post('/v1/bookings', bookingBody(introId, start), { apiKey: key });
+      if (res.status !== 201) throw new Error(`booking ${start}: ${res.status} ${res.text}`);
+    }
+    for (const start of ['2027-03-04T09:00:00Z', '2027-03-04T10:00:00Z']) {
+      await t.http.post('/v1/bookings', bookingBody(reviewId, start, { attendee: { email: 'pending@example.com' } }), { apiKey: key });
+    }
+    member = await addMember(t, owner.accessToken, owner.organizationId, 'member');
+
+    receiver = await WebhookReceiver.start();
+    receiver.respond('/hook', (_request, nth) => ({ status: nth === 1 ? 410 : 200 }));
+    dav = await RadicaleServer.start({ [DAV_USER]: DAV_PASSWORD });
+    await dav.makeCalendar(DAV_USER, DAV_PASSWORD, `/${DAV_USER}/work/`, 'Work');
+    feedServer = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/calendar' }).end(FEED));
+    await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
+
+    browser = await launchBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    writeFileSync(
+      join(OUTPUT_DIR, 'timings.json'),
+      JSON.stringify({ ...timings, initialLoadGzipBytes: initialLoadBytes(consoleDir) }, null, 2),
+    );
+    await browser?.close();
+    await receiver?.stop();
+    await dav?.stop();
+    feedServer?.close();
+    await t?.close();
+  });
+
+  async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+    return { context, page };
+  }
+
+  /** Axe finds nothing serious or critical; screenshots at both widths; nothing wider than the phone. */
+  async function check(page: Page, name: string): Promise<void> {
+    violations[name] = await seriousViolations(page);
+    expect({ page: name, violations: violations[name] }).toEqual({ page: name, violations: [] });
+    await page.setViewportSize({ width: 390, height: 800 });
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect({ page: name, width: overflow }).toEqual({ page: name, width: 390 });
+    await screenshots(page, name);
+  }
+
+  async function signInByKeyboard(page: Page, email: string, password: string): Promise<void> {
+    await page.getByLabel('Email').focus();
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Bookings' }).waitFor();
+  }
+
+  const go = async (page: Page, link: string, heading: string): Promise<void> => {
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: link }).click();
+    await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+  };
+
+  it('loads within budget: ≤ 150 KB of gzipped JS and CSS, first page interactive within 1 s', async () => {
+    expect(initialLoadBytes(consoleDir)).toBeLessThanOrEqual(150 * 1024);
+    const { context, page } = await newPage();
+    await page.goto('/admin/'); // warm: the browser's own start is not the console's
+    let started = Date.now();
+    await page.goto('/admin/');
+    await page.getByLabel('Email').waitFor();
+    timings.signInInteractiveMs = Date.now() - started;
+    await signInByKeyboard(page, owner.email, owner.password);
+    started = Date.now();
+    await page.goto('/admin/bookings');
+    await page.getByRole('table', { name: 'Bookings' }).waitFor();
+    timings.bookingsInteractiveMs = Date.now() - started;
+    expect(timings.signInInteractiveMs).toBeLessThanOrEqual(1000);
+    expect(timings.bookingsInteractiveMs).toBeLessThanOrEqual(1000);
+    await context.close();
+  });
+
+  it('as an owner: every page does its main action, checked through the API', async () => {
+    const { context, page } = await newPage();
+    await page.goto('/admin/');
+
+    // Sign in: a wrong password shows the API's message; the keyboard alone signs in.
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Invalid email or password');
+    await check(page, 'sign-in');
+    await page.getByLabel('Email').fill('');
+    await page.getByLabel('Password').fill('');
+    await signInByKeyboard(page, owner.email, owner.password);
+    expect(await page.evaluate<string>('document.cookie')).not.toContain('sched_console_refresh');
+
+    // Bookings: times in the owner's timezone (09:00 UTC is 10:00 in Berlin), paging, filters.
+    const rows = page.getByRole('table', { name: 'Bookings' }).locator('tbody tr');
+    await expect(rows.count()).resolves.toBe(20);
+    await expect(rows.first().textContent()).resolves.toContain('1 Mar 2027, 10:00');
+    await check(page, 'bookings');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Page 2 · 24 bookings').waitFor();
+    await expect(rows.count()).resolves.toBe(4);
+    await page.getByLabel('Status').selectOption('pending');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('Page 1 · 2 bookings').waitFor();
+
+    // Booking detail: confirm one pending booking, decline the other.
+    const pending = (await json('/v1/bookings?status=pending')).bookings as Array<{ id: string }>;
+    await rows.first().getByRole('link').click();
+    await page.getByRole('heading', { name: 'Booking', exact: true }).waitFor();
+    await check(page, 'booking-detail');
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.locator('.badge.confirmed').waitFor();
+    await page.goto(`/admin/bookings/${pending.find((b) => !page.url().endsWith(b.id))!.id}`);
+    await page.getByLabel('Reason (sent to the attendee)').fill('Fully booked that week');
+    await page.getByRole('button', { name: 'Decline' }).click();
+    await page.locator('.badge.cancelled').waitFor();
+    const decided = await Promise.all(pending.map(async (b) => (await json(`/v1/bookings/${b.id}`)).booking.status));
+    expect(decided.sort()).toEqual(['cancelled', 'confirmed']);
+
+    // Reschedule: a Sunday is refused with its reason beside the field; a free Wednesday time moves it.
+    const first = (await json('/v1/bookings?status=confirmed&eventTypeId=' + introId)).bookings[0];
+    await page.goto(`/admin/bookings/${first.id}`);
+    await page.getByLabel('New start (Europe/Berlin)').fill('2027-03-07T11:00');
+    await page.getByRole('button', { name: 'Reschedule' }).click();
+    const fieldError = page.locator('.field-error');
+    await fieldError.waitFor();
+    await expect(fieldError.textContent()).resolves.toMatch(/outside the host’s available hours/);
+    await check(page, 'booking-reschedule-refused');
+    expect((await json(`/v1/bookings/${first.id}`)).booking.status).toBe('confirmed');
+    await page.getByLabel('New start (Europe/Berlin)').fill('2027-03-03T11:00');
+    await page.getByRole('button', { name: 'Reschedule' }).click();
+    await page.getByRole('link', { name: 'open the new booking' }).click();
+    await page.getByText('3 Mar 2027, 11:00').first().waitFor();
+    const moved = (await json(`/v1/bookings/${first.id}`)).booking;
+    expect(moved.status).toBe('cancelled');
+    expect((await json(`/v1/bookings/${moved.rescheduledToBookingId}`)).booking.startsAt).toBe('2027-03-03T10:00:00.000Z');
+    await page.getByRole('button', { name: 'Cancel booking' }).click();
+    await page.locator('.badge.cancelled').waitFor();
+    expect((await json(`/v1/bookings/${moved.rescheduledToBookingId}`)).booking.status).toBe('cancelled');
+
+    // Event types: a bad slug is named beside its field; create, edit, delete.
+    await go(page, 'Event types', 'Event types');
+    await page.getByRole('button', { name: 'New event type' }).click();
+    await page.getByLabel('Title').fill('Demo');
+    await page.getByLabel('Slug').fill('Bad Slug!');
+    await page.getByRole('button', { name: 'Create event type' }).click();
+    await page.locator('.field-error').first().waitFor();
+    await expect(page.getByLabel('Slug').getAttribute('aria-invalid')).resolves.toBe('true');
+    await check(page, 'event-types-invalid');
+    await page.getByLabel('Slug').fill('demo');
+    await page.getByRole('button', { name: 'Create event type' }).click();
+    await page.getByRole('link', { name: 'Demo' }).click();
+    await page.getByLabel('Duration (minutes)').fill('45');
+    await check(page, 'event-type-edit');
+    await page.getByRole('button', { name: 'Save event type' }).click();
+    await page.getByRole('heading', { name: 'Event types', exact: true }).waitFor();
+    const demo = ((await json('/v1/event-types')).eventTypes as Array<{ id: string; slug: string; durationMinutes: number }>).find(
+      (e) => e.slug === 'demo',
+    )!;
+    expect(demo.durationMinutes).toBe(45);
+    await check(page, 'event-types');
+    await page.getByRole('button', { name: 'Delete Demo' }).click();
+    await page.getByRole('link', { name: 'Demo' }).waitFor({ state: 'detached' });
+    expect((await json(`/v1/event-types/${demo.id}`)).eventType.isActive).toBe(false);
+
+    // Schedule: Saturday hours added and saved; a date override added.
+    await go(page, 'Schedule', 'Schedule');
+    await page.getByRole('button', { name: 'Add hours on Saturday' }).click();
+    await page.getByRole('button', { name: 'Save weekly hours' }).click();
+    await page.getByText('Saved.').waitFor();
+    const schedule = (await json('/v1/availability/schedules')).schedule;
+    expect(schedule.schedules.find((d: { dayOfWeek: number }) => d.dayOfWeek === 6).slots).toEqual([
+      { startTime: '09:00', endTime: '17:00' },
+    ]);
+    await page.getByLabel('Date', { exact: true }).fill('2027-03-10');
+    await page.getByLabel('Reason').fill('Conference');
+    await page.getByRole('button', { name: 'Add override' }).click();
+    await page.getByText('2027-03-10').waitFor();
+    await check(page, 'schedule');
+    const overrides = (await json('/v1/availability/overrides?startDate=2027-03-01&endDate=2027-03-31')).overrides;
+    expect(overrides).toEqual([expect.objectContaining({ date: '2027-03-10', type: 'unavailable', reason: 'Conference' })]);
+
+    // Availability preview in another timezone: Tuesday's first free slot after the bookings is 12:00 UTC.
+    await go(page, 'Availability', 'Availability preview');
+    await page.getByLabel('Timezone').fill('America/New_York');
+    await page.getByLabel('From').fill('2027-03-02');
+    await page.getByLabel('To').fill('2027-03-02');
+    await page.getByRole('button', { name: 'Show slots' }).click();
+    await page.getByText('shown in America/New_York').waitFor();
+    await expect(page.locator('.slot-day li').first().textContent()).resolves.toBe('07:00');
+    await check(page, 'availability');
+
+    // Team: invite, change the invitee's role, remove them.
+    await go(page, 'Team', 'Team');
+    const invitee = uniqueEmail('invitee');
+    await page.getByLabel('Email to invite').fill(invitee);
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByText(`Invitation sent to ${invitee}`).waitFor();
+    await page.getByLabel(`Role of ${invitee}`).selectOption('admin');
+    await eventually(
+      async () =>
+        (await json(`/v1/organizations/${owner.organizationId}/members?status=invited`)).members.find((m: any) => m.email === invitee)
+          ?.role === 'admin'
+          ? true
+          : undefined,
+      5000,
+      'the role change',
+    );
+    await check(page, 'team');
+    await page.getByRole('button', { name: `Remove ${invitee}` }).click();
+    await page.getByRole('button', { name: `Remove ${invitee}` }).waitFor({ state: 'detached' });
+    const members = (await json(`/v1/organizations/${owner.organizationId}/members`)).members as Array<{ email: string }>;
+    expect(members.map((m) => m.email)).not.toContain(invitee);
+
+    // API keys: the key is shown once and works; revoked, it stops working.
+    await go(page, 'API keys', 'API keys');
+    await page.getByLabel('Name').fill('from the console');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shownKey = (await page.getByRole('status').getByLabel('New API key').textContent())!.trim();
+    expect((await api('/v1/bookings', { apiKey: shownKey })).status).toBe(200);
+    await check(page, 'api-keys');
+    await page.getByRole('button', { name: 'Done' }).click();
+    await expect(page.getByText(shownKey).count()).resolves.toBe(0);
+    await page.getByRole('button', { name: 'Revoke from the console' }).click();
+    await eventually(
+      async () => ((await api('/v1/bookings', { apiKey: shownKey })).status === 401 ? true : undefined),
+      5000,
+      'the revocation',
+    );
+
+    // Webhooks: the secret shown once; a test event fails (410), its retry succeeds, signed both times.
+    await go(page, 'Webhooks', 'Webhooks');
+    await page.getByLabel('Endpoint URL').fill(receiver.url('/hook'));
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    const secret = (await page.getByRole('status').getByLabel('Signing secret').textContent())!.trim();
+    receiver.expectSecret('/hook', secret);
+    await check(page, 'webhooks');
+    await page.getByRole('link', { name: receiver.url('/hook') }).click();
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByText('Test event sent.').waitFor();
+    const retry = page.getByRole('button', { name: /^Retry delivery/ });
+    await eventually(
+      async () => {
+        await page.getByRole('button', { name: 'Refresh log' }).click();
+        return (await retry.count()) > 0 ? true : undefined;
+      },
+      10_000,
+      'the failed delivery in the log',
+    );
+    // A 410 disables the webhook: the page says so; activated again, the retry goes out.
+    await page.getByText('This webhook is paused').waitFor();
+    await check(page, 'webhook-detail');
+    await page.getByLabel('Active').check();
+    await page.getByRole('button', { name: 'Save webhook' }).click();
+    await page.getByText('This webhook is paused').waitFor({ state: 'detached' });
+    expect((await json('/v1/webhooks')).webhooks[0].active).toBe(true);
+    await retry.click();
+    await page.getByText('Delivery queued again.').waitFor();
+    await eventually(
+      async () => {
+        await page.getByRole('button', { name: 'Refresh log' }).click();
+        return (await page.locator('.badge.succeeded').count()) > 0 ? true : undefined;
+      },
+      10_000,
+      'the retried delivery to succeed',
+    );
+    expect(receiver.at('/hook').length).toBe(2);
+    expect(receiver.unverified()).toEqual([]);
+
+    // Calendars: an ICS feed and a CalDAV account connected, synced, a destination chosen; the feed URL shown.
+    await go(page, 'Calendars', 'Calendars');
+    const feedUrl = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/busy.ics`;
+    await page.getByLabel('URL', { exact: true }).fill(feedUrl);
+    await page.getByLabel('Name', { exact: true }).fill('Work feed');
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await page.getByRole('heading', { name: 'Work feed' }).waitFor();
+    await page.getByRole('button', { name: 'Sync Work feed now' }).click();
+    await page.getByLabel('Kind').selectOption('caldav');
+    await page.getByLabel('URL', { exact: true }).fill(dav.url('/'));
+    await page.getByLabel('Name', { exact: true }).fill('Fastmail');
+    await page.getByLabel('Username').fill(DAV_USER);
+    await page.getByLabel('Password').fill(DAV_PASSWORD);
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await page.getByRole('heading', { name: 'Fastmail' }).waitFor();
+    await page.getByRole('radio', { name: 'Write bookings here' }).check();
+    await eventually(
+      async () => {
+        const calendars = (await json('/v1/calendars')).calendars as Array<{
+          name: string;
+          status: string;
+          busyCount: number;
+          calendars: Array<{ isDestination: boolean }>;
+        }>;
+        const feed = calendars.find((c) => c.name === 'Work feed');
+        const account = calendars.find((c) => c.name === 'Fastmail');
+        return feed?.status === 'ok' && feed.busyCount === 1 && account?.calendars[0]?.isDestination ? true : undefined;
+      },
+      5000,
+      'both calendars connected, the destination chosen',
+    );
+    const published = (await json('/v1/users/me/calendar-feed')).url;
+    await expect(page.getByLabel('Calendar feed URL').textContent()).resolves.toBe(published);
+    await check(page, 'calendars');
+
+    // Organization name.
+    await go(page, 'Organization', 'Organization');
+    await page.getByLabel('Organization name').fill('Renamed Co');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.locator('.brand', { hasText: 'Renamed Co' }).waitFor();
+    expect((await json(`/v1/organizations/${owner.organizationId}`)).organization.name).toBe('Renamed Co');
+    await check(page, 'organization');
+
+    // Sign out: the session ends; a reload stays signed out.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await context.close();
+  }, 120_000);
+
+  it('as a member: no API keys, webhooks or others’ schedules; their direct URLs say not allowed', async () => {
+    const { context, page } = await newPage();
+    await page.goto('/admin/');
+    await signInByKeyboard(page, member.email, member.password);
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    await expect(nav.getByRole('link').allTextContents()).resolves.toEqual([
+      'Bookings',
+      'Event types',
+      'Schedule',
+      'Availability',
+      'Calendars',
+      'Team',
+      'Organization',
+    ]);
+    for (const path of ['/admin/api-keys', '/admin/webhooks', '/admin/webhooks/wh_anything']) {
+      await page.goto(path);
+      await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
+    }
+    await check(page, 'member-not-allowed');
+    await go(page, 'Schedule', 'Schedule');
+    await page.getByRole('heading', { name: 'Weekly hours' }).waitFor();
+    await expect(page.getByLabel('Member').count()).resolves.toBe(0);
+    await go(page, 'Event types', 'Event types');
+    await page.getByRole('table', { name: 'Event types' }).waitFor();
+    await expect(page.getByRole('button', { name: 'New event type' }).count()).resolves.toBe(0);
+    await go(page, 'Bookings', 'Bookings');
+    await page.getByText('No bookings match.').waitFor();
+    await check(page, 'member-bookings');
+    await context.close();
+  }, 60_000);
+
+  it('refreshes the session before the access token expires, from the cookie alone', async () => {
+    const { context, page } = await newPage();
+    await page.clock.install();
+    await page.goto('/admin/');
+    await signInByKeyboard(page, owner.email, owner.password);
+    const tokens = new Set<string>();
+    page.on('request', (request) => {
+      const authorization = request.headers().authorization;
+      if (authorization) tokens.add(authorization);
+    });
+    const refreshed = page.waitForResponse((response) => response.url().endsWith('/v1/auth/console/refresh') && response.status() === 200);
+    // The access token lives 900 s; the console rotates a minute before.
+    await page.clock.runFor(841_000);
+    const { accessToken } = (await (await refreshed).json()) as { accessToken: string };
+    await go(page, 'Team', 'Team');
+    await page.getByRole('table', { name: 'Members and invitations' }).waitFor();
+    expect([...tokens]).toEqual([`Bearer ${accessToken}`]);
+    await context.close();
+  }, 60_000);
+});

@@ -1,0 +1,74 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { AxeBuilder } from '@axe-core/playwright';
+import chromium from '@sparticuz/chromium';
+import { chromium as playwright, type Browser, type Page } from 'playwright-core';
+
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+/** Screenshots and timings of the browser tests (git-ignored). */
+export const OUTPUT_DIR = join(ROOT, 'test-output', 'console');
+
+/**
+ * Builds the console into a directory of its own (the quick-start test may be building dist/ at the same
+ * time), from the committed generated client; test/openapi-client checks that client against the document.
+ */
+export function buildConsole(): string {
+  const outDir = mkdtempSync(join(tmpdir(), 'sched-console-'));
+  execFileSync(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/vite/bin/vite.js'),
+      'build',
+      '--config',
+      'apps/admin/vite.config.ts',
+      '--outDir',
+      outDir,
+      '--logLevel',
+      'error',
+    ],
+    { cwd: ROOT, stdio: 'pipe' },
+  );
+  return outDir;
+}
+
+/** Gzipped bytes of the scripts and stylesheets index.html loads: the console's initial load. */
+export function initialLoadBytes(dir: string): number {
+  const html = readFileSync(join(dir, 'index.html'), 'utf8');
+  const assets = [...html.matchAll(/(?:src|href)="\/admin\/(assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]);
+  return assets.reduce((sum, asset) => sum + gzipSync(readFileSync(join(dir, asset))).length, 0);
+}
+
+/**
+ * A real Chromium from the npm registry (`@sparticuz/chromium`; Playwright's own download is not reachable
+ * here). Its `--single-process` default kills the browser with its first page, so it is left out.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  return playwright.launch({
+    executablePath: await chromium.executablePath(),
+    args: chromium.args.filter((arg) => arg !== '--single-process'),
+    headless: true,
+  });
+}
+
+/** Serious and critical accessibility violations on the page as it is now, by rule and target. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')}`));
+}
+
+/** The page at 1280 and at 390 pixels wide, full length, under test-output/console/. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(OUTPUT_DIR, { recursive: true });
+  const original = page.viewportSize() ?? { width: 1280, height: 800 };
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: join(OUTPUT_DIR, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize(original);
+}
