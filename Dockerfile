@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Build stage: compile TypeScript with the dev dependencies.
+# Build stage: compile TypeScript and build the admin console (Vite) with the dev dependencies.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -7,6 +7,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
 COPY apps ./apps
 COPY libs ./libs
+COPY scripts ./scripts
 RUN npm run build
 
 # Runtime stage: production dependencies only, as a non-root user.

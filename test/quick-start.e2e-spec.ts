@@ -9,7 +9,7 @@ const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 
 /** The README's first command, run as written on a fresh data directory with no DATABASE_URL. */
 describe('quick start', () => {
-  it('npm install && npm start serves /health/ready and /docs-json on an embedded database, and stops cleanly', async () => {
+  it('npm install && npm start serves /health/ready, /docs-json and the console on an embedded database, and stops cleanly', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const command = readme.match(/^\s*(npm install && npm start)\s*$/m)?.[1];
     expect(command).toBe('npm install && npm start');
@@ -37,6 +37,13 @@ describe('quick start', () => {
       const docs = await fetch(`http://127.0.0.1:${port}/docs-json`);
       expect(docs.status).toBe(200);
       expect(((await docs.json()) as { openapi: string }).openapi).toMatch(/^3\./);
+      // The console is built by the same command and served by the same process.
+      const admin = await fetch(`http://127.0.0.1:${port}/admin/bookings`);
+      expect(admin.status).toBe(200);
+      const page = await admin.text();
+      const script = page.match(/src="(\/admin\/assets\/[^"]+\.js)"/)?.[1];
+      expect(script).toBeDefined();
+      expect((await fetch(`http://127.0.0.1:${port}${script}`)).status).toBe(200);
       // SIGTERM to the server itself, as an orchestrator would: it must stop cleanly and exit 0.
       const [server] = descendantsMatching(proc.child.pid!, 'dist/apps/api/src/main.js');
       expect(server).toBeDefined();
