@@ -94,7 +94,7 @@ function WeeklySchedule({ userId }: { userId: string }): JSX.Element {
       {() => (
         <form onSubmit={submit} noValidate class="panel" aria-label="Weekly schedule">
           <h2>Weekly hours</h2>
-          <FormAlert problem={problem} />
+          <FormAlert problem={problem} details />
           <Field label="Timezone of these hours" name="timezone" problem={problem} hint="IANA name, e.g. Europe/Berlin">
             {(props) => <input {...props} value={zone} onInput={(e) => setZone(inputValue(e))} />}
           </Field>

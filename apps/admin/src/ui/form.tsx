@@ -100,12 +100,25 @@ export function fieldError(problem: FormProblem | null | undefined, name: string
   return nested ? `${nested}: ${problem.fields[nested]}` : undefined;
 }
 
-/** The form-level message: shown once, above the form, announced to screen readers. */
-export function FormAlert({ problem }: { problem: FormProblem | null }): JSX.Element | null {
+/**
+ * The form-level message: shown once, above the form, announced to screen readers. `details` lists each
+ * field's message too, for forms whose fields are rows of a list (`schedules[2].slots[0].endTime`).
+ */
+export function FormAlert({ problem, details }: { problem: FormProblem | null; details?: boolean }): JSX.Element | null {
   if (!problem) return null;
+  const fields = details ? Object.entries(problem.fields) : [];
   return (
     <div class="alert" role="alert">
       {problem.message}
+      {fields.length > 0 && (
+        <ul>
+          {fields.map(([field, message]) => (
+            <li key={field}>
+              {field}: {message}
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }
