@@ -7248,3 +7248,55 @@ export interface operations {
         };
     };
 }
+type FlattenedDeepRequired<T> = {
+    [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
+};
+type ReadonlyArray<T> = [
+    Exclude<T, undefined>
+] extends [
+    unknown[]
+] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsHealthGetResponses200ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/health"]["get"]["responses"]["200"]["content"]["application/json"]["status"]> = ["ok"];
+export const pathsHealthReadyGetResponses200ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/health/ready"]["get"]["responses"]["200"]["content"]["application/json"]["status"]> = ["ok"];
+export const pathsV1OrganizationsOrgIdMembersGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/organizations/{orgId}/members"]["get"]["parameters"]["query"]["status"]> = ["invited", "active"];
+export const pathsV1OrganizationsOrgIdMembersGetParametersQueryRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/organizations/{orgId}/members"]["get"]["parameters"]["query"]["role"]> = ["owner", "admin", "member"];
+export const pathsV1BookingsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["status"]> = ["confirmed", "cancelled", "pending"];
+export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+export const registerResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegisterResponse"]["tokenType"]> = ["Bearer"];
+export const tokensResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokensResponse"]["tokenType"]> = ["Bearer"];
+export const consoleTokenResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConsoleTokenResponse"]["tokenType"]> = ["Bearer"];
+export const apiKeySummaryModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeySummary"]["mode"]> = ["live", "test"];
+export const joinedMemberViewRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinedMemberView"]["role"]> = ["owner", "admin", "member"];
+export const joinedMemberViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinedMemberView"]["status"]> = ["active"];
+export const acceptInvitationResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AcceptInvitationResponse"]["tokenType"]> = ["Bearer"];
+export const createApiKeyDtoScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateApiKeyDto"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write"];
+export const createApiKeyDtoModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateApiKeyDto"]["mode"]> = ["live", "test"];
+export const newApiKeyViewScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewApiKeyView"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write"];
+export const newApiKeyViewModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewApiKeyView"]["mode"]> = ["live", "test"];
+export const apiKeyViewScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyView"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write"];
+export const apiKeyViewModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyView"]["mode"]> = ["live", "test"];
+export const memberViewRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemberView"]["role"]> = ["owner", "admin", "member"];
+export const memberViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemberView"]["status"]> = ["invited", "active"];
+export const inviteMemberDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InviteMemberDto"]["role"]> = ["owner", "admin", "member"];
+export const invitedMemberViewRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InvitedMemberView"]["role"]> = ["owner", "admin", "member"];
+export const invitedMemberViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InvitedMemberView"]["status"]> = ["invited"];
+export const updateMemberDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateMemberDto"]["role"]> = ["owner", "admin", "member"];
+export const memberRoleViewRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemberRoleView"]["role"]> = ["owner", "admin", "member"];
+export const createEventTypeDtoSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateEventTypeDto"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
+export const eventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
+export const updateEventTypeDtoSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateEventTypeDto"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
+export const checkResponseReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CheckResponse"]["reason"]> = ["in_the_past", "minimum_notice", "outside_booking_window", "outside_availability", "already_booked", "calendar_conflict", "daily_limit_reached"];
+export const createOverrideDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateOverrideDto"]["type"]> = ["unavailable", "custom"];
+export const overrideViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverrideView"]["type"]> = ["unavailable", "custom"];
+export const createdBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedBookingView"]["status"]> = ["confirmed", "pending", "cancelled"];
+export const bookingDetailViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BookingDetailView"]["status"]> = ["confirmed", "pending", "cancelled"];
+export const cancelledBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CancelledBookingView"]["status"]> = ["cancelled"];
+export const cancelledBookingViewCancelledByValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CancelledBookingView"]["cancelledBy"]> = ["host", "attendee"];
+export const rescheduledBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RescheduledBookingView"]["status"]> = ["confirmed", "pending"];
+export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
+export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
+export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
+export const webhookDeliveryViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryView"]["status"]> = ["pending", "succeeded", "failed"];
+export const createCalendarDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateCalendarDto"]["type"]> = ["ics", "caldav"];
+export const calendarViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CalendarView"]["type"]> = ["ics", "caldav"];
+export const calendarViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CalendarView"]["status"]> = ["ok", "error"];

@@ -1,6 +1,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, unwrap, type Schemas } from '../api/client';
+import { createApiKeyDtoModeValues, createApiKeyDtoScopesValues } from '../api/schema';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { checked, Field, FormAlert, inputValue, useSubmit } from '../ui/form';
@@ -8,18 +9,6 @@ import { Show, ShownOnce } from '../ui/states';
 import { formatDateTime } from '../ui/time';
 
 type Scope = NonNullable<Schemas['CreateApiKeyDto']['scopes']>[number];
-const SCOPES: Scope[] = [
-  'bookings:read',
-  'bookings:write',
-  'event_types:read',
-  'event_types:write',
-  'availability:read',
-  'availability:write',
-  'team:read',
-  'team:write',
-  'webhooks:read',
-  'webhooks:write',
-];
 
 export function ApiKeysPage(): JSX.Element {
   const { timeZone } = useSession();
@@ -51,7 +40,7 @@ export function ApiKeysPage(): JSX.Element {
         <fieldset>
           <legend>Scopes</legend>
           <div class="checks">
-            {SCOPES.map((scope) => (
+            {createApiKeyDtoScopesValues.map((scope) => (
               <label key={scope} class="check">
                 <input
                   type="checkbox"
@@ -67,8 +56,11 @@ export function ApiKeysPage(): JSX.Element {
         <Field label="Mode" name="mode" problem={problem}>
           {(props) => (
             <select {...props} value={mode} onChange={(e) => setMode(inputValue(e) as 'live' | 'test')}>
-              <option value="live">live</option>
-              <option value="test">test</option>
+              {createApiKeyDtoModeValues.map((value) => (
+                <option key={value} value={value}>
+                  {value}
+                </option>
+              ))}
             </select>
           )}
         </Field>

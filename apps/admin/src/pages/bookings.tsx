@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, unwrap, type paths, type Schemas } from '../api/client';
+import { pathsV1BookingsGetParametersQueryStatusValues } from '../api/schema';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { Field, FormAlert, inputValue, useSubmit } from '../ui/form';
@@ -10,7 +11,6 @@ import { formatDateTime, instantToZoned, zonedToInstant } from '../ui/time';
 import { useMembers } from './members';
 
 type Filters = NonNullable<paths['/v1/bookings']['get']['parameters']['query']>;
-const STATUSES = ['confirmed', 'pending', 'cancelled', 'past'] as const;
 const PAGE_SIZE = 20;
 
 export function BookingsPage(): JSX.Element {
@@ -42,7 +42,7 @@ export function BookingsPage(): JSX.Element {
               onChange={(e) => set({ status: (inputValue(e) || undefined) as Filters['status'] })}
             >
               <option value="">Any</option>
-              {STATUSES.map((status) => (
+              {pathsV1BookingsGetParametersQueryStatusValues.map((status) => (
                 <option key={status} value={status}>
                   {status}
                 </option>

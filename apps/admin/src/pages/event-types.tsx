@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useLocation, useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, unwrap, type Schemas } from '../api/client';
+import { createEventTypeDtoSchedulingTypeValues } from '../api/schema';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { checked, Field, FormAlert, inputValue, useSubmit, type FormProblem } from '../ui/form';
@@ -10,8 +11,6 @@ import { useMembers } from './members';
 
 type EventType = Schemas['EventTypeView'];
 type Draft = Schemas['CreateEventTypeDto'];
-
-const SCHEDULING: Array<Draft['schedulingType'] & string> = ['one_on_one', 'round_robin', 'collective'];
 
 export function EventTypesPage(): JSX.Element {
   const { isAdmin } = useSession();
@@ -162,7 +161,7 @@ function EventTypeForm({ existing, onSaved, onCancel }: { existing?: EventType; 
             value={draft.schedulingType}
             onChange={(e) => set({ schedulingType: inputValue(e) as Draft['schedulingType'] })}
           >
-            {SCHEDULING.map((type) => (
+            {createEventTypeDtoSchedulingTypeValues.map((type) => (
               <option key={type} value={type}>
                 {type.replace(/_/g, ' ')}
               </option>

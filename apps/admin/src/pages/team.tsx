@@ -1,6 +1,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, unwrap, type Schemas } from '../api/client';
+import { inviteMemberDtoRoleValues } from '../api/schema';
 import { useSession } from '../context';
 import { Field, FormAlert, inputValue, problemOf, useSubmit, type FormProblem } from '../ui/form';
 import { Show } from '../ui/states';
@@ -16,7 +17,7 @@ export function TeamPage(): JSX.Element {
   const orgId = me.organization.id;
   const isOwner = me.member.role === 'owner';
   // An admin cannot grant owner nor change or remove an owner (contract section 4): not offered.
-  const grantable: Role[] = isOwner ? ['owner', 'admin', 'member'] : ['admin', 'member'];
+  const grantable = inviteMemberDtoRoleValues.filter((role) => isOwner || role !== 'owner');
   const [rowProblem, setRowProblem] = useState<FormProblem | null>(null);
 
   const act = async (action: () => Promise<unknown>): Promise<void> => {
@@ -100,7 +101,7 @@ export function TeamPage(): JSX.Element {
   );
 }
 
-function InviteForm({ grantable, onInvited }: { grantable: Role[]; onInvited: () => void }): JSX.Element {
+function InviteForm({ grantable, onInvited }: { grantable: readonly Role[]; onInvited: () => void }): JSX.Element {
   const { me } = useSession();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');

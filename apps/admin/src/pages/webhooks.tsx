@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useLocation, useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, unwrap, type Schemas } from '../api/client';
+import { createWebhookDtoEventsValues } from '../api/schema';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { checked, Field, FormAlert, inputValue, problemOf, useSubmit, type FormProblem } from '../ui/form';
@@ -10,22 +11,8 @@ import { formatDateTime } from '../ui/time';
 
 type Webhook = Schemas['WebhookView'];
 type EventName = Schemas['CreateWebhookDto']['events'][number];
-const EVENTS: EventName[] = [
-  '*',
-  'booking.created',
-  'booking.cancelled',
-  'booking.rescheduled',
-  'booking.confirmed',
-  'booking.declined',
-  'event_type.created',
-  'event_type.updated',
-  'event_type.deleted',
-  'member.invited',
-  'member.joined',
-  'member.updated',
-  'member.removed',
-  'calendar.sync_failed',
-];
+// webhook.test is sent on demand only, never subscribed to.
+const EVENTS = createWebhookDtoEventsValues.filter((event) => event !== 'webhook.test');
 
 export function WebhooksPage(): JSX.Element {
   const list = useLoad(() => unwrap(api.GET('/v1/webhooks', { params: { query: { limit: 100 } } })), []);

@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiFailure } from '../api/client';
+import { ApiFailure, type Schemas } from '../api/client';
 
 /** An API error split by field: each `details` entry goes beside the control it names, the rest above the form. */
 export interface FormProblem {
@@ -9,7 +9,7 @@ export interface FormProblem {
 }
 
 /** Why a time cannot be booked (409 SLOT_UNAVAILABLE names one of these), in words. */
-const SLOT_REASONS: Record<string, string> = {
+const SLOT_REASONS: Record<Schemas['CheckResponse']['reason'] & string, string> = {
   in_the_past: 'that time is in the past',
   minimum_notice: 'that is sooner than the event type’s minimum notice',
   outside_booking_window: 'that is further ahead than the event type’s booking window',
@@ -23,7 +23,7 @@ export function problemOf(error: unknown): FormProblem {
   if (error instanceof ApiFailure) {
     const fields: Record<string, string> = {};
     for (const detail of error.body?.details ?? []) {
-      const reason = error.code === 'SLOT_UNAVAILABLE' ? SLOT_REASONS[detail.message] : undefined;
+      const reason = error.code === 'SLOT_UNAVAILABLE' ? SLOT_REASONS[detail.message as keyof typeof SLOT_REASONS] : undefined;
       fields[detail.field] ??= reason ? `Not bookable: ${reason} (${detail.message}).` : detail.message;
     }
     return { message: error.message, fields };
