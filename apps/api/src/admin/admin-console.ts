@@ -20,7 +20,8 @@ export const ADMIN_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const ASSET = /^assets\/[\w.-]+$/;
+// A hashed file name: word characters around single dots, so never `..`.
+const ASSET = /^assets\/[\w-]+(?:\.[\w-]+)+$/;
 
 function secure(reply: FastifyReply): FastifyReply {
   return reply
