@@ -1,5 +1,7 @@
+import { jest } from '@jest/globals';
+import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { TransactionHost } from '@app/database';
+import { inlineParameters, TransactionHost } from '@app/database';
 import { startTestApp, type TestApp } from './support/app.js';
 
 /** The transaction context every repository joins: what a forgotten parameter used to get wrong silently. */
@@ -65,5 +67,60 @@ describe('TransactionHost', () => {
     ]);
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected']);
     expect(await values()).toEqual(['kept']);
+  });
+
+  it('batched(): writes go out together at the end, in one round trip, after the reads between them', async () => {
+    await dataSource.query('TRUNCATE tx_probe');
+    const sent: string[] = [];
+    await tx.transaction(async () => {
+      const query = jest.spyOn(tx.transactional, 'query');
+      await tx.batched(async () => {
+        await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ["it's one"]);
+        expect(await tx.transactional.query('SELECT count(*)::int AS n FROM tx_probe')).toEqual([{ n: 0 }]);
+        await tx.write('INSERT INTO tx_probe (value) SELECT unnest($1::text[])', [['two \\ back', 'three "quoted"']]);
+      });
+      sent.push(...query.mock.calls.map(([text]) => text));
+      query.mockRestore();
+    });
+    expect(sent.filter((text) => text.includes('INSERT'))).toHaveLength(1);
+    expect(await values()).toEqual(["it's one", 'three "quoted"', 'two \\ back']);
+  });
+
+  it('batched(): a failing write fails the batch and the transaction rolls back whole', async () => {
+    await dataSource.query('TRUNCATE tx_probe');
+    await expect(
+      tx.transaction(() =>
+        tx.batched(async () => {
+          await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['kept?']);
+          await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', [null]);
+        }),
+      ),
+    ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23502' }) });
+    expect(await values()).toEqual([]);
+  });
+
+  it('inlineParameters() writes every value as PostgreSQL reads the same parameter', async () => {
+    const value = fc.oneof(
+      fc.string({ unit: 'binary' }).map((text) => text.split(String.fromCharCode(0)).join('')),
+      fc.array(
+        fc.string().map((text) => text.split(String.fromCharCode(0)).join('')),
+        { maxLength: 4 },
+      ),
+      fc.date({ min: new Date('1900-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.dictionary(fc.string(), fc.string()).map((object) => JSON.stringify(object)),
+    );
+    await fc.assert(
+      fc.asyncProperty(value, async (input) => {
+        const cast = Array.isArray(input) ? 'text[]' : input instanceof Date ? 'timestamptz' : 'text';
+        const text = `SELECT $1::${cast}::text AS v`;
+        const [viaParameter] = (await dataSource.query(text, [input])) as { v: string | null }[];
+        const [viaLiteral] = (await dataSource.query(inlineParameters({ text, values: [input] }))) as { v: string | null }[];
+        expect(viaLiteral).toEqual(viaParameter);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -47,7 +47,7 @@ export class BookingsRepository {
    * `hostUserIds` in order, the primary first; the order is kept (position).
    */
   async insert(scope: TenantScope, booking: Booking, hostUserIds: readonly string[]): Promise<void> {
-    await this.tx.transactional.query(
+    await this.tx.write(
       `WITH inserted AS (
          INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id,
            attendee_email, attendee_first_name, attendee_last_name, attendee_phone, timezone, location_type, location, notes,

@@ -141,55 +141,57 @@ export class BookingsService {
     const queueKeys = hosts.map((host) => `${scope.livemode ? 'live' : 'test'}:${host}`);
     return this.hostQueue.run(queueKeys, () =>
       this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
-        this.tx.transaction(async () => {
-          const { query, eventType } = await this.lockAndLoad(scope, dto.eventTypeId, start, null, [], hosts);
-          const verdict = explainStart(query, start);
-          if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
-          const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
-          const token = randomBase62(32);
-          const now = this.clock.now();
-          const booking = Object.assign(new Booking(), {
-            id: newId('bkg'),
-            organizationId: scope.organizationId,
-            eventTypeId: eventType.id,
-            livemode: scope.livemode,
-            status: eventType.requiresConfirmation ? 'pending' : 'confirmed',
-            startsAt: new Date(start),
-            endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
-            hostUserId: hostUserIds[0],
-            attendeeEmail: dto.attendee.email,
-            attendeeFirstName: dto.attendee.firstName ?? null,
-            attendeeLastName: dto.attendee.lastName ?? null,
-            attendeePhone: dto.attendee.phone ?? null,
-            timezone: dto.timezone,
-            locationType: eventType.locationType,
-            location: eventType.location,
-            notes: dto.notes ?? null,
-            metadata: dto.metadata ?? {},
-            bufferBeforeMinutes: eventType.bufferBeforeMinutes,
-            bufferAfterMinutes: eventType.bufferAfterMinutes,
-            confirmationTokenHash: sha256(token),
-            cancelledAt: null,
-            cancellationReason: null,
-            cancelledBy: null,
-            previousBookingId: null,
-            rescheduledToBookingId: null,
-            createdAt: now,
-            updatedAt: now,
-          } satisfies Booking);
-          await this.insert(scope, booking, hostUserIds, 'startTime');
-          const detail = bookingDetailView(booking, hostUserIds, eventType);
-          await this.record(scope, 'booking.created', { booking: detail });
-          if (booking.status === 'confirmed') await this.writeBack.confirmed(scope, forCalendar(booking, eventType.title), hostUserIds);
-          await this.sendMails(scope, booking.status === 'pending' ? 'pending' : 'confirmation', booking, {
-            hostUserIds,
-            title: eventType.title,
-            confirmationToken: token,
-          });
-          const body = { booking: { ...bookingView(booking, hostUserIds), confirmationToken: token } };
-          await complete(201, body);
-          return { status: 201, body };
-        }),
+        this.tx.transaction(() =>
+          this.writingTogether('startTime', async () => {
+            const { query, eventType } = await this.lockAndLoad(scope, dto.eventTypeId, start, null, [], hosts);
+            const verdict = explainStart(query, start);
+            if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
+            const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
+            const token = randomBase62(32);
+            const now = this.clock.now();
+            const booking = Object.assign(new Booking(), {
+              id: newId('bkg'),
+              organizationId: scope.organizationId,
+              eventTypeId: eventType.id,
+              livemode: scope.livemode,
+              status: eventType.requiresConfirmation ? 'pending' : 'confirmed',
+              startsAt: new Date(start),
+              endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+              hostUserId: hostUserIds[0],
+              attendeeEmail: dto.attendee.email,
+              attendeeFirstName: dto.attendee.firstName ?? null,
+              attendeeLastName: dto.attendee.lastName ?? null,
+              attendeePhone: dto.attendee.phone ?? null,
+              timezone: dto.timezone,
+              locationType: eventType.locationType,
+              location: eventType.location,
+              notes: dto.notes ?? null,
+              metadata: dto.metadata ?? {},
+              bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+              bufferAfterMinutes: eventType.bufferAfterMinutes,
+              confirmationTokenHash: sha256(token),
+              cancelledAt: null,
+              cancellationReason: null,
+              cancelledBy: null,
+              previousBookingId: null,
+              rescheduledToBookingId: null,
+              createdAt: now,
+              updatedAt: now,
+            } satisfies Booking);
+            await this.repository.insert(scope, booking, hostUserIds);
+            const detail = bookingDetailView(booking, hostUserIds, eventType);
+            await this.record(scope, 'booking.created', { booking: detail });
+            if (booking.status === 'confirmed') await this.writeBack.confirmed(scope, forCalendar(booking, eventType.title), hostUserIds);
+            await this.sendMails(scope, booking.status === 'pending' ? 'pending' : 'confirmation', booking, {
+              hostUserIds,
+              title: eventType.title,
+              confirmationToken: token,
+            });
+            const body = { booking: { ...bookingView(booking, hostUserIds), confirmationToken: token } };
+            await complete(201, body);
+            return { status: 201, body };
+          }),
+        ),
       ),
     );
   }
@@ -276,86 +278,88 @@ export class BookingsService {
     const scope = await this.scopeForAction(principal, id, dto.token);
     const fingerprint = fingerprintOf(`POST /v1/bookings/${id}/reschedule`, dto);
     return this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
-      this.tx.transaction(async () => {
-        const original = await this.lockForAction(principal, id, dto.token);
-        const { booking } = original;
-        this.assertChangeable(booking);
-        const wasConfirmed = booking.status === 'confirmed';
-        const timezone = dto.timezone ?? booking.timezone;
-        const start = parseInputTimestamp(dto.newStartTime, timezone);
-        if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
+      this.tx.transaction(() =>
+        this.writingTogether('newStartTime', async () => {
+          const original = await this.lockForAction(principal, id, dto.token);
+          const { booking } = original;
+          this.assertChangeable(booking);
+          const wasConfirmed = booking.status === 'confirmed';
+          const timezone = dto.timezone ?? booking.timezone;
+          const start = parseInputTimestamp(dto.newStartTime, timezone);
+          if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
 
-        const { query, eventType } = await this.lockAndLoad(scope, booking.eventTypeId, start, booking.id, original.hostUserIds);
-        const verdict = this.rescheduleVerdict(query, start, booking.hostUserId);
-        if (!verdict.available) throw slotUnavailable('newStartTime', verdict.reason);
-        const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
+          const { query, eventType } = await this.lockAndLoad(scope, booking.eventTypeId, start, booking.id, original.hostUserIds);
+          const verdict = this.rescheduleVerdict(query, start, booking.hostUserId);
+          if (!verdict.available) throw slotUnavailable('newStartTime', verdict.reason);
+          const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
 
-        const now = this.clock.now();
-        const token = randomBase62(32);
-        const replacement = Object.assign(new Booking(), {
-          ...booking,
-          id: newId('bkg'),
-          status: booking.status === 'pending' ? 'pending' : 'confirmed',
-          startsAt: new Date(start),
-          endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
-          hostUserId: hostUserIds[0],
-          timezone,
-          locationType: eventType.locationType,
-          location: eventType.location,
-          bufferBeforeMinutes: eventType.bufferBeforeMinutes,
-          bufferAfterMinutes: eventType.bufferAfterMinutes,
-          confirmationTokenHash: sha256(token),
-          previousBookingId: booking.id,
-          rescheduledToBookingId: null,
-          createdAt: now,
-          updatedAt: now,
-        } satisfies Booking);
-        // The original's own time must not block the new one: free it first, in the same transaction.
-        await this.repository.setStatus(scope, booking.id, 'cancelled', {
-          cancelledAt: now,
-          cancellationReason: 'rescheduled',
-          cancelledBy: original.actor.by,
-          rescheduledToBookingId: replacement.id,
-          updatedAt: now,
-        });
-        Object.assign(booking, {
-          status: 'cancelled',
-          cancelledAt: now,
-          cancellationReason: 'rescheduled',
-          cancelledBy: original.actor.by,
-          rescheduledToBookingId: replacement.id,
-          updatedAt: now,
-        });
-        await this.insert(scope, replacement, hostUserIds, 'newStartTime');
-
-        if (wasConfirmed) await this.writeBack.removed(scope, booking.id, original.hostUserIds);
-        if (replacement.status === 'confirmed')
-          await this.writeBack.confirmed(scope, forCalendar(replacement, eventType.title), hostUserIds);
-        await this.record(scope, 'booking.rescheduled', {
-          booking: bookingDetailView(replacement, hostUserIds, eventType),
-          previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
-        });
-        await this.sendMails(scope, 'reschedule', replacement, {
-          hostUserIds,
-          title: eventType.title,
-          confirmationToken: token,
-          reason: dto.reason ?? null,
-          previousStartsAt: booking.startsAt,
-        });
-        const body = {
-          booking: {
-            id: replacement.id,
+          const now = this.clock.now();
+          const token = randomBase62(32);
+          const replacement = Object.assign(new Booking(), {
+            ...booking,
+            id: newId('bkg'),
+            status: booking.status === 'pending' ? 'pending' : 'confirmed',
+            startsAt: new Date(start),
+            endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+            hostUserId: hostUserIds[0],
+            timezone,
+            locationType: eventType.locationType,
+            location: eventType.location,
+            bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+            bufferAfterMinutes: eventType.bufferAfterMinutes,
+            confirmationTokenHash: sha256(token),
             previousBookingId: booking.id,
-            startsAt: replacement.startsAt.toISOString(),
-            endsAt: replacement.endsAt.toISOString(),
-            status: replacement.status,
-            hostUserId: replacement.hostUserId,
+            rescheduledToBookingId: null,
+            createdAt: now,
+            updatedAt: now,
+          } satisfies Booking);
+          // The original's own time must not block the new one: free it first, in the same transaction.
+          await this.repository.setStatus(scope, booking.id, 'cancelled', {
+            cancelledAt: now,
+            cancellationReason: 'rescheduled',
+            cancelledBy: original.actor.by,
+            rescheduledToBookingId: replacement.id,
+            updatedAt: now,
+          });
+          Object.assign(booking, {
+            status: 'cancelled',
+            cancelledAt: now,
+            cancellationReason: 'rescheduled',
+            cancelledBy: original.actor.by,
+            rescheduledToBookingId: replacement.id,
+            updatedAt: now,
+          });
+          await this.repository.insert(scope, replacement, hostUserIds);
+
+          if (wasConfirmed) await this.writeBack.removed(scope, booking.id, original.hostUserIds);
+          if (replacement.status === 'confirmed')
+            await this.writeBack.confirmed(scope, forCalendar(replacement, eventType.title), hostUserIds);
+          await this.record(scope, 'booking.rescheduled', {
+            booking: bookingDetailView(replacement, hostUserIds, eventType),
+            previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
+          });
+          await this.sendMails(scope, 'reschedule', replacement, {
+            hostUserIds,
+            title: eventType.title,
             confirmationToken: token,
-          },
-        };
-        await complete(200, body);
-        return { status: 200, body };
-      }),
+            reason: dto.reason ?? null,
+            previousStartsAt: booking.startsAt,
+          });
+          const body = {
+            booking: {
+              id: replacement.id,
+              previousBookingId: booking.id,
+              startsAt: replacement.startsAt.toISOString(),
+              endsAt: replacement.endsAt.toISOString(),
+              status: replacement.status,
+              hostUserId: replacement.hostUserId,
+              confirmationToken: token,
+            },
+          };
+          await complete(200, body);
+          return { status: 200, body };
+        }),
+      ),
     );
   }
 
@@ -438,11 +442,15 @@ export class BookingsService {
     return query.rules.schedulingType === 'collective' ? [...new Set(query.rules.hostUserIds)] : [chosen];
   }
 
-  private async insert(scope: TenantScope, booking: Booking, hostUserIds: string[], field: 'startTime' | 'newStartTime'): Promise<void> {
+  /**
+   * The booking's rows and every outbox row it causes go to the database together, in one round trip at
+   * the end of `work` (`TransactionHost.batched`); the database's own refusal of an overlap (someone else
+   * holds the time) surfaces there.
+   */
+  private async writingTogether<T>(field: 'startTime' | 'newStartTime', work: () => Promise<T>): Promise<T> {
     try {
-      await this.repository.insert(scope, booking, hostUserIds);
+      return await this.tx.batched(work);
     } catch (error) {
-      // The database's own refusal of an overlap: someone else holds the time.
       if (isExclusionViolation(error)) throw slotUnavailable(field, 'already_booked');
       throw error;
     }

@@ -41,7 +41,7 @@ export class CalendarWriteBack {
     ics: string | null,
   ): Promise<void> {
     if (!scope.livemode || hostUserIds.length === 0) return;
-    await this.tx.transactional.query(
+    await this.tx.write(
       `WITH inserted AS (
          INSERT INTO calendar_writes (id, organization_id, booking_id, user_id, action, ics, status, attempts, next_attempt_at, created_at)
          SELECT w.id, $1, $2, w.user_id, $3, $4, 'pending', 0, now(), now()

@@ -23,7 +23,7 @@ export class MailRepository {
   /** Inserts with the caller's manager, so the row and the wake-up commit or roll back with its transaction. */
   async insert(scope: TenantScope, row: NewMailRow): Promise<void> {
     // One round trip for the row and its wake-up: this runs inside booking transactions.
-    await this.tx.transactional.query(
+    await this.tx.write(
       `WITH inserted AS (
          INSERT INTO mail_outbox (id, organization_id, recipients, subject, text_body, html_body, ical)
          VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id)

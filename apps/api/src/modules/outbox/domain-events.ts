@@ -57,7 +57,7 @@ export class DomainEvents {
 
   async record(scope: TenantScope, input: DomainEventInput): Promise<string> {
     const id = newId('whevt');
-    await this.tx.transactional.query(
+    await this.tx.write(
       `WITH inserted AS (
          INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
        SELECT pg_notify($7, id) FROM inserted`,
