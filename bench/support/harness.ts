@@ -2,6 +2,7 @@
  * Shared by the HTTP benchmarks: a real app on a fresh, migrated database, and autocannon run as a
  * separate process (so the load generator does not share the server's event loop).
  */
+import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync } from 'node:fs';
@@ -165,6 +166,22 @@ export async function load(
 export function machine(): string {
   const cpus = os.cpus();
   return `Node ${process.version}, ${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, ${os.platform()} ${os.arch()}`;
+}
+
+/** Busy CPU time of the whole machine so far, in milliseconds (/proc/stat; every process, every core). */
+export function machineBusyMs(): number {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = fields.map(Number);
+  return ((user + nice + system + irq + softirq + steal) * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
+/** CPU milliseconds of this process so far, and of its children that have exited (the load generators). */
+export function processCpuMs(): { self: number; children: number } {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  // After the command's ") ": state is field 3, so utime..cstime (14..17) sit at 11..14.
+  const children = ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+  const usage = process.cpuUsage();
+  return { self: (usage.user + usage.system) / 1000, children };
 }
 
 export function row(cells: (string | number)[]): string {
