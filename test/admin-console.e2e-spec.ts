@@ -444,6 +444,39 @@ describe('admin console in a browser', () => {
     await context.close();
   }, 60_000);
 
+  it('is operable by keyboard: Tab reaches every control of a page; the skip link leads to the content', async () => {
+    const { context, page } = await newPage();
+    await page.goto('/admin/');
+    await signInByKeyboard(page, owner.email, owner.password);
+    const focusable =
+      "[...document.querySelectorAll('a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea, summary')]" +
+      '.filter((e) => e.getClientRects().length > 0).length';
+    const focused =
+      '(() => { let e = document.activeElement; const path = []; while (e && e !== document.body) { ' +
+      "path.unshift(e.tagName + ':' + [...e.parentElement.children].indexOf(e)); e = e.parentElement; } return path.join('/'); })()";
+    for (const path of ['/admin/bookings', '/admin/event-types', '/admin/schedule', '/admin/webhooks', '/admin/team']) {
+      await page.goto(path);
+      await page.waitForLoadState('networkidle');
+      const expected = await page.evaluate<number>(focusable);
+      // Until focus comes round again (a date field takes a Tab per part: day, month, year).
+      const reached = new Set<string>();
+      for (let i = 0; i < expected * 4; i++) {
+        await page.keyboard.press('Tab');
+        const at = await page.evaluate<string>(focused);
+        if (reached.size > 1 && at === [...reached][0]) break;
+        if (at !== '') reached.add(at);
+      }
+      expect({ path, reached: reached.size }).toEqual({ path, reached: expected });
+    }
+    await page.goto('/admin/team');
+    await page.getByRole('heading', { name: 'Team' }).waitFor();
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate<string>('document.activeElement.textContent')).resolves.toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await expect(page.evaluate<string>('document.activeElement.id')).resolves.toBe('main');
+    await context.close();
+  }, 60_000);
+
   it('refreshes the session before the access token expires, from the cookie alone', async () => {
     const { context, page } = await newPage();
     await page.clock.install();
