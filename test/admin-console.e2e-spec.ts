@@ -494,6 +494,24 @@ describe('admin console in a browser', () => {
     await go(page, 'Team', 'Team');
     await page.getByRole('table', { name: 'Members and invitations' }).waitFor();
     expect([...tokens]).toEqual([`Bearer ${accessToken}`]);
+
+    // The token expired without the timer firing (a laptop asleep): the refused request refreshes the session
+    // from the cookie, the member stays signed in, and the page loads on "Try again".
+    t.clock.set(new Date(Date.parse(NOW) + 16 * 60_000).toISOString());
+    try {
+      const refreshedAgain = page.waitForResponse(
+        (response) => response.url().endsWith('/v1/auth/console/refresh') && response.status() === 200,
+      );
+      await go(page, 'Organization', 'Organization');
+      await go(page, 'Team', 'Team');
+      await refreshedAgain;
+      const retry = page.getByRole('button', { name: 'Try again' });
+      if ((await retry.count()) > 0) await retry.click();
+      await page.getByRole('table', { name: 'Members and invitations' }).waitFor();
+      await expect(page.getByRole('heading', { name: 'Sign in' }).count()).resolves.toBe(0);
+    } finally {
+      t.clock.set(NOW);
+    }
     await context.close();
   }, 60_000);
 });

@@ -56,7 +56,13 @@ function Console(): JSX.Element {
   };
 
   useEffect(() => {
-    whenUnauthorized(() => setPhase({ name: 'signed-out' }));
+    // A refused token (a timer that slept with the laptop, a revoked session): one refresh from the cookie
+    // keeps the member signed in when the session still lives; otherwise back to sign-in.
+    whenUnauthorized(() => {
+      void session.refresh().then((ok) => {
+        if (!ok) setPhase({ name: 'signed-out' });
+      });
+    });
     void start();
   }, []);
 
