@@ -164,6 +164,8 @@ function ConnectForm({ userId, onConnected }: { userId: string; onConnected: () 
     const credentials = type === 'caldav' ? { username, password } : {};
     await unwrap(api.POST('/v1/calendars', { params: { query }, body: { type, url, name: name || undefined, ...credentials } }));
     setUrl('');
+    setName('');
+    setUsername('');
     setPassword('');
     onConnected();
   });
