@@ -5,6 +5,7 @@ import { createApiKeyDtoModeValues, createApiKeyDtoScopesValues } from '../api/s
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { checked, Field, FormAlert, inputValue, useSubmit } from '../ui/form';
+import { Table } from '../ui/table';
 import { Show, ShownOnce } from '../ui/states';
 import { formatDateTime } from '../ui/time';
 
@@ -70,37 +71,23 @@ export function ApiKeysPage(): JSX.Element {
       </form>
       <Show loaded={list} isEmpty={(data) => data.keys.length === 0} empty="No API keys yet.">
         {(data) => (
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">API keys</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.keys.map((key) => (
-                  <tr key={key.id}>
-                    <td>{key.name}</td>
-                    <td>
-                      <code>{key.keyPrefix}</code> {key.mode}
-                    </td>
-                    <td>{key.scopes.join(', ')}</td>
-                    <td>{formatDateTime(key.lastUsedAt, timeZone)}</td>
-                    <td>
-                      <button type="button" class="danger" onClick={() => void revoke(key)} aria-label={`Revoke ${key.name}`}>
-                        Revoke
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="API keys" columns={['Name', 'Prefix', 'Scopes', 'Last used', 'Actions']}>
+            {data.keys.map((key) => (
+              <tr key={key.id}>
+                <td>{key.name}</td>
+                <td>
+                  <code>{key.keyPrefix}</code> {key.mode}
+                </td>
+                <td>{key.scopes.join(', ')}</td>
+                <td>{formatDateTime(key.lastUsedAt, timeZone)}</td>
+                <td>
+                  <button type="button" class="danger" onClick={() => void revoke(key)} aria-label={`Revoke ${key.name}`}>
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </Show>
     </section>

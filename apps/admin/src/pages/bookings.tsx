@@ -6,6 +6,7 @@ import { pathsV1BookingsGetParametersQueryStatusValues } from '../api/schema';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { Field, FormAlert, inputValue, useSubmit } from '../ui/form';
+import { Table } from '../ui/table';
 import { Show } from '../ui/states';
 import { formatDateTime, instantToZoned, zonedToInstant } from '../ui/time';
 import { useMembers } from './members';
@@ -103,33 +104,20 @@ export function BookingsPage(): JSX.Element {
       <Show loaded={list} isEmpty={(data) => data.bookings.length === 0} empty="No bookings match.">
         {(data) => (
           <>
-            <div class="table-wrap">
-              <table>
-                <caption class="visually-hidden">Bookings</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">When ({timeZone})</th>
-                    <th scope="col">Event type</th>
-                    <th scope="col">Attendee</th>
-                    <th scope="col">Status</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.bookings.map((booking) => (
-                    <tr key={booking.id}>
-                      <td>
-                        <a href={`/admin/bookings/${booking.id}`}>{formatDateTime(booking.startsAt, timeZone)}</a>
-                      </td>
-                      <td>{booking.eventType.title}</td>
-                      <td>{booking.attendee.email}</td>
-                      <td>
-                        <span class={`badge ${booking.status}`}>{booking.status}</span>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table caption="Bookings" columns={[`When (${timeZone})`, 'Event type', 'Attendee', 'Status']}>
+              {data.bookings.map((booking) => (
+                <tr key={booking.id}>
+                  <td>
+                    <a href={`/admin/bookings/${booking.id}`}>{formatDateTime(booking.startsAt, timeZone)}</a>
+                  </td>
+                  <td>{booking.eventType.title}</td>
+                  <td>{booking.attendee.email}</td>
+                  <td>
+                    <span class={`badge ${booking.status}`}>{booking.status}</span>
+                  </td>
+                </tr>
+              ))}
+            </Table>
             <nav class="pager" aria-label="Pages">
               <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
                 Previous

@@ -6,6 +6,7 @@ import { createEventTypeDtoSchedulingTypeValues } from '../api/schema';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { checked, Field, FormAlert, inputValue, useSubmit, type FormProblem } from '../ui/form';
+import { Table } from '../ui/table';
 import { Show } from '../ui/states';
 import { useMembers } from './members';
 
@@ -40,44 +41,24 @@ export function EventTypesPage(): JSX.Element {
       )}
       <Show loaded={list} isEmpty={(data) => data.eventTypes.length === 0} empty="No event types yet.">
         {(data) => (
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">Event types</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Title</th>
-                  <th scope="col">Slug</th>
-                  <th scope="col">Duration</th>
-                  <th scope="col">Scheduling</th>
-                  <th scope="col">Bookings</th>
-                  {isAdmin && <th scope="col">Actions</th>}
-                </tr>
-              </thead>
-              <tbody>
-                {data.eventTypes.map((eventType) => (
-                  <tr key={eventType.id}>
-                    <td>{isAdmin ? <a href={`/admin/event-types/${eventType.id}`}>{eventType.title}</a> : eventType.title}</td>
-                    <td>{eventType.slug}</td>
-                    <td>{eventType.durationMinutes} min</td>
-                    <td>{eventType.schedulingType.replace(/_/g, ' ')}</td>
-                    <td>{eventType.bookingsCount}</td>
-                    {isAdmin && (
-                      <td>
-                        <button
-                          type="button"
-                          class="danger"
-                          onClick={() => void remove(eventType)}
-                          aria-label={`Delete ${eventType.title}`}
-                        >
-                          Delete
-                        </button>
-                      </td>
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Event types" columns={['Title', 'Slug', 'Duration', 'Scheduling', 'Bookings', ...(isAdmin ? ['Actions'] : [])]}>
+            {data.eventTypes.map((eventType) => (
+              <tr key={eventType.id}>
+                <td>{isAdmin ? <a href={`/admin/event-types/${eventType.id}`}>{eventType.title}</a> : eventType.title}</td>
+                <td>{eventType.slug}</td>
+                <td>{eventType.durationMinutes} min</td>
+                <td>{eventType.schedulingType.replace(/_/g, ' ')}</td>
+                <td>{eventType.bookingsCount}</td>
+                {isAdmin && (
+                  <td>
+                    <button type="button" class="danger" onClick={() => void remove(eventType)} aria-label={`Delete ${eventType.title}`}>
+                      Delete
+                    </button>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </Table>
         )}
       </Show>
     </section>

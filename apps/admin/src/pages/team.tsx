@@ -4,6 +4,7 @@ import { api, unwrap, type Schemas } from '../api/client';
 import { inviteMemberDtoRoleValues } from '../api/schema';
 import { useSession } from '../context';
 import { Field, FormAlert, inputValue, problemOf, useSubmit, type FormProblem } from '../ui/form';
+import { Table } from '../ui/table';
 import { Show } from '../ui/states';
 import { formatDateTime } from '../ui/time';
 import { useMembers } from './members';
@@ -44,57 +45,43 @@ export function TeamPage(): JSX.Element {
       <FormAlert problem={rowProblem} />
       <Show loaded={members} isEmpty={(data) => data.length === 0}>
         {(data) => (
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">Members and invitations</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Member</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Since</th>
-                  {isAdmin && <th scope="col">Actions</th>}
-                </tr>
-              </thead>
-              <tbody>
-                {data.map((member) => (
-                  <tr key={member.id}>
-                    <td>
-                      {[member.firstName, member.lastName].filter(Boolean).join(' ')} {member.email}
-                    </td>
-                    <td>
-                      {manageable(member) ? (
-                        <select
-                          aria-label={`Role of ${member.email}`}
-                          value={member.role}
-                          onChange={(e) => void changeRole(member, inputValue(e) as Role)}
-                        >
-                          {grantable.map((role) => (
-                            <option key={role} value={role}>
-                              {role}
-                            </option>
-                          ))}
-                        </select>
-                      ) : (
-                        member.role
-                      )}
-                    </td>
-                    <td>{member.status}</td>
-                    <td>{formatDateTime(member.joinedAt ?? member.invitedAt, timeZone)}</td>
-                    {isAdmin && (
-                      <td>
-                        {manageable(member) && (
-                          <button type="button" class="danger" onClick={() => void remove(member)} aria-label={`Remove ${member.email}`}>
-                            Remove
-                          </button>
-                        )}
-                      </td>
+          <Table caption="Members and invitations" columns={['Member', 'Role', 'Status', 'Since', ...(isAdmin ? ['Actions'] : [])]}>
+            {data.map((member) => (
+              <tr key={member.id}>
+                <td>
+                  {[member.firstName, member.lastName].filter(Boolean).join(' ')} {member.email}
+                </td>
+                <td>
+                  {manageable(member) ? (
+                    <select
+                      aria-label={`Role of ${member.email}`}
+                      value={member.role}
+                      onChange={(e) => void changeRole(member, inputValue(e) as Role)}
+                    >
+                      {grantable.map((role) => (
+                        <option key={role} value={role}>
+                          {role}
+                        </option>
+                      ))}
+                    </select>
+                  ) : (
+                    member.role
+                  )}
+                </td>
+                <td>{member.status}</td>
+                <td>{formatDateTime(member.joinedAt ?? member.invitedAt, timeZone)}</td>
+                {isAdmin && (
+                  <td>
+                    {manageable(member) && (
+                      <button type="button" class="danger" onClick={() => void remove(member)} aria-label={`Remove ${member.email}`}>
+                        Remove
+                      </button>
                     )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </Table>
         )}
       </Show>
     </section>

@@ -6,6 +6,7 @@ import { createWebhookDtoEventsValues } from '../api/schema';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { checked, Field, FormAlert, inputValue, problemOf, useSubmit, type FormProblem } from '../ui/form';
+import { Table } from '../ui/table';
 import { Show, ShownOnce } from '../ui/states';
 import { formatDateTime } from '../ui/time';
 
@@ -175,55 +176,40 @@ export function WebhookDetailPage(): JSX.Element {
       </button>
       <Show loaded={deliveries} isEmpty={(data) => data.deliveries.length === 0} empty="No deliveries yet.">
         {(data) => (
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">Deliveries</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Response</th>
-                  <th scope="col">Last attempt</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.deliveries.map((delivery) => (
-                  <tr key={delivery.id}>
-                    <td>{delivery.eventType}</td>
-                    <td>
-                      <span class={`badge ${delivery.status}`}>{delivery.status}</span>
-                    </td>
-                    <td>{delivery.attempts}</td>
-                    <td>{delivery.responseStatus ?? '—'}</td>
-                    <td>{formatDateTime(delivery.lastAttemptAt, timeZone)}</td>
-                    <td>
-                      {delivery.status === 'failed' && (
-                        <button
-                          type="button"
-                          aria-label={`Retry delivery ${delivery.id}`}
-                          onClick={() =>
-                            void act(
-                              () =>
-                                unwrap(
-                                  api.POST('/v1/webhooks/{id}/deliveries/{deliveryId}/retry', {
-                                    params: { path: { id, deliveryId: delivery.id } },
-                                  }),
-                                ),
-                              'Delivery queued again.',
-                            )
-                          }
-                        >
-                          Retry
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Deliveries" columns={['Event', 'Status', 'Attempts', 'Response', 'Last attempt', 'Actions']}>
+            {data.deliveries.map((delivery) => (
+              <tr key={delivery.id}>
+                <td>{delivery.eventType}</td>
+                <td>
+                  <span class={`badge ${delivery.status}`}>{delivery.status}</span>
+                </td>
+                <td>{delivery.attempts}</td>
+                <td>{delivery.responseStatus ?? '—'}</td>
+                <td>{formatDateTime(delivery.lastAttemptAt, timeZone)}</td>
+                <td>
+                  {delivery.status === 'failed' && (
+                    <button
+                      type="button"
+                      aria-label={`Retry delivery ${delivery.id}`}
+                      onClick={() =>
+                        void act(
+                          () =>
+                            unwrap(
+                              api.POST('/v1/webhooks/{id}/deliveries/{deliveryId}/retry', {
+                                params: { path: { id, deliveryId: delivery.id } },
+                              }),
+                            ),
+                          'Delivery queued again.',
+                        )
+                      }
+                    >
+                      Retry
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </Show>
     </section>
