@@ -38,7 +38,7 @@ const UNSCOPED: Record<string, string> = {
   'CalendarsRepository.replaceSealedSecrets': 're-sealing job after a key rotation (every organization’s rows)',
 };
 
-const TOUCHES_DATABASE = /\.query\(|\.prepared\b|\.manager\b|\.transactional\b|createQueryBuilder/;
+const TOUCHES_DATABASE = /\.query\(|\.prepared\b|\.manager\b|\.transactional\b|\btx\.write\(|createQueryBuilder/;
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { PageRequest, pageOffset, type TenantScope } from '@app/common';
-import { EventTypeHost } from './entities/event-type-host.entity.js';
 import { EventType } from './entities/event-type.entity.js';
 import { TransactionHost } from '@app/database';
 import { type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
@@ -69,14 +68,14 @@ export class EventTypesRepository {
   async hostsOf(scope: TenantScope, eventTypeIds: readonly string[]): Promise<Map<string, string[]>> {
     const hosts = new Map<string, string[]>(eventTypeIds.map((id) => [id, []]));
     if (eventTypeIds.length === 0) return hosts;
-    const rows = await this.tx.manager
-      .createQueryBuilder(EventTypeHost, 'h')
-      .innerJoin('h.eventType', 'et')
-      .where({ eventTypeId: In([...eventTypeIds]) })
-      .andWhere('et.organizationId = :organizationId', { organizationId: scope.organizationId })
-      .orderBy('h.position', 'ASC')
-      .getMany();
-    for (const row of rows) hosts.get(row.eventTypeId)?.push(row.userId);
+    // Prepared: every booking asks this first, before it queues for its hosts.
+    const rows = await this.tx.prepared<{ event_type_id: string; user_id: string }>(
+      'event-type-hosts',
+      `SELECT h.event_type_id, h.user_id FROM event_type_hosts h JOIN event_types et ON et.id = h.event_type_id
+        WHERE h.event_type_id = ANY($1::text[]) AND et.organization_id = $2 ORDER BY h.position`,
+      [[...eventTypeIds], scope.organizationId],
+    );
+    for (const row of rows) hosts.get(row.event_type_id)?.push(row.user_id);
     return hosts;
   }
 

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
 import { PageRequest, pageOffset, Role, type TenantScope } from '@app/common';
 import { Member, MemberStatus } from './entities/member.entity.js';
 import { Organization } from './entities/organization.entity.js';
 import { TransactionHost } from '@app/database';
+
+/** What mails and host checks need of a member. */
+export type MemberContact = Pick<Member, 'id' | 'userId' | 'email' | 'firstName' | 'lastName' | 'status'>;
 
 export interface MemberFilter {
   status?: MemberStatus;
@@ -108,9 +110,29 @@ export class TeamRepository {
   }
 
   /** Names and emails of members by user id (mail recipients); users without a membership here are left out. */
-  async contactsOf(scope: TenantScope, userIds: readonly string[]): Promise<Member[]> {
+  async contactsOf(scope: TenantScope, userIds: readonly string[]): Promise<MemberContact[]> {
     if (userIds.length === 0) return [];
-    return this.tx.manager.find(Member, { where: { organizationId: scope.organizationId, userId: In([...userIds]) } });
+    // Prepared: every booking's mails ask this inside its transaction.
+    const rows = await this.tx.prepared<{
+      id: string;
+      user_id: string | null;
+      email: string;
+      first_name: string | null;
+      last_name: string | null;
+      status: MemberStatus;
+    }>(
+      'member-contacts',
+      `SELECT id, user_id, email, first_name, last_name, status FROM members WHERE organization_id = $1 AND user_id = ANY($2::text[])`,
+      [scope.organizationId, [...userIds]],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      userId: row.user_id,
+      email: row.email,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      status: row.status,
+    }));
   }
 
   async findActiveMember(scope: TenantScope, userId: string): Promise<Member | null> {
