@@ -4,7 +4,7 @@ import { api, unwrap, type Schemas } from '../api/client';
 import { createApiKeyDtoModeValues, createApiKeyDtoScopesValues } from '../api/schema';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
-import { checked, Field, FormAlert, inputValue, useSubmit } from '../ui/form';
+import { CheckList, Field, FormAlert, inputValue, useSubmit } from '../ui/form';
 import { Table } from '../ui/table';
 import { Show, ShownOnce } from '../ui/states';
 import { formatDateTime } from '../ui/time';
@@ -38,22 +38,14 @@ export function ApiKeysPage(): JSX.Element {
         <Field label="Name" name="name" problem={problem}>
           {(props) => <input {...props} value={name} onInput={(e) => setName(inputValue(e))} />}
         </Field>
-        <fieldset>
-          <legend>Scopes</legend>
-          <div class="checks">
-            {createApiKeyDtoScopesValues.map((scope) => (
-              <label key={scope} class="check">
-                <input
-                  type="checkbox"
-                  checked={scopes.includes(scope)}
-                  onChange={(e) => setScopes((current) => (checked(e) ? [...current, scope] : current.filter((s) => s !== scope)))}
-                />
-                {scope}
-              </label>
-            ))}
-          </div>
-          {problem?.fields.scopes && <p class="field-error">{problem.fields.scopes}</p>}
-        </fieldset>
+        <CheckList
+          legend="Scopes"
+          name="scopes"
+          options={createApiKeyDtoScopesValues}
+          chosen={scopes}
+          onChange={setScopes}
+          problem={problem}
+        />
         <Field label="Mode" name="mode" problem={problem}>
           {(props) => (
             <select {...props} value={mode} onChange={(e) => setMode(inputValue(e) as 'live' | 'test')}>

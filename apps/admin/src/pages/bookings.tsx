@@ -9,7 +9,7 @@ import { Field, FormAlert, inputValue, useSubmit } from '../ui/form';
 import { Table } from '../ui/table';
 import { Show } from '../ui/states';
 import { formatDateTime, instantToZoned, zonedToInstant } from '../ui/time';
-import { useMembers } from './members';
+import { MemberSelect } from './members';
 
 type Filters = NonNullable<paths['/v1/bookings']['get']['parameters']['query']>;
 const PAGE_SIZE = 20;
@@ -20,7 +20,6 @@ export function BookingsPage(): JSX.Element {
   const [filters, setFilters] = useState<Filters>({});
   const [page, setPage] = useState(1);
   const eventTypes = useLoad(() => unwrap(api.GET('/v1/event-types', { params: { query: { limit: 100 } } })), []);
-  const members = useMembers();
   const list = useLoad(
     () => unwrap(api.GET('/v1/bookings', { params: { query: { ...filters, page, limit: PAGE_SIZE } } })),
     [JSON.stringify(filters), page],
@@ -74,20 +73,13 @@ export function BookingsPage(): JSX.Element {
           )}
         </Field>
         {isAdmin && (
-          <Field label="Host" name="hostUserId">
-            {(props) => (
-              <select {...props} value={draft.hostUserId ?? ''} onChange={(e) => set({ hostUserId: inputValue(e) || undefined })}>
-                <option value="">Any</option>
-                {(members.data ?? [])
-                  .filter((member) => member.userId)
-                  .map((member) => (
-                    <option key={member.id} value={member.userId}>
-                      {member.email}
-                    </option>
-                  ))}
-              </select>
-            )}
-          </Field>
+          <MemberSelect
+            label="Host"
+            name="hostUserId"
+            value={draft.hostUserId ?? ''}
+            onChange={(id) => set({ hostUserId: id || undefined })}
+            anyLabel="Any"
+          />
         )}
         <Field label="Attendee email" name="attendeeEmail">
           {(props) => (

@@ -6,7 +6,7 @@ import { useLoad } from '../ui/async';
 import { Field, FormAlert, inputValue, useSubmit } from '../ui/form';
 import { Show } from '../ui/states';
 import { addDays, dateIn } from '../ui/time';
-import { useMembers } from './members';
+import { MemberSelect } from './members';
 
 type Day = Schemas['ScheduleDayDto'];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -14,23 +14,7 @@ const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 
 /** Owners and admins pick whose schedule; a member sees only its own (no picker, no `userId`). */
 export function MemberPicker({ userId, onChange }: { userId: string; onChange: (userId: string) => void }): JSX.Element | null {
   const { isAdmin } = useSession();
-  const members = useMembers();
-  if (!isAdmin) return null;
-  return (
-    <Field label="Member" name="userId">
-      {(props) => (
-        <select {...props} value={userId} onChange={(e) => onChange(inputValue(e))}>
-          {(members.data ?? [])
-            .filter((member) => member.userId)
-            .map((member) => (
-              <option key={member.id} value={member.userId}>
-                {member.email}
-              </option>
-            ))}
-        </select>
-      )}
-    </Field>
-  );
+  return isAdmin ? <MemberSelect label="Member" name="userId" value={userId} onChange={onChange} /> : null;
 }
 
 export function SchedulePage(): JSX.Element {

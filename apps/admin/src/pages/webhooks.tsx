@@ -5,7 +5,7 @@ import { api, unwrap, type Schemas } from '../api/client';
 import { createWebhookDtoEventsValues } from '../api/schema';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
-import { checked, Field, FormAlert, inputValue, problemOf, useSubmit, type FormProblem } from '../ui/form';
+import { checked, CheckList, Field, FormAlert, inputValue, problemOf, useSubmit, type FormProblem } from '../ui/form';
 import { Table } from '../ui/table';
 import { Show, ShownOnce } from '../ui/states';
 import { formatDateTime } from '../ui/time';
@@ -73,22 +73,15 @@ function WebhookForm({
       <Field label="Endpoint URL" name="url" problem={problem}>
         {(props) => <input {...props} type="url" value={url} onInput={(e) => setUrl(inputValue(e))} />}
       </Field>
-      <fieldset>
-        <legend>Events</legend>
-        <div class="checks">
-          {EVENTS.map((event) => (
-            <label key={event} class="check">
-              <input
-                type="checkbox"
-                checked={events.includes(event)}
-                onChange={(e) => setEvents((current) => (checked(e) ? [...current, event] : current.filter((x) => x !== event)))}
-              />
-              {event === '*' ? 'every event' : event}
-            </label>
-          ))}
-        </div>
-        {problem?.fields.events && <p class="field-error">{problem.fields.events}</p>}
-      </fieldset>
+      <CheckList
+        legend="Events"
+        name="events"
+        options={EVENTS}
+        chosen={events}
+        onChange={setEvents}
+        problem={problem}
+        labelOf={(event) => (event === '*' ? 'every event' : event)}
+      />
       <Field label="Description" name="description" problem={problem}>
         {(props) => <input {...props} value={description} onInput={(e) => setDescription(inputValue(e))} />}
       </Field>

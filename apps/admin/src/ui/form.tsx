@@ -130,3 +130,35 @@ export function inputValue(event: Event): string {
 export function checked(event: Event): boolean {
   return (event.currentTarget as HTMLInputElement).checked;
 }
+
+/** A set of checkboxes for a list value (scopes, events), with the error the API gives for the list. */
+export function CheckList<T extends string>(props: {
+  legend: string;
+  name: string;
+  options: readonly T[];
+  chosen: readonly T[];
+  onChange: (chosen: T[]) => void;
+  problem?: FormProblem | null;
+  labelOf?: (option: T) => string;
+}): JSX.Element {
+  const { legend, name, options, chosen, onChange, problem, labelOf } = props;
+  const error = fieldError(problem, name);
+  return (
+    <fieldset>
+      <legend>{legend}</legend>
+      <div class="checks">
+        {options.map((option) => (
+          <label key={option} class="check">
+            <input
+              type="checkbox"
+              checked={chosen.includes(option)}
+              onChange={(e) => onChange(checked(e) ? [...chosen, option] : chosen.filter((x) => x !== option))}
+            />
+            {labelOf ? labelOf(option) : option}
+          </label>
+        ))}
+      </div>
+      {error && <p class="field-error">{error}</p>}
+    </fieldset>
+  );
+}
