@@ -11,8 +11,14 @@ import { createOpenApiDocument } from './openapi-document.js';
  * (scripts/admin-client.mjs).
  */
 async function main(): Promise<void> {
-  // Nothing connects in preview mode; the URL only satisfies the configuration.
-  const config = loadConfig({ ...process.env, DATABASE_URL: 'postgres://preview@127.0.0.1:1/preview', LOG_LEVEL: 'silent' });
+  // Nothing connects in preview mode; the URL only satisfies the configuration, and a build run with
+  // NODE_ENV=production (no JWT_SECRET at build time) still writes the same document.
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'development',
+    DATABASE_URL: 'postgres://preview@127.0.0.1:1/preview',
+    LOG_LEVEL: 'silent',
+  });
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register({ config, clock: new SystemClock() }),
     new FastifyAdapter(),
