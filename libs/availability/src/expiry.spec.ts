@@ -129,3 +129,23 @@ describe('slotsValidUntil', () => {
     );
   });
 });
+
+describe('slotsValidUntil with holds', () => {
+  const hold = { start: NOW + 2 * HOUR, end: NOW + 3 * HOUR, bufferBeforeMinutes: 0, bufferAfterMinutes: 0 };
+
+  it('ends at the first expiry of a hold the answer saw, when that comes before anything else', () => {
+    const q = query({ minimumNoticeHours: 0 }, '2027-03-02', '2027-03-03', {
+      held: [
+        { ...hold, expiresAt: NOW + 10 * 60_000 },
+        { ...hold, expiresAt: NOW + 5 * 60_000 },
+      ],
+    });
+    expect(validUntil(q)).toBe(iso(NOW + 5 * 60_000));
+  });
+
+  it('ignores holds that have already expired', () => {
+    const q = query({}, '2027-03-02', '2027-03-03', { held: [{ ...hold, expiresAt: NOW }] });
+    expect(validUntil(q)).toBe(validUntil(query({}, '2027-03-02', '2027-03-03')));
+  });
+});
+

@@ -10,13 +10,15 @@ import { dayStartInstant, localDateOf } from './zoned-time.js';
  * Before that instant, the same query with a later `now` gives the same slots; a cache keeps an answer
  * until then. Starts that could come in are found by computing the day past the window with every
  * host's busy time and daily counts removed (only more starts, so the instant is never late); when
- * there is none, the answer holds a day.
+ * there is none, the answer holds a day. A hold stops blocking when it expires: the answer ends at the
+ * first expiry of a hold it saw.
  */
 export function slotsValidUntil(query: SlotQuery, slots: readonly Slot[]): number {
   const engine = createEngine(query);
   const notice = engine.earliest - engine.now;
   let until = Infinity;
   if (slots.length > 0) until = Math.min(...slots.map((slot) => slot.start)) - notice + 1;
+  for (const host of query.hosts) for (const hold of host.held ?? []) if (hold.expiresAt > engine.now) until = Math.min(until, hold.expiresAt);
 
   const { range } = query;
   const rangeEnd = dayStartInstant(addDays(range.endDate, 1), range.timeZone);
@@ -26,7 +28,7 @@ export function slotsValidUntil(query: SlotQuery, slots: readonly Slot[]): numbe
     const beyond = computeSlots({
       rules: { ...query.rules, bookingWindowDays: query.rules.bookingWindowDays + 1 },
       now: query.now,
-      hosts: query.hosts.map((host) => ({ ...host, busy: [], externalBusy: [], bookingsPerDate: {} })),
+      hosts: query.hosts.map((host) => ({ ...host, busy: [], held: [], externalBusy: [], bookingsPerDate: {} })),
       range: { ...range, startDate },
     }).filter((slot) => slot.start > engine.latest);
     const windowMs = engine.latest - engine.now;

@@ -210,3 +210,36 @@ describe('explainStart: several hosts', () => {
     expect(explainStart(input(hosts, { schedulingType: type, hostUserIds: ['usr_a', 'usr_b'] }), start)).toEqual(expected);
   });
 });
+
+describe('explainStart: holds', () => {
+  const hold = { start: at('2027-03-01', '11:00'), end: at('2027-03-01', '12:00'), bufferBeforeMinutes: 0, bufferAfterMinutes: 0 };
+  const held = [{ ...hold, expiresAt: at('2027-03-01', '08:10') }];
+
+  it.each([
+    { when: 'Mon 11:00, held', hosts: [host('usr_a', { held })], start: at('2027-03-01', '11:00'), expected: no('held') },
+    { when: 'Mon 10:00, beside the hold', hosts: [host('usr_a', { held })], start: at('2027-03-01', '10:00'), expected: free('usr_a') },
+    {
+      when: 'Tue 10:00, booked and held: the booking is named first',
+      hosts: [host('usr_a', { held: [{ ...held[0], start: at('2027-03-02', '10:00'), end: at('2027-03-02', '11:00') }] })],
+      start: at('2027-03-02', '10:00'),
+      expected: no('already_booked'),
+    },
+    {
+      when: 'round robin, Mon 11:00 held for usr_a: usr_b gets it',
+      hosts: [host('usr_a', { held }), host('usr_b')],
+      start: at('2027-03-01', '11:00'),
+      expected: free('usr_b'),
+      rules: { schedulingType: 'round_robin' as const, hostUserIds: ['usr_a', 'usr_b'] },
+    },
+    {
+      when: 'collective, Mon 11:00 held for usr_b',
+      hosts: [host('usr_a'), host('usr_b', { held })],
+      start: at('2027-03-01', '11:00'),
+      expected: no('held'),
+      rules: { schedulingType: 'collective' as const, hostUserIds: ['usr_a', 'usr_b'] },
+    },
+  ])('$when', ({ hosts, start, expected, rules }) => {
+    expect(explainStart(input(hosts, rules), start)).toEqual(expected);
+  });
+});
+

@@ -385,4 +385,22 @@ describe('computeSlots properties', () => {
       { numRuns: 150 },
     );
   });
+
+  it('a live hold blocks exactly like a booking with the same buffers (contract section 14)', () => {
+    fc.assert(
+      fc.property(scenario(ALL_TYPES), fc.array(fc.boolean(), { minLength: 25, maxLength: 25 }), (query, asHold) => {
+        // Turn some bookings into holds that are live for a while yet: the slots must not change.
+        const moved: SlotQuery = {
+          ...query,
+          hosts: query.hosts.map((host) => ({
+            ...host,
+            busy: host.busy.filter((_, index) => !asHold[index]),
+            held: host.busy.filter((_, index) => asHold[index]).map((busy) => ({ ...busy, expiresAt: query.now + 60_000 })),
+          })),
+        };
+        expect(computeSlots(moved)).toEqual(computeSlots(query));
+      }),
+      { numRuns: 150 },
+    );
+  });
 });

@@ -50,6 +50,7 @@ export function evaluateHostStart(
   if (start > engine.latest) return 'outside_booking_window';
   if (gridDay === undefined) return 'outside_availability';
   if (host.busy.isBlocked(start)) return 'already_booked';
+  if (host.held.isBlocked(start)) return 'held';
   if (host.calendarBusy.isBlocked(start)) return 'calendar_conflict';
   if (gridDay.capReached) return 'daily_limit_reached';
   return null;

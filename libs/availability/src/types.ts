@@ -50,6 +50,14 @@ export interface BusyInterval {
   readonly bufferAfterMinutes: number;
 }
 
+/**
+ * A live hold of the host (contract section 14): blocks like a booking, with the event type's buffers, until
+ * `expiresAt` (epoch ms), after which it blocks nothing. Callers pass only holds that are live at `now`.
+ */
+export interface HeldInterval extends BusyInterval {
+  readonly expiresAt: number;
+}
+
 /** A time the host is busy in one of its own calendars: blocks like a booking with no buffers of its own. */
 export interface ExternalBusy {
   readonly start: number;
@@ -63,6 +71,8 @@ export interface HostAvailability {
   /** Keyed by local date in the schedule's zone. */
   readonly overrides: Readonly<Record<string, DateOverride>>;
   readonly busy: readonly BusyInterval[];
+  /** Live holds of the host (any event type); none when absent. */
+  readonly held?: readonly HeldInterval[];
   /** Busy times read from the host's connected calendars (contract section 12); none when absent. */
   readonly externalBusy?: readonly ExternalBusy[];
   /** This event type's confirmed/pending bookings per local date of the schedule's zone; see countByLocalDate. */
@@ -100,6 +110,7 @@ export const UNAVAILABLE_REASONS = [
   'outside_booking_window',
   'outside_availability',
   'already_booked',
+  'held',
   'calendar_conflict',
   'daily_limit_reached',
 ] as const;

@@ -22,6 +22,8 @@ export interface PreparedHost {
   readonly days: readonly HostDay[];
   readonly zoneDays: ZoneDays | null;
   readonly busy: BusyIndex;
+  /** The host's live holds, blocking like bookings (reason `held`). */
+  readonly held: BusyIndex;
   /** The host's calendar busy times, padded by the event type's buffers only. */
   readonly calendarBusy: BusyIndex;
 }
@@ -48,7 +50,7 @@ export function prepareHost(
   const lastBookedAt = host?.lastBookedAt ?? null;
   if (host === undefined || schedule === null) {
     const none = BusyIndex.build([], rules, from, to);
-    return { userId, lastBookedAt, days: [], zoneDays: null, busy: none, calendarBusy: none };
+    return { userId, lastBookedAt, days: [], zoneDays: null, busy: none, held: none, calendarBusy: none };
   }
   const zoneDays = zoneDaysFor(schedule.timezone, from, to, zoneCache);
   const weekly = parseWeekly(schedule);
@@ -68,6 +70,7 @@ export function prepareHost(
     days,
     zoneDays,
     busy: BusyIndex.build(host.busy, rules, from, to),
+    held: BusyIndex.build(host.held ?? [], rules, from, to),
     calendarBusy: BusyIndex.build(withoutBuffers(host.externalBusy ?? []), rules, from, to),
   };
 }
