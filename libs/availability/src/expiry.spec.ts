@@ -148,4 +148,3 @@ describe('slotsValidUntil with holds', () => {
     expect(validUntil(q)).toBe(validUntil(query({}, '2027-03-02', '2027-03-03')));
   });
 });
-

@@ -18,7 +18,8 @@ export function slotsValidUntil(query: SlotQuery, slots: readonly Slot[]): numbe
   const notice = engine.earliest - engine.now;
   let until = Infinity;
   if (slots.length > 0) until = Math.min(...slots.map((slot) => slot.start)) - notice + 1;
-  for (const host of query.hosts) for (const hold of host.held ?? []) if (hold.expiresAt > engine.now) until = Math.min(until, hold.expiresAt);
+  for (const host of query.hosts)
+    for (const hold of host.held ?? []) if (hold.expiresAt > engine.now) until = Math.min(until, hold.expiresAt);
 
   const { range } = query;
   const rangeEnd = dayStartInstant(addDays(range.endDate, 1), range.timeZone);

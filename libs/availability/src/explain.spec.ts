@@ -242,4 +242,3 @@ describe('explainStart: holds', () => {
     expect(explainStart(input(hosts, rules), start)).toEqual(expected);
   });
 });
-

@@ -42,6 +42,7 @@ export const ID_PREFIXES = [
   'mail',
   'cal',
   'calw',
+  'hld',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

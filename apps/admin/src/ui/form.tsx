@@ -15,6 +15,7 @@ const SLOT_REASONS: Record<Schemas['CheckResponse']['reason'] & string, string> 
   outside_booking_window: 'that is further ahead than the event type’s booking window',
   outside_availability: 'that is outside the host’s available hours',
   already_booked: 'that time is already booked',
+  held: 'someone is holding that time while they book it',
   calendar_conflict: 'the host is busy then in their own calendar',
   daily_limit_reached: 'the host’s bookings for that day are full',
 };

@@ -11,6 +11,10 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'event-types', description: 'What can be booked: duration, buffers, limits, hosts' },
   { name: 'availability', description: 'Weekly schedules, date overrides and bookable slots' },
   { name: 'bookings', description: 'Book, list, cancel, reschedule, confirm and decline; idempotent creation' },
+  {
+    name: 'holds',
+    description: 'Keep a slot for a few minutes while an attendee fills in the form; a booking with holdId takes its place',
+  },
   { name: 'webhooks', description: 'Signed (Standard Webhooks), retried event deliveries and their log' },
   { name: 'calendars', description: 'Members’ own calendars (ICS feeds, CalDAV accounts) whose busy times block their slots' },
   { name: 'health', description: 'Liveness and readiness probes (outside /v1, no credentials)' },

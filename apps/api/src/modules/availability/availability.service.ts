@@ -61,7 +61,7 @@ export interface SlotWindow {
 }
 
 export interface LoadSlotQueryOptions {
-  /** Leave this booking out of busy time, counts and round-robin order (reschedule). */
+  /** Leave this booking (reschedule) or hold (a booking through it) out of busy time, counts and round-robin order. */
   readonly excludeBookingId?: string;
 }
 
@@ -114,14 +114,29 @@ function hostAvailability(
   for (const override of overrides) {
     byDate[override.date] = override.type === 'unavailable' ? { type: 'unavailable' } : { type: 'custom', windows: override.slots };
   }
+  // Holds of this event type count toward its daily cap: each may become a booking.
   const ownStarts = rules.maxBookingsPerDay === null ? [] : busy.filter((row) => row.eventTypeId === eventTypeId).map((row) => row.start);
+  const booked = busy.filter((row) => row.expiresAt === null);
+  const held = busy.filter((row) => row.expiresAt !== null);
   return {
     userId,
     schedule: schedule
       ? { timezone: schedule.timezone, days: schedule.days.map((day) => ({ dayOfWeek: day.dayOfWeek, windows: day.slots })) }
       : null,
     overrides: byDate,
-    busy: busy.map(({ start, end, bufferBeforeMinutes, bufferAfterMinutes }) => ({ start, end, bufferBeforeMinutes, bufferAfterMinutes })),
+    busy: booked.map(({ start, end, bufferBeforeMinutes, bufferAfterMinutes }) => ({
+      start,
+      end,
+      bufferBeforeMinutes,
+      bufferAfterMinutes,
+    })),
+    held: held.map(({ start, end, bufferBeforeMinutes, bufferAfterMinutes, expiresAt }) => ({
+      start,
+      end,
+      bufferBeforeMinutes,
+      bufferAfterMinutes,
+      expiresAt: expiresAt!,
+    })),
     externalBusy: external.map(({ start, end }) => ({ start, end })),
     bookingsPerDate: schedule && ownStarts.length > 0 ? countByLocalDate(ownStarts, schedule.timezone) : {},
     lastBookedAt: lastBookedAt ?? null,
@@ -215,6 +230,7 @@ export class AvailabilityService {
       startDate: isoDateOf(from - LOAD_MARGIN_MS),
       endDate: isoDateOf(to + LOAD_MARGIN_MS),
       excludeBookingId,
+      now,
       lastBookedFor: rules.schedulingType === 'round_robin' ? eventTypeId : null,
     });
     const scheduleOf = new Map(data.schedules.map((schedule) => [schedule.userId, schedule]));

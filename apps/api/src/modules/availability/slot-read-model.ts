@@ -6,7 +6,10 @@ import type { EventTypeRow } from '../event-types/event-type-row.js';
 import type { OverrideType } from './entities/date-override.entity.js';
 import type { StoredScheduleDay, StoredTimeSlot } from './entities/weekly-schedule.entity.js';
 
-/** A confirmed or pending booking of a host, in epoch milliseconds, with the booking's own buffers. */
+/**
+ * A confirmed or pending booking of a host, or a live hold (`expiresAt` set), in epoch milliseconds, with
+ * its own buffers.
+ */
 export interface BusyRow {
   hostUserId: string;
   eventTypeId: string;
@@ -14,6 +17,7 @@ export interface BusyRow {
   end: number;
   bufferBeforeMinutes: number;
   bufferAfterMinutes: number;
+  expiresAt: number | null;
 }
 
 export interface HostSchedule {
@@ -36,7 +40,10 @@ export interface HostDataQuery {
   /** Override dates, inclusive. */
   startDate: string;
   endDate: string;
+  /** A booking (reschedule) or a hold (a booking through it) to leave out. */
   excludeBookingId: string | null;
+  /** Holds live at this instant (epoch ms) are busy; expired ones are not, whether or not deleted yet. */
+  now: number;
   /** The event type whose latest booking per host is wanted (round robin), or null to skip it. */
   lastBookedFor: string | null;
 }
@@ -53,7 +60,7 @@ export interface HostData {
 interface RawHostData {
   schedules: [string, string, StoredScheduleDay[]][];
   overrides: [string, string, OverrideType, StoredTimeSlot[]][];
-  busy: [string, string, number, number, number, number][];
+  busy: [string, string, number, number, number, number, number | null][];
   external: [string, number, number][];
   last_booked: [string, number][];
 }
@@ -73,7 +80,8 @@ export class SlotReadModel {
   /**
    * The sum of the availability versions of an event type and its current hosts (see
    * AvailabilityVersion), which grows with every committed change to anything their slots are computed
-   * from, and the event type itself (null when the organization has none by that id), in one prepared
+   * from, and the event type's whole row (null when the organization has none by that id; `to_jsonb`, so no
+   * column the repository reads can be missing here), in one prepared
    * statement and so one snapshot: read before the rest of an answer's data, it tags that answer for the
    * cache, and a miss needs no second read of the event type.
    */
@@ -88,14 +96,7 @@ export class SlotReadModel {
                 WHERE v.organization_id = $1
                   AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2))
               ) AS fingerprint,
-              (SELECT json_build_object(
-                        'id', et.id, 'organization_id', et.organization_id, 'title', et.title, 'slug', et.slug, 'description', et.description,
-                        'duration_minutes', et.duration_minutes, 'location_type', et.location_type, 'location', et.location,
-                        'buffer_before_minutes', et.buffer_before_minutes, 'buffer_after_minutes', et.buffer_after_minutes,
-                        'minimum_notice_hours', et.minimum_notice_hours, 'booking_window_days', et.booking_window_days,
-                        'max_bookings_per_day', et.max_bookings_per_day, 'slot_interval_minutes', et.slot_interval_minutes,
-                        'scheduling_type', et.scheduling_type, 'requires_confirmation', et.requires_confirmation,
-                        'is_active', et.is_active, 'created_at', et.created_at, 'updated_at', et.updated_at,
+              (SELECT to_jsonb(et) || jsonb_build_object(
                         'host_user_ids', ARRAY(SELECT h.user_id FROM event_type_hosts h WHERE h.event_type_id = et.id ORDER BY h.position))
                  FROM event_types et WHERE et.id = $2 AND et.organization_id = $1) AS event_type`,
       [scope.organizationId, eventTypeId],
@@ -111,7 +112,8 @@ export class SlotReadModel {
    * What slot computation needs about these hosts, in one round trip whatever their number: their
    * schedules; their overrides on dates in [startDate, endDate]; every confirmed or pending booking
    * of theirs in the scope's mode whose meeting overlaps [from, to), on any event type, with that booking's
-   * own buffers (rows come from booking_hosts, so a collective booking occupies each of its hosts);
+   * own buffers (rows come from booking_hosts, so a collective booking occupies each of its hosts), and
+   * likewise every hold live at `now` (the hold's buffers);
    * and, when asked, when each was last booked for `eventTypeId`. Sent as JSON with instants as
    * integer milliseconds (bigint renders faster than numeric), which the driver parses in one go
    * instead of row by row. Prepared: planning its six subqueries every time cost more than running them.
@@ -130,11 +132,13 @@ export class SlotReadModel {
          (SELECT coalesce(json_agg(json_build_array(
                    bh.host_user_id, bh.event_type_id,
                    (extract(epoch FROM lower(bh.during)) * 1000)::bigint, (extract(epoch FROM upper(bh.during)) * 1000)::bigint,
-                   b.buffer_before_minutes, b.buffer_after_minutes)), '[]')
+                   coalesce(b.buffer_before_minutes, hd.buffer_before_minutes), coalesce(b.buffer_after_minutes, hd.buffer_after_minutes),
+                   (extract(epoch FROM bh.expires_at) * 1000)::bigint)), '[]')
             FROM booking_hosts bh
-            JOIN bookings b ON b.id = bh.booking_id
+            LEFT JOIN bookings b ON b.id = bh.booking_id AND bh.status <> 'held'
+            LEFT JOIN holds hd ON hd.id = bh.booking_id AND bh.status = 'held'
            WHERE bh.organization_id = $1 AND bh.host_user_id = ANY($2::text[]) AND bh.livemode = $5
-             AND bh.status IN ${BUSY_STATUSES_SQL}
+             AND (bh.status IN ${BUSY_STATUSES_SQL} OR (bh.status = 'held' AND bh.expires_at > to_timestamp($10::float8 / 1000)))
              AND bh.during && tstzrange(to_timestamp($6::float8 / 1000), to_timestamp($7::float8 / 1000), '[)')
              AND ($8::text IS NULL OR bh.booking_id <> $8::text)) AS busy,
          (SELECT coalesce(json_agg(json_build_array(last.host_user_id, (extract(epoch FROM last.created_at) * 1000)::bigint)), '[]')
@@ -160,18 +164,20 @@ export class SlotReadModel {
         query.to,
         query.excludeBookingId,
         query.lastBookedFor,
+        query.now,
       ],
     );
     return {
       schedules: row.schedules.map(([userId, timezone, days]) => ({ userId, timezone, days })),
       overrides: row.overrides.map(([userId, date, type, slots]) => ({ userId, date, type, slots })),
-      busy: row.busy.map(([hostUserId, eventTypeId, start, end, bufferBeforeMinutes, bufferAfterMinutes]) => ({
+      busy: row.busy.map(([hostUserId, eventTypeId, start, end, bufferBeforeMinutes, bufferAfterMinutes, expiresAt]) => ({
         hostUserId,
         eventTypeId,
         start,
         end,
         bufferBeforeMinutes,
         bufferAfterMinutes,
+        expiresAt,
       })),
       external: row.external.map(([hostUserId, start, end]) => ({ hostUserId, start, end })),
       lastBookedAt: new Map(row.last_booked),

@@ -14,10 +14,15 @@ import { BookingFeedsController } from './booking-feeds.controller.js';
 import { BookingFeed } from './entities/booking-feed.entity.js';
 import { BookingHost } from './entities/booking-host.entity.js';
 import { Booking } from './entities/booking.entity.js';
+import { Hold } from './entities/hold.entity.js';
+import { HoldsController } from './holds.controller.js';
+import { HoldsRepository } from './holds.repository.js';
+import { HoldsService } from './holds.service.js';
+import { SlotDecisionService } from './slot-decision.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([Booking, BookingHost, BookingFeed]),
+    TypeOrmModule.forFeature([Booking, BookingHost, BookingFeed, Hold]),
     AvailabilityModule,
     EventTypesModule,
     TeamModule,
@@ -25,7 +30,7 @@ import { Booking } from './entities/booking.entity.js';
     IdempotencyModule,
     CalendarsModule,
   ],
-  controllers: [BookingsController, BookingFeedsController],
-  providers: [BookingsRepository, BookingsService, BookingFeeds],
+  controllers: [BookingsController, BookingFeedsController, HoldsController],
+  providers: [BookingsRepository, BookingsService, BookingFeeds, HoldsRepository, HoldsService, SlotDecisionService],
 })
 export class BookingsModule {}

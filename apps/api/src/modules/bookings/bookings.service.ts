@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { explainStart, parseInputTimestamp, type StartQuery, type StartVerdict } from '@app/availability';
+import { parseInputTimestamp } from '@app/availability';
 import {
   AppConfig,
   AppError,
@@ -8,17 +8,13 @@ import {
   looksLikeId,
   newId,
   pageMeta,
-  Permission,
   type Principal,
   randomBase62,
-  roleHas,
   sha256,
-  isExclusionViolation,
   tenantScope,
   type TenantScope,
 } from '@app/common';
-import { AvailabilityService } from '../availability/availability.service.js';
-import { type EventTypeDetails, EventTypesService, type EventTypeSummary } from '../event-types/event-types.service.js';
+import { EventTypesService, type EventTypeSummary } from '../event-types/event-types.service.js';
 import { type BookingForCalendar, CalendarWriteBack } from '../calendars/calendar-write-back.js';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { MailOutbox } from '../mail/index.js';
@@ -26,7 +22,9 @@ import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
 import { TeamService } from '../team/team.service.js';
 import { bookingMails, type BookingMailKind } from './booking-mail.js';
 import { attendeeNameOf, bookingDetailView, bookingView } from './booking-views.js';
-import { HostQueue } from './host-queue.js';
+import { HoldsService } from './holds.service.js';
+import { mayActOnBooking, seesAllBookings } from './booking-access.js';
+import { SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
 import { BookingsRepository, type BookingFilters } from './bookings.repository.js';
 import {
   BookingListResponse,
@@ -44,10 +42,6 @@ import { TransactionHost } from '@app/database';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-
-function slotUnavailable(field: 'startTime' | 'newStartTime', reason: string): AppError {
-  return new AppError(ErrorCode.SLOT_UNAVAILABLE, 'The requested time cannot be booked', [{ field, message: reason }]);
-}
 
 function noCredentials(): AppError {
   return AppError.unauthorized('Send host credentials or the attendee token');
@@ -112,7 +106,8 @@ export class BookingsService {
   constructor(
     private readonly tx: TransactionHost,
     private readonly repository: BookingsRepository,
-    private readonly availability: AvailabilityService,
+    private readonly slots: SlotDecisionService,
+    private readonly holds: HoldsService,
     private readonly eventTypes: EventTypesService,
     private readonly lookups: GlobalLookups,
     private readonly team: TeamService,
@@ -124,29 +119,30 @@ export class BookingsService {
     private readonly clock: Clock,
   ) {}
 
-  private readonly hostQueue = new HostQueue();
-
   async create(
     principal: Principal,
     dto: CreateBookingDto,
     idempotencyKey: string | undefined,
     requestId: string,
+    /** The hold's token, required when the booking comes through a publishable key (contract section 14). */
+    holdToken?: string,
   ): Promise<StoredResponse> {
     const start = parseInputTimestamp(dto.startTime, dto.timezone);
     if (start === null) throw AppError.validation('startTime', 'startTime must be a valid ISO 8601 timestamp');
     const scope = tenantScope(principal);
     const fingerprint = fingerprintOf('POST /v1/bookings', dto);
     // Read before any connection is held: the hosts this booking will lock, to queue for them here first.
-    const hosts = await this.eventTypes.hostUserIdsOf(scope, dto.eventTypeId);
-    const queueKeys = hosts.map((host) => `${scope.livemode ? 'live' : 'test'}:${host}`);
-    return this.hostQueue.run(queueKeys, () =>
+    const hosts = await this.slots.hostsOf(scope, dto.eventTypeId);
+    return this.slots.queued(scope, hosts, () =>
       this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
         this.tx.transaction(() =>
-          this.writingTogether('startTime', async () => {
-            const { query, eventType } = await this.lockAndLoad(scope, dto.eventTypeId, start, null, [], hosts);
-            const verdict = explainStart(query, start);
+          this.slots.writingTogether('startTime', async () => {
+            const holdId = dto.holdId ?? null;
+            const { query, eventType } = await this.slots.lockAndLoad(scope, dto.eventTypeId, start, holdId, [], hosts);
+            const hold = holdId === null ? null : await this.holds.takeForBooking(scope, holdId, dto.eventTypeId, start, holdToken);
+            const verdict = this.slots.verdict(query, start, hold?.hostUserId);
             if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
-            const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
+            const hostUserIds = this.slots.occupiedHosts(query, verdict.hostUserId);
             const token = randomBase62(32);
             const now = this.clock.now();
             const booking = Object.assign(new Booking(), {
@@ -178,6 +174,7 @@ export class BookingsService {
               createdAt: now,
               updatedAt: now,
             } satisfies Booking);
+            await this.slots.clearExpiredHolds(scope, hostUserIds);
             await this.repository.insert(scope, booking, hostUserIds);
             const detail = bookingDetailView(booking, hostUserIds, eventType);
             await this.record(scope, 'booking.created', { booking: detail });
@@ -199,7 +196,7 @@ export class BookingsService {
   async get(principal: Principal, id: string): Promise<BookingResponse> {
     const scope = tenantScope(principal);
     const found = looksLikeId(id, 'bkg') ? await this.repository.find(scope, id) : null;
-    if (!found || !this.mayAct(principal, found.hostUserIds)) throw AppError.notFound('Booking');
+    if (!found || !mayActOnBooking(principal, found.hostUserIds)) throw AppError.notFound('Booking');
     return { booking: bookingDetailView(found.booking, found.hostUserIds, await this.summaryOf(scope, found.booking)) };
   }
 
@@ -209,7 +206,7 @@ export class BookingsService {
       eventTypeId: query.eventTypeId,
       hostUserId: query.hostUserId,
       attendeeEmail: query.attendeeEmail,
-      hostedBy: this.seesAll(principal) ? undefined : principal.userId,
+      hostedBy: seesAllBookings(principal) ? undefined : principal.userId,
     };
     if (query.startDate) filters.startsFrom = rangeBound(query.startDate, 'startDate', false);
     if (query.endDate) filters.startsBefore = rangeBound(query.endDate, 'endDate', true);
@@ -279,7 +276,7 @@ export class BookingsService {
     const fingerprint = fingerprintOf(`POST /v1/bookings/${id}/reschedule`, dto);
     return this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
       this.tx.transaction(() =>
-        this.writingTogether('newStartTime', async () => {
+        this.slots.writingTogether('newStartTime', async () => {
           const original = await this.lockForAction(principal, id, dto.token);
           const { booking } = original;
           this.assertChangeable(booking);
@@ -288,10 +285,11 @@ export class BookingsService {
           const start = parseInputTimestamp(dto.newStartTime, timezone);
           if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
 
-          const { query, eventType } = await this.lockAndLoad(scope, booking.eventTypeId, start, booking.id, original.hostUserIds);
-          const verdict = this.rescheduleVerdict(query, start, booking.hostUserId);
+          const { query, eventType } = await this.slots.lockAndLoad(scope, booking.eventTypeId, start, booking.id, original.hostUserIds);
+          // Reschedule keeps the original host when it is free at the new time; round robin may reassign.
+          const verdict = this.slots.verdict(query, start, booking.hostUserId);
           if (!verdict.available) throw slotUnavailable('newStartTime', verdict.reason);
-          const hostUserIds = this.occupiedHosts(query, verdict.hostUserId);
+          const hostUserIds = this.slots.occupiedHosts(query, verdict.hostUserId);
 
           const now = this.clock.now();
           const token = randomBase62(32);
@@ -329,6 +327,7 @@ export class BookingsService {
             rescheduledToBookingId: replacement.id,
             updatedAt: now,
           });
+          await this.slots.clearExpiredHolds(scope, hostUserIds);
           await this.repository.insert(scope, replacement, hostUserIds);
 
           if (wasConfirmed) await this.writeBack.removed(scope, booking.id, original.hostUserIds);
@@ -396,66 +395,6 @@ export class BookingsService {
     });
   }
 
-  /**
-   * Takes the per-host locks, then reads what the slot engine needs in this transaction: whatever
-   * the others commit before we hold the locks is seen, nothing can change after.
-   */
-  private async lockAndLoad(
-    scope: TenantScope,
-    eventTypeId: string,
-    start: number,
-    excludeBookingId: string | null,
-    alsoLock: readonly string[],
-    /** The event type's hosts when the caller has just read them. */
-    hosts?: readonly string[],
-  ): Promise<{ query: StartQuery; eventType: EventTypeDetails }> {
-    const locked = new Set([...(hosts ?? (await this.eventTypes.hostUserIdsOf(scope, eventTypeId))), ...alsoLock]);
-    await this.repository.lockHosts(scope, [...locked]);
-    const loaded = await this.availability.loadSlotQuery(
-      scope,
-      eventTypeId,
-      { from: start, to: start },
-      { excludeBookingId: excludeBookingId ?? undefined },
-    );
-    // Hosts changed between the two reads (rare): lock the newcomers too before deciding.
-    const newcomers = loaded.query.rules.hostUserIds.filter((host) => !locked.has(host));
-    if (newcomers.length > 0) await this.repository.lockHosts(scope, newcomers);
-    return { query: loaded.query, eventType: loaded.eventType };
-  }
-
-  /** Reschedule keeps the original host when it is free at the new time; round robin may reassign. */
-  private rescheduleVerdict(query: StartQuery, start: number, originalHost: string): StartVerdict {
-    if (query.rules.schedulingType === 'round_robin' && query.hosts.some((h) => h.userId === originalHost)) {
-      const onlyOriginal: StartQuery = {
-        ...query,
-        rules: { ...query.rules, schedulingType: 'one_on_one', hostUserIds: [originalHost] },
-        hosts: query.hosts.filter((h) => h.userId === originalHost),
-      };
-      const kept = explainStart(onlyOriginal, start);
-      if (kept.available) return kept;
-    }
-    return explainStart(query, start);
-  }
-
-  /** Collective bookings occupy every host, the first being the primary; others the chosen one. */
-  private occupiedHosts(query: StartQuery, chosen: string): string[] {
-    return query.rules.schedulingType === 'collective' ? [...new Set(query.rules.hostUserIds)] : [chosen];
-  }
-
-  /**
-   * The booking's rows and every outbox row it causes go to the database together, in one round trip at
-   * the end of `work` (`TransactionHost.batched`); the database's own refusal of an overlap (someone else
-   * holds the time) surfaces there.
-   */
-  private async writingTogether<T>(field: 'startTime' | 'newStartTime', work: () => Promise<T>): Promise<T> {
-    try {
-      return await this.tx.batched(work);
-    } catch (error) {
-      if (isExclusionViolation(error)) throw slotUnavailable(field, 'already_booked');
-      throw error;
-    }
-  }
-
   private async lockForAction(principal: Principal | undefined, id: string, token: string | undefined): Promise<LockedBooking> {
     // Neither credentials nor a token → 401, whatever the id (contract section 8).
     if (!principal && !token) throw noCredentials();
@@ -463,7 +402,7 @@ export class BookingsService {
     if (principal) {
       const scope = tenantScope(principal);
       const found = await this.repository.findForUpdate(scope, id);
-      if (!found || !this.mayAct(principal, found.hostUserIds)) throw AppError.notFound('Booking');
+      if (!found || !mayActOnBooking(principal, found.hostUserIds)) throw AppError.notFound('Booking');
       return { scope, ...found, actor: { by: 'host', principal } };
     }
     const scope = await this.attendeeScope(id, token);
@@ -492,15 +431,6 @@ export class BookingsService {
     if (booking.status === 'cancelled') throw new AppError(ErrorCode.BOOKING_NOT_ACTIVE, 'The booking is cancelled');
     if (booking.startsAt.getTime() <= this.clock.now().getTime())
       throw new AppError(ErrorCode.BOOKING_IN_PAST, 'The booking has already started');
-  }
-
-  /** API keys act for the organization; owners and admins see every booking, members those they host. */
-  private seesAll(principal: Principal): boolean {
-    return principal.type === 'api_key' || (principal.role !== null && roleHas(principal.role, Permission.ManageAllBookings));
-  }
-
-  private mayAct(principal: Principal, hostUserIds: readonly string[]): boolean {
-    return this.seesAll(principal) || hostUserIds.includes(principal.userId);
   }
 
   private async summaryOf(scope: TenantScope, booking: Booking): Promise<EventTypeSummary> {

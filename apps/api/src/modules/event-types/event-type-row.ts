@@ -18,6 +18,7 @@ export interface EventTypeRow {
   slot_interval_minutes: number | null;
   scheduling_type: EventType['schedulingType'];
   requires_confirmation: boolean;
+  hold_minutes: number;
   is_active: boolean;
   created_at: Date;
   updated_at: Date;
@@ -42,6 +43,7 @@ export function eventTypeFromRow(row: EventTypeRow): EventType {
     slotIntervalMinutes: row.slot_interval_minutes,
     schedulingType: row.scheduling_type,
     requiresConfirmation: row.requires_confirmation,
+    holdMinutes: row.hold_minutes,
     isActive: row.is_active,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

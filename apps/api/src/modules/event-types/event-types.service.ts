@@ -58,6 +58,7 @@ const UPDATABLE_FIELDS = [
   'slotIntervalMinutes',
   'schedulingType',
   'requiresConfirmation',
+  'holdMinutes',
 ] as const satisfies readonly (keyof UpdateEventTypeDto & keyof EventType)[];
 
 function details(eventType: EventType, hostUserIds: readonly string[]): EventTypeDetails {
@@ -78,6 +79,7 @@ function details(eventType: EventType, hostUserIds: readonly string[]): EventTyp
     schedulingType: eventType.schedulingType,
     hostUserIds: [...hostUserIds],
     requiresConfirmation: eventType.requiresConfirmation,
+    holdMinutes: eventType.holdMinutes,
     isActive: eventType.isActive,
     createdAt: eventType.createdAt.toISOString(),
     updatedAt: eventType.updatedAt.toISOString(),
@@ -146,6 +148,7 @@ export class EventTypesService {
       slotIntervalMinutes: dto.slotIntervalMinutes ?? null,
       schedulingType,
       requiresConfirmation: dto.requiresConfirmation ?? false,
+      holdMinutes: dto.holdMinutes ?? 10,
       isActive: true,
       createdAt: now,
       updatedAt: now,

@@ -65,7 +65,7 @@ export class AttendeeDto {
   phone?: string;
 }
 
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}(:?\d{2})?)?$/;
+export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}(:?\d{2})?)?$/;
 
 export class CreateBookingDto {
   @ApiProperty({ example: 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a' })
@@ -105,6 +105,17 @@ export class CreateBookingDto {
   @IsOptional()
   @IsMetadata()
   metadata?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    example: 'hld_4f9QdY0m2kBz7Lr1Xc8VtN3a',
+    description:
+      'A hold of this event type and start (POST /holds): the booking takes its place in one transaction. An expired or released ' +
+      'hold is ignored (the booking succeeds while the time is free); a hold of another event type or start → 400.',
+  })
+  @IsOptional()
+  @IsString()
+  @IsId('hld')
+  holdId?: string;
 }
 
 export class CancelBookingDto {

@@ -1,26 +1,27 @@
-import { Column, Entity, Exclusion, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { BUSY_STATUSES_SQL, type BookingStatus } from '../booking-status.js';
-import { Booking } from './booking.entity.js';
+import { Check, Column, Entity, Exclusion, Index, PrimaryColumn } from 'typeorm';
+import { OCCUPYING_STATUSES_SQL, type OccupancyStatus } from '../booking-status.js';
 
 /**
- * One row per host a booking occupies (a collective booking occupies every host). The exclusion
- * constraint is what makes double booking impossible, whatever the number of instances: two
- * confirmed or pending meetings of one host in one mode cannot overlap. `during` is the meeting
- * itself, without buffers, because buffers may overlap each other (contract section 7, rule 2).
+ * One row per host a booking or a hold occupies (a collective booking occupies every host). The exclusion
+ * constraint is what makes double booking impossible, whatever the number of instances: two confirmed or
+ * pending meetings or holds of one host in one mode cannot overlap. `during` is the meeting itself, without
+ * buffers, because buffers may overlap each other (contract section 7, rule 2). A hold's rows carry its
+ * `expires_at`; the constraint cannot read the clock, so expired ones are deleted under the hosts' locks by
+ * the next booking or hold of those hosts (HoldsRepository.clearExpired), and readers ignore them meanwhile.
+ * The organization and the event type cascade here (migration Holds1795500000000).
  */
 @Entity('booking_hosts')
 @Exclusion(
   'booking_hosts_no_overlap',
-  `USING gist ("host_user_id" WITH =, "livemode" WITH =, "during" WITH &&) WHERE ("status" IN ${BUSY_STATUSES_SQL})`,
+  `USING gist ("host_user_id" WITH =, "livemode" WITH =, "during" WITH &&) WHERE ("status" IN ${OCCUPYING_STATUSES_SQL})`,
 )
+@Check('booking_hosts_hold_expires', `("status" = 'held') = ("expires_at" IS NOT NULL)`)
 @Index('booking_hosts_event_type_host_idx', ['eventTypeId', 'hostUserId', 'createdAt'])
+@Index('booking_hosts_held_expires_idx', ['hostUserId', 'expiresAt'], { where: `"status" = 'held'` })
 export class BookingHost {
+  /** The booking's id, or the hold's (`hld_…`) on a hold's rows. */
   @PrimaryColumn('text')
   bookingId!: string;
-
-  @ManyToOne(() => Booking, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'booking_id' })
-  booking?: Relation<Booking>;
 
   @PrimaryColumn('text')
   hostUserId!: string;
@@ -34,9 +35,9 @@ export class BookingHost {
   @Column('boolean')
   livemode!: boolean;
 
-  /** Kept equal to the booking's status in the same transaction, so the exclusion constraint sees cancellations. */
+  /** Kept equal to the booking's status in the same transaction, so the exclusion constraint sees cancellations; `held` for a hold. */
   @Column('text')
-  status!: BookingStatus;
+  status!: OccupancyStatus;
 
   /** `[startsAt, endsAt)` as PostgreSQL range text, e.g. `["2027-03-01 09:00:00+00","2027-03-01 09:30:00+00")`. */
   @Column('tstzrange')
@@ -44,6 +45,10 @@ export class BookingHost {
 
   @Column('timestamptz')
   createdAt!: Date;
+
+  /** A hold's end; null on a booking's rows. */
+  @Column('timestamptz', { nullable: true })
+  expiresAt!: Date | null;
 
   /** 1 for the primary host, then the others in the event type's host order as it was when booked. */
   @Column('smallint', { default: 1 })

@@ -115,6 +115,13 @@ abstract class EventTypeOptionalFields {
   @OptionalNotNull()
   @IsBoolean()
   requiresConfirmation?: boolean;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 60, default: 10, description: 'How long a hold keeps its slot, in minutes' })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(1)
+  @Max(60)
+  holdMinutes?: number;
 }
 
 export class CreateEventTypeDto extends EventTypeOptionalFields {
@@ -203,6 +210,7 @@ export class EventTypeView {
   @ApiProperty({ enum: SCHEDULING_TYPES }) schedulingType!: SchedulingType;
   @ApiProperty({ type: String, isArray: true }) hostUserIds!: string[];
   @ApiProperty() requiresConfirmation!: boolean;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 60 }) holdMinutes!: number;
   @ApiProperty() isActive!: boolean;
   @ApiProperty({ type: 'integer', description: 'Confirmed and pending bookings, in the caller’s mode' }) bookingsCount!: number;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;

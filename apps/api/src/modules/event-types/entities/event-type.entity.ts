@@ -60,6 +60,10 @@ export class EventType {
   @Column('boolean', { default: false })
   requiresConfirmation!: boolean;
 
+  /** How long a hold of this event type keeps its slot (contract section 14). */
+  @Column('integer', { default: 10 })
+  holdMinutes!: number;
+
   @Column('boolean', { default: true })
   isActive!: boolean;
 

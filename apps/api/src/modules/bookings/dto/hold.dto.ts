@@ -1,0 +1,56 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIanaTimeZone, IsId, PaginationQueryDto } from '@app/common';
+import { ISO_TIMESTAMP } from './booking.dto.js';
+
+export class CreateHoldDto {
+  @ApiProperty({ example: 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a' })
+  @IsString()
+  @IsId('evt')
+  eventTypeId!: string;
+
+  @ApiProperty({
+    example: '2027-03-02T10:00:00+01:00',
+    description: 'ISO 8601. With Z or an offset it is absolute; without one it is wall-clock time in `timezone`.',
+  })
+  @IsString()
+  @Matches(ISO_TIMESTAMP, { message: 'startTime must be an ISO 8601 timestamp' })
+  startTime!: string;
+
+  @ApiProperty({ example: 'Europe/Berlin', description: 'The attendee’s IANA time zone' })
+  @IsIanaTimeZone()
+  timezone!: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 60, maximum: 3600, description: 'Default: the event type’s holdMinutes' })
+  @IsOptional()
+  @IsInt()
+  @Min(60)
+  @Max(3600)
+  ttlSeconds?: number;
+}
+
+export class ListHoldsQueryDto extends PaginationQueryDto {
+  @ApiPropertyOptional({ example: 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a' })
+  @IsOptional()
+  @IsString()
+  @IsId('evt')
+  eventTypeId?: string;
+}
+
+export class HoldView {
+  @ApiProperty({ example: 'hld_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
+  @ApiProperty() eventTypeId!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) startsAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) endsAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', description: 'From this instant the hold blocks nothing' }) expiresAt!: string;
+}
+
+export class HoldResponse {
+  @ApiProperty({ type: HoldView }) hold!: HoldView;
+}
+
+export class HoldListResponse {
+  @ApiProperty({ type: HoldView, isArray: true }) holds!: HoldView[];
+  @ApiProperty({ type: 'integer' }) totalCount!: number;
+  @ApiProperty() hasMore!: boolean;
+}

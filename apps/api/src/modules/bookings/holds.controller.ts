@@ -1,0 +1,46 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Access, ApiErrors, CurrentPrincipal, IdParam, Permission, type Principal, Scope } from '@app/common';
+import { CreateHoldDto, HoldListResponse, HoldResponse, ListHoldsQueryDto } from './dto/hold.dto.js';
+import { HoldsService } from './holds.service.js';
+
+@ApiTags('holds')
+@Controller('holds')
+export class HoldsController {
+  constructor(private readonly holds: HoldsService) {}
+
+  @Post()
+  @Access({ scope: Scope.BookingsWrite, permission: Permission.CreateBookings })
+  @ApiOperation({
+    operationId: 'createHold',
+    summary: 'Keep a slot for a few minutes while the attendee fills in the form',
+    description:
+      'Granted exactly when a booking at that time would be, else 409 SLOT_UNAVAILABLE with the reason. Until `expiresAt` (now + ' +
+      '`ttlSeconds`, or the event type’s `holdMinutes`) it blocks like a confirmed booking of the host the booking would get, on every ' +
+      'instance; `POST /bookings` with `holdId` takes its place. From `expiresAt` on it blocks nothing.',
+  })
+  @ApiResponse({ status: 201, type: HoldResponse })
+  @ApiErrors(400, 401, 403, 404, 409)
+  async create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateHoldDto): Promise<HoldResponse> {
+    return { hold: (await this.holds.create(principal, dto)).hold };
+  }
+
+  @Get()
+  @Access({ scope: Scope.BookingsRead })
+  @ApiOperation({ operationId: 'listHolds', summary: 'The live holds, soonest first (members see the holds of their own time)' })
+  @ApiResponse({ status: 200, type: HoldListResponse })
+  @ApiErrors(400, 401, 403)
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ListHoldsQueryDto): Promise<HoldListResponse> {
+    return this.holds.list(principal, query);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Access({ scope: Scope.BookingsWrite })
+  @ApiOperation({ operationId: 'deleteHold', summary: 'Release a hold: its time is free again at once' })
+  @ApiResponse({ status: 204, description: 'Released' })
+  @ApiErrors(400, 401, 403, 404)
+  async remove(@CurrentPrincipal() principal: Principal, @IdParam('id', 'hld') id: string): Promise<void> {
+    await this.holds.remove(principal, id);
+  }
+}

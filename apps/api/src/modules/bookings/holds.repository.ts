@@ -1,0 +1,163 @@
+import { Injectable } from '@nestjs/common';
+import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
+import { TransactionHost } from '@app/database';
+import { Hold } from './entities/hold.entity.js';
+
+interface HoldRow {
+  id: string;
+  organization_id: string;
+  event_type_id: string;
+  livemode: boolean;
+  starts_at: Date;
+  ends_at: Date;
+  expires_at: Date;
+  host_user_id: string;
+  buffer_before_minutes: number;
+  buffer_after_minutes: number;
+  token_hash: string | null;
+  api_key_id: string | null;
+  client_ip: string | null;
+  created_at: Date;
+}
+
+function holdFromRow(row: HoldRow): Hold {
+  return Object.assign(new Hold(), {
+    id: row.id,
+    organizationId: row.organization_id,
+    eventTypeId: row.event_type_id,
+    livemode: row.livemode,
+    startsAt: row.starts_at,
+    endsAt: row.ends_at,
+    expiresAt: row.expires_at,
+    hostUserId: row.host_user_id,
+    bufferBeforeMinutes: row.buffer_before_minutes,
+    bufferAfterMinutes: row.buffer_after_minutes,
+    tokenHash: row.token_hash,
+    apiKeyId: row.api_key_id,
+    clientIp: row.client_ip,
+    createdAt: row.created_at,
+  } satisfies Hold);
+}
+
+/**
+ * Holds and their occupancy (booking_hosts rows with status `held`). Every write here runs under the
+ * hosts' advisory locks (BookingsRepository.lockHosts), like bookings.
+ */
+@Injectable()
+export class HoldsRepository {
+  constructor(private readonly tx: TransactionHost) {}
+
+  /** The hold and one occupancy row per host, in one statement (deferred with the transaction's other writes). */
+  async insert(scope: TenantScope, hold: Hold, hostUserIds: readonly string[]): Promise<void> {
+    await this.tx.write(
+      `WITH inserted AS (
+         INSERT INTO holds (id, organization_id, event_type_id, livemode, starts_at, ends_at, expires_at, host_user_id,
+           buffer_before_minutes, buffer_after_minutes, token_hash, api_key_id, client_ip, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         RETURNING id, organization_id, event_type_id, livemode, starts_at, ends_at, expires_at, created_at)
+       INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position, expires_at)
+       SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, 'held', tstzrange(i.starts_at, i.ends_at, '[)'),
+              i.created_at, h.position, i.expires_at
+         FROM inserted i CROSS JOIN unnest($15::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
+      [
+        hold.id,
+        scope.organizationId,
+        hold.eventTypeId,
+        scope.livemode,
+        hold.startsAt,
+        hold.endsAt,
+        hold.expiresAt,
+        hold.hostUserId,
+        hold.bufferBeforeMinutes,
+        hold.bufferAfterMinutes,
+        hold.tokenHash,
+        hold.apiKeyId,
+        hold.clientIp,
+        hold.createdAt,
+        [...hostUserIds],
+      ],
+    );
+  }
+
+  /**
+   * Deletes the holds of these hosts (in the scope's mode) that expired by `now`, with all their rows, so
+   * that the exclusion constraint lets the caller's insert through where an expired hold stood. Runs
+   * under the hosts' locks, before the insert. A host's expired holds are deleted whatever organization
+   * they belong to: the constraint spans organizations, and an expired hold is nobody's any more.
+   */
+  async clearExpired(scope: TenantScope, hostUserIds: readonly string[], now: Date): Promise<void> {
+    await this.tx.write(
+      `WITH expired AS (
+         SELECT DISTINCT booking_id FROM booking_hosts
+          WHERE status = 'held' AND host_user_id = ANY($1::text[]) AND livemode = $2 AND expires_at <= $3),
+       occupancy AS (DELETE FROM booking_hosts WHERE booking_id IN (SELECT booking_id FROM expired))
+       DELETE FROM holds WHERE id IN (SELECT booking_id FROM expired)`,
+      [[...hostUserIds], scope.livemode, now],
+    );
+  }
+
+  /** Deletes the hold and its occupancy (released, or taken by its booking). */
+  async remove(scope: TenantScope, id: string): Promise<void> {
+    await this.tx.write(
+      `WITH occupancy AS (DELETE FROM booking_hosts WHERE booking_id = $1 AND organization_id = $2 AND status = 'held')
+       DELETE FROM holds WHERE id = $1 AND organization_id = $2 AND livemode = $3`,
+      [id, scope.organizationId, scope.livemode],
+    );
+  }
+
+  /** The hold, locked until the transaction ends: two bookings through one hold take turns. */
+  async findForUpdate(scope: TenantScope, id: string): Promise<Hold | null> {
+    const rows: HoldRow[] = await this.tx.transactional.query(
+      `SELECT * FROM holds WHERE id = $1 AND organization_id = $2 AND livemode = $3 FOR UPDATE`,
+      [id, scope.organizationId, scope.livemode],
+    );
+    return rows.length === 0 ? null : holdFromRow(rows[0]);
+  }
+
+  /** Holds live at `now` placed by one publishable key from one client address. */
+  async countLiveForVisitor(scope: TenantScope, apiKeyId: string, clientIp: string, now: Date): Promise<number> {
+    const [row]: { count: number }[] = await this.tx.transactional.query(
+      `SELECT count(*)::int AS count FROM holds
+        WHERE api_key_id = $1 AND client_ip = $2 AND expires_at > $3 AND organization_id = $4`,
+      [apiKeyId, clientIp, now, scope.organizationId],
+    );
+    return row.count;
+  }
+
+  /** Serializes hold placement per key and client address until the transaction ends (the per-visitor limit). */
+  async lockVisitor(scope: TenantScope, apiKeyId: string, clientIp: string): Promise<void> {
+    await this.tx.transactional.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
+      `hold-visitor:${scope.organizationId}:${apiKeyId}:${clientIp}`,
+    ]);
+  }
+
+  /** Live holds, soonest first; `hostedBy` limits them to one host's (members). */
+  async listLive(
+    scope: TenantScope,
+    filters: { eventTypeId?: string; hostedBy?: string },
+    now: Date,
+    page: PageRequest,
+  ): Promise<[Hold[], number]> {
+    const where = `h.organization_id = $1 AND h.livemode = $2 AND h.expires_at > $3 AND ($4::text IS NULL OR h.event_type_id = $4)
+      AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM booking_hosts bh WHERE bh.booking_id = h.id AND bh.host_user_id = $5))`;
+    const values = [scope.organizationId, scope.livemode, now, filters.eventTypeId ?? null, filters.hostedBy ?? null];
+    const [rows, [{ total }]]: [HoldRow[], { total: number }[]] = await Promise.all([
+      this.tx.manager.query(`SELECT h.* FROM holds h WHERE ${where} ORDER BY h.starts_at, h.id LIMIT $6 OFFSET $7`, [
+        ...values,
+        page.limit,
+        pageOffset(page),
+      ]),
+      this.tx.manager.query(`SELECT count(*)::int AS total FROM holds h WHERE ${where}`, values),
+    ]);
+    return [rows.map(holdFromRow), total];
+  }
+
+  /** Each hold's hosts, the primary first. */
+  async hostsOf(scope: TenantScope, id: string): Promise<string[]> {
+    const rows: { host_user_id: string }[] = await this.tx.manager.query(
+      `SELECT host_user_id FROM booking_hosts WHERE booking_id = $1 AND organization_id = $2 AND status = 'held' ORDER BY position`,
+      [id, scope.organizationId],
+    );
+    return rows.map((row) => row.host_user_id);
+  }
+}

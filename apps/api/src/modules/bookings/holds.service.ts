@@ -1,0 +1,170 @@
+import { Injectable } from '@nestjs/common';
+import { parseInputTimestamp } from '@app/availability';
+import {
+  AppError,
+  Clock,
+  ErrorCode,
+  looksLikeId,
+  newId,
+  pageMeta,
+  type Principal,
+  randomBase62,
+  sha256,
+  tenantScope,
+  type TenantScope,
+} from '@app/common';
+import { TransactionHost } from '@app/database';
+import { mayActOnBooking, seesAllBookings } from './booking-access.js';
+import { CreateHoldDto, HoldListResponse, HoldResponse, HoldView, ListHoldsQueryDto } from './dto/hold.dto.js';
+import { Hold } from './entities/hold.entity.js';
+import { HoldsRepository } from './holds.repository.js';
+import { SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
+
+const MINUTE_MS = 60_000;
+
+/** At most this many live holds per publishable key and client address (contract section 14). */
+export const HOLDS_PER_VISITOR = 5;
+
+/** Who placed a hold through a publishable key: the per-visitor limit counts by these. */
+export interface HoldVisitor {
+  apiKeyId: string;
+  clientIp: string;
+}
+
+export interface CreatedHold extends HoldResponse {
+  /** Only for a publishable key's hold: what the page must show to book through it or release it. */
+  holdToken?: string;
+}
+
+function holdView(hold: Hold): HoldView {
+  return {
+    id: hold.id,
+    eventTypeId: hold.eventTypeId,
+    startsAt: hold.startsAt.toISOString(),
+    endsAt: hold.endsAt.toISOString(),
+    expiresAt: hold.expiresAt.toISOString(),
+  };
+}
+
+/**
+ * Holds: a time kept for an attendee while the form is filled in. Granted exactly when a booking would
+ * be (the same SlotDecisionService), they occupy the host(s) the booking would get under the same
+ * exclusion constraint, so concurrent holds and bookings of one time have exactly one winner.
+ */
+@Injectable()
+export class HoldsService {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly repository: HoldsRepository,
+    private readonly slots: SlotDecisionService,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, dto: CreateHoldDto, visitor?: HoldVisitor): Promise<CreatedHold> {
+    const start = parseInputTimestamp(dto.startTime, dto.timezone);
+    if (start === null) throw AppError.validation('startTime', 'startTime must be a valid ISO 8601 timestamp');
+    const scope = tenantScope(principal);
+    const hosts = await this.slots.hostsOf(scope, dto.eventTypeId);
+    return this.slots.queued(scope, hosts, () =>
+      this.tx.transaction(() =>
+        this.slots.writingTogether('startTime', async () => {
+          if (visitor) await this.assertVisitorBelowLimit(scope, visitor);
+          const { query, eventType } = await this.slots.lockAndLoad(scope, dto.eventTypeId, start, null, [], hosts);
+          const verdict = this.slots.verdict(query, start);
+          if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
+          const hostUserIds = this.slots.occupiedHosts(query, verdict.hostUserId);
+          const now = this.clock.now();
+          const token = visitor ? randomBase62(32) : undefined;
+          const hold = Object.assign(new Hold(), {
+            id: newId('hld'),
+            organizationId: scope.organizationId,
+            eventTypeId: eventType.id,
+            livemode: scope.livemode,
+            startsAt: new Date(start),
+            endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+            expiresAt: new Date(now.getTime() + (dto.ttlSeconds !== undefined ? dto.ttlSeconds * 1000 : eventType.holdMinutes * MINUTE_MS)),
+            hostUserId: hostUserIds[0],
+            bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+            bufferAfterMinutes: eventType.bufferAfterMinutes,
+            tokenHash: token === undefined ? null : sha256(token),
+            apiKeyId: visitor?.apiKeyId ?? null,
+            clientIp: visitor?.clientIp ?? null,
+            createdAt: now,
+          } satisfies Hold);
+          await this.slots.clearExpiredHolds(scope, hostUserIds);
+          await this.repository.insert(scope, hold, hostUserIds);
+          return token === undefined ? { hold: holdView(hold) } : { hold: holdView(hold), holdToken: token };
+        }),
+      ),
+    );
+  }
+
+  async list(principal: Principal, query: ListHoldsQueryDto): Promise<HoldListResponse> {
+    const page = { page: query.page, limit: query.limit };
+    const filters = { eventTypeId: query.eventTypeId, hostedBy: seesAllBookings(principal) ? undefined : principal.userId };
+    const [holds, total] = await this.repository.listLive(tenantScope(principal), filters, this.clock.now(), page);
+    return { holds: holds.map(holdView), ...pageMeta(page, total) };
+  }
+
+  /** Releases a live hold (DELETE /holds/:id): 404 when there is none by that id that the caller may see. */
+  async remove(principal: Principal, id: string): Promise<void> {
+    const scope = tenantScope(principal);
+    await this.tx.transaction(async () => {
+      const hold = await this.liveHold(scope, id);
+      if (!hold || !mayActOnBooking(principal, await this.repository.hostsOf(scope, id))) throw AppError.notFound('Hold');
+      await this.repository.remove(scope, id);
+    });
+  }
+
+  /** Releases a publishable key's hold with its token (POST /public/holds/:id/release). */
+  async release(principal: Principal, id: string, token: string): Promise<void> {
+    const scope = tenantScope(principal);
+    await this.tx.transaction(async () => {
+      const hold = await this.liveHold(scope, id);
+      if (!hold) throw AppError.notFound('Hold');
+      if (hold.tokenHash === null || hold.tokenHash !== sha256(token)) throw AppError.unauthorized('Invalid holdToken for this hold');
+      await this.repository.remove(scope, id);
+    });
+  }
+
+  /**
+   * Inside a booking's transaction, under its hosts' locks: the hold it comes through, which it then replaces
+   * (deleted in the same batch, before the booking's rows). An expired or released hold is ignored (null); one
+   * of another event type or start → 400 naming holdId; `token` undefined means a secret key's booking (no
+   * token needed), otherwise it must open the hold (401).
+   */
+  async takeForBooking(
+    scope: TenantScope,
+    id: string,
+    eventTypeId: string,
+    start: number,
+    token: string | null | undefined,
+  ): Promise<Hold | null> {
+    const hold = await this.liveHold(scope, id);
+    if (!hold) return null;
+    if (hold.eventTypeId !== eventTypeId || hold.startsAt.getTime() !== start) {
+      throw AppError.validation('holdId', 'The hold is for another event type or start time');
+    }
+    if (token !== undefined && (hold.tokenHash === null || token === null || hold.tokenHash !== sha256(token))) {
+      throw AppError.unauthorized('Invalid holdToken for this hold');
+    }
+    await this.repository.remove(scope, id);
+    return hold;
+  }
+
+  /** The hold if it exists in the scope and has not expired, locked. */
+  private async liveHold(scope: TenantScope, id: string): Promise<Hold | null> {
+    if (!looksLikeId(id, 'hld')) return null;
+    const hold = await this.repository.findForUpdate(scope, id);
+    return hold && hold.expiresAt.getTime() > this.clock.now().getTime() ? hold : null;
+  }
+
+  /** Under a per-visitor lock, so that concurrent holds of one visitor cannot pass the count together. */
+  private async assertVisitorBelowLimit(scope: TenantScope, visitor: HoldVisitor): Promise<void> {
+    await this.repository.lockVisitor(scope, visitor.apiKeyId, visitor.clientIp);
+    const live = await this.repository.countLiveForVisitor(scope, visitor.apiKeyId, visitor.clientIp, this.clock.now());
+    if (live >= HOLDS_PER_VISITOR) {
+      throw new AppError(ErrorCode.HOLD_LIMIT_REACHED, `At most ${HOLDS_PER_VISITOR} holds at once per visitor; book or release one first`);
+    }
+  }
+}

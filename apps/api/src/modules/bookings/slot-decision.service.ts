@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { explainStart, type StartQuery, type StartVerdict } from '@app/availability';
+import { AppError, Clock, ErrorCode, isExclusionViolation, type TenantScope } from '@app/common';
+import { TransactionHost } from '@app/database';
+import { AvailabilityService } from '../availability/availability.service.js';
+import { type EventTypeDetails, EventTypesService } from '../event-types/event-types.service.js';
+import { BookingsRepository } from './bookings.repository.js';
+import { HoldsRepository } from './holds.repository.js';
+import { HostQueue } from './host-queue.js';
+
+export type StartField = 'startTime' | 'newStartTime';
+
+export function slotUnavailable(field: StartField, reason: string): AppError {
+  return new AppError(ErrorCode.SLOT_UNAVAILABLE, 'The requested time cannot be booked', [{ field, message: reason }]);
+}
+
+export interface LockedSlotQuery {
+  query: StartQuery;
+  eventType: EventTypeDetails;
+}
+
+/**
+ * The one place where a time is decided for a booking, a reschedule or a hold: queue per host in this
+ * process, take the hosts' locks in the database, read what the slot engine needs inside that
+ * transaction, decide, and write everything in one round trip at the end, where the exclusion constraint
+ * has the last word.
+ */
+@Injectable()
+export class SlotDecisionService {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly bookings: BookingsRepository,
+    private readonly holds: HoldsRepository,
+    private readonly availability: AvailabilityService,
+    private readonly eventTypes: EventTypesService,
+    private readonly clock: Clock,
+  ) {}
+
+  private readonly hostQueue = new HostQueue();
+
+  /** The event type's hosts, read before any connection is held: the hosts a write will lock. */
+  hostsOf(scope: TenantScope, eventTypeId: string): Promise<string[]> {
+    return this.eventTypes.hostUserIdsOf(scope, eventTypeId);
+  }
+
+  /** Runs `work` after the earlier writes of these hosts in this process (see HostQueue). */
+  queued<T>(scope: TenantScope, hostUserIds: readonly string[], work: () => Promise<T>): Promise<T> {
+    return this.hostQueue.run(
+      hostUserIds.map((host) => `${scope.livemode ? 'live' : 'test'}:${host}`),
+      work,
+    );
+  }
+
+  /**
+   * Takes the per-host locks, then reads what the slot engine needs in this transaction: whatever
+   * the others commit before we hold the locks is seen, nothing can change after.
+   */
+  async lockAndLoad(
+    scope: TenantScope,
+    eventTypeId: string,
+    start: number,
+    /** A booking (reschedule) or hold (a booking through it) whose own time must not count. */
+    excludeId: string | null,
+    alsoLock: readonly string[],
+    /** The event type's hosts when the caller has just read them. */
+    hosts?: readonly string[],
+  ): Promise<LockedSlotQuery> {
+    const locked = new Set([...(hosts ?? (await this.hostsOf(scope, eventTypeId))), ...alsoLock]);
+    await this.bookings.lockHosts(scope, [...locked]);
+    const loaded = await this.availability.loadSlotQuery(
+      scope,
+      eventTypeId,
+      { from: start, to: start },
+      { excludeBookingId: excludeId ?? undefined },
+    );
+    // Hosts changed between the two reads (rare): lock the newcomers too before deciding.
+    const newcomers = loaded.query.rules.hostUserIds.filter((host) => !locked.has(host));
+    if (newcomers.length > 0) await this.bookings.lockHosts(scope, newcomers);
+    return { query: loaded.query, eventType: loaded.eventType };
+  }
+
+  /**
+   * The verdict, keeping `preferred` (the original host of a reschedule, the host of a hold) when it is a
+   * round-robin host free at that time; otherwise the engine's own choice.
+   */
+  verdict(query: StartQuery, start: number, preferred?: string): StartVerdict {
+    if (preferred !== undefined && query.rules.schedulingType === 'round_robin' && query.hosts.some((h) => h.userId === preferred)) {
+      const onlyPreferred: StartQuery = {
+        ...query,
+        rules: { ...query.rules, schedulingType: 'one_on_one', hostUserIds: [preferred] },
+        hosts: query.hosts.filter((h) => h.userId === preferred),
+      };
+      const kept = explainStart(onlyPreferred, start);
+      if (kept.available) return kept;
+    }
+    return explainStart(query, start);
+  }
+
+  /** Collective bookings and holds occupy every host, the first being the primary; others the chosen one. */
+  occupiedHosts(query: StartQuery, chosen: string): string[] {
+    return query.rules.schedulingType === 'collective' ? [...new Set(query.rules.hostUserIds)] : [chosen];
+  }
+
+  /**
+   * Before inserting rows for these hosts: deletes their holds that have expired (they block nothing any
+   * more, but the constraint cannot tell), in the same batch, under the same locks.
+   */
+  clearExpiredHolds(scope: TenantScope, hostUserIds: readonly string[]): Promise<void> {
+    return this.holds.clearExpired(scope, hostUserIds, this.clock.now());
+  }
+
+  /**
+   * The rows and every outbox row they cause go to the database together, in one round trip at the end
+   * of `work` (`TransactionHost.batched`); the database's own refusal of an overlap (someone else holds the
+   * time) surfaces there.
+   */
+  async writingTogether<T>(field: StartField, work: () => Promise<T>): Promise<T> {
+    try {
+      return await this.tx.batched(work);
+    } catch (error) {
+      if (isExclusionViolation(error)) throw slotUnavailable(field, 'already_booked');
+      throw error;
+    }
+  }
+}
