@@ -1226,6 +1226,23 @@ export interface components {
         MemberRoleResponse: {
             member: components["schemas"]["MemberRoleView"];
         };
+        QuestionDto: {
+            /** @description Unique in the list; answers are keyed by it */
+            id: string;
+            label: string;
+            /** @enum {string} */
+            type: "text" | "textarea" | "email" | "phone" | "number" | "select" | "multiselect" | "checkbox" | "date";
+            /**
+             * @description A required checkbox must be checked (consent)
+             * @default false
+             */
+            required?: boolean;
+            /** @description select and multiselect only (required there): 1..50 distinct strings of 1..100 characters */
+            options?: string[];
+            placeholder?: string;
+            /** @description text and textarea only; default 500 and 5000 */
+            maxLength?: number;
+        };
         CreateEventTypeDto: {
             description?: string | null;
             /** @enum {string|null} */
@@ -1267,10 +1284,22 @@ export interface components {
              * @default 10
              */
             holdMinutes?: number;
+            /** @description The booking form’s own questions, in order; PATCH replaces the whole list. Default []. */
+            questions?: components["schemas"]["QuestionDto"][];
             title: string;
             /** @description Unique among the organization’s active event types */
             slug: string;
             durationMinutes: number;
+        };
+        QuestionView: {
+            id: string;
+            label: string;
+            /** @enum {string} */
+            type: "text" | "textarea" | "email" | "phone" | "number" | "select" | "multiselect" | "checkbox" | "date";
+            required: boolean;
+            options?: string[];
+            placeholder?: string;
+            maxLength?: number;
         };
         EventTypeView: {
             /** @example evt_4f9QdY0m2kBz7Lr1Xc8VtN3a */
@@ -1293,6 +1322,7 @@ export interface components {
             hostUserIds: string[];
             requiresConfirmation: boolean;
             holdMinutes: number;
+            questions: components["schemas"]["QuestionView"][];
             isActive: boolean;
             /** @description Confirmed and pending bookings, in the caller’s mode */
             bookingsCount: number;
@@ -1350,6 +1380,8 @@ export interface components {
              * @default 10
              */
             holdMinutes?: number;
+            /** @description The booking form’s own questions, in order; PATCH replaces the whole list. Default []. */
+            questions?: components["schemas"]["QuestionDto"][];
             title?: string;
             slug?: string;
             durationMinutes?: number;
@@ -1503,12 +1535,32 @@ export interface components {
              * @example hld_4f9QdY0m2kBz7Lr1Xc8VtN3a
              */
             holdId?: string;
+            /**
+             * @description Answers to the event type’s questions, keyed by question id. A missing required answer, an unknown id or a wrong value → 400 with `details[].field` = `answers.<id>`.
+             * @example {
+             *       "company": "Acme",
+             *       "agenda": "Pricing",
+             *       "consent": true
+             *     }
+             */
+            answers?: {
+                [key: string]: unknown;
+            };
         };
         AttendeeView: {
             email: string;
             firstName: string | null;
             lastName: string | null;
             phone: string | null;
+        };
+        BookingAnswerView: {
+            id: string;
+            /** @description The question’s label when the booking was made */
+            label: string;
+            /** @enum {string} */
+            type: "text" | "textarea" | "email" | "phone" | "number" | "select" | "multiselect" | "checkbox" | "date";
+            /** @description text, textarea, email, phone, select, date: a string; number: a number; checkbox: a boolean; multiselect: strings */
+            value: string | number | boolean | string[];
         };
         CreatedBookingView: {
             /** @example bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a */
@@ -1530,6 +1582,8 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description Answers to the event type’s questions, in their order */
+            answers: components["schemas"]["BookingAnswerView"][];
             /** Format: date-time */
             createdAt: string;
             livemode: boolean;
@@ -1565,6 +1619,8 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description Answers to the event type’s questions, in their order */
+            answers: components["schemas"]["BookingAnswerView"][];
             /** Format: date-time */
             createdAt: string;
             livemode: boolean;
@@ -7654,12 +7710,15 @@ export const invitedMemberViewRoleValues: ReadonlyArray<FlattenedDeepRequired<co
 export const invitedMemberViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InvitedMemberView"]["status"]> = ["invited"];
 export const updateMemberDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateMemberDto"]["role"]> = ["owner", "admin", "member"];
 export const memberRoleViewRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemberRoleView"]["role"]> = ["owner", "admin", "member"];
+export const questionDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["QuestionDto"]["type"]> = ["text", "textarea", "email", "phone", "number", "select", "multiselect", "checkbox", "date"];
 export const createEventTypeDtoSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateEventTypeDto"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
+export const questionViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["QuestionView"]["type"]> = ["text", "textarea", "email", "phone", "number", "select", "multiselect", "checkbox", "date"];
 export const eventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
 export const updateEventTypeDtoSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateEventTypeDto"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
 export const checkResponseReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CheckResponse"]["reason"]> = ["in_the_past", "minimum_notice", "outside_booking_window", "outside_availability", "already_booked", "held", "calendar_conflict", "daily_limit_reached"];
 export const createOverrideDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateOverrideDto"]["type"]> = ["unavailable", "custom"];
 export const overrideViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverrideView"]["type"]> = ["unavailable", "custom"];
+export const bookingAnswerViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BookingAnswerView"]["type"]> = ["text", "textarea", "email", "phone", "number", "select", "multiselect", "checkbox", "date"];
 export const createdBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedBookingView"]["status"]> = ["confirmed", "pending", "cancelled"];
 export const bookingDetailViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BookingDetailView"]["status"]> = ["confirmed", "pending", "cancelled"];
 export const cancelledBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CancelledBookingView"]["status"]> = ["cancelled"];

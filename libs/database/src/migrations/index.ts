@@ -13,6 +13,7 @@ import { CalendarWrites1795475408330 } from './1795475408330-CalendarWrites.js';
 import { BookingFeeds1795475605458 } from './1795475605458-BookingFeeds.js';
 import { AvailabilityVersions1795481064901 } from './1795481064901-AvailabilityVersions.js';
 import { Holds1795500000000 } from './1795500000000-Holds.js';
+import { BookingQuestions1795500100000 } from './1795500100000-BookingQuestions.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   BookingFeeds1795475605458,
   AvailabilityVersions1795481064901,
   Holds1795500000000,
+  BookingQuestions1795500100000,
 ];

@@ -1,5 +1,6 @@
 import ical, { ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
 import type { MailIcal, OutgoingMail } from '../mail/index.js';
+import { answerText, type BookingAnswer } from './booking-answers.js';
 
 export interface Contact {
   email: string;
@@ -14,6 +15,8 @@ export interface BookingMailFacts {
   /** The attendee's zone: times in the text are shown there. */
   timezone: string;
   location: string | null;
+  /** The attendee's answers to the event type's questions: in the hosts' mail and the `.ics` description. */
+  answers?: readonly BookingAnswer[];
   attendee: Contact;
   hosts: Contact[];
   /** The attendee's token for cancel and reschedule links; only in the attendee's copy. */
@@ -45,6 +48,11 @@ function when(facts: BookingMailFacts, at: Date): string {
   return `${format.format(at)} (${facts.timezone})`;
 }
 
+/** "Company: Acme" per answer, in the questions' order. */
+function answerLines(facts: BookingMailFacts): string[] {
+  return (facts.answers ?? []).map((answer) => `${answer.label}: ${answerText(answer)}`);
+}
+
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
@@ -60,6 +68,7 @@ export function bookingIcs(facts: BookingMailFacts, method: ICalCalendarMethod.R
     stamp: new Date(),
     summary: facts.title,
     location: facts.location ?? undefined,
+    description: answerLines(facts).join('\n') || undefined,
     status: method === ICalCalendarMethod.CANCEL ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
     sequence: method === ICalCalendarMethod.CANCEL ? 1 : 0,
     organizer: organizer ? { name: organizer.name ?? organizer.email, email: organizer.email } : undefined,
@@ -105,5 +114,6 @@ export function bookingMails(kind: BookingMailKind, facts: BookingMailFacts): Ou
   };
   const hostEmails = facts.hosts.map((h) => h.email).filter((e) => e !== facts.attendee.email);
   if (hostEmails.length === 0) return [attendeeMail];
-  return [attendeeMail, { to: hostEmails, subject, ...render([]), ical: ics }];
+  const answers = answerLines(facts);
+  return [attendeeMail, { to: hostEmails, subject, ...render(answers.length > 0 ? ['', 'Answers:', ...answers] : []), ical: ics }];
 }

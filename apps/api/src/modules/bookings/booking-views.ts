@@ -28,6 +28,7 @@ export function bookingView(booking: Booking, hostUserIds: readonly string[]): B
     location: booking.location,
     notes: booking.notes,
     metadata: booking.metadata ?? {},
+    answers: booking.answers ?? [],
     createdAt: booking.createdAt.toISOString(),
     livemode: booking.livemode,
   };

@@ -52,8 +52,8 @@ export class BookingsRepository {
          INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id,
            attendee_email, attendee_first_name, attendee_last_name, attendee_phone, timezone, location_type, location, notes,
            metadata, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash, cancelled_at, cancellation_reason,
-           cancelled_by, previous_booking_id, rescheduled_to_booking_id, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)
+           cancelled_by, previous_booking_id, rescheduled_to_booking_id, created_at, updated_at, answers)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $29)
          RETURNING id, organization_id, event_type_id, livemode, status, starts_at, ends_at, created_at)
        INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position)
        SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, i.status, tstzrange(i.starts_at, i.ends_at, '[)'),
@@ -88,6 +88,7 @@ export class BookingsRepository {
         booking.createdAt,
         booking.updatedAt,
         [...hostUserIds],
+        JSON.stringify(booking.answers ?? []),
       ],
     );
   }

@@ -23,6 +23,7 @@ import { TeamService } from '../team/team.service.js';
 import { bookingMails, type BookingMailKind } from './booking-mail.js';
 import { attendeeNameOf, bookingDetailView, bookingView } from './booking-views.js';
 import { HoldsService } from './holds.service.js';
+import { checkAnswers } from './booking-answers.js';
 import { mayActOnBooking, seesAllBookings } from './booking-access.js';
 import { SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
 import { BookingsRepository, type BookingFilters } from './bookings.repository.js';
@@ -139,6 +140,9 @@ export class BookingsService {
           this.slots.writingTogether('startTime', async () => {
             const holdId = dto.holdId ?? null;
             const { query, eventType } = await this.slots.lockAndLoad(scope, dto.eventTypeId, start, holdId, [], hosts);
+            const { answers, problems } = checkAnswers(eventType.questions, dto.answers ?? {});
+            if (problems.length > 0)
+              throw new AppError(ErrorCode.VALIDATION_ERROR, 'The answers do not fit the event type’s questions', problems);
             const hold = holdId === null ? null : await this.holds.takeForBooking(scope, holdId, dto.eventTypeId, start, holdToken);
             const verdict = this.slots.verdict(query, start, hold?.hostUserId);
             if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
@@ -163,6 +167,7 @@ export class BookingsService {
               location: eventType.location,
               notes: dto.notes ?? null,
               metadata: dto.metadata ?? {},
+              answers,
               bufferBeforeMinutes: eventType.bufferBeforeMinutes,
               bufferAfterMinutes: eventType.bufferAfterMinutes,
               confirmationTokenHash: sha256(token),
@@ -456,6 +461,7 @@ export class BookingsService {
       endsAt: booking.endsAt,
       timezone: booking.timezone,
       location: booking.location,
+      answers: booking.answers,
       attendee: { email: booking.attendeeEmail, name: attendeeName },
       hosts,
       confirmationToken,

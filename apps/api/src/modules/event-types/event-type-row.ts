@@ -19,6 +19,7 @@ export interface EventTypeRow {
   scheduling_type: EventType['schedulingType'];
   requires_confirmation: boolean;
   hold_minutes: number;
+  questions: EventType['questions'];
   is_active: boolean;
   created_at: Date;
   updated_at: Date;
@@ -44,6 +45,7 @@ export function eventTypeFromRow(row: EventTypeRow): EventType {
     schedulingType: row.scheduling_type,
     requiresConfirmation: row.requires_confirmation,
     holdMinutes: row.hold_minutes,
+    questions: row.questions,
     isActive: row.is_active,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

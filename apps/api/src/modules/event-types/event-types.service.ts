@@ -28,6 +28,7 @@ import {
 import { EventType } from './entities/event-type.entity.js';
 import { type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
 import { EventTypesRepository, SLUG_ACTIVE_KEY } from './event-types.repository.js';
+import { normalizeQuestions } from './questions.js';
 import { TransactionHost } from '@app/database';
 
 /** An event type as other modules see it (availability, bookings): every field but the bookings count. */
@@ -80,6 +81,7 @@ function details(eventType: EventType, hostUserIds: readonly string[]): EventTyp
     hostUserIds: [...hostUserIds],
     requiresConfirmation: eventType.requiresConfirmation,
     holdMinutes: eventType.holdMinutes,
+    questions: eventType.questions,
     isActive: eventType.isActive,
     createdAt: eventType.createdAt.toISOString(),
     updatedAt: eventType.updatedAt.toISOString(),
@@ -149,6 +151,7 @@ export class EventTypesService {
       schedulingType,
       requiresConfirmation: dto.requiresConfirmation ?? false,
       holdMinutes: dto.holdMinutes ?? 10,
+      questions: normalizeQuestions(dto.questions ?? []),
       isActive: true,
       createdAt: now,
       updatedAt: now,
@@ -197,6 +200,7 @@ export class EventTypesService {
         for (const field of UPDATABLE_FIELDS) {
           if (dto[field] !== undefined) Object.assign(changes, { [field]: dto[field] });
         }
+        if (dto.questions !== undefined) changes.questions = normalizeQuestions(dto.questions);
         let hostUserIds = found.hostUserIds;
         if (dto.hostUserIds !== undefined || dto.schedulingType !== undefined) {
           hostUserIds = dto.hostUserIds ?? hostUserIds;

@@ -14,6 +14,8 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { IsIanaTimeZone, PaginationQueryDto, IsId } from '@app/common';
+import { QUESTION_TYPES, type QuestionType } from '../../event-types/questions.js';
+import type { AnswerValue } from '../booking-answers.js';
 
 const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
@@ -116,6 +118,18 @@ export class CreateBookingDto {
   @IsString()
   @IsId('hld')
   holdId?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { company: 'Acme', agenda: 'Pricing', consent: true },
+    description:
+      'Answers to the event type’s questions, keyed by question id. A missing required answer, an unknown id or a wrong value → 400 ' +
+      'with `details[].field` = `answers.<id>`.',
+  })
+  @IsOptional()
+  @IsObject()
+  answers?: Record<string, unknown>;
 }
 
 export class CancelBookingDto {
@@ -216,6 +230,18 @@ export class BookingEventTypeView {
   @ApiProperty({ type: 'integer' }) durationMinutes!: number;
 }
 
+/** One answer as the booking keeps it: the question as asked at booking time. */
+export class BookingAnswerView {
+  @ApiProperty() id!: string;
+  @ApiProperty({ description: 'The question’s label when the booking was made' }) label!: string;
+  @ApiProperty({ enum: QUESTION_TYPES }) type!: QuestionType;
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }],
+    description: 'text, textarea, email, phone, select, date: a string; number: a number; checkbox: a boolean; multiselect: strings',
+  })
+  value!: AnswerValue;
+}
+
 export class BookingView {
   @ApiProperty({ example: 'bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
   @ApiProperty() eventTypeId!: string;
@@ -230,6 +256,8 @@ export class BookingView {
   @ApiProperty({ nullable: true, type: String }) location!: string | null;
   @ApiProperty({ nullable: true, type: String }) notes!: string | null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
+  @ApiProperty({ type: BookingAnswerView, isArray: true, description: 'Answers to the event type’s questions, in their order' })
+  answers!: BookingAnswerView[];
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
   @ApiProperty() livemode!: boolean;
 }

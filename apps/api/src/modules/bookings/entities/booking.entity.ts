@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+import type { BookingAnswer } from '../booking-answers.js';
 import type { BookingStatus } from '../booking-status.js';
 
 export type { BookingStatus } from '../booking-status.js';
@@ -61,6 +62,10 @@ export class Booking {
 
   @Column('jsonb', { default: () => `'{}'` })
   metadata!: Record<string, string>;
+
+  /** Answers to the event type's questions as asked at booking time (label snapshot); kept on reschedule. */
+  @Column('jsonb', { default: () => "'[]'" })
+  answers!: BookingAnswer[];
 
   /** The event type's buffers when booked: a busy interval keeps its own buffers if the event type changes later. */
   @Column('integer', { default: 0 })

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   ArrayNotEmpty,
   ArrayUnique,
   IsArray,
@@ -17,10 +18,12 @@ import {
   MaxLength,
   Min,
   ValidateIf,
+  ValidateNested,
 } from 'class-validator';
 import { PaginationQueryDto, IsId } from '@app/common';
 import type { SchedulingType } from '@app/availability';
 import { LOCATION_TYPES, type LocationType } from '../entities/event-type.entity.js';
+import { MAX_QUESTIONS, QUESTION_ID, QUESTION_TYPES, type QuestionType } from '../questions.js';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const SCHEDULING_TYPES: readonly SchedulingType[] = ['one_on_one', 'round_robin', 'collective'];
@@ -28,6 +31,70 @@ export const MAX_HOSTS = 50;
 
 /** Optional, but null is not a value: `{ "title": null }` is a 400, not "no change". */
 const OptionalNotNull = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+/** One booking question as a write sends it (contract section 14); the rules between fields are the service's. */
+export class QuestionDto {
+  @ApiProperty({ minLength: 1, maxLength: 50, pattern: QUESTION_ID.source, description: 'Unique in the list; answers are keyed by it' })
+  @IsString()
+  @Length(1, 50)
+  @Matches(QUESTION_ID, { message: 'id must start with a lowercase letter followed by lowercase letters, digits or _' })
+  id!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  label!: string;
+
+  @ApiProperty({ enum: QUESTION_TYPES })
+  @IsIn(QUESTION_TYPES)
+  type!: QuestionType;
+
+  @ApiPropertyOptional({ default: false, description: 'A required checkbox must be checked (consent)' })
+  @OptionalNotNull()
+  @IsBoolean()
+  required?: boolean;
+
+  @ApiPropertyOptional({
+    type: String,
+    isArray: true,
+    minItems: 1,
+    maxItems: 50,
+    uniqueItems: true,
+    description: 'select and multiselect only (required there): 1..50 distinct strings of 1..100 characters',
+  })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @Length(1, 100, { each: true })
+  options?: string[];
+
+  @ApiPropertyOptional({ maxLength: 200 })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(200)
+  placeholder?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 5000, description: 'text and textarea only; default 500 and 5000' })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(1)
+  @Max(5000)
+  maxLength?: number;
+}
+
+/** A question as an event type shows it: defaults written out. */
+export class QuestionView {
+  @ApiProperty() id!: string;
+  @ApiProperty() label!: string;
+  @ApiProperty({ enum: QUESTION_TYPES }) type!: QuestionType;
+  @ApiProperty() required!: boolean;
+  @ApiPropertyOptional({ type: String, isArray: true }) options?: string[];
+  @ApiPropertyOptional() placeholder?: string;
+  @ApiPropertyOptional({ type: 'integer' }) maxLength?: number;
+}
 
 /** Fields every write may carry; create adds the three required ones. */
 abstract class EventTypeOptionalFields {
@@ -122,6 +189,19 @@ abstract class EventTypeOptionalFields {
   @Min(1)
   @Max(60)
   holdMinutes?: number;
+
+  @ApiPropertyOptional({
+    type: QuestionDto,
+    isArray: true,
+    maxItems: MAX_QUESTIONS,
+    description: 'The booking form’s own questions, in order; PATCH replaces the whole list. Default [].',
+  })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(MAX_QUESTIONS)
+  @ValidateNested({ each: true })
+  @Type(() => QuestionDto)
+  questions?: QuestionDto[];
 }
 
 export class CreateEventTypeDto extends EventTypeOptionalFields {
@@ -211,6 +291,7 @@ export class EventTypeView {
   @ApiProperty({ type: String, isArray: true }) hostUserIds!: string[];
   @ApiProperty() requiresConfirmation!: boolean;
   @ApiProperty({ type: 'integer', minimum: 1, maximum: 60 }) holdMinutes!: number;
+  @ApiProperty({ type: QuestionView, isArray: true }) questions!: QuestionView[];
   @ApiProperty() isActive!: boolean;
   @ApiProperty({ type: 'integer', description: 'Confirmed and pending bookings, in the caller’s mode' }) bookingsCount!: number;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, OneToMany, PrimaryColumn, type Relation } from 'typeorm';
 import type { SchedulingType } from '@app/availability';
+import type { BookingQuestion } from '../questions.js';
 import { EventTypeHost } from './event-type-host.entity.js';
 
 export const LOCATION_TYPES = ['zoom', 'meet', 'phone', 'in_person'] as const;
@@ -63,6 +64,10 @@ export class EventType {
   /** How long a hold of this event type keeps its slot (contract section 14). */
   @Column('integer', { default: 10 })
   holdMinutes!: number;
+
+  /** The booking form's questions, in order, defaults written out (contract section 14). */
+  @Column('jsonb', { default: () => "'[]'" })
+  questions!: BookingQuestion[];
 
   @Column('boolean', { default: true })
   isActive!: boolean;
