@@ -47,6 +47,7 @@ describe('event types', () => {
         hostUserIds: [owner.userId],
         requiresConfirmation: false,
         holdMinutes: 10,
+        questions: [],
         isActive: true,
         bookingsCount: 0,
         createdAt: expect.stringMatching(ISO_UTC),

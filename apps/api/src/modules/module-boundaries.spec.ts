@@ -49,6 +49,7 @@ const TABLE_OWNERS: Record<string, string> = {
   date_overrides: 'availability',
   bookings: 'bookings',
   booking_hosts: 'bookings',
+  holds: 'bookings',
   idempotency_keys: 'idempotency',
   webhooks: 'webhooks',
   webhook_deliveries: 'webhooks',
