@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { bookingTargets, type Target } from './support/booking-targets.js';
 import { reportGoal } from './support/goals.js';
 import { machine, machineBusyMs, processCpuMs, row, startBenchApp, type LoadResult } from './support/harness.js';
 
@@ -20,21 +21,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PROCESSES = 2;
 const HOSTS = 25;
 const FIRST_SLOT = '2027-01-04T00:00:00.000Z';
-
-async function post(url: string, path: string, body: unknown, token: string): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}${path}`, {
-    method: path.includes('schedules') ? 'PUT' : 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
-}
-
-interface Target {
-  apiKey: string;
-  eventTypeId: string;
-}
 
 async function loadBookings(
   url: string,
@@ -108,32 +94,7 @@ async function main(): Promise<void> {
   // what is measured is the API's booking transaction, outbox writes included.
   const bench = await startBenchApp([], { RUN_WORKERS: 'false' });
   try {
-    // Bookings of one host serialize on that host's lock (buffers and the daily cap are checked
-    // under it), so the realistic load spreads over hosts; the one-host case is measured too.
-    const everyDay = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({ dayOfWeek, slots: [{ startTime: '00:00', endTime: '24:00' }] }));
-    const targets: Target[] = [];
-    for (let i = 0; i < HOSTS; i++) {
-      const owner = (await post(
-        bench.url,
-        '/v1/auth/register',
-        { email: `bench${i}@example.com`, password: 'bench password', organizationName: `Bench ${i}` },
-        '',
-      )) as {
-        accessToken: string;
-      };
-      await post(bench.url, '/v1/availability/schedules', { timezone: 'UTC', schedules: everyDay }, owner.accessToken);
-      const eventType = (
-        await post(
-          bench.url,
-          '/v1/event-types',
-          { title: 'Load', slug: 'load', durationMinutes: 5, bookingWindowDays: 730 },
-          owner.accessToken,
-        )
-      ).eventType as { id: string };
-      const apiKey = (await post(bench.url, '/v1/api-keys', { name: 'load', rateLimitPerMinute: 10000 }, owner.accessToken))
-        .apiKey as string;
-      targets.push({ apiKey, eventTypeId: eventType.id });
-    }
+    const targets = await bookingTargets(bench.url, HOSTS);
     // Machine CPU per operation (Node, PostgreSQL and the load generators together, as pgbench with its client).
     let busy = machineBusyMs();
     const processes = processCpuMs();

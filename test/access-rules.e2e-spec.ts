@@ -63,9 +63,13 @@ describe('access rules: deny by default', () => {
     expect(undeclared).toEqual([]);
     const publicRoutes = routes.filter((r) => r.rule?.public).map((r) => r.route.split(' (')[1]);
     // Public routes are few and named here on purpose: a new one must be added consciously.
+    // Routes for publishable keys (contract section 14) are exactly the public booking controller's.
+    const publishable = routes.filter((r) => r.rule?.publishable).map((r) => r.route.split(' (')[1]);
+    expect(publishable.length).toBe(6);
+    expect(publishable.every((r) => r.startsWith('PublicBookingController.'))).toBe(true);
     expect(
       publicRoutes.every((r) =>
-        /^(HealthController|AuthController\.(register|login|refresh)|ConsoleSessionController\.(login|refresh|logout)|InvitationsController\.accept|BookingFeedsController\.file)/.test(
+        /^(HealthController|AuthController\.(register|login|refresh)|ConsoleSessionController\.(login|refresh|logout)|InvitationsController\.accept|BookingFeedsController\.file|PublicBookingController\.getBooking)/.test(
           r,
         ),
       ),
@@ -94,6 +98,12 @@ describe('access rules: deny by default', () => {
         const name = `${verb.toUpperCase()} ${path}`;
         if (!Object.keys(operation.responses).some((status) => /^[23]/.test(status))) problems.push(`${name}: no success response`);
         if (operation['x-access'] === 'public') continue;
+        if (operation['x-access']?.startsWith('publishable')) {
+          if (JSON.stringify(operation.security) !== JSON.stringify([{ PublishableKey: [] }]))
+            problems.push(`${name}: not PublishableKey security`);
+          if (!operation.responses['401'] || !operation.responses['403']) problems.push(`${name}: 401/403 not documented`);
+          continue;
+        }
         const schemes = (operation.security ?? []).flatMap((s) => Object.keys(s));
         if (!schemes.includes('bearer')) problems.push(`${name}: no bearer security`);
         if (!operation['x-required-scope']) problems.push(`${name}: scope not documented`);

@@ -55,6 +55,9 @@ describe('API keys', () => {
       mode: 'live',
       createdAt: expect.any(String),
       expiresAt: null,
+      kind: 'secret',
+      allowedOrigins: null,
+      eventTypeIds: null,
     });
     const list = await t.http.get('/v1/api-keys', { token: owner.accessToken });
     expect(list.status).toBe(200);

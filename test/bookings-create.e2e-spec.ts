@@ -35,6 +35,7 @@ describe('bookings: create, read, list', () => {
       location: null,
       notes: 'Bring the plan',
       metadata: { crm: '42' },
+      answers: [],
       createdAt: expect.any(String),
       livemode: true,
     });

@@ -151,6 +151,9 @@ describe('the OpenAPI document', () => {
     for (const id of ['register', 'login', 'refreshSession', 'acceptInvitation', 'getHealth', 'getReadiness']) expect(byId[id]).toEqual([]);
     for (const id of ['cancelBooking', 'rescheduleBooking']) expect(byId[id]).toEqual([{ bearer: [] }, { ApiKey: [] }, {}]);
     expect(byId.createApiKey).toEqual([{ bearer: [] }]);
+    for (const id of ['listPublicEventTypes', 'createPublicHold', 'createPublicBooking'])
+      expect(byId[id]).toEqual([{ PublishableKey: [] }]);
+    expect(byId.getPublicBooking).toEqual([]);
     expect(byId.retryWebhookDelivery).toEqual([{ bearer: [] }, { ApiKey: [] }]);
   });
 
@@ -186,6 +189,7 @@ describe('requests generated from the document’s own schemas', () => {
   let document: OpenAPIObject;
   let owner: RegisteredOwner;
   let ids: KnownIds;
+  let publishableKey: string;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -193,8 +197,16 @@ describe('requests generated from the document’s own schemas', () => {
     owner = await registerOwner(t.http);
     const eventTypeId = await createEventType(t, { token: owner.accessToken });
     const key = await createApiKey(t.http, owner.accessToken);
+    publishableKey = (await createApiKey(t.http, owner.accessToken, { kind: 'publishable', allowedOrigins: ['https://shop.example.com'] }))
+      .apiKey;
     ids = { org: owner.organizationId, usr: owner.userId, mem: owner.memberId, evt: eventTypeId, key: key.id };
   });
+
+  /** The public booking routes take a publishable key from one of its origins; the others the owner's session. */
+  const credentialsFor = (operation: OperationObject): { token: string } | { apiKey: string; headers: Record<string, string> } =>
+    operation.tags?.includes('public')
+      ? { apiKey: publishableKey, headers: { origin: 'https://shop.example.com' } }
+      : { token: owner.accessToken };
   afterAll(async () => {
     await t.close();
   });
@@ -218,7 +230,7 @@ describe('requests generated from the document’s own schemas', () => {
     const refused: string[] = [];
     for (const { method, path, operation, schema } of bodyOperations()) {
       const body = requiredBody(document, schema, ids);
-      const res = await t.http.request(method.toUpperCase(), pathOf(path, operation), { body, token: owner.accessToken });
+      const res = await t.http.request(method.toUpperCase(), pathOf(path, operation), { body, ...credentialsFor(operation) });
       if (res.status === 400 || res.status >= 500)
         refused.push(`${operation.operationId} ${JSON.stringify(body)} → ${res.status} ${res.text}`);
     }
@@ -231,7 +243,7 @@ describe('requests generated from the document’s own schemas', () => {
     for (const { method, path, operation, schema } of bodyOperations()) {
       for (const [name, property] of Object.entries(schema.properties ?? {})) {
         const body = { ...requiredBody(document, schema, ids), [name]: wrongType(document, property) };
-        const res = await t.http.request(method.toUpperCase(), pathOf(path, operation), { body, token: owner.accessToken });
+        const res = await t.http.request(method.toUpperCase(), pathOf(path, operation), { body, ...credentialsFor(operation) });
         checked++;
         const fields = (res.body?.details ?? []).map((detail: { field: string }) => detail.field);
         if (res.status !== 400 || !fields.some((field: string) => field === name || field.startsWith(`${name}.`))) {

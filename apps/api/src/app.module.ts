@@ -6,6 +6,7 @@ import { AuthModule } from './modules/auth/auth.module.js';
 import { AvailabilityModule } from './modules/availability/availability.module.js';
 import { CalendarsModule } from './modules/calendars/calendars.module.js';
 import { BookingsModule } from './modules/bookings/bookings.module.js';
+import { PublicBookingModule } from './modules/public-booking/public-booking.module.js';
 import { EventTypesModule } from './modules/event-types/event-types.module.js';
 import { GlobalLookupsModule } from './modules/global-lookups/index.js';
 import { HealthModule } from './modules/health/health.module.js';
@@ -38,6 +39,7 @@ export class AppModule {
         EventTypesModule,
         AvailabilityModule,
         BookingsModule,
+        PublicBookingModule,
         WebhooksModule,
         CalendarsModule,
         ...(options.extraModules ?? []),

@@ -1,4 +1,5 @@
 import fastifyCookie from '@fastify/cookie';
+import fastifyCors from '@fastify/cors';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -9,6 +10,7 @@ import {
   answerClientError,
   answerMethodNotAllowed,
   AppConfig,
+  type BrowserRouteConfig,
   Clock,
   createValidationPipe,
   requestIdFor,
@@ -18,6 +20,7 @@ import { serveAdminConsole } from './admin/admin-console.js';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { createRootLogger, PinoNestLogger } from './logging/logger.js';
 import { createOpenApiDocument } from './openapi/openapi-document.js';
+import { type GatedRequest, PublishableKeyGate } from './modules/auth/guards/publishable-key.gate.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -35,6 +38,32 @@ function setupSwagger(app: NestFastifyApplication, config: AppConfig): void {
 /** The routes' prefix, shared with the OpenAPI document written at build time (openapi/write-document.ts). */
 export function routeApp(app: NestFastifyApplication): void {
   app.setGlobalPrefix('v1', { exclude: ['health', 'health/ready'] });
+}
+
+/**
+ * CORS (contract section 14) through @fastify/cors: no route answers other origins (global `origin: false`)
+ * except those whose Access rule gives them a BrowserRouteConfig (the (P) routes and the attendee-token
+ * routes), each of which also gets an OPTIONS route for the preflight. On (P) routes the publishable key and
+ * its allowed origins are checked first, in a hook ahead of the plugin's, so a refused origin gets no
+ * Access-Control-Allow-Origin at all, its errors included.
+ */
+async function serveBrowserRoutes(app: NestFastifyApplication): Promise<void> {
+  const fastify = app.getHttpAdapter().getInstance();
+  const gate = app.get(PublishableKeyGate);
+  const preflights = new Set<string>();
+  fastify.addHook('onRoute', (route) => {
+    const config = route.config as Partial<BrowserRouteConfig> | undefined;
+    if (!config?.cors || ([] as string[]).concat(route.method).includes('OPTIONS') || preflights.has(route.url)) return;
+    preflights.add(route.url);
+    // The plugin answers a preflight in its hook (204); the handler only runs for a bare OPTIONS without Origin.
+    fastify.options(route.url, { config: { cors: config.cors } }, (_request, reply) => reply.code(204).send());
+  });
+  fastify.addHook('preHandler', async (request) => {
+    if ((request.routeOptions.config as Partial<BrowserRouteConfig>).publishableKey && request.method !== 'OPTIONS') {
+      await gate.admit(request as unknown as GatedRequest);
+    }
+  });
+  await app.register(fastifyCors, { origin: false, hook: 'preHandler' });
 }
 
 /** Builds the whole HTTP application; `main.ts` and the e2e tests both start it through here. */
@@ -62,6 +91,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     void reply.header('X-Request-Id', String(request.id));
   });
   answerMethodNotAllowed(fastify);
+  await serveBrowserRoutes(app);
   await app.register(fastifyCookie);
   await serveAdminConsole(fastify, config.adminDir);
 

@@ -248,7 +248,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organization’s keys that are not revoked (prefixes only) */
+        /** List the organization’s keys that are not revoked (secret keys by prefix; publishable keys in full) */
         get: operations["listApiKeys"];
         put?: never;
         /** Create an API key (JWT only; owner or admin). The full key is returned once. */
@@ -273,7 +273,8 @@ export interface paths {
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename a key; change a publishable key’s allowed origins or event types (in force at once on every instance) */
+        patch: operations["updateApiKey"];
         trace?: never;
     };
     "/v1/organizations/{orgId}": {
@@ -424,7 +425,7 @@ export interface paths {
         };
         /**
          * Whether one start time is bookable, and why not (scope availability:read)
-         * @description True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, outside_booking_window, outside_availability, already_booked, calendar_conflict (busy in one of the host’s connected calendars) or daily_limit_reached. 409 EVENT_TYPE_INACTIVE for a deleted event type.
+         * @description True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, outside_booking_window, outside_availability, already_booked, held (someone holds that time: POST /holds), calendar_conflict (busy in one of the host’s connected calendars) or daily_limit_reached. 409 EVENT_TYPE_INACTIVE for a deleted event type.
          */
         get: operations["checkAvailability"];
         put?: never;
@@ -708,6 +709,146 @@ export interface paths {
         post?: never;
         /** Release a hold: its time is free again at once */
         delete: operations["deleteHold"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event types a publishable key may book, as an attendee sees them
+         * @description Active event types in the key’s `eventTypeIds` (all active ones when null), oldest first, at most 100. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
+         */
+        get: operations["listPublicEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/event-types/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event type as an attendee sees it
+         * @description An event type the key may not book (another organization’s, deleted, not in its list) → 404. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
+         */
+        get: operations["getPublicEventType"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bookable slots between two local dates, without host ids
+         * @description The slots of GET /availability (same engine, same cache, holds included), without `hostUserId`. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
+         */
+        get: operations["listPublicSlots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep a time for the attendee while the form is filled in
+         * @description Granted exactly when a booking would be (else 409 SLOT_UNAVAILABLE with the reason). For the event type’s `holdMinutes` it blocks like a confirmed booking. At most 5 live holds per client IP and key: the 6th → 429 HOLD_LIMIT_REACHED. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
+         */
+        post: operations["createPublicHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/holds/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a hold (the attendee went back): its time is free again at once
+         * @description A wrong holdToken → 401; a hold that is gone or expired → 404. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
+         */
+        post: operations["releasePublicHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/bookings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Book a slot from the attendee’s page
+         * @description Everything as POST /bookings: the same slot rules and 409s, mail and webhooks; test keys make test bookings. With `holdId` and its `holdToken` the booking takes the hold’s place (a wrong token → 401; an expired hold is ignored). With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
+         */
+        post: operations["createPublicBooking"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/bookings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The attendee’s own booking, by its token: what a “manage your booking” page shows
+         * @description With `Authorization: Token <confirmationToken>`; a wrong or dead token → 401. Any origin may call it (CORS).
+         */
+        get: operations["getPublicBooking"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1070,9 +1211,15 @@ export interface components {
         };
         CreateApiKeyDto: {
             name: string;
-            /** @description Non-empty subset; default all scopes */
+            /**
+             * @description publishable: safe in a web page (contract section 14)
+             * @default secret
+             * @enum {string}
+             */
+            kind?: "secret" | "publishable";
+            /** @description Secret keys only. Non-empty subset; default all scopes */
             scopes?: ("bookings:read" | "bookings:write" | "event_types:read" | "event_types:write" | "availability:read" | "availability:write" | "team:read" | "team:write" | "webhooks:read" | "webhooks:write")[];
-            /** @default 60 */
+            /** @description Default 60 for a secret key; 600 for a publishable key, counted per key and client IP together */
             rateLimitPerMinute?: number;
             /**
              * @default live
@@ -1084,6 +1231,10 @@ export interface components {
              * @description Must be in the future
              */
             expiresAt?: string;
+            /** @description Publishable keys only (required there): 1..20 origins the key answers, each `https://host[:port]`, or `http://localhost[:port]` / `http://127.0.0.1[:port]`; no path, no wildcard. */
+            allowedOrigins?: string[];
+            /** @description Publishable keys only: the event types the key may book; absent or null: every active one. */
+            eventTypeIds?: string[] | null;
         };
         NewApiKeyView: {
             /** @example key_4f9QdY0m2kBz7Lr1Xc8VtN3a */
@@ -1102,10 +1253,16 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             expiresAt: string | null;
+            /** @enum {string} */
+            kind: "secret" | "publishable";
+            /** @description A publishable key’s origins; null for a secret key */
+            allowedOrigins: string[] | null;
+            /** @description A publishable key’s event types; null: all */
+            eventTypeIds: string[] | null;
         };
         CreatedApiKeyResponse: {
             /**
-             * @description The full key. Shown only in this response.
+             * @description The full key. A secret key is shown only in this response.
              * @example mk_live_…
              */
             apiKey: string;
@@ -1128,13 +1285,34 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             expiresAt: string | null;
+            /** @enum {string} */
+            kind: "secret" | "publishable";
+            /** @description A publishable key’s origins; null for a secret key */
+            allowedOrigins: string[] | null;
+            /** @description A publishable key’s event types; null: all */
+            eventTypeIds: string[] | null;
             /** Format: date-time */
             lastUsedAt: string | null;
+            /**
+             * @description A publishable key in full (it is public by design); absent for secret keys
+             * @example pk_live_…
+             */
+            apiKey?: string;
         };
         ApiKeyListResponse: {
             keys: components["schemas"]["ApiKeyView"][];
             totalCount: number;
             hasMore: boolean;
+        };
+        UpdateApiKeyDto: {
+            name?: string;
+            /** @description Publishable keys only (required there): 1..20 origins the key answers, each `https://host[:port]`, or `http://localhost[:port]` / `http://127.0.0.1[:port]`; no path, no wildcard. */
+            allowedOrigins?: string[];
+            /** @description Publishable keys only: the event types the key may book; absent or null: every active one. null: all again. */
+            eventTypeIds?: string[] | null;
+        };
+        ApiKeyResponse: {
+            key: components["schemas"]["ApiKeyView"];
         };
         OrganizationView: {
             /** @example org_4f9QdY0m2kBz7Lr1Xc8VtN3a */
@@ -1738,6 +1916,143 @@ export interface components {
             holds: components["schemas"]["HoldView"][];
             totalCount: number;
             hasMore: boolean;
+        };
+        PublicHostView: {
+            /** @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            userId: string;
+            /**
+             * @description First and last name
+             * @example Ada Lovelace
+             */
+            name: string | null;
+        };
+        PublicEventTypeView: {
+            /** @example evt_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            /** @example Intro call */
+            title: string;
+            /** @example intro-call */
+            slug: string;
+            description: string | null;
+            /** @example 30 */
+            durationMinutes: number;
+            /** @enum {string|null} */
+            locationType: "zoom" | "meet" | "phone" | "in_person" | null;
+            /** @enum {string} */
+            schedulingType: "one_on_one" | "round_robin" | "collective";
+            requiresConfirmation: boolean;
+            minimumNoticeHours: number;
+            bookingWindowDays: number;
+            /** @description How long a hold keeps its time */
+            holdMinutes: number;
+            questions: components["schemas"]["QuestionView"][];
+            hosts: components["schemas"]["PublicHostView"][];
+        };
+        PublicEventTypeListResponse: {
+            eventTypes: components["schemas"]["PublicEventTypeView"][];
+            totalCount: number;
+        };
+        PublicEventTypeResponse: {
+            eventType: components["schemas"]["PublicEventTypeView"];
+        };
+        PublicSlotView: {
+            /**
+             * @description In the requested timezone, with its offset
+             * @example 2027-03-01T09:00:00.000+01:00
+             */
+            start: string;
+            /** @example 2027-03-01T09:30:00.000+01:00 */
+            end: string;
+        };
+        PublicSlotsResponse: {
+            /** @description Sorted by start; no host ids */
+            slots: components["schemas"]["PublicSlotView"][];
+            /** @example Europe/Berlin */
+            timezone: string;
+        };
+        PublicHoldDto: {
+            /** @example evt_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            eventTypeId: string;
+            /**
+             * @description ISO 8601. With Z or an offset it is absolute; without one it is wall-clock time in `timezone`.
+             * @example 2027-03-02T10:00:00+01:00
+             */
+            startTime: string;
+            /**
+             * Format: iana-time-zone
+             * @description The attendee’s IANA time zone
+             * @example Europe/Berlin
+             */
+            timezone: string;
+        };
+        PublicHoldResponse: {
+            hold: components["schemas"]["HoldView"];
+            /**
+             * @description Keep it in the page: booking through the hold (`holdToken`) and releasing it need it. Stored hashed.
+             * @example Xb3k9QdY0m2kBz7Lr1Xc8VtN3aYq2w5E
+             */
+            holdToken: string;
+        };
+        ReleaseHoldDto: {
+            /** @description The holdToken POST /public/holds answered */
+            holdToken: string;
+        };
+        PublicBookingDto: {
+            /** @example evt_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            eventTypeId: string;
+            /**
+             * @description ISO 8601. With Z or an offset it is absolute; without one it is wall-clock time in `timezone`.
+             * @example 2027-03-02T10:00:00+01:00
+             */
+            startTime: string;
+            /**
+             * Format: iana-time-zone
+             * @description The attendee’s IANA time zone
+             * @example Europe/Berlin
+             */
+            timezone: string;
+            attendee: components["schemas"]["AttendeeDto"];
+            /**
+             * @description Answers to the event type’s questions, keyed by question id (400 naming `answers.<id>`)
+             * @example {
+             *       "company": "Acme",
+             *       "consent": true
+             *     }
+             */
+            answers?: {
+                [key: string]: unknown;
+            };
+            notes?: string;
+            /**
+             * @description The hold this booking takes the place of
+             * @example hld_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            holdId?: string;
+            /** @description Required with holdId: the hold’s token (a wrong one → 401) */
+            holdToken?: string;
+        };
+        AttendeeBookingView: {
+            /** @example bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            eventTypeId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** @enum {string} */
+            status: "confirmed" | "pending" | "cancelled";
+            /** @description Only in the answer that creates the booking (and in the attendee’s mail) */
+            confirmationToken?: string;
+            attendee: components["schemas"]["AttendeeView"];
+            timezone: string;
+            locationType: string | null;
+            location: string | null;
+            meetingUrl: string | null;
+            answers: components["schemas"]["BookingAnswerView"][];
+            livemode: boolean;
+        };
+        PublicBookingResponse: {
+            booking: components["schemas"]["AttendeeBookingView"];
         };
         CreateWebhookDto: {
             /**
@@ -3121,6 +3436,114 @@ export interface operations {
             };
             /** @description NOT_FOUND: no such resource in the caller’s organization */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateApiKeyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6286,6 +6709,678 @@ export interface operations {
             };
         };
     };
+    listPublicEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicEventTypeListResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getPublicEventType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicEventTypeResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listPublicSlots: {
+        parameters: {
+            query: {
+                eventTypeId: string;
+                timezone?: string;
+                /** @description First local date in `timezone`, inclusive */
+                start: string;
+                /** @description Last local date in `timezone`, inclusive; at most 92 days after start */
+                end: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicSlotsResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict: see the operation’s description for the codes */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createPublicHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublicHoldDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicHoldResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict: see the operation’s description for the codes */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    releasePublicHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReleaseHoldDto"];
+            };
+        };
+        responses: {
+            /** @description Released */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createPublicBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is running → 409 IDEMPOTENCY_KEY_IN_USE. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublicBookingDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicBookingResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict: see the operation’s description for the codes */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getPublicBooking: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Token <confirmationToken> */
+                Authorization: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicBookingResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -7697,12 +8792,15 @@ export const apiKeySummaryModeValues: ReadonlyArray<FlattenedDeepRequired<compon
 export const joinedMemberViewRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinedMemberView"]["role"]> = ["owner", "admin", "member"];
 export const joinedMemberViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinedMemberView"]["status"]> = ["active"];
 export const acceptInvitationResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AcceptInvitationResponse"]["tokenType"]> = ["Bearer"];
+export const createApiKeyDtoKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateApiKeyDto"]["kind"]> = ["secret", "publishable"];
 export const createApiKeyDtoScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateApiKeyDto"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write"];
 export const createApiKeyDtoModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateApiKeyDto"]["mode"]> = ["live", "test"];
 export const newApiKeyViewScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewApiKeyView"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write"];
 export const newApiKeyViewModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewApiKeyView"]["mode"]> = ["live", "test"];
+export const newApiKeyViewKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewApiKeyView"]["kind"]> = ["secret", "publishable"];
 export const apiKeyViewScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyView"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write"];
 export const apiKeyViewModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyView"]["mode"]> = ["live", "test"];
+export const apiKeyViewKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyView"]["kind"]> = ["secret", "publishable"];
 export const memberViewRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemberView"]["role"]> = ["owner", "admin", "member"];
 export const memberViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemberView"]["status"]> = ["invited", "active"];
 export const inviteMemberDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InviteMemberDto"]["role"]> = ["owner", "admin", "member"];
@@ -7724,6 +8822,8 @@ export const bookingDetailViewStatusValues: ReadonlyArray<FlattenedDeepRequired<
 export const cancelledBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CancelledBookingView"]["status"]> = ["cancelled"];
 export const cancelledBookingViewCancelledByValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CancelledBookingView"]["cancelledBy"]> = ["host", "attendee"];
 export const rescheduledBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RescheduledBookingView"]["status"]> = ["confirmed", "pending"];
+export const publicEventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PublicEventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
+export const attendeeBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AttendeeBookingView"]["status"]> = ["confirmed", "pending", "cancelled"];
 export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
 export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
 export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];

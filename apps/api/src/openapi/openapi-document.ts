@@ -12,6 +12,11 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'availability', description: 'Weekly schedules, date overrides and bookable slots' },
   { name: 'bookings', description: 'Book, list, cancel, reschedule, confirm and decline; idempotent creation' },
   {
+    name: 'public',
+    description:
+      'Booking from the browser with a publishable key (pk_…): event types, slots, holds and bookings as an attendee sees them; CORS for the key’s origins',
+  },
+  {
     name: 'holds',
     description: 'Keep a slot for a few minutes while an attendee fills in the form; a booking with holdId takes its place',
   },
@@ -128,6 +133,16 @@ export function createOpenApiDocument(app: INestApplication, serverUrl: string):
     .addServer(serverUrl, 'This deployment')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'ApiKey mk_live_… or ApiKey mk_test_…' }, 'ApiKey')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Authorization',
+        description:
+          'ApiKey pk_live_… or ApiKey pk_test_…: a publishable key, from a page on one of its allowedOrigins (the public routes only)',
+      },
+      'PublishableKey',
+    )
     .build();
   return refineDocument(SwaggerModule.createDocument(app, config));
 }

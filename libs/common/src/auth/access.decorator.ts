@@ -1,5 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBearerAuth, ApiExtension, ApiSecurity } from '@nestjs/swagger';
+import { BROWSER_CORS, type BrowserRouteConfig } from '../http/cors.js';
 import { ALL_ROLES, roleHas, type Permission } from './roles.js';
 import type { Scope } from './scopes.js';
 
@@ -13,18 +15,35 @@ export const ACCESS_METADATA = 'access:rule';
  * - `permission`: what a JWT caller's role must allow (the role table in roles.ts); without it any
  *   signed-in member may call.
  * - `attendeeToken`: also reachable without credentials when the body carries an attendee token;
- *   the service checks the token.
+ *   the service checks the token. Browsers of any origin may call it (CORS).
+ * - `publishable`: a (P) route of contract section 14: only a publishable key, from one of its allowed
+ *   origins, which alone get CORS headers.
+ * - `browser`: a public route that browsers of any origin may call (CORS), e.g. with a token of its own.
  */
 export interface AccessRule {
   public?: true;
   scope?: Scope | 'any';
   permission?: Permission;
   attendeeToken?: true;
+  publishable?: true;
+  browser?: true;
 }
+
+const BROWSER_ROUTE: BrowserRouteConfig = { cors: BROWSER_CORS };
+const PUBLISHABLE_ROUTE: BrowserRouteConfig = { cors: BROWSER_CORS, publishableKey: true };
 
 /** Declares the rule for the guard and shows it in the OpenAPI document (security, scope, roles). */
 export const Access = (rule: AccessRule): MethodDecorator & ClassDecorator => {
-  if (rule.public) return applyDecorators(SetMetadata(ACCESS_METADATA, rule), ApiExtension('x-access', 'public'));
+  const cors = rule.attendeeToken || rule.browser ? [RouteConfig(BROWSER_ROUTE)] : [];
+  if (rule.public) return applyDecorators(SetMetadata(ACCESS_METADATA, rule), ApiExtension('x-access', 'public'), ...cors);
+  if (rule.publishable) {
+    return applyDecorators(
+      SetMetadata(ACCESS_METADATA, rule),
+      RouteConfig(PUBLISHABLE_ROUTE),
+      ApiSecurity('PublishableKey'),
+      ApiExtension('x-access', 'publishable key from one of its allowedOrigins'),
+    );
+  }
   const roles = ALL_ROLES.filter((role) => !rule.permission || roleHas(role, rule.permission));
   const decorators = [
     SetMetadata(ACCESS_METADATA, rule),
@@ -34,7 +53,7 @@ export const Access = (rule: AccessRule): MethodDecorator & ClassDecorator => {
   ];
   if (rule.scope) decorators.push(ApiSecurity('ApiKey'));
   if (rule.attendeeToken) decorators.push(ApiExtension('x-attendee-token', 'accepted in the body instead of credentials'));
-  return applyDecorators(...decorators);
+  return applyDecorators(...decorators, ...cors);
 };
 
 export const Public = (): MethodDecorator & ClassDecorator => Access({ public: true });

@@ -4,6 +4,14 @@ import type { Role } from './roles.js';
 import type { Scope } from './scopes.js';
 
 export type KeyMode = 'live' | 'test';
+export type KeyKind = 'secret' | 'publishable';
+
+/** What a publishable key allows (contract section 14). */
+export interface PublishableAccess {
+  allowedOrigins: string[];
+  /** null: every active event type of the organization. */
+  eventTypeIds: string[] | null;
+}
 
 /** The acting user of an API key, read in the key's own lookup (GET /users/me answers from it). */
 export interface KeyActor {
@@ -29,7 +37,15 @@ export interface Principal {
   /** The JWT caller's role; null for API keys, which act for the organization within their scopes. */
   role: Role | null;
   sessionId?: string;
-  apiKey?: { id: string; scopes: Scope[]; mode: KeyMode; rateLimitPerMinute: number; actor: KeyActor | null };
+  apiKey?: {
+    id: string;
+    scopes: Scope[];
+    mode: KeyMode;
+    rateLimitPerMinute: number;
+    actor: KeyActor | null;
+    /** Set for a publishable key only. */
+    publishable?: PublishableAccess;
+  };
   /** False only for test-mode keys (contract section 9). */
   livemode: boolean;
 }

@@ -6,3 +6,4 @@ export * from './api-errors.decorator.js';
 export * from './client-error.js';
 export * from './method-not-allowed.js';
 export * from './id-param.pipe.js';
+export * from './cors.js';

@@ -2,6 +2,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import { ErrorCode } from '../errors/error-code.js';
+import { renderError } from './error-body.js';
 
 /**
  * A request whose path exists but not for its method is 405 METHOD_NOT_ALLOWED with an `Allow` header,
@@ -14,20 +15,27 @@ export function answerMethodNotAllowed(fastify: FastifyInstance): void {
   const methods = new Set<HTTPMethod>();
   const noop = (): void => undefined;
   fastify.addHook('onRoute', (route) => {
+    // @fastify/cors answers OPTIONS on every path through one catch-all route: not a method of any path.
+    if (route.url === '*') return;
     for (const method of ([] as string[]).concat(route.method)) {
       const name = method.toUpperCase() as HTTPMethod;
       methods.add(name);
       if (!routes.hasRoute(name, route.url)) routes.on(name, route.url, noop);
     }
   });
-  fastify.addHook('onRequest', async (request) => {
-    if (!request.is404) return;
+  fastify.addHook('onRequest', async (request, reply) => {
+    const catchAll = request.routeOptions.url === '*';
+    if (!request.is404 && !catchAll) return;
     const path = request.url.split('?', 1)[0];
     const allowed = [...methods].filter((method) => routes.find(method, path)).sort();
     if (allowed.length === 0) return;
     const allow = allowed.join(', ');
-    throw new AppError(ErrorCode.METHOD_NOT_ALLOWED, `${request.method} is not allowed here; allowed: ${allow}`, undefined, {
+    const error = new AppError(ErrorCode.METHOD_NOT_ALLOWED, `${request.method} is not allowed here; allowed: ${allow}`, undefined, {
       Allow: allow,
     });
+    if (!catchAll) throw error;
+    // The catch-all route was registered before Nest installed its error handler: render the contract's body here.
+    const rendered = renderError(error, String(request.id));
+    return reply.code(rendered.status).headers(rendered.headers).send(rendered.body);
   });
 }

@@ -14,6 +14,7 @@ import { BookingFeeds1795475605458 } from './1795475605458-BookingFeeds.js';
 import { AvailabilityVersions1795481064901 } from './1795481064901-AvailabilityVersions.js';
 import { Holds1795500000000 } from './1795500000000-Holds.js';
 import { BookingQuestions1795500100000 } from './1795500100000-BookingQuestions.js';
+import { PublishableKeys1795500200000 } from './1795500200000-PublishableKeys.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   AvailabilityVersions1795481064901,
   Holds1795500000000,
   BookingQuestions1795500100000,
+  PublishableKeys1795500200000,
 ];

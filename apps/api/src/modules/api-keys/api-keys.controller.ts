@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Access, ApiErrors, CurrentPrincipal, PaginationQueryDto, Permission, type Principal, IdParam } from '@app/common';
 import { ApiKeysService } from './api-keys.service.js';
-import { ApiKeyListResponse, CreateApiKeyDto, CreatedApiKeyResponse } from './dto/api-key.dto.js';
+import { ApiKeyListResponse, ApiKeyResponse, CreateApiKeyDto, CreatedApiKeyResponse, UpdateApiKeyDto } from './dto/api-key.dto.js';
 
 @ApiTags('api-keys')
 @Access({ permission: Permission.ManageApiKeys })
@@ -24,12 +24,27 @@ export class ApiKeysController {
   @Get()
   @ApiOperation({
     operationId: 'listApiKeys',
-    summary: 'List the organization’s keys that are not revoked (prefixes only)',
+    summary: 'List the organization’s keys that are not revoked (secret keys by prefix; publishable keys in full)',
   })
   @ApiResponse({ status: 200, type: ApiKeyListResponse })
   @ApiErrors(400, 401, 403)
   list(@CurrentPrincipal() principal: Principal, @Query() page: PaginationQueryDto): Promise<ApiKeyListResponse> {
     return this.apiKeys.list(principal, page);
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    operationId: 'updateApiKey',
+    summary: 'Rename a key; change a publishable key’s allowed origins or event types (in force at once on every instance)',
+  })
+  @ApiResponse({ status: 200, type: ApiKeyResponse })
+  @ApiErrors(400, 401, 403, 404)
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('id', 'key') id: string,
+    @Body() dto: UpdateApiKeyDto,
+  ): Promise<ApiKeyResponse> {
+    return this.apiKeys.update(principal, id, dto);
   }
 
   @Delete(':id')

@@ -3,10 +3,11 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
+import { EventTypesModule } from '../event-types/event-types.module.js';
 import { ApiKey } from './entities/api-key.entity.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiKey])],
+  imports: [TypeOrmModule.forFeature([ApiKey]), EventTypesModule],
   controllers: [ApiKeysController],
   providers: [ApiKeysRepository, ApiKeysService],
   exports: [ApiKeysService],

@@ -24,6 +24,21 @@ export class ApiKeysRepository {
     });
   }
 
+  /** A key of the organization that is not revoked. */
+  async findActive(scope: TenantScope, id: string): Promise<ApiKey | null> {
+    return this.tx.manager.findOne(ApiKey, { where: { id, organizationId: scope.organizationId, revokedAt: IsNull() } });
+  }
+
+  /** Returns false when the key was revoked meanwhile (or is not the organization's). */
+  async update(
+    scope: TenantScope,
+    id: string,
+    changes: Partial<Pick<ApiKey, 'name' | 'allowedOrigins' | 'eventTypeIds'>>,
+  ): Promise<boolean> {
+    const result = await this.tx.manager.update(ApiKey, { id, organizationId: scope.organizationId, revokedAt: IsNull() }, changes);
+    return (result.affected ?? 0) > 0;
+  }
+
   /** Returns false when no live key of the organization has that id (unknown, foreign or already revoked). */
   async revoke(scope: TenantScope, id: string, at: Date): Promise<boolean> {
     const result = await this.tx.manager.update(

@@ -12,13 +12,23 @@ import {
   randomBase62,
   sha256,
   tenantScope,
+  type TenantScope,
 } from '@app/common';
 import { type ApiKeyCredential, GlobalLookups } from '../global-lookups/index.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
-import { ApiKeyListResponse, ApiKeyView, CreateApiKeyDto, CreatedApiKeyResponse } from './dto/api-key.dto.js';
+import { EventTypesService } from '../event-types/event-types.service.js';
+import {
+  ApiKeyListResponse,
+  ApiKeyResponse,
+  ApiKeyView,
+  CreateApiKeyDto,
+  CreatedApiKeyResponse,
+  UpdateApiKeyDto,
+} from './dto/api-key.dto.js';
 import { ApiKey } from './entities/api-key.entity.js';
+import { parseOrigin } from './origins.js';
 
-export const API_KEY_PATTERN = /^mk_(live|test)_[0-9A-Za-z]{32,128}$/;
+export const API_KEY_PATTERN = /^(mk|pk)_(live|test)_[0-9A-Za-z]{32,128}$/;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 function view(key: ApiKey): ApiKeyView {
@@ -32,7 +42,28 @@ function view(key: ApiKey): ApiKeyView {
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
     createdAt: key.createdAt.toISOString(),
     expiresAt: key.expiresAt?.toISOString() ?? null,
+    kind: key.kind,
+    allowedOrigins: key.allowedOrigins,
+    eventTypeIds: key.eventTypeIds,
+    // A publishable key is public by design: its item shows it in full.
+    ...(key.publishableKey !== null ? { apiKey: key.publishableKey } : {}),
   };
+}
+
+/** The origins as a browser sends them, or 400 naming allowedOrigins. */
+function originsOf(values: readonly string[]): string[] {
+  const origins = values.map((value) => {
+    const origin = parseOrigin(value);
+    if (origin === null) {
+      throw AppError.validation(
+        'allowedOrigins',
+        `'${value}' is not an origin: use https://host[:port], or http://localhost[:port] / http://127.0.0.1[:port], without path or wildcard`,
+      );
+    }
+    return origin;
+  });
+  if (new Set(origins).size !== origins.length) throw AppError.validation('allowedOrigins', 'allowedOrigins lists an origin twice');
+  return origins;
 }
 
 @Injectable()
@@ -43,6 +74,7 @@ export class ApiKeysService {
   constructor(
     private readonly repository: ApiKeysRepository,
     private readonly lookups: GlobalLookups,
+    private readonly eventTypes: EventTypesService,
     private readonly clock: Clock,
   ) {}
 
@@ -51,7 +83,19 @@ export class ApiKeysService {
     if (dto.expiresAt && dto.expiresAt.getTime() <= now.getTime())
       throw AppError.validation('expiresAt', 'expiresAt must be in the future');
     const mode = dto.mode ?? 'live';
-    const apiKey = `mk_${mode}_${randomBase62(40)}`;
+    const kind = dto.kind ?? 'secret';
+    const publishable = kind === 'publishable';
+    if (publishable && dto.scopes !== undefined)
+      throw AppError.validation('scopes', 'A publishable key takes no scopes: it may use the public routes only');
+    if (publishable && dto.allowedOrigins === undefined)
+      throw AppError.validation('allowedOrigins', 'A publishable key needs allowedOrigins');
+    if (!publishable && dto.allowedOrigins !== undefined)
+      throw AppError.validation('allowedOrigins', 'allowedOrigins is for publishable keys');
+    if (!publishable && dto.eventTypeIds !== undefined) throw AppError.validation('eventTypeIds', 'eventTypeIds is for publishable keys');
+    const scope = tenantScope(principal);
+    const allowedOrigins = publishable ? originsOf(dto.allowedOrigins!) : null;
+    const eventTypeIds = publishable ? await this.ownEventTypes(scope, dto.eventTypeIds ?? null) : null;
+    const apiKey = `${publishable ? 'pk' : 'mk'}_${mode}_${randomBase62(40)}`;
     const key = Object.assign(new ApiKey(), {
       id: newId('key'),
       organizationId: principal.organizationId,
@@ -59,17 +103,38 @@ export class ApiKeysService {
       name: dto.name,
       keyPrefix: apiKey.slice(0, 12),
       keyHash: sha256(apiKey),
-      scopes: dto.scopes ?? [...ALL_SCOPES],
-      rateLimitPerMinute: dto.rateLimitPerMinute ?? 60,
+      scopes: publishable ? [] : (dto.scopes ?? [...ALL_SCOPES]),
+      rateLimitPerMinute: dto.rateLimitPerMinute ?? (publishable ? 600 : 60),
       mode,
       expiresAt: dto.expiresAt ?? null,
       lastUsedAt: null,
       revokedAt: null,
       createdAt: now,
+      kind,
+      publishableKey: publishable ? apiKey : null,
+      allowedOrigins,
+      eventTypeIds,
     } satisfies ApiKey);
-    await this.repository.insert(tenantScope(principal), key);
-    const { lastUsedAt: _unused, ...shown } = view(key);
+    await this.repository.insert(scope, key);
+    const { lastUsedAt: _unused, apiKey: _shown, ...shown } = view(key);
     return { apiKey, key: shown };
+  }
+
+  /** PATCH /api-keys/:id: a key's name; a publishable key's origins and event types too. */
+  async update(principal: Principal, id: string, dto: UpdateApiKeyDto): Promise<ApiKeyResponse> {
+    const scope = tenantScope(principal);
+    const key = await this.repository.findActive(scope, id);
+    if (!key) throw AppError.notFound('API key');
+    if (key.kind !== 'publishable' && dto.allowedOrigins !== undefined)
+      throw AppError.validation('allowedOrigins', 'allowedOrigins is for publishable keys');
+    if (key.kind !== 'publishable' && dto.eventTypeIds !== undefined)
+      throw AppError.validation('eventTypeIds', 'eventTypeIds is for publishable keys');
+    const changes: Partial<Pick<ApiKey, 'name' | 'allowedOrigins' | 'eventTypeIds'>> = {};
+    if (dto.name !== undefined) changes.name = dto.name;
+    if (dto.allowedOrigins !== undefined) changes.allowedOrigins = originsOf(dto.allowedOrigins);
+    if (dto.eventTypeIds !== undefined) changes.eventTypeIds = await this.ownEventTypes(scope, dto.eventTypeIds);
+    if (Object.keys(changes).length > 0 && !(await this.repository.update(scope, id, changes))) throw AppError.notFound('API key');
+    return { key: view(Object.assign(key, changes)) };
   }
 
   async list(principal: Principal, page: PageRequest): Promise<ApiKeyListResponse> {
@@ -79,6 +144,15 @@ export class ApiKeysService {
 
   async revoke(principal: Principal, id: string): Promise<void> {
     if (!(await this.repository.revoke(tenantScope(principal), id, this.clock.now()))) throw AppError.notFound('API key');
+  }
+
+  /** A publishable key's event types must be this organization's (any other id → 400 naming eventTypeIds). */
+  private async ownEventTypes(scope: TenantScope, ids: readonly string[] | null): Promise<string[] | null> {
+    if (ids === null) return null;
+    const known = await this.eventTypes.summaries(scope, ids);
+    const foreign = ids.filter((id) => !known.has(id));
+    if (foreign.length > 0) throw AppError.validation('eventTypeIds', `Not event types of this organization: ${foreign.join(', ')}`);
+    return [...ids];
   }
 
   /** Checks a presented key. Revocation and expiry are read from the row on every call, so they hold at once everywhere. */

@@ -17,6 +17,7 @@ import { LoginFailure } from './entities/login-failure.entity.js';
 import { Session } from './entities/session.entity.js';
 import { User } from './entities/user.entity.js';
 import { AccessGuard } from './guards/access.guard.js';
+import { PublishableKeyGate } from './guards/publishable-key.gate.js';
 import { JwtAuthGuard } from './guards/jwt-auth.guard.js';
 import { InvitationsController } from './invitations.controller.js';
 import { JwtStrategy } from './jwt.strategy.js';
@@ -55,10 +56,11 @@ import { UsersController } from './users.controller.js';
     AuthService,
     JwtStrategy,
     JwtAuthGuard,
+    PublishableKeyGate,
     // Order matters: the access guard establishes the caller the rate limiter counts.
     { provide: APP_GUARD, useClass: AccessGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
   ],
-  exports: [AuthService],
+  exports: [AuthService, PublishableKeyGate],
 })
 export class AuthModule {}

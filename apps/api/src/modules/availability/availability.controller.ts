@@ -50,7 +50,7 @@ export class AvailabilityController {
     summary: 'Whether one start time is bookable, and why not (scope availability:read)',
     description:
       'True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, ' +
-      'outside_booking_window, outside_availability, already_booked, calendar_conflict (busy in one of the host’s connected ' +
+      'outside_booking_window, outside_availability, already_booked, held (someone holds that time: POST /holds), calendar_conflict (busy in one of the host’s connected ' +
       'calendars) or daily_limit_reached. 409 EVENT_TYPE_INACTIVE for a deleted event type.',
   })
   @ApiResponse({ status: 200, type: CheckResponse })

@@ -45,6 +45,22 @@ const serializeSlots = fastJson({
   required: ['slots', 'timezone'],
 }) as (response: SlotsResponse) => string;
 
+/** The body of GET /public/availability: the same slots without host ids (an attendee sees no host). */
+const serializePublicSlots = fastJson({
+  type: 'object',
+  properties: {
+    slots: {
+      type: 'array',
+      items: { type: 'object', properties: { start: { type: 'string' }, end: { type: 'string' } }, required: ['start', 'end'] },
+    },
+    timezone: { type: 'string' },
+  },
+  required: ['slots', 'timezone'],
+}) as (response: SlotsResponse) => string;
+
+/** Who an answer is for: a member or backend (`hosts`, with host ids) or an attendee's page (`attendee`). */
+export type SlotsView = 'hosts' | 'attendee';
+
 /** A serialized answer, and whether the cache gave it. */
 export interface SlotsAnswer {
   body: string;
@@ -157,14 +173,14 @@ export class AvailabilityService {
    * here, first) is unchanged and the clock is before its `validUntil`; otherwise it is computed from
    * data read after that fingerprint, so an entry is never newer-tagged than what it holds.
    */
-  async slots(principal: Principal, query: SlotsQueryDto): Promise<SlotsAnswer> {
+  async slots(principal: Principal, query: SlotsQueryDto, view: SlotsView = 'hosts'): Promise<SlotsAnswer> {
     const timeZone = this.timeZone(query.timezone);
     const span = daysBetween(query.start, query.end);
     if (span < 0) throw AppError.validation('end', 'end must not be before start');
     if (span > MAX_RANGE_DAYS)
       throw AppError.validation('end', `at most ${MAX_RANGE_DAYS + 1} dates per request (end − start ≤ ${MAX_RANGE_DAYS} days)`);
     const scope = tenantScope(principal);
-    const key = this.cache.key(scope, query.eventTypeId, query.start, query.end, timeZone);
+    const key = this.cache.key(scope, query.eventTypeId, query.start, query.end, timeZone) + (view === 'attendee' ? '|attendee' : '');
     // With the cache: the fingerprint and the event type in one statement; a hit needs nothing else.
     const read = this.cache.enabled ? await this.slotReadModel.fingerprint(scope, query.eventTypeId) : null;
     const fingerprint = read?.fingerprint ?? '';
@@ -180,7 +196,7 @@ export class AvailabilityService {
       slots.flatMap((slot) => [slot.start, slot.end]),
       timeZone,
     );
-    const body = serializeSlots({
+    const body = (view === 'attendee' ? serializePublicSlots : serializeSlots)({
       slots: slots.map((slot, index) => ({ start: texts[2 * index], end: texts[2 * index + 1], hostUserId: slot.hostUserId })),
       timezone: timeZone,
     });

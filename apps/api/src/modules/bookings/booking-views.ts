@@ -1,5 +1,5 @@
 import type { EventTypeSummary } from '../event-types/event-types.service.js';
-import type { BookingDetailView, BookingView } from './dto/booking.dto.js';
+import type { AttendeeBookingView, BookingDetailView, BookingView } from './dto/booking.dto.js';
 import type { Booking } from './entities/booking.entity.js';
 
 /** "Ann Attendee", or null when the attendee gave no name. */
@@ -36,6 +36,33 @@ export function bookingView(booking: Booking, hostUserIds: readonly string[]): B
 
 function meetingUrlOf(location: string | null): string | null {
   return location && /^https?:\/\/\S+$/i.test(location) ? location : null;
+}
+
+/**
+ * What an attendee sees of a booking (contract section 14): no host ids, no notes or metadata of the host's, no
+ * other booking. `confirmationToken` only in the answer that creates it.
+ */
+export function attendeeBookingView(booking: Booking, confirmationToken?: string): AttendeeBookingView {
+  return {
+    id: booking.id,
+    eventTypeId: booking.eventTypeId,
+    startsAt: booking.startsAt.toISOString(),
+    endsAt: booking.endsAt.toISOString(),
+    status: booking.status,
+    ...(confirmationToken !== undefined ? { confirmationToken } : {}),
+    attendee: {
+      email: booking.attendeeEmail,
+      firstName: booking.attendeeFirstName,
+      lastName: booking.attendeeLastName,
+      phone: booking.attendeePhone,
+    },
+    timezone: booking.timezone,
+    locationType: booking.locationType,
+    location: booking.location,
+    meetingUrl: meetingUrlOf(booking.location),
+    answers: booking.answers ?? [],
+    livemode: booking.livemode,
+  };
 }
 
 export function bookingDetailView(booking: Booking, hostUserIds: readonly string[], eventType: EventTypeSummary): BookingDetailView {

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Access, ApiErrors, AppError, CurrentPrincipal, OptionalPrincipal, Permission, type Principal, Scope, IdParam } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, OptionalPrincipal, Permission, type Principal, Scope, IdParam } from '@app/common';
 import { BookingsService } from './bookings.service.js';
 import {
   BookingListResponse,
@@ -15,33 +15,7 @@ import {
   RescheduleBookingDto,
   RescheduledBookingResponse,
 } from './dto/booking.dto.js';
-import type { StoredResponse } from '../idempotency/index.js';
-
-/** 1–255 visible ASCII characters: the rule, and the document's schema for the header. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
-
-const IDEMPOTENCY_HEADER = {
-  name: 'Idempotency-Key',
-  required: false,
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
-  description:
-    '1–255 visible ASCII characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; ' +
-    'another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is running → 409 IDEMPOTENCY_KEY_IN_USE.',
-};
-
-function idempotencyKey(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY.test(value)) {
-    throw AppError.validation('Idempotency-Key', 'Idempotency-Key must be 1-255 visible ASCII characters');
-  }
-  return value;
-}
-
-function send(reply: FastifyReply, result: StoredResponse): unknown {
-  void reply.status(result.status);
-  if (result.replayed) void reply.header('Idempotent-Replayed', 'true');
-  return result.body;
-}
+import { IDEMPOTENCY_HEADER, idempotencyKey, sendStored as send } from '../idempotency/index.js';
 
 @ApiTags('bookings')
 @Controller('bookings')

@@ -32,5 +32,6 @@ import { SlotDecisionService } from './slot-decision.service.js';
   ],
   controllers: [BookingsController, BookingFeedsController, HoldsController],
   providers: [BookingsRepository, BookingsService, BookingFeeds, HoldsRepository, HoldsService, SlotDecisionService],
+  exports: [BookingsService, HoldsService],
 })
 export class BookingsModule {}

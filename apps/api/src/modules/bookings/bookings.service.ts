@@ -21,7 +21,7 @@ import { MailOutbox } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
 import { TeamService } from '../team/team.service.js';
 import { bookingMails, type BookingMailKind } from './booking-mail.js';
-import { attendeeNameOf, bookingDetailView, bookingView } from './booking-views.js';
+import { attendeeBookingView, attendeeNameOf, bookingDetailView, bookingView } from './booking-views.js';
 import { HoldsService } from './holds.service.js';
 import { checkAnswers } from './booking-answers.js';
 import { mayActOnBooking, seesAllBookings } from './booking-access.js';
@@ -35,6 +35,7 @@ import {
   CreateBookingDto,
   DecisionDto,
   ListBookingsQueryDto,
+  PublicBookingResponse,
   RescheduleBookingDto,
 } from './dto/booking.dto.js';
 import { Booking, type CancelledBy } from './entities/booking.entity.js';
@@ -125,13 +126,14 @@ export class BookingsService {
     dto: CreateBookingDto,
     idempotencyKey: string | undefined,
     requestId: string,
-    /** The hold's token, required when the booking comes through a publishable key (contract section 14). */
-    holdToken?: string,
+    /** POST /public/bookings (contract section 14): the hold's token is required, and the answer is the attendee's view. */
+    publicRoute?: { holdToken: string | null },
   ): Promise<StoredResponse> {
     const start = parseInputTimestamp(dto.startTime, dto.timezone);
     if (start === null) throw AppError.validation('startTime', 'startTime must be a valid ISO 8601 timestamp');
     const scope = tenantScope(principal);
-    const fingerprint = fingerprintOf('POST /v1/bookings', dto);
+    const holdToken = publicRoute ? publicRoute.holdToken : undefined;
+    const fingerprint = fingerprintOf(publicRoute ? 'POST /v1/public/bookings' : 'POST /v1/bookings', { ...dto, holdToken });
     // Read before any connection is held: the hosts this booking will lock, to queue for them here first.
     const hosts = await this.slots.hostsOf(scope, dto.eventTypeId);
     return this.slots.queued(scope, hosts, () =>
@@ -189,13 +191,24 @@ export class BookingsService {
               title: eventType.title,
               confirmationToken: token,
             });
-            const body = { booking: { ...bookingView(booking, hostUserIds), confirmationToken: token } };
+            const body = publicRoute
+              ? { booking: attendeeBookingView(booking, token) }
+              : { booking: { ...bookingView(booking, hostUserIds), confirmationToken: token } };
             await complete(201, body);
             return { status: 201, body };
           }),
         ),
       ),
     );
+  }
+
+  /** GET /public/bookings/:id with the attendee's token: what a "manage your booking" page shows. Any failure → 401. */
+  async getForAttendee(id: string, token: string): Promise<PublicBookingResponse> {
+    const scope = looksLikeId(id, 'bkg') ? await this.lookups.bookingForAttendee(id, token) : null;
+    if (scope === null || scope === 'invalid') throw AppError.unauthorized('Invalid token for this booking');
+    const found = await this.repository.find(scope, id);
+    if (!found) throw AppError.unauthorized('Invalid token for this booking');
+    return { booking: attendeeBookingView(found.booking) };
   }
 
   async get(principal: Principal, id: string): Promise<BookingResponse> {

@@ -55,6 +55,19 @@ export class EventTypesRepository {
     return rows.length === 0 ? null : { eventType: eventTypeFromRow(rows[0]), hostUserIds: rows[0].host_user_ids };
   }
 
+  /** Active event types with their hosts, oldest first, limited to `ids` unless null; one query. */
+  async findActive(scope: TenantScope, ids: readonly string[] | null, limit: number): Promise<EventTypeWithHosts[]> {
+    const rows: EventTypeRow[] = await this.tx.manager.query(
+      `SELECT et.*, ARRAY(SELECT h.user_id FROM event_type_hosts h WHERE h.event_type_id = et.id ORDER BY h.position) AS host_user_ids
+         FROM event_types et
+        WHERE et.organization_id = $1 AND et.is_active AND ($2::text[] IS NULL OR et.id = ANY($2::text[]))
+        ORDER BY et.created_at, et.id
+        LIMIT $3`,
+      [scope.organizationId, ids === null ? null : [...ids], limit],
+    );
+    return rows.map((row) => ({ eventType: eventTypeFromRow(row), hostUserIds: row.host_user_ids }));
+  }
+
   async list(scope: TenantScope, isActive: boolean, page: PageRequest): Promise<[EventType[], number]> {
     return this.tx.manager.findAndCount(EventType, {
       where: { organizationId: scope.organizationId, isActive },

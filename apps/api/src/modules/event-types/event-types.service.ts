@@ -250,6 +250,12 @@ export class EventTypesService {
     return details(found.eventType, found.hostUserIds);
   }
 
+  /** Active event types, limited to `ids` unless null (a publishable key's list), oldest first, at most `limit`. */
+  async active(scope: TenantScope, ids: readonly string[] | null, limit: number): Promise<EventTypeDetails[]> {
+    const found = await this.repository.findActive(scope, ids, limit);
+    return found.map(({ eventType, hostUserIds }) => details(eventType, hostUserIds));
+  }
+
   /** The event type's host user ids in order (none when unknown), cheaply: bookings lock these before reading anything else. */
   async hostUserIdsOf(scope: TenantScope, eventTypeId: string): Promise<string[]> {
     return (await this.repository.hostsOf(scope, [eventTypeId])).get(eventTypeId) ?? [];

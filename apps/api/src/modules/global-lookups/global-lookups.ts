@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import {
   constantTimeEqual,
   type KeyActor,
+  type KeyKind,
   type KeyMode,
+  type PublishableAccess,
   type Role,
   type Scope,
   sha256,
@@ -24,6 +26,8 @@ export interface ApiKeyCredential {
   revokedAt: Date | null;
   /** Null when the creating user no longer exists. */
   actor: KeyActor | null;
+  /** Set for a publishable key only. */
+  publishable: PublishableAccess | null;
 }
 
 /** A session with the membership it belongs to (live mode: sessions act on live data). */
@@ -91,11 +95,15 @@ export class GlobalLookups {
       member_id: string | null;
       organization_name: string;
       organization_slug: string;
+      kind: KeyKind;
+      allowed_origins: string[] | null;
+      event_type_ids: string[] | null;
     }[] = await this.tx.prepared(
       'api-key-by-hash',
       `SELECT k.id, k.organization_id, k.created_by_user_id, k.scopes, k.rate_limit_per_minute, k.mode, k.expires_at,
               k.last_used_at, k.revoked_at, u.email, u.first_name, u.last_name, u.timezone, u.created_at AS user_created_at,
-              m.id AS member_id, o.name AS organization_name, o.slug AS organization_slug
+              m.id AS member_id, o.name AS organization_name, o.slug AS organization_slug,
+              k.kind, k.allowed_origins, k.event_type_ids
          FROM api_keys k
          JOIN organizations o ON o.id = k.organization_id
          LEFT JOIN users u ON u.id = k.created_by_user_id
@@ -115,6 +123,7 @@ export class GlobalLookups {
       expiresAt: row.expires_at,
       lastUsedAt: row.last_used_at,
       revokedAt: row.revoked_at,
+      publishable: row.kind === 'publishable' ? { allowedOrigins: row.allowed_origins ?? [], eventTypeIds: row.event_type_ids } : null,
       actor:
         row.email === null
           ? null

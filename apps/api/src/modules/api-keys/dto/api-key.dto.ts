@@ -1,7 +1,54 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsDate, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { ALL_SCOPES, type KeyMode, type Scope } from '@app/common';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  ArrayUnique,
+  IsArray,
+  IsDate,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+import { ALL_SCOPES, IsId, type KeyKind, type KeyMode, type Scope } from '@app/common';
+import { MAX_ORIGINS } from '../origins.js';
+
+const ORIGINS_DESCRIPTION =
+  'Publishable keys only (required there): 1..20 origins the key answers, each `https://host[:port]`, or `http://localhost[:port]` / ' +
+  '`http://127.0.0.1[:port]`; no path, no wildcard.';
+const EVENT_TYPES_DESCRIPTION = 'Publishable keys only: the event types the key may book; absent or null: every active one.';
+
+/** A publishable key's origins: shapes here, the origin rule in the service (400 naming allowedOrigins). */
+function OriginList(): PropertyDecorator {
+  return applyDecorators(
+    IsArray(),
+    ArrayNotEmpty(),
+    ArrayMaxSize(MAX_ORIGINS),
+    ArrayUnique(),
+    IsString({ each: true }),
+    MaxLength(300, { each: true }),
+  );
+}
+
+/** A publishable key's event types: null means all of them. */
+function EventTypeList(): PropertyDecorator {
+  return applyDecorators(
+    ValidateIf((_object: object, value: unknown) => value !== null && value !== undefined),
+    IsArray(),
+    ArrayNotEmpty(),
+    ArrayMaxSize(100),
+    ArrayUnique(),
+    IsString({ each: true }),
+    IsId('evt', { each: true }),
+  );
+}
 
 export class CreateApiKeyDto {
   @ApiProperty({ minLength: 1, maxLength: 100 })
@@ -9,7 +56,16 @@ export class CreateApiKeyDto {
   @Length(1, 100)
   name!: string;
 
-  @ApiPropertyOptional({ enum: ALL_SCOPES, isArray: true, description: 'Non-empty subset; default all scopes' })
+  @ApiPropertyOptional({
+    enum: ['secret', 'publishable'],
+    default: 'secret',
+    description: 'publishable: safe in a web page (contract section 14)',
+  })
+  @IsOptional()
+  @IsIn(['secret', 'publishable'])
+  kind?: KeyKind;
+
+  @ApiPropertyOptional({ enum: ALL_SCOPES, isArray: true, description: 'Secret keys only. Non-empty subset; default all scopes' })
   @IsOptional()
   @IsArray()
   @ArrayNotEmpty()
@@ -17,7 +73,11 @@ export class CreateApiKeyDto {
   @IsIn(ALL_SCOPES, { each: true })
   scopes?: Scope[];
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 10000, default: 60 })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 10000,
+    description: 'Default 60 for a secret key; 600 for a publishable key, counted per key and client IP together',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -34,6 +94,35 @@ export class CreateApiKeyDto {
   @Type(() => Date)
   @IsDate()
   expiresAt?: Date;
+
+  @ApiPropertyOptional({ type: String, isArray: true, minItems: 1, maxItems: MAX_ORIGINS, description: ORIGINS_DESCRIPTION })
+  @IsOptional()
+  @OriginList()
+  allowedOrigins?: string[];
+
+  @ApiPropertyOptional({ type: String, isArray: true, nullable: true, description: EVENT_TYPES_DESCRIPTION })
+  @IsOptional()
+  @EventTypeList()
+  eventTypeIds?: string[] | null;
+}
+
+/** What PATCH /api-keys/:id may change; origins and event types belong to publishable keys. */
+export class UpdateApiKeyDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
+  @ValidateIf((_object: object, value: unknown) => value !== undefined)
+  @IsString()
+  @Length(1, 100)
+  name?: string;
+
+  @ApiPropertyOptional({ type: String, isArray: true, minItems: 1, maxItems: MAX_ORIGINS, description: ORIGINS_DESCRIPTION })
+  @ValidateIf((_object: object, value: unknown) => value !== undefined)
+  @OriginList()
+  allowedOrigins?: string[];
+
+  @ApiPropertyOptional({ type: String, isArray: true, nullable: true, description: EVENT_TYPES_DESCRIPTION + ' null: all again.' })
+  @IsOptional()
+  @EventTypeList()
+  eventTypeIds?: string[] | null;
 }
 
 /** The key as created: it has not been used yet, so it has no lastUsedAt. */
@@ -46,14 +135,25 @@ export class NewApiKeyView {
   @ApiProperty({ enum: ['live', 'test'] }) mode!: KeyMode;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) expiresAt!: string | null;
+  @ApiProperty({ enum: ['secret', 'publishable'] }) kind!: KeyKind;
+  @ApiProperty({ type: String, isArray: true, nullable: true, description: 'A publishable key’s origins; null for a secret key' })
+  allowedOrigins!: string[] | null;
+  @ApiProperty({ type: String, isArray: true, nullable: true, description: 'A publishable key’s event types; null: all' })
+  eventTypeIds!: string[] | null;
 }
 
 export class ApiKeyView extends NewApiKeyView {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastUsedAt!: string | null;
+  @ApiPropertyOptional({ example: 'pk_live_…', description: 'A publishable key in full (it is public by design); absent for secret keys' })
+  apiKey?: string;
+}
+
+export class ApiKeyResponse {
+  @ApiProperty({ type: ApiKeyView }) key!: ApiKeyView;
 }
 
 export class CreatedApiKeyResponse {
-  @ApiProperty({ description: 'The full key. Shown only in this response.', example: 'mk_live_…' }) apiKey!: string;
+  @ApiProperty({ description: 'The full key. A secret key is shown only in this response.', example: 'mk_live_…' }) apiKey!: string;
   @ApiProperty({ type: NewApiKeyView }) key!: NewApiKeyView;
 }
 

@@ -1,7 +1,8 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { KeyMode, Scope } from '@app/common';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { KeyKind, KeyMode, Scope } from '@app/common';
 
 @Entity('api_keys')
+@Check('api_keys_publishable_fields', `("kind" = 'publishable') = ("publishable_key" IS NOT NULL AND "allowed_origins" IS NOT NULL)`)
 @Index('api_keys_organization_created_idx', ['organizationId', 'createdAt'])
 export class ApiKey {
   @PrimaryColumn('text')
@@ -45,4 +46,20 @@ export class ApiKey {
 
   @Column('timestamptz')
   createdAt!: Date;
+
+  /** `secret` (server to server) or `publishable` (safe in a page: public routes only, from its origins). */
+  @Column('text', { default: 'secret' })
+  kind!: KeyKind;
+
+  /** A publishable key in full: it is public by design, so GET /api-keys shows it again. */
+  @Column('text', { nullable: true })
+  publishableKey!: string | null;
+
+  /** A publishable key's origins (`https://host[:port]`, or http on localhost/127.0.0.1). */
+  @Column('text', { array: true, nullable: true })
+  allowedOrigins!: string[] | null;
+
+  /** The event types a publishable key may book; null: every active one of the organization. */
+  @Column('text', { array: true, nullable: true })
+  eventTypeIds!: string[] | null;
 }

@@ -6,6 +6,7 @@ import { AuthService } from '../auth.service.js';
 import type { AccessTokenClaims, RequestWithBearer } from '../jwt.strategy.js';
 import { parseAuthorization } from './credentials.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
+import { keyPrincipal, PublishableKeyGate } from './publishable-key.gate.js';
 
 type GuardedRequest = RequestWithBearer & RequestWithPrincipal & { user?: AccessTokenClaims };
 
@@ -29,14 +30,25 @@ export class AccessGuard implements CanActivate {
     private readonly apiKeys: ApiKeysService,
     private readonly auth: AuthService,
     private readonly jwtGuard: JwtAuthGuard,
+    private readonly publishable: PublishableKeyGate,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_METADATA, [context.getHandler(), context.getClass()]);
     if (!rule) throw AppError.forbidden('This endpoint is not available');
-    if (rule.public) return true;
-
     const request = context.switchToHttp().getRequest<GuardedRequest>();
+    if (rule.publishable) {
+      await this.publishable.admit(request);
+      return true;
+    }
+    if (rule.public) {
+      // A publishable key is accepted on the (P) routes only, even where no credentials are needed.
+      if (request.headers.authorization !== undefined && PUBLISHABLE_CREDENTIAL.test(String(request.headers.authorization))) {
+        throw publishableKeyHere();
+      }
+      return true;
+    }
+
     const credential = parseAuthorization(request.headers.authorization);
     if (credential.kind === 'none') {
       // Without credentials only the attendee's token can authenticate; the service checks it is the right one.
@@ -61,18 +73,17 @@ export class AccessGuard implements CanActivate {
 
   private async apiKeyPrincipal(presented: string, rule: AccessRule): Promise<Principal> {
     const key = await this.apiKeys.authenticate(presented);
+    if (key.publishable) throw publishableKeyHere();
     if (!rule.scope) throw AppError.forbidden('This endpoint needs a user session (Authorization: Bearer <token>), not an API key');
     if (rule.scope !== 'any' && !key.scopes.includes(rule.scope)) {
       throw new AppError(ErrorCode.INSUFFICIENT_SCOPE, `This API key lacks the scope ${rule.scope}`);
     }
-    return {
-      type: 'api_key',
-      organizationId: key.scope.organizationId,
-      userId: key.createdByUserId,
-      memberId: null,
-      role: null,
-      apiKey: { id: key.id, scopes: key.scopes, mode: key.mode, rateLimitPerMinute: key.rateLimitPerMinute, actor: key.actor },
-      livemode: key.scope.livemode,
-    };
+    return keyPrincipal(key);
   }
+}
+
+const PUBLISHABLE_CREDENTIAL = /^(ApiKey|Bearer) pk_/i;
+
+function publishableKeyHere(): AppError {
+  return AppError.forbidden('A publishable key may use the public booking routes (/v1/public/…) only');
 }

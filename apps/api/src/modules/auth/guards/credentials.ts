@@ -1,7 +1,7 @@
 export type Credential = { kind: 'none' } | { kind: 'malformed' } | { kind: 'api_key'; value: string } | { kind: 'jwt'; value: string };
 
 const MAX_HEADER_LENGTH = 4096;
-const KEY_PREFIX = /^mk_(live|test)_/;
+const KEY_PREFIX = /^(mk|pk)_(live|test)_/;
 
 /**
  * `ApiKey <key>` or `Bearer <jwt>`; a Bearer value that looks like a key is a key (contract section 3).

@@ -5,9 +5,15 @@ import { AppConfig, AppError, ErrorCode, type RequestWithPrincipal } from '@app/
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
-/** Per API key, per user for sessions, per client IP for everyone else (contract section 5). */
+/**
+ * Per API key, per user for sessions, per client IP for everyone else (contract section 5); a publishable key
+ * counts per key and client IP together, so one visitor cannot use up a site's limit (section 14).
+ */
 export function rateLimitSubject(request: RequestWithPrincipal, config: AppConfig): { tracker: string; limit: number } {
   const principal = request.principal;
+  if (principal?.apiKey?.publishable) {
+    return { tracker: `key:${principal.apiKey.id}:ip:${request.ip ?? 'unknown'}`, limit: principal.apiKey.rateLimitPerMinute };
+  }
   if (principal?.apiKey) return { tracker: `key:${principal.apiKey.id}`, limit: principal.apiKey.rateLimitPerMinute };
   if (principal) return { tracker: `user:${principal.userId}`, limit: config.rateLimitUserPerMinute };
   return { tracker: `ip:${request.ip ?? 'unknown'}`, limit: config.rateLimitPublicPerMinute };

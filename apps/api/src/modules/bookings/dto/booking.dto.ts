@@ -323,3 +323,25 @@ export class BookingListResponse {
 export class CalendarFeedResponse {
   @ApiProperty({ example: 'http://localhost:3000/v1/calendar-feeds/Qm9va2luZ3NGZWVkVG9rZW5FeGFtcGxlMTIzNDU2Nzg5.ics' }) url!: string;
 }
+
+/** A booking as its attendee sees it (the public routes of contract section 14). */
+export class AttendeeBookingView {
+  @ApiProperty({ example: 'bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
+  @ApiProperty() eventTypeId!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) startsAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) endsAt!: string;
+  @ApiProperty({ enum: ['confirmed', 'pending', 'cancelled'] }) status!: string;
+  @ApiPropertyOptional({ description: 'Only in the answer that creates the booking (and in the attendee’s mail)' })
+  confirmationToken?: string;
+  @ApiProperty({ type: AttendeeView }) attendee!: AttendeeView;
+  @ApiProperty() timezone!: string;
+  @ApiProperty({ nullable: true, type: String }) locationType!: string | null;
+  @ApiProperty({ nullable: true, type: String }) location!: string | null;
+  @ApiProperty({ nullable: true, type: String }) meetingUrl!: string | null;
+  @ApiProperty({ type: BookingAnswerView, isArray: true }) answers!: BookingAnswerView[];
+  @ApiProperty() livemode!: boolean;
+}
+
+export class PublicBookingResponse {
+  @ApiProperty({ type: AttendeeBookingView }) booking!: AttendeeBookingView;
+}

@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, ErrorCode, type Principal, type RequestWithPrincipal } from '@app/common';
+import { ApiKeysService } from '../../api-keys/api-keys.service.js';
+import type { ApiKeyCredential } from '../../global-lookups/index.js';
+import { parseAuthorization } from './credentials.js';
+
+export interface GatedRequest extends RequestWithPrincipal {
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** The principal an API key acts as: the organization, in the key's mode, within its scopes. */
+export function keyPrincipal(key: ApiKeyCredential): Principal {
+  return {
+    type: 'api_key',
+    organizationId: key.scope.organizationId,
+    userId: key.createdByUserId,
+    memberId: null,
+    role: null,
+    apiKey: {
+      id: key.id,
+      scopes: key.scopes,
+      mode: key.mode,
+      rateLimitPerMinute: key.rateLimitPerMinute,
+      actor: key.actor,
+      ...(key.publishable ? { publishable: key.publishable } : {}),
+    },
+    livemode: key.scope.livemode,
+  };
+}
+
+/**
+ * The (P) routes' door (contract section 14): a publishable key, presented from one of its allowed origins.
+ * Runs before any CORS header is written (a Fastify preHandler hook ahead of @fastify/cors), so a page on
+ * another origin never gets to read the answer, and again from the access guard, which finds the principal
+ * it set.
+ */
+@Injectable()
+export class PublishableKeyGate {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  async admit(request: GatedRequest): Promise<Principal> {
+    if (request.principal) return request.principal;
+    const credential = parseAuthorization(request.headers.authorization);
+    if (credential.kind === 'none') throw AppError.unauthorized('Send Authorization: ApiKey pk_… (a publishable key)');
+    if (credential.kind === 'malformed') throw AppError.unauthorized('Malformed Authorization header');
+    if (credential.kind === 'jwt') throw publishableOnly();
+    const key = await this.apiKeys.authenticate(credential.value);
+    if (!key.publishable) throw publishableOnly();
+    const origin = request.headers.origin;
+    if (typeof origin !== 'string' || !key.publishable.allowedOrigins.includes(origin)) {
+      throw new AppError(
+        ErrorCode.ORIGIN_NOT_ALLOWED,
+        'This publishable key does not answer this Origin; list it in the key’s allowedOrigins',
+      );
+    }
+    request.principal = keyPrincipal(key);
+    return request.principal;
+  }
+}
+
+function publishableOnly(): AppError {
+  return AppError.forbidden('Public routes take a publishable key (pk_…); backends use the other routes with a secret key');
+}

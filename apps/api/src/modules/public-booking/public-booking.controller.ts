@@ -1,0 +1,153 @@
+import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Access, ApiErrors, AppError, CurrentPrincipal, IdParam, type Principal } from '@app/common';
+import { SlotsQueryDto } from '../availability/dto/slots.dto.js';
+import { PublicBookingResponse } from '../bookings/dto/booking.dto.js';
+import { BookingsService } from '../bookings/bookings.service.js';
+import { IDEMPOTENCY_HEADER, idempotencyKey, sendStored } from '../idempotency/index.js';
+import {
+  PublicBookingDto,
+  PublicEventTypeListResponse,
+  PublicEventTypeResponse,
+  PublicHoldDto,
+  PublicHoldResponse,
+  PublicSlotsResponse,
+  ReleaseHoldDto,
+} from './dto/public-booking.dto.js';
+import { PublicBookingService } from './public-booking.service.js';
+
+const PUBLISHABLE =
+  ' With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); ' +
+  'CORS answers that origin only.';
+
+/** `Authorization: Token <confirmationToken>`: the attendee's credential for its own booking. */
+const ATTENDEE_TOKEN = /^Token ([\x21-\x7E]{1,200})$/;
+
+@ApiTags('public')
+@Controller('public')
+export class PublicBookingController {
+  constructor(
+    private readonly publicBooking: PublicBookingService,
+    private readonly bookings: BookingsService,
+  ) {}
+
+  @Get('event-types')
+  @Access({ publishable: true })
+  @ApiOperation({
+    operationId: 'listPublicEventTypes',
+    summary: 'The event types a publishable key may book, as an attendee sees them',
+    description: 'Active event types in the key’s `eventTypeIds` (all active ones when null), oldest first, at most 100.' + PUBLISHABLE,
+  })
+  @ApiResponse({ status: 200, type: PublicEventTypeListResponse })
+  @ApiErrors(401, 403)
+  listEventTypes(@CurrentPrincipal() principal: Principal): Promise<PublicEventTypeListResponse> {
+    return this.publicBooking.listEventTypes(principal);
+  }
+
+  @Get('event-types/:id')
+  @Access({ publishable: true })
+  @ApiOperation({
+    operationId: 'getPublicEventType',
+    summary: 'One event type as an attendee sees it',
+    description: 'An event type the key may not book (another organization’s, deleted, not in its list) → 404.' + PUBLISHABLE,
+  })
+  @ApiResponse({ status: 200, type: PublicEventTypeResponse })
+  @ApiErrors(400, 401, 403, 404)
+  getEventType(@CurrentPrincipal() principal: Principal, @IdParam('id', 'evt') id: string): Promise<PublicEventTypeResponse> {
+    return this.publicBooking.getEventType(principal, id);
+  }
+
+  @Get('availability')
+  @Access({ publishable: true })
+  @ApiOperation({
+    operationId: 'listPublicSlots',
+    summary: 'Bookable slots between two local dates, without host ids',
+    description: 'The slots of GET /availability (same engine, same cache, holds included), without `hostUserId`.' + PUBLISHABLE,
+  })
+  @ApiResponse({ status: 200, type: PublicSlotsResponse })
+  @ApiErrors(400, 401, 403, 404, 409)
+  async slots(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: SlotsQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    const answer = await this.publicBooking.slots(principal, query);
+    void reply
+      .type('application/json; charset=utf-8')
+      .header('Cache-Status', answer.cache === 'hit' ? 'availability; hit' : 'availability; fwd=miss');
+    return answer.body;
+  }
+
+  @Post('holds')
+  @Access({ publishable: true })
+  @ApiOperation({
+    operationId: 'createPublicHold',
+    summary: 'Keep a time for the attendee while the form is filled in',
+    description:
+      'Granted exactly when a booking would be (else 409 SLOT_UNAVAILABLE with the reason). For the event type’s `holdMinutes` it ' +
+      'blocks like a confirmed booking. At most 5 live holds per client IP and key: the 6th → 429 HOLD_LIMIT_REACHED.' +
+      PUBLISHABLE,
+  })
+  @ApiResponse({ status: 201, type: PublicHoldResponse })
+  @ApiErrors(400, 401, 403, 404, 409)
+  hold(@CurrentPrincipal() principal: Principal, @Body() dto: PublicHoldDto, @Req() request: FastifyRequest): Promise<PublicHoldResponse> {
+    return this.publicBooking.hold(principal, dto, request.ip);
+  }
+
+  @Post('holds/:id/release')
+  @HttpCode(204)
+  @Access({ publishable: true })
+  @ApiOperation({
+    operationId: 'releasePublicHold',
+    summary: 'Release a hold (the attendee went back): its time is free again at once',
+    description: 'A wrong holdToken → 401; a hold that is gone or expired → 404.' + PUBLISHABLE,
+  })
+  @ApiResponse({ status: 204, description: 'Released' })
+  @ApiErrors(400, 401, 403, 404)
+  async release(@CurrentPrincipal() principal: Principal, @IdParam('id', 'hld') id: string, @Body() dto: ReleaseHoldDto): Promise<void> {
+    await this.publicBooking.release(principal, id, dto.holdToken);
+  }
+
+  @Post('bookings')
+  @Access({ publishable: true })
+  @ApiOperation({
+    operationId: 'createPublicBooking',
+    summary: 'Book a slot from the attendee’s page',
+    description:
+      'Everything as POST /bookings: the same slot rules and 409s, mail and webhooks; test keys make test bookings. With `holdId` ' +
+      'and its `holdToken` the booking takes the hold’s place (a wrong token → 401; an expired hold is ignored).' +
+      PUBLISHABLE,
+  })
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiResponse({ status: 201, type: PublicBookingResponse })
+  @ApiErrors(400, 401, 403, 404, 409, 422)
+  async book(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: PublicBookingDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
+    return sendStored(reply, await this.publicBooking.book(principal, dto, idempotencyKey(key), String(request.id)));
+  }
+
+  @Get('bookings/:id')
+  @Access({ public: true, browser: true })
+  @ApiOperation({
+    operationId: 'getPublicBooking',
+    summary: 'The attendee’s own booking, by its token: what a “manage your booking” page shows',
+    description: 'With `Authorization: Token <confirmationToken>`; a wrong or dead token → 401. Any origin may call it (CORS).',
+  })
+  @ApiHeader({ name: 'Authorization', required: true, description: 'Token <confirmationToken>', schema: { type: 'string' } })
+  @ApiResponse({ status: 200, type: PublicBookingResponse })
+  @ApiErrors(400, 401)
+  getBooking(
+    @IdParam('id', 'bkg') id: string,
+    @Headers('authorization') authorization: string | undefined,
+  ): Promise<PublicBookingResponse> {
+    const token = ATTENDEE_TOKEN.exec(authorization ?? '')?.[1];
+    if (token === undefined) throw AppError.unauthorized('Send Authorization: Token <confirmationToken>');
+    return this.bookings.getForAttendee(id, token);
+  }
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { AvailabilityModule } from '../availability/availability.module.js';
+import { BookingsModule } from '../bookings/bookings.module.js';
+import { EventTypesModule } from '../event-types/event-types.module.js';
+import { TeamModule } from '../team/team.module.js';
+import { PublicBookingController } from './public-booking.controller.js';
+import { PublicBookingService } from './public-booking.service.js';
+
+/** The routes of contract section 14 for publishable keys: an attendee's page books with no backend in between. */
+@Module({
+  imports: [BookingsModule, EventTypesModule, AvailabilityModule, TeamModule],
+  controllers: [PublicBookingController],
+  providers: [PublicBookingService],
+})
+export class PublicBookingModule {}

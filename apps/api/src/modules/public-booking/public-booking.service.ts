@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, type Principal, tenantScope } from '@app/common';
+import { AvailabilityService, type SlotsAnswer } from '../availability/availability.service.js';
+import type { SlotsQueryDto } from '../availability/dto/slots.dto.js';
+import { BookingsService } from '../bookings/bookings.service.js';
+import { HoldsService } from '../bookings/holds.service.js';
+import type { StoredResponse } from '../idempotency/index.js';
+import { type EventTypeDetails, EventTypesService } from '../event-types/event-types.service.js';
+import { TeamService } from '../team/team.service.js';
+import type {
+  PublicBookingDto,
+  PublicEventTypeListResponse,
+  PublicEventTypeResponse,
+  PublicEventTypeView,
+  PublicHoldDto,
+  PublicHoldResponse,
+} from './dto/public-booking.dto.js';
+
+/** How many event types GET /public/event-types lists at most (a booking page shows a handful). */
+const MAX_PUBLIC_EVENT_TYPES = 100;
+
+/** The event types a publishable key may book: its list, or every active one (null). */
+function keyEventTypes(principal: Principal): string[] | null {
+  return principal.apiKey?.publishable?.eventTypeIds ?? null;
+}
+
+/**
+ * The public routes of contract section 14: what an attendee's page may see and do with a publishable key,
+ * nothing more. Each answer is built here from the owning modules' services; the slot rules, holds and
+ * bookings are theirs, unchanged.
+ */
+@Injectable()
+export class PublicBookingService {
+  constructor(
+    private readonly eventTypes: EventTypesService,
+    private readonly availability: AvailabilityService,
+    private readonly holds: HoldsService,
+    private readonly bookings: BookingsService,
+    private readonly team: TeamService,
+  ) {}
+
+  async listEventTypes(principal: Principal): Promise<PublicEventTypeListResponse> {
+    const found = await this.eventTypes.active(tenantScope(principal), keyEventTypes(principal), MAX_PUBLIC_EVENT_TYPES);
+    const eventTypes = await this.views(principal, found);
+    return { eventTypes, totalCount: eventTypes.length };
+  }
+
+  async getEventType(principal: Principal, id: string): Promise<PublicEventTypeResponse> {
+    this.assertMayBook(principal, id);
+    const [found] = await this.eventTypes.active(tenantScope(principal), [id], 1);
+    if (!found) throw AppError.notFound('Event type');
+    const [eventType] = await this.views(principal, [found]);
+    return { eventType };
+  }
+
+  slots(principal: Principal, query: SlotsQueryDto): Promise<SlotsAnswer> {
+    this.assertMayBook(principal, query.eventTypeId);
+    return this.availability.slots(principal, query, 'attendee');
+  }
+
+  async hold(principal: Principal, dto: PublicHoldDto, clientIp: string): Promise<PublicHoldResponse> {
+    this.assertMayBook(principal, dto.eventTypeId);
+    const created = await this.holds.create(principal, dto, { apiKeyId: principal.apiKey!.id, clientIp });
+    return { hold: created.hold, holdToken: created.holdToken! };
+  }
+
+  release(principal: Principal, id: string, holdToken: string): Promise<void> {
+    return this.holds.release(principal, id, holdToken);
+  }
+
+  book(principal: Principal, dto: PublicBookingDto, idempotencyKey: string | undefined, requestId: string): Promise<StoredResponse> {
+    this.assertMayBook(principal, dto.eventTypeId);
+    const { holdToken, ...booking } = dto;
+    return this.bookings.create(principal, booking, idempotencyKey, requestId, { holdToken: holdToken ?? null });
+  }
+
+  /** An event type outside the key's list is, for the key, no event type at all (404). */
+  private assertMayBook(principal: Principal, eventTypeId: string): void {
+    const allowed = keyEventTypes(principal);
+    if (allowed !== null && !allowed.includes(eventTypeId)) throw AppError.notFound('Event type');
+  }
+
+  private async views(principal: Principal, eventTypes: readonly EventTypeDetails[]): Promise<PublicEventTypeView[]> {
+    const contacts = await this.team.contactsOf(tenantScope(principal), [...new Set(eventTypes.flatMap((e) => e.hostUserIds))]);
+    return eventTypes.map((eventType) => ({
+      id: eventType.id,
+      title: eventType.title,
+      slug: eventType.slug,
+      description: eventType.description,
+      durationMinutes: eventType.durationMinutes,
+      locationType: eventType.locationType,
+      schedulingType: eventType.schedulingType,
+      requiresConfirmation: eventType.requiresConfirmation,
+      minimumNoticeHours: eventType.minimumNoticeHours,
+      bookingWindowDays: eventType.bookingWindowDays,
+      holdMinutes: eventType.holdMinutes,
+      questions: eventType.questions,
+      hosts: eventType.hostUserIds.map((userId) => ({ userId, name: contacts.get(userId)?.name ?? null })),
+    }));
+  }
+}
