@@ -2,7 +2,9 @@ import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from 
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ApiErrors, CurrentPrincipal, OptionalPrincipal, Permission, type Principal, Scope, IdParam } from '@app/common';
-import { BookingsService } from './bookings.service.js';
+import { BookingChangesService } from './booking-changes.service.js';
+import { BookingCreateService } from './booking-create.service.js';
+import { BookingQueriesService } from './booking-queries.service.js';
 import {
   BookingListResponse,
   BookingResponse,
@@ -20,7 +22,11 @@ import { IDEMPOTENCY_HEADER, idempotencyKey, sendStored as send } from '../idemp
 @ApiTags('bookings')
 @Controller('bookings')
 export class BookingsController {
-  constructor(private readonly bookings: BookingsService) {}
+  constructor(
+    private readonly creating: BookingCreateService,
+    private readonly changing: BookingChangesService,
+    private readonly reading: BookingQueriesService,
+  ) {}
 
   @Post()
   @Access({ scope: Scope.BookingsWrite, permission: Permission.CreateBookings })
@@ -41,7 +47,7 @@ export class BookingsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
-    return send(reply, await this.bookings.create(principal, dto, idempotencyKey(key), String(request.id)));
+    return send(reply, await this.creating.create(principal, dto, idempotencyKey(key), String(request.id)));
   }
 
   @Get()
@@ -53,7 +59,7 @@ export class BookingsController {
   @ApiResponse({ status: 200, type: BookingListResponse })
   @ApiErrors(400, 401, 403)
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListBookingsQueryDto): Promise<BookingListResponse> {
-    return this.bookings.list(principal, query);
+    return this.reading.list(principal, query);
   }
 
   @Get(':id')
@@ -65,7 +71,7 @@ export class BookingsController {
   @ApiResponse({ status: 200, type: BookingResponse })
   @ApiErrors(401, 403, 404)
   get(@CurrentPrincipal() principal: Principal, @IdParam('id', 'bkg') id: string): Promise<BookingResponse> {
-    return this.bookings.get(principal, id);
+    return this.reading.get(principal, id);
   }
 
   @Post(':id/cancel')
@@ -83,7 +89,7 @@ export class BookingsController {
     @IdParam('id', 'bkg') id: string,
     @Body() dto: CancelBookingDto,
   ): Promise<CancelledBookingResponse> {
-    return this.bookings.cancel(principal, id, dto);
+    return this.changing.cancel(principal, id, dto);
   }
 
   @Post(':id/reschedule')
@@ -107,7 +113,7 @@ export class BookingsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
-    return send(reply, await this.bookings.reschedule(principal, id, dto, idempotencyKey(key), String(request.id)));
+    return send(reply, await this.changing.reschedule(principal, id, dto, idempotencyKey(key), String(request.id)));
   }
 
   @Post(':id/confirm')
@@ -121,7 +127,7 @@ export class BookingsController {
   @ApiResponse({ status: 200, type: BookingResponse })
   @ApiErrors(400, 401, 403, 404, 409)
   confirm(@CurrentPrincipal() principal: Principal, @IdParam('id', 'bkg') id: string, @Body() dto: DecisionDto): Promise<BookingResponse> {
-    return this.bookings.confirm(principal, id, dto);
+    return this.changing.confirm(principal, id, dto);
   }
 
   @Post(':id/decline')
@@ -135,6 +141,6 @@ export class BookingsController {
   @ApiResponse({ status: 200, type: BookingResponse })
   @ApiErrors(400, 401, 403, 404, 409)
   decline(@CurrentPrincipal() principal: Principal, @IdParam('id', 'bkg') id: string, @Body() dto: DecisionDto): Promise<BookingResponse> {
-    return this.bookings.decline(principal, id, dto);
+    return this.changing.decline(principal, id, dto);
   }
 }

@@ -8,7 +8,10 @@ import { MailModule } from '../mail/index.js';
 import { TeamModule } from '../team/team.module.js';
 import { BookingsController } from './bookings.controller.js';
 import { BookingsRepository } from './bookings.repository.js';
-import { BookingsService } from './bookings.service.js';
+import { BookingChangesService } from './booking-changes.service.js';
+import { BookingCreateService } from './booking-create.service.js';
+import { BookingEffectsService } from './booking-effects.service.js';
+import { BookingQueriesService } from './booking-queries.service.js';
 import { BookingFeeds } from './booking-feeds.js';
 import { BookingFeedsController } from './booking-feeds.controller.js';
 import { BookingFeed } from './entities/booking-feed.entity.js';
@@ -31,7 +34,17 @@ import { SlotDecisionService } from './slot-decision.service.js';
     CalendarsModule,
   ],
   controllers: [BookingsController, BookingFeedsController, HoldsController],
-  providers: [BookingsRepository, BookingsService, BookingFeeds, HoldsRepository, HoldsService, SlotDecisionService],
-  exports: [BookingsService, HoldsService],
+  providers: [
+    BookingsRepository,
+    BookingCreateService,
+    BookingChangesService,
+    BookingQueriesService,
+    BookingEffectsService,
+    BookingFeeds,
+    HoldsRepository,
+    HoldsService,
+    SlotDecisionService,
+  ],
+  exports: [BookingCreateService, BookingQueriesService, HoldsService],
 })
 export class BookingsModule {}

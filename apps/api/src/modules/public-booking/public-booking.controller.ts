@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ApiErrors, AppError, CurrentPrincipal, IdParam, type Principal } from '@app/common';
 import { SlotsQueryDto } from '../availability/dto/slots.dto.js';
 import { PublicBookingResponse } from '../bookings/dto/booking.dto.js';
-import { BookingsService } from '../bookings/bookings.service.js';
+import { BookingQueriesService } from '../bookings/booking-queries.service.js';
 import { IDEMPOTENCY_HEADER, idempotencyKey, sendStored } from '../idempotency/index.js';
 import {
   PublicBookingDto,
@@ -29,7 +29,7 @@ const ATTENDEE_TOKEN = /^Token ([\x21-\x7E]{1,200})$/;
 export class PublicBookingController {
   constructor(
     private readonly publicBooking: PublicBookingService,
-    private readonly bookings: BookingsService,
+    private readonly bookings: BookingQueriesService,
   ) {}
 
   @Get('event-types')

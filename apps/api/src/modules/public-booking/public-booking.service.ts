@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, type Principal, tenantScope } from '@app/common';
 import { AvailabilityService, type SlotsAnswer } from '../availability/availability.service.js';
 import type { SlotsQueryDto } from '../availability/dto/slots.dto.js';
-import { BookingsService } from '../bookings/bookings.service.js';
+import { BookingCreateService } from '../bookings/booking-create.service.js';
 import { HoldsService } from '../bookings/holds.service.js';
 import type { StoredResponse } from '../idempotency/index.js';
 import { type EventTypeDetails, EventTypesService } from '../event-types/event-types.service.js';
@@ -35,7 +35,7 @@ export class PublicBookingService {
     private readonly eventTypes: EventTypesService,
     private readonly availability: AvailabilityService,
     private readonly holds: HoldsService,
-    private readonly bookings: BookingsService,
+    private readonly bookings: BookingCreateService,
     private readonly team: TeamService,
   ) {}
 

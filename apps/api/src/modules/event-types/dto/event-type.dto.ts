@@ -23,6 +23,8 @@ import {
 import { PaginationQueryDto, IsId } from '@app/common';
 import type { SchedulingType } from '@app/availability';
 import { LOCATION_TYPES, type LocationType } from '../entities/event-type.entity.js';
+
+export { LOCATION_TYPES, type LocationType };
 import { MAX_QUESTIONS, QUESTION_ID, QUESTION_TYPES, type QuestionType } from '../questions.js';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;

@@ -4,8 +4,7 @@ import { IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNes
 import { IsIanaTimeZone, IsId } from '@app/common';
 import { AttendeeDto, ISO_TIMESTAMP } from '../../bookings/dto/booking.dto.js';
 import { HoldView } from '../../bookings/dto/hold.dto.js';
-import { QuestionView } from '../../event-types/dto/event-type.dto.js';
-import { LOCATION_TYPES, type LocationType } from '../../event-types/entities/event-type.entity.js';
+import { LOCATION_TYPES, type LocationType, QuestionView } from '../../event-types/dto/event-type.dto.js';
 
 const EVENT_TYPE_EXAMPLE = 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a';
 const START_DESCRIPTION = 'ISO 8601. With Z or an offset it is absolute; without one it is wall-clock time in `timezone`.';

@@ -1,0 +1,258 @@
+import { Injectable } from '@nestjs/common';
+import { parseInputTimestamp } from '@app/availability';
+import {
+  AppError,
+  Clock,
+  ErrorCode,
+  looksLikeId,
+  newId,
+  type Principal,
+  randomBase62,
+  sha256,
+  tenantScope,
+  type TenantScope,
+} from '@app/common';
+import { TransactionHost } from '@app/database';
+import { GlobalLookups } from '../global-lookups/index.js';
+import { fingerprintOf, IdempotencyService, type StoredResponse } from '../idempotency/index.js';
+import { mayActOnBooking } from './booking-access.js';
+import { BookingEffectsService } from './booking-effects.service.js';
+import { bookingDetailView } from './booking-views.js';
+import { BookingsRepository } from './bookings.repository.js';
+import { BookingResponse, CancelBookingDto, CancelledBookingResponse, DecisionDto, RescheduleBookingDto } from './dto/booking.dto.js';
+import { Booking, type CancelledBy } from './entities/booking.entity.js';
+import { SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
+
+const MINUTE_MS = 60_000;
+
+function noCredentials(): AppError {
+  return AppError.unauthorized('Send host credentials or the attendee token');
+}
+
+/** Who is acting on an existing booking: a host (credentials) or the attendee (token). */
+interface Actor {
+  by: CancelledBy;
+  principal?: Principal;
+}
+
+interface LockedBooking {
+  scope: TenantScope;
+  booking: Booking;
+  hostUserIds: string[];
+  actor: Actor;
+}
+
+/**
+ * Changing a booking: cancel, reschedule, confirm and decline, by a host (credentials) or the attendee (its
+ * token), each in one transaction with the booking row locked.
+ */
+@Injectable()
+export class BookingChangesService {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly repository: BookingsRepository,
+    private readonly slots: SlotDecisionService,
+    private readonly lookups: GlobalLookups,
+    private readonly effects: BookingEffectsService,
+    private readonly idempotency: IdempotencyService,
+    private readonly clock: Clock,
+  ) {}
+
+  async cancel(principal: Principal | undefined, id: string, dto: CancelBookingDto): Promise<CancelledBookingResponse> {
+    return this.tx.transaction(async () => {
+      const { scope, booking, hostUserIds, actor } = await this.lockForAction(principal, id, dto.token);
+      this.assertChangeable(booking);
+      const wasConfirmed = booking.status === 'confirmed';
+      const now = this.clock.now();
+      const reason = dto.reason ?? null;
+      await this.repository.setStatus(scope, booking.id, 'cancelled', {
+        cancelledAt: now,
+        cancellationReason: reason,
+        cancelledBy: actor.by,
+        updatedAt: now,
+      });
+      Object.assign(booking, { status: 'cancelled', cancelledAt: now, cancellationReason: reason, cancelledBy: actor.by, updatedAt: now });
+      const summary = await this.effects.summaryOf(scope, booking);
+      await this.effects.record(scope, 'booking.cancelled', { booking: bookingDetailView(booking, hostUserIds, summary) });
+      if (wasConfirmed) await this.effects.offCalendars(scope, booking.id, hostUserIds);
+      await this.effects.sendMails(scope, 'cancellation', booking, { hostUserIds, title: summary.title, reason });
+      return {
+        booking: {
+          id: booking.id,
+          status: 'cancelled' as const,
+          cancelledAt: now.toISOString(),
+          cancellationReason: reason,
+          cancelledBy: actor.by,
+        },
+      };
+    });
+  }
+
+  async reschedule(
+    principal: Principal | undefined,
+    id: string,
+    dto: RescheduleBookingDto,
+    idempotencyKey: string | undefined,
+    requestId: string,
+  ): Promise<StoredResponse> {
+    // The attendee brings no organization: the booking's own scope keys its Idempotency-Key.
+    const scope = await this.scopeForAction(principal, id, dto.token);
+    const fingerprint = fingerprintOf(`POST /v1/bookings/${id}/reschedule`, dto);
+    return this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
+      this.tx.transaction(() =>
+        this.slots.writingTogether('newStartTime', async () => {
+          const original = await this.lockForAction(principal, id, dto.token);
+          const { booking } = original;
+          this.assertChangeable(booking);
+          const wasConfirmed = booking.status === 'confirmed';
+          const timezone = dto.timezone ?? booking.timezone;
+          const start = parseInputTimestamp(dto.newStartTime, timezone);
+          if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
+
+          const { query, eventType } = await this.slots.lockAndLoad(scope, booking.eventTypeId, start, booking.id, original.hostUserIds);
+          // Reschedule keeps the original host when it is free at the new time; round robin may reassign.
+          const verdict = this.slots.verdict(query, start, booking.hostUserId);
+          if (!verdict.available) throw slotUnavailable('newStartTime', verdict.reason);
+          const hostUserIds = this.slots.occupiedHosts(query, verdict.hostUserId);
+
+          const now = this.clock.now();
+          const token = randomBase62(32);
+          const replacement = Object.assign(new Booking(), {
+            ...booking,
+            id: newId('bkg'),
+            status: booking.status === 'pending' ? 'pending' : 'confirmed',
+            startsAt: new Date(start),
+            endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+            hostUserId: hostUserIds[0],
+            timezone,
+            locationType: eventType.locationType,
+            location: eventType.location,
+            bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+            bufferAfterMinutes: eventType.bufferAfterMinutes,
+            confirmationTokenHash: sha256(token),
+            previousBookingId: booking.id,
+            rescheduledToBookingId: null,
+            createdAt: now,
+            updatedAt: now,
+          } satisfies Booking);
+          // The original's own time must not block the new one: free it first, in the same transaction.
+          await this.repository.setStatus(scope, booking.id, 'cancelled', {
+            cancelledAt: now,
+            cancellationReason: 'rescheduled',
+            cancelledBy: original.actor.by,
+            rescheduledToBookingId: replacement.id,
+            updatedAt: now,
+          });
+          Object.assign(booking, {
+            status: 'cancelled',
+            cancelledAt: now,
+            cancellationReason: 'rescheduled',
+            cancelledBy: original.actor.by,
+            rescheduledToBookingId: replacement.id,
+            updatedAt: now,
+          });
+          await this.slots.clearExpiredHolds(scope, hostUserIds);
+          await this.repository.insert(scope, replacement, hostUserIds);
+
+          if (wasConfirmed) await this.effects.offCalendars(scope, booking.id, original.hostUserIds);
+          if (replacement.status === 'confirmed') await this.effects.toCalendars(scope, replacement, eventType.title, hostUserIds);
+          await this.effects.record(scope, 'booking.rescheduled', {
+            booking: bookingDetailView(replacement, hostUserIds, eventType),
+            previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
+          });
+          await this.effects.sendMails(scope, 'reschedule', replacement, {
+            hostUserIds,
+            title: eventType.title,
+            confirmationToken: token,
+            reason: dto.reason ?? null,
+            previousStartsAt: booking.startsAt,
+          });
+          const body = {
+            booking: {
+              id: replacement.id,
+              previousBookingId: booking.id,
+              startsAt: replacement.startsAt.toISOString(),
+              endsAt: replacement.endsAt.toISOString(),
+              status: replacement.status,
+              hostUserId: replacement.hostUserId,
+              confirmationToken: token,
+            },
+          };
+          await complete(200, body);
+          return { status: 200, body };
+        }),
+      ),
+    );
+  }
+
+  confirm(principal: Principal, id: string, dto: DecisionDto): Promise<BookingResponse> {
+    return this.decide(principal, id, dto, 'confirmed');
+  }
+
+  decline(principal: Principal, id: string, dto: DecisionDto): Promise<BookingResponse> {
+    return this.decide(principal, id, dto, 'cancelled');
+  }
+
+  private async decide(principal: Principal, id: string, dto: DecisionDto, outcome: 'confirmed' | 'cancelled'): Promise<BookingResponse> {
+    return this.tx.transaction(async () => {
+      const { scope, booking, hostUserIds } = await this.lockForAction(principal, id, undefined);
+      if (booking.status !== 'pending')
+        throw new AppError(ErrorCode.BOOKING_NOT_PENDING, 'Only a pending booking can be confirmed or declined');
+      const now = this.clock.now();
+      const changes =
+        outcome === 'confirmed'
+          ? { updatedAt: now }
+          : { updatedAt: now, cancelledAt: now, cancellationReason: dto.reason ?? null, cancelledBy: 'host' as const };
+      await this.repository.setStatus(scope, booking.id, outcome, changes);
+      Object.assign(booking, { status: outcome, ...changes });
+      const summary = await this.effects.summaryOf(scope, booking);
+      const detail = bookingDetailView(booking, hostUserIds, summary);
+      await this.effects.record(scope, outcome === 'confirmed' ? 'booking.confirmed' : 'booking.declined', { booking: detail });
+      if (outcome === 'confirmed') await this.effects.toCalendars(scope, booking, summary.title, hostUserIds);
+      await this.effects.sendMails(scope, outcome === 'confirmed' ? 'confirmation' : 'cancellation', booking, {
+        hostUserIds,
+        title: summary.title,
+        reason: dto.reason ?? null,
+      });
+      return { booking: detail };
+    });
+  }
+
+  private async lockForAction(principal: Principal | undefined, id: string, token: string | undefined): Promise<LockedBooking> {
+    // Neither credentials nor a token → 401, whatever the id (contract section 8).
+    if (!principal && !token) throw noCredentials();
+    if (!looksLikeId(id, 'bkg')) throw AppError.notFound('Booking');
+    if (principal) {
+      const scope = tenantScope(principal);
+      const found = await this.repository.findForUpdate(scope, id);
+      if (!found || !mayActOnBooking(principal, found.hostUserIds)) throw AppError.notFound('Booking');
+      return { scope, ...found, actor: { by: 'host', principal } };
+    }
+    const scope = await this.attendeeScope(id, token);
+    const found = await this.repository.findForUpdate(scope, id);
+    if (!found) throw AppError.notFound('Booking');
+    return { scope, ...found, actor: { by: 'attendee' } };
+  }
+
+  /** The scope an action works in: the caller's, or the booking's when the attendee's token opens it. */
+  private async scopeForAction(principal: Principal | undefined, id: string, token: string | undefined): Promise<TenantScope> {
+    if (principal) return tenantScope(principal);
+    if (!token) throw noCredentials();
+    if (!looksLikeId(id, 'bkg')) throw AppError.notFound('Booking');
+    return this.attendeeScope(id, token);
+  }
+
+  private async attendeeScope(id: string, token: string | undefined): Promise<TenantScope> {
+    if (!token) throw noCredentials();
+    const scope = await this.lookups.bookingForAttendee(id, token);
+    if (scope === null) throw AppError.notFound('Booking');
+    if (scope === 'invalid') throw AppError.unauthorized('Invalid token for this booking');
+    return scope;
+  }
+
+  private assertChangeable(booking: Booking): void {
+    if (booking.status === 'cancelled') throw new AppError(ErrorCode.BOOKING_NOT_ACTIVE, 'The booking is cancelled');
+    if (booking.startsAt.getTime() <= this.clock.now().getTime())
+      throw new AppError(ErrorCode.BOOKING_IN_PAST, 'The booking has already started');
+  }
+}

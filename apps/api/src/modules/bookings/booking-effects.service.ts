@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig, type TenantScope } from '@app/common';
+import { type BookingForCalendar, CalendarWriteBack } from '../calendars/calendar-write-back.js';
+import { type EventTypeSummary, EventTypesService } from '../event-types/event-types.service.js';
+import { MailOutbox } from '../mail/index.js';
+import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
+import { TeamService } from '../team/team.service.js';
+import { bookingMails, type BookingMailKind } from './booking-mail.js';
+import { attendeeNameOf } from './booking-views.js';
+import type { Booking } from './entities/booking.entity.js';
+
+/** What a host's calendar shows of a booking (contract section 12, write-back). */
+function forCalendar(booking: Booking, title: string): BookingForCalendar {
+  return {
+    id: booking.id,
+    startsAt: booking.startsAt,
+    endsAt: booking.endsAt,
+    title,
+    location: booking.location,
+    attendeeEmail: booking.attendeeEmail,
+    attendeeName: attendeeNameOf(booking),
+  };
+}
+
+/** What booking mails say beyond the booking itself. */
+interface BookingMailDetails {
+  hostUserIds: readonly string[];
+  title: string;
+  /** Only in the mails that carry the attendee's links (creation, reschedule). */
+  confirmationToken?: string;
+  reason?: string | null;
+  previousStartsAt?: Date;
+}
+
+/**
+ * What a booking's changes cause beyond its own rows, all recorded in the caller's transaction (the outboxes):
+ * the domain event (webhooks), the mails, and the write-back to the hosts' calendars.
+ */
+@Injectable()
+export class BookingEffectsService {
+  constructor(
+    private readonly eventTypes: EventTypesService,
+    private readonly team: TeamService,
+    private readonly events: DomainEvents,
+    private readonly mail: MailOutbox,
+    private readonly writeBack: CalendarWriteBack,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** What a booking shows of its event type, deleted ones included. */
+  async summaryOf(scope: TenantScope, booking: Booking): Promise<EventTypeSummary> {
+    const summaries = await this.eventTypes.summaries(scope, [booking.eventTypeId]);
+    return summaries.get(booking.eventTypeId)!;
+  }
+
+  async record(scope: TenantScope, type: DomainEventType, data: Record<string, unknown>): Promise<void> {
+    await this.events.record(scope, { type, data });
+  }
+
+  /** The booking is on the hosts' calendars from now on (their write-back destinations). */
+  async toCalendars(scope: TenantScope, booking: Booking, title: string, hostUserIds: readonly string[]): Promise<void> {
+    await this.writeBack.confirmed(scope, forCalendar(booking, title), [...hostUserIds]);
+  }
+
+  /** The booking leaves the hosts' calendars. */
+  async offCalendars(scope: TenantScope, bookingId: string, hostUserIds: readonly string[]): Promise<void> {
+    await this.writeBack.removed(scope, bookingId, [...hostUserIds]);
+  }
+
+  /** Test-mode bookings send no mail (contract section 9). */
+  async sendMails(scope: TenantScope, kind: BookingMailKind, booking: Booking, details: BookingMailDetails): Promise<void> {
+    const { hostUserIds, title, confirmationToken, reason, previousStartsAt } = details;
+    if (!scope.livemode) return;
+    const contacts = await this.team.contactsOf(scope, hostUserIds);
+    const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
+    const attendeeName = attendeeNameOf(booking);
+    const mails = bookingMails(kind, {
+      bookingId: booking.id,
+      title,
+      startsAt: booking.startsAt,
+      endsAt: booking.endsAt,
+      timezone: booking.timezone,
+      location: booking.location,
+      answers: booking.answers,
+      attendee: { email: booking.attendeeEmail, name: attendeeName },
+      hosts,
+      confirmationToken,
+      status: booking.status,
+      reason,
+      previousStartsAt,
+      appUrl: this.config.appUrl,
+    });
+    for (const mail of mails) await this.mail.enqueue(scope, mail);
+  }
+}
