@@ -42,14 +42,23 @@ export function initialLoadBytes(dir: string): number {
   return assets.reduce((sum, asset) => sum + gzipSync(readFileSync(join(dir, asset))).length, 0);
 }
 
+/** @sparticuz/chromium's defaults that a test of what a browser does must not have. */
+const LEFT_OUT_ARGS = new Set([
+  // Kills the browser with its first page.
+  '--single-process',
+  // Would let every page read every origin's answers: CORS and the same-origin policy must be the real ones.
+  '--disable-web-security',
+  '--allow-running-insecure-content',
+]);
+
 /**
  * A real Chromium from the npm registry (`@sparticuz/chromium`; Playwright's own download is not reachable
- * here). Its `--single-process` default kills the browser with its first page, so it is left out.
+ * here), with the same-origin policy on: its serverless defaults turn web security off.
  */
 export async function launchBrowser(): Promise<Browser> {
   return playwright.launch({
     executablePath: await chromium.executablePath(),
-    args: chromium.args.filter((arg) => arg !== '--single-process'),
+    args: chromium.args.filter((arg) => !LEFT_OUT_ARGS.has(arg)),
     headless: true,
   });
 }
