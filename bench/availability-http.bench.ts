@@ -46,6 +46,8 @@ const PROCESSES = 5;
 const HOST_ZONES = ['Europe/Berlin', 'America/New_York', 'Europe/London', 'America/Chicago', 'Asia/Kolkata'];
 const BOOKINGS = 1000;
 const RANGE_DAYS = 31;
+/** The page the publishable keys answer. */
+const SHOP_ORIGIN = 'https://shop.example.com';
 const RESPONSE_ZONE = 'Europe/Berlin';
 const EXTERNAL_BUSY_PER_HOST = 2000;
 
@@ -72,6 +74,7 @@ async function api<T>(bench: BenchApp, method: string, path: string, body: unkno
 interface Seeded {
   organizationId: string;
   apiKeys: string[];
+  publishableKeys: string[];
   eventTypeId: string;
   start: string;
   end: string;
@@ -109,6 +112,12 @@ async function seed(bench: BenchApp, name: string, externalBusyPerHost: number):
     apiKeys.push(
       (await api<{ apiKey: string }>(bench, 'POST', '/v1/api-keys', { name: `${name} ${i}`, rateLimitPerMinute: 10000 }, bearer)).apiKey,
     );
+  }
+  // Publishable keys for GET /v1/public/availability (contract section 14), likewise one per load process.
+  const publishableKeys: string[] = [];
+  for (let i = 0; i <= PROCESSES; i++) {
+    const body = { name: `${name} page ${i}`, kind: 'publishable', allowedOrigins: [SHOP_ORIGIN], rateLimitPerMinute: 10000 };
+    publishableKeys.push((await api<{ apiKey: string }>(bench, 'POST', '/v1/api-keys', body, bearer)).apiKey);
   }
   const auth = `ApiKey ${apiKeys[0]}`;
   const week = [1, 2, 3, 4, 5].map((dayOfWeek) => ({ dayOfWeek, slots: [{ startTime: '09:00', endTime: '17:00' }] }));
@@ -175,7 +184,14 @@ async function seed(bench: BenchApp, name: string, externalBusyPerHost: number):
   if (externalBusyPerHost > 0) await seedExternalBusy(dataSource, owner.organization.id, hostIds, externalBusyPerHost, rand);
   await dataSource.query('ANALYZE');
   const start = addDays(today, 1);
-  return { organizationId: owner.organization.id, apiKeys, eventTypeId: eventType.id, start, end: addDays(start, RANGE_DAYS - 1) };
+  return {
+    organizationId: owner.organization.id,
+    apiKeys,
+    publishableKeys,
+    eventTypeId: eventType.id,
+    start,
+    end: addDays(start, RANGE_DAYS - 1),
+  };
 }
 
 /**
@@ -216,6 +232,14 @@ async function main(): Promise<void> {
     const [warmUpKey, ...keyHeaders] = headersOf(seeded.apiKeys).reverse();
     const [calendarWarmUpKey, ...calendarKeyHeaders] = headersOf(withCalendars.apiKeys).reverse();
     const noHeaders = keyHeaders.map(() => ({}));
+    // The same answer for an attendee's page: a publishable key from an allowed origin, no host ids.
+    const publicUrl = url.replace('/v1/availability?', '/v1/public/availability?');
+    const [publicWarmUpKey, ...publicKeyHeaders] = seeded.publishableKeys
+      .map((apiKey) => ({ authorization: `ApiKey ${apiKey}`, origin: SHOP_ORIGIN }))
+      .reverse();
+    const publicSample = await fetch(publicUrl, { headers: publicWarmUpKey });
+    if (publicSample.status !== 200) throw new Error(`GET /v1/public/availability: ${publicSample.status} ${await publicSample.text()}`);
+    const publicBytes = (await publicSample.text()).length;
     const sample = await fetch(url, { headers: warmUpKey });
     const sampleText = await sample.text();
     if (sample.status !== 200) throw new Error(`GET /v1/availability: ${sample.status} ${sampleText}`);
@@ -237,6 +261,7 @@ async function main(): Promise<void> {
     await load(baselineUrl, { connections: 10, seconds: 2 });
     await load(sameBodyUrl, { connections: 10, seconds: 2 });
     await load(url, { connections: 10, seconds: 2, headers: warmUpKey });
+    await load(publicUrl, { connections: 10, seconds: 2, headers: publicWarmUpKey });
     await load(coldUrl, { connections: 10, seconds: 2, headers: warmUpKey });
     await load(uncachedUrl, { connections: 10, seconds: 2, headers: warmUpKey });
     await load(coldCalendarsUrl, { connections: 10, seconds: 2, headers: calendarWarmUpKey });
@@ -249,6 +274,7 @@ async function main(): Promise<void> {
       return { result, cpuMs: (used.user + used.system) / 1000 / result.requests };
     };
     const warm = await measured(url, keyHeaders);
+    const publicWarm = await measured(publicUrl, publicKeyHeaders);
     const plain = await measured(coldUrl, keyHeaders);
     const before = await measured(uncachedUrl, keyHeaders);
     const external = await measured(coldCalendarsUrl, calendarKeyHeaders);
@@ -269,6 +295,11 @@ async function main(): Promise<void> {
       ['Baseline: one primary-key lookup (public route)', baseline, ''],
       ['Same lookup, answering a copy of the availability body', size, ''],
       ['GET /v1/availability, 31 dates, API key: warm (cached, validated)', warm.result, warm.cpuMs.toFixed(2)],
+      [
+        `GET /v1/public/availability, publishable key and Origin: warm (${publicBytes} bytes, no host ids)`,
+        publicWarm.result,
+        publicWarm.cpuMs.toFixed(2),
+      ],
       ['… cold (computed: the first request after a change)', plain.result, plain.cpuMs.toFixed(2)],
       ['… without the cache (AVAILABILITY_CACHE_MB=0: the path before it)', before.result, before.cpuMs.toFixed(2)],
       [`… cold, hosts with ${EXTERNAL_BUSY_PER_HOST} external busy intervals each`, external.result, external.cpuMs.toFixed(2)],
@@ -283,6 +314,13 @@ async function main(): Promise<void> {
       goal: 'GET /v1/availability warm ≥ 0.50 of the body-copy route',
       result: `${warmRatio.toFixed(2)} (p99 ${warm.result.p99} ms)`,
       met: warmRatio >= 0.5,
+    });
+    const publicRatio = publicWarm.result.requestsPerSecond / size.requestsPerSecond;
+    reportGoal({
+      bench: 'availability-http',
+      goal: 'GET /v1/public/availability warm ≥ 0.50 of the body-copy route',
+      result: `${publicRatio.toFixed(2)} (p99 ${publicWarm.result.p99} ms)`,
+      met: publicRatio >= 0.5,
     });
     reportGoal({
       bench: 'availability-http',

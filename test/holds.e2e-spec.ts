@@ -96,6 +96,29 @@ describe('holds (contract section 14)', () => {
     expect(free.status).toBe(201);
   });
 
+  it('a booking through a live hold takes the hold’s place as granted, whatever changed since (the hold is a promise)', async () => {
+    const org = await bookingOrg(a, { bufferAfterMinutes: 10 });
+    const placed = await hold(a, org.apiKey, org.eventTypeId);
+    // The host takes the day off and the event type's buffers change while the attendee fills in the form.
+    const dayOff = await a.http.post(
+      '/v1/availability/overrides',
+      { date: '2027-03-02', type: 'unavailable' },
+      { token: org.owner.accessToken },
+    );
+    expect(dayOff.status).toBe(201);
+    await a.http.patch(`/v1/event-types/${org.eventTypeId}`, { bufferAfterMinutes: 0 }, { apiKey: org.apiKey });
+    const booked = await b.http.post('/v1/bookings', bookingBody(org.eventTypeId, TEN, { holdId: placed.body.hold.id }), {
+      apiKey: org.apiKey,
+    });
+    expect(booked.status).toBe(201);
+    expect((await a.http.get('/v1/holds', { apiKey: org.apiKey })).body.totalCount).toBe(0);
+    // It occupies the host like any booking, with the buffers the hold was granted with.
+    const other = await createEventType(a, { token: org.owner.accessToken }, { durationMinutes: 30 });
+    await a.http.delete(`/v1/availability/overrides/${dayOff.body.override.id}`, { token: org.owner.accessToken });
+    expect(await check(a, { apiKey: org.apiKey }, other, '2027-03-02T10:30:00Z')).toEqual({ available: false, reason: 'already_booked' });
+    expect(await check(a, { apiKey: org.apiKey }, other, '2027-03-02T11:00:00Z')).toEqual({ available: true });
+  });
+
   it('releases a hold with DELETE: the time is free at once; the hold is then gone (404)', async () => {
     const org = await bookingOrg(a);
     const placed = await hold(a, org.apiKey, org.eventTypeId);

@@ -16,7 +16,8 @@ async function servePage(): Promise<{ server: Server; origin: string }> {
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-type Outcome = { status: number; body: Record<string, any> } | { blocked: string };
+/** What the page's fetch got: an answer it could read, or the browser's refusal. */
+type Outcome = { status?: number; body?: any; blocked?: string };
 
 describe('CORS from a real browser on another origin (contract section 14)', () => {
   let t: TestApp;

@@ -83,6 +83,8 @@ export interface LoadSlotQueryOptions {
 
 export interface LoadedSlotQuery {
   readonly eventType: EventTypeDetails;
+  /** Whether a host has an expired hold still stored: a writer must delete it before inserting (HoldsRepository.clearExpired). */
+  readonly expiredHolds: boolean;
   /** For explainStart as is, or computeSlots with a range added. */
   readonly query: StartQuery;
 }
@@ -238,7 +240,7 @@ export class AvailabilityService {
     const from = Math.max(window.from, now);
     const to = Math.min(window.to, now + rules.bookingWindowDays * DAY_MS);
     const hostIds = rules.schedulingType === 'one_on_one' ? rules.hostUserIds.slice(0, 1) : [...rules.hostUserIds];
-    if (from > to || hostIds.length === 0) return { eventType, query: { rules, now, hosts: [] } };
+    if (from > to || hostIds.length === 0) return { eventType, query: { rules, now, hosts: [] }, expiredHolds: false };
 
     const data = await this.slotReadModel.load(scope, hostIds, {
       from: from - LOAD_MARGIN_MS,
@@ -265,7 +267,7 @@ export class AvailabilityService {
         data.lastBookedAt.get(userId),
       ),
     );
-    return { eventType, query: { rules, now, hosts } };
+    return { eventType, query: { rules, now, hosts }, expiredHolds: data.expiredHolds };
   }
 
   /**

@@ -55,6 +55,8 @@ export interface HostData {
   /** Busy times from the hosts' blocking calendars (contract section 12), both modes. */
   external: { hostUserId: string; start: number; end: number }[];
   lastBookedAt: Map<string, number>;
+  /** Whether any of these hosts has a hold that expired by `now` and is still stored (a writer deletes it first). */
+  expiredHolds: boolean;
 }
 
 interface RawHostData {
@@ -63,6 +65,7 @@ interface RawHostData {
   busy: [string, string, number, number, number, number, number | null][];
   external: [string, number, number][];
   last_booked: [string, number][];
+  expired_holds: boolean;
 }
 
 /**
@@ -119,7 +122,8 @@ export class SlotReadModel {
    * instead of row by row. Prepared: planning its six subqueries every time cost more than running them.
    */
   async load(scope: TenantScope, hostUserIds: readonly string[], query: HostDataQuery): Promise<HostData> {
-    if (hostUserIds.length === 0) return { schedules: [], overrides: [], busy: [], external: [], lastBookedAt: new Map() };
+    if (hostUserIds.length === 0)
+      return { schedules: [], overrides: [], busy: [], external: [], lastBookedAt: new Map(), expiredHolds: false };
     const [row] = await this.tx.prepared<RawHostData>(
       'slot-read-model-load',
       `SELECT
@@ -153,7 +157,10 @@ export class SlotReadModel {
             FROM calendar_busy_times cb
             JOIN calendar_connections cc ON cc.id = cb.connection_id AND cc.blocks_availability
            WHERE cb.organization_id = $1 AND cb.user_id = ANY($2::text[])
-             AND cb.ends_at > to_timestamp($6::float8 / 1000) AND cb.starts_at < to_timestamp($7::float8 / 1000)) AS external`,
+             AND cb.ends_at > to_timestamp($6::float8 / 1000) AND cb.starts_at < to_timestamp($7::float8 / 1000)) AS external,
+         EXISTS (SELECT 1 FROM booking_hosts bh
+                  WHERE bh.status = 'held' AND bh.host_user_id = ANY($2::text[]) AND bh.livemode = $5
+                    AND bh.expires_at <= to_timestamp($10::float8 / 1000)) AS expired_holds`,
       [
         scope.organizationId,
         hostUserIds,
@@ -181,6 +188,7 @@ export class SlotReadModel {
       })),
       external: row.external.map(([hostUserId, start, end]) => ({ hostUserId, start, end })),
       lastBookedAt: new Map(row.last_booked),
+      expiredHolds: row.expired_holds,
     };
   }
 }

@@ -109,7 +109,8 @@ export class BookingChangesService {
           const start = parseInputTimestamp(dto.newStartTime, timezone);
           if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
 
-          const { query, eventType } = await this.slots.lockAndLoad(scope, booking.eventTypeId, start, booking.id, original.hostUserIds);
+          const loaded = await this.slots.lockAndLoad(scope, booking.eventTypeId, start, booking.id, original.hostUserIds);
+          const { query, eventType } = loaded;
           // Reschedule keeps the original host when it is free at the new time; round robin may reassign.
           const verdict = this.slots.verdict(query, start, booking.hostUserId);
           if (!verdict.available) throw slotUnavailable('newStartTime', verdict.reason);
@@ -151,7 +152,7 @@ export class BookingChangesService {
             rescheduledToBookingId: replacement.id,
             updatedAt: now,
           });
-          await this.slots.clearExpiredHolds(scope, hostUserIds);
+          await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
           await this.repository.insert(scope, replacement, hostUserIds);
 
           if (wasConfirmed) await this.effects.offCalendars(scope, booking.id, original.hostUserIds);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { parseInputTimestamp } from '@app/availability';
-import { AppError, Clock, ErrorCode, newId, type Principal, randomBase62, sha256, tenantScope } from '@app/common';
+import { AppError, Clock, ErrorCode, newId, type Principal, randomBase62, sha256, tenantScope, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { fingerprintOf, IdempotencyService, type StoredResponse } from '../idempotency/index.js';
 import { checkAnswers } from './booking-answers.js';
@@ -10,9 +10,21 @@ import { BookingsRepository } from './bookings.repository.js';
 import { CreateBookingDto } from './dto/booking.dto.js';
 import { Booking } from './entities/booking.entity.js';
 import { HoldsService } from './holds.service.js';
-import { SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
+import { type LockedSlotQuery, SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
+import type { Hold } from './entities/hold.entity.js';
+import type { EventTypeDetails } from '../event-types/event-types.service.js';
 
 const MINUTE_MS = 60_000;
+
+/** Where a new booking goes: its event type, its hosts (the primary first), and what decided it. */
+interface Decided {
+  eventType: EventTypeDetails;
+  hostUserIds: string[];
+  /** The hold it takes the place of. */
+  hold?: Hold;
+  /** The slot query it was decided on, when no hold decided it. */
+  loaded?: LockedSlotQuery;
+}
 
 /** Making a booking (POST /bookings, POST /public/bookings): the slot decision, the rows and what they cause, at once. */
 @Injectable()
@@ -46,15 +58,11 @@ export class BookingCreateService {
       this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
         this.tx.transaction(() =>
           this.slots.writingTogether('startTime', async () => {
-            const holdId = dto.holdId ?? null;
-            const { query, eventType } = await this.slots.lockAndLoad(scope, dto.eventTypeId, start, holdId, [], hosts);
+            const decided = await this.decide(scope, dto, start, hosts, holdToken);
+            const { eventType, hostUserIds } = decided;
             const { answers, problems } = checkAnswers(eventType.questions, dto.answers ?? {});
             if (problems.length > 0)
               throw new AppError(ErrorCode.VALIDATION_ERROR, 'The answers do not fit the event type’s questions', problems);
-            const hold = holdId === null ? null : await this.holds.takeForBooking(scope, holdId, dto.eventTypeId, start, holdToken);
-            const verdict = this.slots.verdict(query, start, hold?.hostUserId);
-            if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
-            const hostUserIds = this.slots.occupiedHosts(query, verdict.hostUserId);
             const token = randomBase62(32);
             const now = this.clock.now();
             const booking = Object.assign(new Booking(), {
@@ -76,8 +84,9 @@ export class BookingCreateService {
               notes: dto.notes ?? null,
               metadata: dto.metadata ?? {},
               answers,
-              bufferBeforeMinutes: eventType.bufferBeforeMinutes,
-              bufferAfterMinutes: eventType.bufferAfterMinutes,
+              // Through a hold, the buffers it was granted with (and blocked with).
+              bufferBeforeMinutes: decided.hold?.bufferBeforeMinutes ?? eventType.bufferBeforeMinutes,
+              bufferAfterMinutes: decided.hold?.bufferAfterMinutes ?? eventType.bufferAfterMinutes,
               confirmationTokenHash: sha256(token),
               cancelledAt: null,
               cancellationReason: null,
@@ -87,8 +96,12 @@ export class BookingCreateService {
               createdAt: now,
               updatedAt: now,
             } satisfies Booking);
-            await this.slots.clearExpiredHolds(scope, hostUserIds);
-            await this.repository.insert(scope, booking, hostUserIds);
+            if (decided.hold) {
+              await this.repository.insertFromHold(scope, booking, decided.hold.id);
+            } else {
+              await this.slots.clearExpiredHolds(scope, decided.loaded!, hostUserIds);
+              await this.repository.insert(scope, booking, hostUserIds);
+            }
             const detail = bookingDetailView(booking, hostUserIds, eventType);
             await this.effects.record(scope, 'booking.created', { booking: detail });
             if (booking.status === 'confirmed') await this.effects.toCalendars(scope, booking, eventType.title, hostUserIds);
@@ -108,5 +121,31 @@ export class BookingCreateService {
     );
   }
 
-  /** GET /public/bookings/:id with the attendee's token: what a "manage your booking" page shows. Any failure → 401. */
+  /**
+   * Who the booking goes to, under the hosts' locks. Through a live hold of this event type and start, the hold's
+   * host(s): the hold already holds the time under the exclusion constraint and was granted by every slot rule,
+   * so it never makes its own booking fail, and the time needs no second decision. Otherwise the slot engine's
+   * verdict on what was read under the locks.
+   */
+  private async decide(
+    scope: TenantScope,
+    dto: CreateBookingDto,
+    start: number,
+    hosts: readonly string[],
+    holdToken: string | null | undefined,
+  ): Promise<Decided> {
+    if (dto.holdId !== undefined) {
+      await this.slots.lock(scope, hosts);
+      const taken = await this.holds.takeForBooking(scope, dto.holdId, dto.eventTypeId, start, holdToken);
+      if (taken) {
+        const unlocked = taken.hostUserIds.filter((host) => !hosts.includes(host));
+        if (unlocked.length > 0) await this.slots.lock(scope, unlocked);
+        return { eventType: await this.slots.eventTypeOf(scope, dto.eventTypeId), hostUserIds: taken.hostUserIds, hold: taken.hold };
+      }
+    }
+    const loaded = await this.slots.lockAndLoad(scope, dto.eventTypeId, start, null, [], hosts);
+    const verdict = this.slots.verdict(loaded.query, start);
+    if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
+    return { eventType: loaded.eventType, hostUserIds: this.slots.occupiedHosts(loaded.query, verdict.hostUserId), loaded };
+  }
 }

@@ -53,43 +53,35 @@ export class BookingsRepository {
            attendee_email, attendee_first_name, attendee_last_name, attendee_phone, timezone, location_type, location, notes,
            metadata, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash, cancelled_at, cancellation_reason,
            cancelled_by, previous_booking_id, rescheduled_to_booking_id, created_at, updated_at, answers)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $29)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
          RETURNING id, organization_id, event_type_id, livemode, status, starts_at, ends_at, created_at)
        INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position)
        SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, i.status, tstzrange(i.starts_at, i.ends_at, '[)'),
               i.created_at, h.position
-         FROM inserted i CROSS JOIN unnest($28::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
-      [
-        booking.id,
-        scope.organizationId,
-        booking.eventTypeId,
-        scope.livemode,
-        booking.status,
-        booking.startsAt,
-        booking.endsAt,
-        booking.hostUserId,
-        booking.attendeeEmail,
-        booking.attendeeFirstName,
-        booking.attendeeLastName,
-        booking.attendeePhone,
-        booking.timezone,
-        booking.locationType,
-        booking.location,
-        booking.notes,
-        JSON.stringify(booking.metadata ?? {}),
-        booking.bufferBeforeMinutes,
-        booking.bufferAfterMinutes,
-        booking.confirmationTokenHash,
-        booking.cancelledAt,
-        booking.cancellationReason,
-        booking.cancelledBy,
-        booking.previousBookingId,
-        booking.rescheduledToBookingId,
-        booking.createdAt,
-        booking.updatedAt,
-        [...hostUserIds],
-        JSON.stringify(booking.answers ?? []),
-      ],
+         FROM inserted i CROSS JOIN unnest($29::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
+      [...this.bookingValues(scope, booking), [...hostUserIds]],
+    );
+  }
+
+  /**
+   * A booking taking its hold's place: the booking's row, and the hold's occupancy rows turned into the booking's
+   * (same hosts, same time, never free in between, so nothing can slip into it), the hold gone; one statement.
+   */
+  async insertFromHold(scope: TenantScope, booking: Booking, holdId: string): Promise<void> {
+    await this.tx.write(
+      `WITH inserted AS (
+         INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id,
+           attendee_email, attendee_first_name, attendee_last_name, attendee_phone, timezone, location_type, location, notes,
+           metadata, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash, cancelled_at, cancellation_reason,
+           cancelled_by, previous_booking_id, rescheduled_to_booking_id, created_at, updated_at, answers)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
+         RETURNING id, status, created_at),
+       occupancy AS (
+         UPDATE booking_hosts bh SET booking_id = i.id, status = i.status, expires_at = NULL, created_at = i.created_at
+           FROM inserted i
+          WHERE bh.booking_id = $29 AND bh.organization_id = $2 AND bh.status = 'held')
+       DELETE FROM holds WHERE id = $29 AND organization_id = $2`,
+      [...this.bookingValues(scope, booking), holdId],
     );
   }
 
@@ -192,5 +184,39 @@ export class BookingsRepository {
        ON CONFLICT (member_id) DO UPDATE SET version = EXCLUDED.version, token_hash = EXCLUDED.token_hash, updated_at = EXCLUDED.updated_at`,
       [feed.memberId, scope.organizationId, feed.userId, feed.version, feed.tokenHash, feed.updatedAt],
     );
+  }
+
+  /** A booking row's values, $1 to $28, in the column order of the inserts above. */
+  private bookingValues(scope: TenantScope, booking: Booking): unknown[] {
+    return [
+      booking.id,
+      scope.organizationId,
+      booking.eventTypeId,
+      scope.livemode,
+      booking.status,
+      booking.startsAt,
+      booking.endsAt,
+      booking.hostUserId,
+      booking.attendeeEmail,
+      booking.attendeeFirstName,
+      booking.attendeeLastName,
+      booking.attendeePhone,
+      booking.timezone,
+      booking.locationType,
+      booking.location,
+      booking.notes,
+      JSON.stringify(booking.metadata ?? {}),
+      booking.bufferBeforeMinutes,
+      booking.bufferAfterMinutes,
+      booking.confirmationTokenHash,
+      booking.cancelledAt,
+      booking.cancellationReason,
+      booking.cancelledBy,
+      booking.previousBookingId,
+      booking.rescheduledToBookingId,
+      booking.createdAt,
+      booking.updatedAt,
+      JSON.stringify(booking.answers ?? []),
+    ];
   }
 }

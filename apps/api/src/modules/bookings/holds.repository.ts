@@ -105,13 +105,14 @@ export class HoldsRepository {
     );
   }
 
-  /** The hold, locked until the transaction ends: two bookings through one hold take turns. */
-  async findForUpdate(scope: TenantScope, id: string): Promise<Hold | null> {
-    const rows: HoldRow[] = await this.tx.transactional.query(
-      `SELECT * FROM holds WHERE id = $1 AND organization_id = $2 AND livemode = $3 FOR UPDATE`,
+  /** The hold and its hosts (the primary first), locked until the transaction ends: two bookings through one hold take turns. */
+  async findForUpdate(scope: TenantScope, id: string): Promise<{ hold: Hold; hostUserIds: string[] } | null> {
+    const rows: (HoldRow & { host_user_ids: string[] })[] = await this.tx.transactional.query(
+      `SELECT h.*, ARRAY(SELECT bh.host_user_id FROM booking_hosts bh WHERE bh.booking_id = h.id ORDER BY bh.position) AS host_user_ids
+         FROM holds h WHERE h.id = $1 AND h.organization_id = $2 AND h.livemode = $3 FOR UPDATE`,
       [id, scope.organizationId, scope.livemode],
     );
-    return rows.length === 0 ? null : holdFromRow(rows[0]);
+    return rows.length === 0 ? null : { hold: holdFromRow(rows[0]), hostUserIds: rows[0].host_user_ids };
   }
 
   /** Holds live at `now` placed by one publishable key from one client address. */
@@ -150,14 +151,5 @@ export class HoldsRepository {
       this.tx.manager.query(`SELECT count(*)::int AS total FROM holds h WHERE ${where}`, values),
     ]);
     return [rows.map(holdFromRow), total];
-  }
-
-  /** Each hold's hosts, the primary first. */
-  async hostsOf(scope: TenantScope, id: string): Promise<string[]> {
-    const rows: { host_user_id: string }[] = await this.tx.manager.query(
-      `SELECT host_user_id FROM booking_hosts WHERE booking_id = $1 AND organization_id = $2 AND status = 'held' ORDER BY position`,
-      [id, scope.organizationId],
-    );
-    return rows.map((row) => row.host_user_id);
   }
 }

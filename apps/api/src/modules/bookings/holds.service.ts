@@ -31,6 +31,12 @@ export interface HoldVisitor {
   clientIp: string;
 }
 
+/** A live hold a booking takes the place of, with the hosts it occupies (the primary first). */
+export interface TakenHold {
+  hold: Hold;
+  hostUserIds: string[];
+}
+
 export interface CreatedHold extends HoldResponse {
   /** Only for a publishable key's hold: what the page must show to book through it or release it. */
   holdToken?: string;
@@ -69,7 +75,8 @@ export class HoldsService {
       this.tx.transaction(() =>
         this.slots.writingTogether('startTime', async () => {
           if (visitor) await this.assertVisitorBelowLimit(scope, visitor);
-          const { query, eventType } = await this.slots.lockAndLoad(scope, dto.eventTypeId, start, null, [], hosts);
+          const loaded = await this.slots.lockAndLoad(scope, dto.eventTypeId, start, null, [], hosts);
+          const { query, eventType } = loaded;
           const verdict = this.slots.verdict(query, start);
           if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
           const hostUserIds = this.slots.occupiedHosts(query, verdict.hostUserId);
@@ -91,7 +98,7 @@ export class HoldsService {
             clientIp: visitor?.clientIp ?? null,
             createdAt: now,
           } satisfies Hold);
-          await this.slots.clearExpiredHolds(scope, hostUserIds);
+          await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
           await this.repository.insert(scope, hold, hostUserIds);
           return token === undefined ? { hold: holdView(hold) } : { hold: holdView(hold), holdToken: token };
         }),
@@ -110,8 +117,8 @@ export class HoldsService {
   async remove(principal: Principal, id: string): Promise<void> {
     const scope = tenantScope(principal);
     await this.tx.transaction(async () => {
-      const hold = await this.liveHold(scope, id);
-      if (!hold || !mayActOnBooking(principal, await this.repository.hostsOf(scope, id))) throw AppError.notFound('Hold');
+      const taken = await this.liveHold(scope, id);
+      if (!taken || !mayActOnBooking(principal, taken.hostUserIds)) throw AppError.notFound('Hold');
       await this.repository.remove(scope, id);
     });
   }
@@ -120,7 +127,7 @@ export class HoldsService {
   async release(principal: Principal, id: string, token: string): Promise<void> {
     const scope = tenantScope(principal);
     await this.tx.transaction(async () => {
-      const hold = await this.liveHold(scope, id);
+      const hold = (await this.liveHold(scope, id))?.hold;
       if (!hold) throw AppError.notFound('Hold');
       if (hold.tokenHash === null || hold.tokenHash !== sha256(token)) throw AppError.unauthorized('Invalid holdToken for this hold');
       await this.repository.remove(scope, id);
@@ -128,10 +135,10 @@ export class HoldsService {
   }
 
   /**
-   * Inside a booking's transaction, under its hosts' locks: the hold it comes through, which it then replaces
-   * (deleted in the same batch, before the booking's rows). An expired or released hold is ignored (null); one
-   * of another event type or start → 400 naming holdId; `token` undefined means a secret key's booking (no
-   * token needed), otherwise it must open the hold (401).
+   * Inside a booking's transaction, under its hosts' locks: the live hold it comes through, which the booking's
+   * write then turns into the booking's own rows (BookingsRepository.insertFromHold). An expired or released hold
+   * is ignored (null); one of another event type or start → 400 naming holdId; `token` undefined means a secret
+   * key's booking (no token needed), otherwise it must open the hold (401).
    */
   async takeForBooking(
     scope: TenantScope,
@@ -139,24 +146,24 @@ export class HoldsService {
     eventTypeId: string,
     start: number,
     token: string | null | undefined,
-  ): Promise<Hold | null> {
-    const hold = await this.liveHold(scope, id);
-    if (!hold) return null;
+  ): Promise<TakenHold | null> {
+    const taken = await this.liveHold(scope, id);
+    if (!taken) return null;
+    const { hold } = taken;
     if (hold.eventTypeId !== eventTypeId || hold.startsAt.getTime() !== start) {
       throw AppError.validation('holdId', 'The hold is for another event type or start time');
     }
     if (token !== undefined && (hold.tokenHash === null || token === null || hold.tokenHash !== sha256(token))) {
       throw AppError.unauthorized('Invalid holdToken for this hold');
     }
-    await this.repository.remove(scope, id);
-    return hold;
+    return taken;
   }
 
-  /** The hold if it exists in the scope and has not expired, locked. */
-  private async liveHold(scope: TenantScope, id: string): Promise<Hold | null> {
+  /** The hold with its hosts if it exists in the scope and has not expired, locked. */
+  private async liveHold(scope: TenantScope, id: string): Promise<TakenHold | null> {
     if (!looksLikeId(id, 'hld')) return null;
-    const hold = await this.repository.findForUpdate(scope, id);
-    return hold && hold.expiresAt.getTime() > this.clock.now().getTime() ? hold : null;
+    const found = await this.repository.findForUpdate(scope, id);
+    return found && found.hold.expiresAt.getTime() > this.clock.now().getTime() ? found : null;
   }
 
   /** Under a per-visitor lock, so that concurrent holds of one visitor cannot pass the count together. */

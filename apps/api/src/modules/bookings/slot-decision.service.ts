@@ -17,6 +17,8 @@ export function slotUnavailable(field: StartField, reason: string): AppError {
 export interface LockedSlotQuery {
   query: StartQuery;
   eventType: EventTypeDetails;
+  /** A host has an expired hold still stored: clearExpiredHolds must run before the insert. */
+  expiredHolds: boolean;
 }
 
 /**
@@ -66,7 +68,7 @@ export class SlotDecisionService {
     hosts?: readonly string[],
   ): Promise<LockedSlotQuery> {
     const locked = new Set([...(hosts ?? (await this.hostsOf(scope, eventTypeId))), ...alsoLock]);
-    await this.bookings.lockHosts(scope, [...locked]);
+    await this.lock(scope, [...locked]);
     const loaded = await this.availability.loadSlotQuery(
       scope,
       eventTypeId,
@@ -76,7 +78,17 @@ export class SlotDecisionService {
     // Hosts changed between the two reads (rare): lock the newcomers too before deciding.
     const newcomers = loaded.query.rules.hostUserIds.filter((host) => !locked.has(host));
     if (newcomers.length > 0) await this.bookings.lockHosts(scope, newcomers);
-    return { query: loaded.query, eventType: loaded.eventType };
+    return { query: loaded.query, eventType: loaded.eventType, expiredHolds: loaded.expiredHolds };
+  }
+
+  /** The hosts' locks alone, for a write that needs no slot decision (a booking taking its hold's place). */
+  lock(scope: TenantScope, hostUserIds: readonly string[]): Promise<void> {
+    return this.bookings.lockHosts(scope, hostUserIds);
+  }
+
+  /** The event type as a booking needs it (404 unknown, 409 deleted), without the hosts' data. */
+  eventTypeOf(scope: TenantScope, eventTypeId: string): Promise<EventTypeDetails> {
+    return this.eventTypes.getForScheduling(scope, eventTypeId);
   }
 
   /**
@@ -103,10 +115,11 @@ export class SlotDecisionService {
 
   /**
    * Before inserting rows for these hosts: deletes their holds that have expired (they block nothing any
-   * more, but the constraint cannot tell), in the same batch, under the same locks.
+   * more, but the constraint cannot tell), in the same batch, under the same locks; only when the slot
+   * query, read under those locks, saw one.
    */
-  clearExpiredHolds(scope: TenantScope, hostUserIds: readonly string[]): Promise<void> {
-    return this.holds.clearExpired(scope, hostUserIds, this.clock.now());
+  async clearExpiredHolds(scope: TenantScope, loaded: LockedSlotQuery, hostUserIds: readonly string[]): Promise<void> {
+    if (loaded.expiredHolds) await this.holds.clearExpired(scope, hostUserIds, this.clock.now());
   }
 
   /**
