@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { DataSource } from 'typeorm';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/app.js';
 import { createApiKey, registerOwner, uniqueEmail } from './support/factories.js';
 
@@ -14,6 +16,30 @@ function forgeJwt(header: object, claims: object, secret?: string): string {
 
 function decodeClaims(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+}
+
+/** POST /v1/auth/login from a chosen loopback address (the lockout counts per client address). */
+function loginFrom(
+  url: string,
+  address: string,
+  email: string,
+  password: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const body = JSON.stringify({ email, password });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      new URL('/v1/auth/login', url),
+      { method: 'POST', localAddress: address, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (data += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) as Record<string, unknown> }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 describe('auth: registration, sessions, tokens', () => {
@@ -122,7 +148,7 @@ describe('auth: registration, sessions, tokens', () => {
       expect(wrong.body.code).toBe('INVALID_CREDENTIALS');
     });
 
-    it('locks an email for 15 minutes after 10 failures, even for the right password', async () => {
+    it('locks an email for 15 minutes after 10 failures from one address, even for the right password, there only', async () => {
       const owner = await registerOwner(t.http);
       for (let i = 0; i < 10; i++) {
         const res = await t.http.post('/v1/auth/login', { email: owner.email, password: `wrong ${i}` });
@@ -132,9 +158,31 @@ describe('auth: registration, sessions, tokens', () => {
       expect(locked.status).toBe(429);
       expect(locked.body.code).toBe('RATE_LIMITED');
       expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+      // One client cannot lock the user out: the right password from another address signs in.
+      const elsewhere = await loginFrom(t.url, '127.0.0.2', owner.email, owner.password);
+      expect(elsewhere.status).toBe(200);
+      // That success clears nothing of the first address's failures.
+      expect((await t.http.post('/v1/auth/login', { email: owner.email, password: owner.password })).status).toBe(429);
       t.clock.advance(15 * 60 * 1000 + 1000);
       const later = await t.http.post('/v1/auth/login', { email: owner.email, password: owner.password });
       expect(later.status).toBe(200);
+    });
+
+    it('locks an email everywhere after 100 failures from all addresses together', async () => {
+      const owner = await registerOwner(t.http);
+      // 99 failures from 33 addresses (3 each, none locked alone), written as the login path writes them.
+      await t.app
+        .get(DataSource)
+        .query(
+          `INSERT INTO login_failures (email, client_ip, failed_at) SELECT $1, '10.0.0.' || (n % 33), $2 FROM generate_series(1, 99) n`,
+          [owner.email, t.clock.now()],
+        );
+      expect((await loginFrom(t.url, '127.0.0.3', owner.email, 'wrong')).status).toBe(401);
+      const everywhere = await loginFrom(t.url, '127.0.0.4', owner.email, owner.password);
+      expect(everywhere.status).toBe(429);
+      expect(everywhere.body.code).toBe('RATE_LIMITED');
+      t.clock.advance(15 * 60 * 1000 + 1000);
+      expect((await loginFrom(t.url, '127.0.0.4', owner.email, owner.password)).status).toBe(200);
     });
   });
 

@@ -44,6 +44,21 @@ describe('calendar feed', () => {
     expect(res.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
     const etag = res.headers.get('etag')!;
     expect((await fetch(`${t.url}${path(first.body.url)}`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    // RFC 9110: the weak comparison, `*` and lists (the fuzzer found only an exact strong tag answered 304).
+    for (const [ifNoneMatch, status] of [
+      [`W/${etag}`, 304],
+      ['*', 304],
+      [`"other", ${etag}`, 304],
+      [`"other", W/"x"`, 200],
+      ['"other"', 200],
+    ] as const) {
+      const answer = await fetch(`${t.url}${path(first.body.url)}`, { headers: { 'if-none-match': ifNoneMatch } });
+      expect({ ifNoneMatch, status: answer.status }).toEqual({ ifNoneMatch, status });
+    }
+    // Its errors are the contract's JSON, as the document now says.
+    const missing = await t.http.get(`/v1/calendar-feeds/${'A'.repeat(43)}.ics`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toContain('application/json');
   });
 
   it('is read by another iCalendar parser (node-ical): UIDs, STATUS, times and summaries as booked', async () => {

@@ -10,6 +10,9 @@ const USER = 'ann';
 const PASSWORD = 'radicale-pass-Never-Shown-7';
 const SECOND_USER = 'bo';
 const SECOND_PASSWORD = 'radicale-pass-Second-9';
+/** Outside Latin-1 (the fuzzer found them never sent): Basic credentials are UTF-8 (RFC 7617). */
+const UNICODE_USER = 'zoë';
+const UNICODE_PASSWORD = 'pässwört-✓-密码';
 
 function ics(...lines: string[]): string {
   return [
@@ -33,7 +36,8 @@ describe('calendars: CalDAV accounts', () => {
   let auth: { token: string };
 
   beforeAll(async () => {
-    dav = await RadicaleServer.start({ [USER]: PASSWORD, [SECOND_USER]: SECOND_PASSWORD });
+    dav = await RadicaleServer.start({ [USER]: PASSWORD, [SECOND_USER]: SECOND_PASSWORD, [UNICODE_USER]: UNICODE_PASSWORD });
+    await dav.makeCalendar(UNICODE_USER, UNICODE_PASSWORD, `/${encodeURIComponent(UNICODE_USER)}/home/`, 'Home');
     await dav.makeCalendar(SECOND_USER, SECOND_PASSWORD, `/${SECOND_USER}/team/`, 'Team');
     await dav.makeCalendar(USER, PASSWORD, `/${USER}/work/`, 'Work');
     await dav.makeCalendar(USER, PASSWORD, `/${USER}/personal/`, 'Personal');
@@ -228,5 +232,29 @@ describe('calendars: CalDAV accounts', () => {
 
     expect((await t.http.post(`/v1/bookings/${id}/cancel`, {}, { apiKey: org.apiKey })).status).toBe(200);
     await waitFor(async () => ((await copies()).every((status) => status === 404) ? true : undefined), 15_000, 'both copies removed');
+  });
+
+  it('sends usernames and passwords outside Latin-1 as UTF-8, and refuses a bad URL with 400 whatever the credentials', async () => {
+    const connected = await t.http.post(
+      '/v1/calendars',
+      { type: 'caldav', url: dav.url('/'), username: UNICODE_USER, password: UNICODE_PASSWORD, name: 'Zoë' },
+      auth,
+    );
+    expect(connected.status).toBe(201);
+    expect(connected.body.calendar.status).toBe('ok');
+    expect((await t.http.delete(`/v1/calendars/${connected.body.calendar.id}`, auth)).status).toBe(204);
+    const wrong = await t.http.post(
+      '/v1/calendars',
+      { type: 'caldav', url: dav.url('/'), username: UNICODE_USER, password: 'pässwört-✗' },
+      auth,
+    );
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.details[0].field).toBe('password');
+    const badUrl = await t.http.post(
+      '/v1/calendars',
+      { type: 'caldav', url: 'ftp://example.com/', username: UNICODE_USER, password: UNICODE_PASSWORD },
+      auth,
+    );
+    expect(badUrl.status).toBe(400);
   });
 });

@@ -184,6 +184,8 @@ describe('calendars: ICS feeds block slots', () => {
       expect(res.status).toBe(422);
       expect(res.body.code).toBe('CALENDAR_UNREACHABLE');
       expect(res.body.details).toEqual([{ field: 'url', message: expect.stringContaining(reason) }]);
+      // Which network error it was (ECONNREFUSED, ENETUNREACH …) would tell a caller which addresses answer: the log keeps it.
+      expect(JSON.stringify(res.body)).not.toMatch(/E(CONNREFUSED|CONNRESET|NETUNREACH|HOSTUNREACH|AI_AGAIN|NOTFOUND|TIMEDOUT)/);
     }
     // Two redirects are followed.
     const redirected = await t.http.post('/v1/calendars', { type: 'ics', url: source.url('/redirect/1'), name: 'Via redirect' }, auth);

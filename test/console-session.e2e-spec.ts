@@ -67,6 +67,16 @@ describe('console sessions: the refresh token only in an HttpOnly cookie', () =>
     expect(malformed.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['email', 'password']);
   });
 
+  it('documents its cookie and answers malformed JSON with a 400 the document lists (fuzzer finding)', async () => {
+    const document = (await t.http.get('/docs-json')).body as { paths: Record<string, Record<string, { parameters?: unknown[] }>> };
+    for (const path of ['/v1/auth/console/refresh', '/v1/auth/console/logout']) {
+      expect(document.paths[path].post.parameters).toEqual([expect.objectContaining({ in: 'cookie', name: 'sched_console_refresh' })]);
+      // The response check of t.http fails on a status the document does not list.
+      const res = await t.http.request('POST', path, { rawBody: '{"broken', headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(400);
+    }
+  });
+
   it('signs out: the session ends and the cookie is cleared; signing out again or without a cookie is harmless', async () => {
     const res = await login();
     const value = consoleCookie(res)!.value;

@@ -399,6 +399,32 @@ describe('booking from the browser: publishable keys, public routes, CORS (contr
       a.clock.set(NOW);
     });
 
+    it('keeps the modes apart: a test key cannot release or book through a live key’s hold', async () => {
+      const testKey = await createApiKey(a.http, org.owner.accessToken, { kind: 'publishable', mode: 'test', allowedOrigins: [SHOP] });
+      const startTime = '2027-03-03T14:00:00Z';
+      const held = await a.http.post('/v1/public/holds', { eventTypeId: org.eventTypeId, startTime, timezone: 'UTC' }, fromShop());
+      const { hold, holdToken } = held.body;
+      const release = await a.http.post(`/v1/public/holds/${hold.id}/release`, { holdToken }, fromShop(testKey.apiKey));
+      expect(release.status).toBe(404);
+      // Booked with the test key, the live hold is not found there and is ignored: a test booking, the live hold intact.
+      const booked = await a.http.post(
+        '/v1/public/bookings',
+        {
+          eventTypeId: org.eventTypeId,
+          startTime,
+          timezone: 'UTC',
+          attendee: { email: 'm@example.com' },
+          answers: { company: 'M' },
+          holdId: hold.id,
+          holdToken,
+        },
+        fromShop(testKey.apiKey),
+      );
+      expect(booked.status).toBe(201);
+      expect(booked.body.booking.livemode).toBe(false);
+      expect((await a.http.get('/v1/holds', { apiKey: org.apiKey })).body.holds.map((h: { id: string }) => h.id)).toContain(hold.id);
+    });
+
     it('makes test bookings and holds with a test key', async () => {
       const key = await createApiKey(a.http, org.owner.accessToken, { kind: 'publishable', mode: 'test', allowedOrigins: [SHOP] });
       const booked = await a.http.post(

@@ -63,7 +63,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange email and password for tokens
-         * @description Wrong email and wrong password both give 401 INVALID_CREDENTIALS. 10 failures for one email within 15 minutes → 429.
+         * @description Wrong email and wrong password both give 401 INVALID_CREDENTIALS. 10 failures for one email from one client address within 15 minutes → 429 for that email from that address; 100 from all addresses → 429 for it from every address.
          */
         post: operations["login"];
         delete?: never;
@@ -1228,7 +1228,7 @@ export interface components {
             mode?: "live" | "test";
             /**
              * Format: date-time
-             * @description Must be in the future
+             * @description Must be in the future; leave it out for a key that never expires
              */
             expiresAt?: string;
             /** @description Publishable keys only (required there): 1..20 origins the key answers, each `https://host[:port]`, or `http://localhost[:port]` / `http://127.0.0.1[:port]`; no path, no wildcard. */
@@ -2875,7 +2875,10 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
-            cookie?: never;
+            cookie: {
+                /** @description The refresh token POST /auth/console/login set */
+                sched_console_refresh: string;
+            };
         };
         requestBody?: never;
         responses: {
@@ -2885,6 +2888,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConsoleTokenResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
@@ -2932,7 +2944,10 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
-            cookie?: never;
+            cookie?: {
+                /** @description The session to end; 204 without one too */
+                sched_console_refresh?: string;
+            };
         };
         requestBody?: never;
         responses: {
@@ -2941,6 +2956,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
             503: {
@@ -6396,7 +6438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/calendar": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description RATE_LIMITED, with Retry-After */
@@ -6405,7 +6447,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/calendar": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description INTERNAL_ERROR: nothing internal is revealed */
@@ -6414,7 +6456,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/calendar": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */

@@ -78,6 +78,15 @@ function refineSecurity(operation: OperationObject): void {
   operation.security = security;
 }
 
+/** `x-cookie` (a route that reads a cookie, the console's) becomes the cookie parameter it is (OpenAPI `in: cookie`). */
+function refineCookie(operation: OperationObject): void {
+  const extensions = operation as OperationObject & { 'x-cookie'?: { name: string; required: boolean; description: string } };
+  const cookie = extensions['x-cookie'];
+  if (!cookie) return;
+  delete extensions['x-cookie'];
+  operation.parameters = [...(operation.parameters ?? []), { in: 'cookie', schema: { type: 'string' }, ...cookie }];
+}
+
 function refineParameters(operation: OperationObject, rules: Record<string, SchemaObject>): void {
   const parameters = applyQueryRules(
     (operation.parameters ?? []).filter((p): p is ParameterObject => !isReference(p)),
@@ -104,6 +113,7 @@ export function refineDocument(document: OpenAPIObject): OpenAPIObject {
     nullableEnums(schemas[name]);
   }
   for (const [path, , operation] of operations(document)) {
+    refineCookie(operation);
     refineSecurity(operation);
     refineParameters(operation, rules);
     if (operation.requestBody) {

@@ -23,11 +23,26 @@ export function answerMethodNotAllowed(fastify: FastifyInstance): void {
       if (!routes.hasRoute(name, route.url)) routes.on(name, route.url, noop);
     }
   });
+  /**
+   * The methods `path` has. A path that is a static route for some method belongs to that route alone: a
+   * parametric route of another method does not count for it (`/calendars/busy` is not the calendar `busy`).
+   */
+  const allowedOn = (path: string): { allowed: HTTPMethod[]; exact: boolean } => {
+    const found = [...methods].flatMap((method) => {
+      const match = routes.find(method, path);
+      return match ? [{ method, exact: Object.keys(match.params).length === 0 }] : [];
+    });
+    const exact = found.filter((match) => match.exact);
+    return { allowed: (exact.length > 0 ? exact : found).map((match) => match.method).sort(), exact: exact.length > 0 };
+  };
   fastify.addHook('onRequest', async (request, reply) => {
     const catchAll = request.routeOptions.url === '*';
-    if (!request.is404 && !catchAll) return;
+    // A parametric route matched: the path may still be another route's static one (the fuzzer's PATCH /calendars/busy).
+    const parametric = !request.is404 && !catchAll && (request.routeOptions.url ?? '').includes(':');
+    if (!request.is404 && !catchAll && !parametric) return;
     const path = request.url.split('?', 1)[0];
-    const allowed = [...methods].filter((method) => routes.find(method, path)).sort();
+    const { allowed, exact } = allowedOn(path);
+    if (parametric && (!exact || allowed.includes(request.method as HTTPMethod))) return;
     if (allowed.length === 0) return;
     const allow = allowed.join(', ');
     const error = new AppError(ErrorCode.METHOD_NOT_ALLOWED, `${request.method} is not allowed here; allowed: ${allow}`, undefined, {

@@ -15,6 +15,7 @@ import { AvailabilityVersions1795481064901 } from './1795481064901-AvailabilityV
 import { Holds1795500000000 } from './1795500000000-Holds.js';
 import { BookingQuestions1795500100000 } from './1795500100000-BookingQuestions.js';
 import { PublishableKeys1795500200000 } from './1795500200000-PublishableKeys.js';
+import { LoginFailuresPerClient1795500300000 } from './1795500300000-LoginFailuresPerClient.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   Holds1795500000000,
   BookingQuestions1795500100000,
   PublishableKeys1795500200000,
+  LoginFailuresPerClient1795500300000,
 ];

@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
 import { Access, ApiErrors, CurrentPrincipal, Public, type Principal, IdParam } from '@app/common';
 import { AuthService } from './auth.service.js';
 import { LoginDto, RefreshDto, RegisterDto, RegisterResponse, SessionListResponse, TokensResponse } from './dto/auth.dto.js';
@@ -27,12 +28,14 @@ export class AuthController {
   @ApiOperation({
     operationId: 'login',
     summary: 'Exchange email and password for tokens',
-    description: 'Wrong email and wrong password both give 401 INVALID_CREDENTIALS. 10 failures for one email within 15 minutes → 429.',
+    description:
+      'Wrong email and wrong password both give 401 INVALID_CREDENTIALS. 10 failures for one email from one client address within ' +
+      '15 minutes → 429 for that email from that address; 100 from all addresses → 429 for it from every address.',
   })
   @ApiResponse({ status: 200, type: TokensResponse })
   @ApiErrors(400, 401)
-  login(@Body() dto: LoginDto, @Headers('user-agent') userAgent?: string): Promise<TokensResponse> {
-    return this.auth.login(dto, userAgent);
+  login(@Body() dto: LoginDto, @Req() request: FastifyRequest, @Headers('user-agent') userAgent?: string): Promise<TokensResponse> {
+    return this.auth.login(dto, userAgent, request.ip);
   }
 
   @Public()

@@ -9,6 +9,12 @@ import { TransactionHost } from '@app/database';
  * Users, sessions and login failures: account data, not organization data (a user is one person whatever
  * organization it belongs to), so these methods take no TenantScope; see the module-boundaries test.
  */
+/** Failed logins in the window and the oldest of them (when the count drops by one). */
+export interface FailureCount {
+  count: number;
+  oldest: Date | null;
+}
+
 @Injectable()
 export class AuthRepository {
   constructor(
@@ -69,17 +75,20 @@ export class AuthRepository {
     });
   }
 
-  async countRecentLoginFailures(email: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
-    const rows: { count: string; oldest: Date | null }[] = await this.dataSource.query(
-      `SELECT count(*) AS count, min(failed_at) AS oldest FROM login_failures WHERE email = $1 AND failed_at > $2`,
-      [email, since],
+  /** This email's failures since `since`: from this client address, and from all of them; each with its oldest. */
+  async countRecentLoginFailures(email: string, clientIp: string, since: Date): Promise<{ fromClient: FailureCount; all: FailureCount }> {
+    const [row]: { from_client: number; oldest_from_client: Date | null; all: number; oldest: Date | null }[] = await this.dataSource.query(
+      `SELECT count(*) FILTER (WHERE client_ip = $2)::int AS from_client, min(failed_at) FILTER (WHERE client_ip = $2) AS oldest_from_client,
+              count(*)::int AS all, min(failed_at) AS oldest
+         FROM login_failures WHERE email = $1 AND failed_at > $3`,
+      [email, clientIp, since],
     );
-    return { count: Number(rows[0]?.count ?? 0), oldest: rows[0]?.oldest ?? null };
+    return { fromClient: { count: row.from_client, oldest: row.oldest_from_client }, all: { count: row.all, oldest: row.oldest } };
   }
 
   /** Also forgets this email's failures that have left the window, so the table stays small. */
-  async recordLoginFailure(email: string, at: Date, windowStart: Date): Promise<void> {
-    await this.tx.manager.insert(LoginFailure, { email, failedAt: at });
+  async recordLoginFailure(email: string, clientIp: string, at: Date, windowStart: Date): Promise<void> {
+    await this.tx.manager.insert(LoginFailure, { email, clientIp, failedAt: at });
     await this.dataSource.query(`DELETE FROM login_failures WHERE email = $1 AND failed_at <= $2`, [email, windowStart]);
   }
 
@@ -88,7 +97,8 @@ export class AuthRepository {
     if (userIds.length > 0) await this.tx.transactional.query(`DELETE FROM users WHERE id = ANY($1::text[])`, [[...userIds]]);
   }
 
-  async clearLoginFailures(email: string): Promise<void> {
-    await this.tx.manager.delete(LoginFailure, { email });
+  /** After a successful login from this address: its failures for the email no longer count (other addresses' still do). */
+  async clearLoginFailures(email: string, clientIp: string): Promise<void> {
+    await this.tx.manager.delete(LoginFailure, { email, clientIp });
   }
 }

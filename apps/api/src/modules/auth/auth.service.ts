@@ -38,6 +38,8 @@ import { TransactionHost } from '@app/database';
 
 export const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
 const LOCKOUT_FAILURES = 10;
+/** Failures of one email from all client addresses together that lock it everywhere. */
+const LOCKOUT_FAILURES_ALL_CLIENTS = 100;
 const LOCKOUT_WINDOW_MS = 15 * 60 * 1000;
 const USER_AGENT_MAX = 512;
 
@@ -183,12 +185,23 @@ export class AuthService {
     return user;
   }
 
-  async login(dto: LoginDto, userAgent: string | undefined): Promise<TokensResponse> {
+  /**
+   * Lockout (contract section 3): 10 failures of one email from one client address within 15 minutes lock that
+   * address out for the email, the right password included; other addresses are not locked by them, so one
+   * client cannot lock a user out. 100 from all addresses together lock the email everywhere.
+   */
+  async login(dto: LoginDto, userAgent: string | undefined, clientIp: string): Promise<TokensResponse> {
     const now = this.clock.now();
     const since = new Date(now.getTime() - LOCKOUT_WINDOW_MS);
-    const failures = await this.repository.countRecentLoginFailures(dto.email, since);
-    if (failures.count >= LOCKOUT_FAILURES) {
-      const retryAfter = Math.max(1, Math.ceil(((failures.oldest?.getTime() ?? now.getTime()) + LOCKOUT_WINDOW_MS - now.getTime()) / 1000));
+    const failures = await this.repository.countRecentLoginFailures(dto.email, clientIp, since);
+    const locked =
+      failures.fromClient.count >= LOCKOUT_FAILURES
+        ? failures.fromClient
+        : failures.all.count >= LOCKOUT_FAILURES_ALL_CLIENTS
+          ? failures.all
+          : null;
+    if (locked) {
+      const retryAfter = Math.max(1, Math.ceil(((locked.oldest?.getTime() ?? now.getTime()) + LOCKOUT_WINDOW_MS - now.getTime()) / 1000));
       throw new AppError(ErrorCode.RATE_LIMITED, 'Too many failed logins for this email; try again later', undefined, {
         'Retry-After': String(retryAfter),
       });
@@ -197,10 +210,10 @@ export class AuthService {
     const passwordOk = await verifyPassword(user?.passwordHash, dto.password);
     const member = user && passwordOk ? await this.lookups.activeMembershipOf(user.id) : null;
     if (!user || !passwordOk || !member) {
-      await this.repository.recordLoginFailure(dto.email, now, since);
+      await this.repository.recordLoginFailure(dto.email, clientIp, now, since);
       throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
     }
-    await this.repository.clearLoginFailures(dto.email);
+    await this.repository.clearLoginFailures(dto.email, clientIp);
     return this.startSession(user.id, member.memberId, member.scope, userAgent);
   }
 

@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtension, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import '@fastify/cookie';
 import { ApiErrors, AppError, Public } from '@app/common';
@@ -32,10 +32,11 @@ export class ConsoleSessionController {
   @ApiErrors(400, 401)
   async login(
     @Body() dto: LoginDto,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Headers('user-agent') userAgent?: string,
   ): Promise<ConsoleTokenResponse> {
-    return withCookie(reply, await this.auth.login(dto, userAgent));
+    return withCookie(reply, await this.auth.login(dto, userAgent, request.ip));
   }
 
   @Public()
@@ -47,7 +48,8 @@ export class ConsoleSessionController {
     description: 'Reuse of a rotated cookie value revokes the whole session, as with `POST /auth/refresh`.',
   })
   @ApiResponse({ status: 200, type: ConsoleTokenResponse })
-  @ApiErrors(401)
+  @ApiExtension('x-cookie', { name: CONSOLE_REFRESH_COOKIE, required: true, description: 'The refresh token POST /auth/console/login set' })
+  @ApiErrors(400, 401)
   async refresh(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<ConsoleTokenResponse> {
     const token = request.cookies[CONSOLE_REFRESH_COOKIE];
     if (!token) throw AppError.unauthorized('No console session');
@@ -62,6 +64,8 @@ export class ConsoleSessionController {
     summary: 'Sign out of the console: the cookie’s session ends and the cookie is cleared',
   })
   @ApiResponse({ status: 204 })
+  @ApiExtension('x-cookie', { name: CONSOLE_REFRESH_COOKIE, required: false, description: 'The session to end; 204 without one too' })
+  @ApiErrors(400)
   async logout(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     const token = request.cookies[CONSOLE_REFRESH_COOKIE];
     if (token) await this.auth.endSessionOf(token);

@@ -1,9 +1,20 @@
 import { Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Access, ApiErrors, AppError, CurrentPrincipal, type Principal, Public } from '@app/common';
 import { BookingFeeds } from './booking-feeds.js';
 import { CalendarFeedResponse } from './dto/booking.dto.js';
+
+/**
+ * Whether `If-None-Match` matches the current entity tag (RFC 9110 §13.1.2): `*`, or a list of tags any of which
+ * equals it by the weak comparison (`W/"x"` matches `"x"`).
+ */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string): string => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
+}
 
 @ApiTags('calendars')
 @Controller()
@@ -41,7 +52,7 @@ export class BookingFeedsController {
       'Live confirmed (CONFIRMED) and pending (TENTATIVE) bookings the member hosts, 30 days back to 365 ahead. ETag; 304 for If-None-Match.',
   })
   @ApiParam({ name: 'file', description: '`<token>.ics`', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}\\.ics$' } })
-  @ApiProduces('text/calendar')
+  // The iCalendar body is the 200's alone: errors are the contract's JSON like everywhere else.
   @ApiResponse({ status: 200, description: 'text/calendar; charset=utf-8', content: { 'text/calendar': { schema: { type: 'string' } } } })
   @ApiResponse({ status: 304, description: 'Not modified since the ETag sent in If-None-Match' })
   @ApiErrors(404)
@@ -53,7 +64,7 @@ export class BookingFeedsController {
     const feed = file.endsWith('.ics') ? await this.feeds.render(file.slice(0, -4)) : null;
     if (!feed) throw AppError.notFound('Calendar feed');
     void reply.header('etag', feed.etag).header('cache-control', 'private, max-age=0');
-    if (ifNoneMatch === feed.etag) {
+    if (noneMatch(ifNoneMatch, feed.etag)) {
       void reply.status(304).send();
       return;
     }

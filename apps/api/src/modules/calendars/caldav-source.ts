@@ -15,6 +15,11 @@ export interface DavAccount {
   password: string;
 }
 
+/** `Basic` credentials as RFC 7617 sends them: `user:password` in UTF-8, base64; any character a person may type. */
+function basicAuthorization(account: { username: string; password: string }): string {
+  return `Basic ${Buffer.from(`${account.username}:${account.password}`, 'utf8').toString('base64')}`;
+}
+
 /** A 401/403 from the server: the username or password is wrong. */
 class CredentialsRefused extends Error {}
 
@@ -88,7 +93,7 @@ export class CalDavReader {
     ).toString();
     const signal = AbortSignal.timeout(this.timeoutMs);
     const fetchGuarded = this.guardedFetch(signal);
-    const authorization = `Basic ${Buffer.from(`${account.username}:${account.password}`).toString('base64')}`;
+    const authorization = basicAuthorization(account);
     let response: Response;
     try {
       response = await fetchGuarded(url, {
@@ -113,7 +118,9 @@ export class CalDavReader {
     const client = new DAVClient({
       serverUrl: account.url,
       credentials: { username: account.username, password: account.password },
-      authMethod: 'Basic',
+      // tsdav's own Basic encodes Latin-1 and throws on anything else; RFC 7617 says UTF-8.
+      authMethod: 'Custom',
+      authFunction: async () => ({ authorization: basicAuthorization(account) }),
       defaultAccountType: 'caldav',
       fetch: this.guardedFetch(signal),
     });

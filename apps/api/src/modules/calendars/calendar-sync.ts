@@ -129,6 +129,7 @@ export class CalendarSync implements OnModuleDestroy {
       const message = error instanceof SourceError ? error.message : 'the calendar could not be read';
       if (!(error instanceof SourceError))
         this.logger.warn({ msg: 'Calendar sync failed', calendarId: connection.id, error: errorName(error) });
+      else if (error.detail) this.logger.warn({ msg: 'Calendar sync failed', calendarId: connection.id, error: error.detail });
       await this.tx.transaction(async () => {
         await this.repository.recordSync(scope, connection.id, {
           status: 'error',

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { addDays, dayStartInstant, formatInstantsInZone } from '@app/availability';
 import {
   AppError,
@@ -49,6 +49,8 @@ function unreachable(error: SourceError): AppError {
 
 @Injectable()
 export class CalendarsService {
+  private readonly logger = new Logger(CalendarsService.name);
+
   constructor(
     private readonly tx: TransactionHost,
     private readonly repository: CalendarsRepository,
@@ -90,7 +92,10 @@ export class CalendarsService {
       if (error instanceof SourceError && error.field === 'url' && /^url must|^refused/.test(error.message)) {
         throw AppError.validation('url', error.message);
       }
-      if (error instanceof SourceError) throw unreachable(error);
+      if (error instanceof SourceError) {
+        if (error.detail) this.logger.warn(`Calendar source could not be read: ${error.message} (${error.detail})`);
+        throw unreachable(error);
+      }
       throw error;
     }
     if (content.notModified) throw new Error('A first read cannot be a 304');

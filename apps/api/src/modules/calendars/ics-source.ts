@@ -11,6 +11,8 @@ export class SourceError extends Error {
   constructor(
     readonly field: 'url' | 'password',
     message: string,
+    /** For the log only: what the network said (ECONNREFUSED …), which the caller must not learn about any address. */
+    readonly detail?: string,
   ) {
     super(message);
   }
@@ -114,7 +116,7 @@ export class IcsFetcher {
     } catch (error) {
       if (error instanceof ResponseTooLargeError) throw new SourceError('url', 'the calendar is larger than 5 MiB');
       if (signal.aborted) throw new SourceError('url', `the calendar did not answer within ${this.timeoutMs} ms`);
-      throw new SourceError('url', `the calendar could not be reached (${describe(error)})`);
+      throw new SourceError('url', 'the calendar could not be reached', describe(error));
     }
   }
 }

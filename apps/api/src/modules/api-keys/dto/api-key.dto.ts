@@ -89,8 +89,12 @@ export class CreateApiKeyDto {
   @IsIn(['live', 'test'])
   mode?: KeyMode;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', description: 'Must be in the future' })
-  @IsOptional()
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    description: 'Must be in the future; leave it out for a key that never expires',
+  })
+  @ValidateIf((_object: object, value: unknown) => value !== undefined)
   @Type(() => Date)
   @IsDate()
   expiresAt?: Date;

@@ -1,8 +1,12 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
-/** Failed logins per email, shared by every instance: 10 within 15 minutes lock the email out. */
+/**
+ * Failed logins, shared by every instance: within 15 minutes, 10 of one email from one client address lock that
+ * address out for the email; 100 from all addresses lock the email.
+ */
 @Entity('login_failures')
 @Index('login_failures_email_at_idx', ['email', 'failedAt'])
+@Index('login_failures_email_client_at_idx', ['email', 'clientIp', 'failedAt'])
 export class LoginFailure {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
   id!: string;
@@ -12,4 +16,8 @@ export class LoginFailure {
 
   @Column('timestamptz')
   failedAt!: Date;
+
+  /** The client address the attempt came from ('' for failures recorded before addresses were). */
+  @Column('text', { default: '' })
+  clientIp!: string;
 }
