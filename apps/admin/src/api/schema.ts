@@ -2875,9 +2875,9 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
-            cookie: {
-                /** @description The refresh token POST /auth/console/login set */
-                sched_console_refresh: string;
+            cookie?: {
+                /** @description The refresh token POST /auth/console/login set; without it 401 */
+                sched_console_refresh?: string;
             };
         };
         requestBody?: never;

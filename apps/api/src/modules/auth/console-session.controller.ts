@@ -48,7 +48,12 @@ export class ConsoleSessionController {
     description: 'Reuse of a rotated cookie value revokes the whole session, as with `POST /auth/refresh`.',
   })
   @ApiResponse({ status: 200, type: ConsoleTokenResponse })
-  @ApiExtension('x-cookie', { name: CONSOLE_REFRESH_COOKIE, required: true, description: 'The refresh token POST /auth/console/login set' })
+  // Not `required`: the browser sends the HttpOnly cookie by itself, and a generated client must not have to name it.
+  @ApiExtension('x-cookie', {
+    name: CONSOLE_REFRESH_COOKIE,
+    required: false,
+    description: 'The refresh token POST /auth/console/login set; without it 401',
+  })
   @ApiErrors(400, 401)
   async refresh(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<ConsoleTokenResponse> {
     const token = request.cookies[CONSOLE_REFRESH_COOKIE];
