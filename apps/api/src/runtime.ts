@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AppConfig, ConfigError, ensureEncryptionKey, ensureJwtSecret, loadConfig } from '@app/common';
 import { runMigrations, startEmbeddedPostgres, type EmbeddedDatabase } from '@app/database';
+import { checkEncryptionKey } from './encryption-key-check.js';
 import { createRootLogger } from './logging/logger.js';
 
 /** What every process of the service (API, worker) sets up before Nest starts. */
@@ -64,6 +65,17 @@ export async function prepareRuntime(options: RuntimeOptions): Promise<Runtime> 
   ensureEncryptionKey(config);
   const applied = await runMigrations(config.databaseUrl);
   if (applied.length) logger.info({ migrations: applied }, 'Applied migrations');
+  try {
+    const outcome = await checkEncryptionKey(config);
+    if (outcome !== 'matched')
+      logger.info({ outcome }, 'ENCRYPTION_KEY check value ' + (outcome === 'recorded' ? 'recorded' : 're-sealed with the new key'));
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      await embedded?.stop();
+      exitWithConfigError(error);
+    }
+    throw error;
+  }
   return { config, logger, embedded };
 }
 

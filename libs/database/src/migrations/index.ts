@@ -16,6 +16,7 @@ import { Holds1795500000000 } from './1795500000000-Holds.js';
 import { BookingQuestions1795500100000 } from './1795500100000-BookingQuestions.js';
 import { PublishableKeys1795500200000 } from './1795500200000-PublishableKeys.js';
 import { LoginFailuresPerClient1795500300000 } from './1795500300000-LoginFailuresPerClient.js';
+import { EncryptionKeyCheck1795500400000 } from './1795500400000-EncryptionKeyCheck.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   BookingQuestions1795500100000,
   PublishableKeys1795500200000,
   LoginFailuresPerClient1795500300000,
+  EncryptionKeyCheck1795500400000,
 ];
