@@ -1,3 +1,4 @@
+import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { NestFactory } from '@nestjs/core';
@@ -12,6 +13,7 @@ import {
   AppConfig,
   type BrowserRouteConfig,
   Clock,
+  COMPRESS_THRESHOLD_BYTES,
   createValidationPipe,
   requestIdFor,
   SystemClock,
@@ -92,6 +94,9 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   });
   answerMethodNotAllowed(fastify);
   await serveBrowserRoutes(app);
+  // Answers of 1 KB and more, by Accept-Encoding (br before gzip); request bodies stay plain JSON (no decompression).
+  // It hooks each route as it is registered, so it comes before them. Cached availability answers arrive compressed.
+  await app.register(fastifyCompress, { encodings: ['br', 'gzip'], threshold: COMPRESS_THRESHOLD_BYTES, globalDecompression: false });
   await app.register(fastifyCookie);
   await serveAdminConsole(fastify, config.adminDir);
 

@@ -7,3 +7,4 @@ export * from './client-error.js';
 export * from './method-not-allowed.js';
 export * from './id-param.pipe.js';
 export * from './cors.js';
+export * from './compression.js';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import { AppConfig, type TenantScope } from '@app/common';
 
@@ -10,6 +11,25 @@ export interface CachedAnswer {
   readonly fingerprint: string;
   /** From this instant (epoch ms) time alone changes the answer: minimum notice, booking window. */
   readonly validUntil: number;
+  /** The body compressed, per encoding, the first time a client asked for it (AnswerEncoder). */
+  readonly compressed: Partial<Record<ContentEncoding, Buffer>>;
+}
+
+export type ContentEncoding = 'br' | 'gzip';
+
+/**
+ * A cached answer's body in a content encoding, compressed once and kept with the answer, so a warm answer costs no
+ * compression (@fastify/compress skips a reply that already has a Content-Encoding). Brotli at quality 4, gzip at
+ * zlib's default level: the settings @fastify/compress itself uses.
+ */
+export function encodedBody(answer: Pick<CachedAnswer, 'body' | 'compressed'>, encoding: ContentEncoding): Buffer {
+  let bytes = answer.compressed[encoding];
+  if (bytes === undefined) {
+    bytes =
+      encoding === 'br' ? brotliCompressSync(answer.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(answer.body);
+    answer.compressed[encoding] = bytes;
+  }
+  return bytes;
 }
 
 /**
@@ -28,8 +48,9 @@ export class AvailabilityCache {
       config.availabilityCacheBytes > 0
         ? new LRUCache<string, CachedAnswer>({
             maxSize: config.availabilityCacheBytes,
-            // UTF-16 in memory, plus the key and the entry.
-            sizeCalculation: (answer, key) => 2 * (answer.body.length + key.length) + 200,
+            // UTF-16 in memory, plus the key and the entry, plus room for its compressed copies (JSON of slots
+            // compresses to well under a tenth; both encodings together are allowed half the body).
+            sizeCalculation: (answer, key) => 2 * (answer.body.length + key.length) + Math.ceil(answer.body.length / 2) + 200,
           })
         : null;
   }

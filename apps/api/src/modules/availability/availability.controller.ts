@@ -1,8 +1,9 @@
-import { Controller, Get, Query, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Access, ApiErrors, CurrentPrincipal, type Principal, Scope } from '@app/common';
 import { AvailabilityService } from './availability.service.js';
+import { sendSlots } from './slots-reply.js';
 import { CheckQueryDto, CheckResponse, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
 @ApiTags('availability')
@@ -34,13 +35,10 @@ export class AvailabilityController {
   async slots(
     @CurrentPrincipal() principal: Principal,
     @Query() query: SlotsQueryDto,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
-    const answer = await this.availability.slots(principal, query);
-    void reply
-      .type('application/json; charset=utf-8')
-      .header('Cache-Status', answer.cache === 'hit' ? 'availability; hit' : 'availability; fwd=miss');
-    return answer.body;
+  ): Promise<string | Buffer> {
+    return sendSlots(request, reply, await this.availability.slots(principal, query));
   }
 
   @Get('check')

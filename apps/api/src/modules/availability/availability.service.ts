@@ -16,7 +16,7 @@ import {
 import fastJson from 'fast-json-stringify';
 import { AppError, Clock, Principal, daysBetween, isIanaTimeZone, tenantScope, type TenantScope } from '@app/common';
 import { type EventTypeDetails, EventTypesService, schedulingDetailsOf } from '../event-types/event-types.service.js';
-import { AvailabilityCache } from './availability-cache.js';
+import { AvailabilityCache, type ContentEncoding } from './availability-cache.js';
 import { type BusyRow, type HostOverride, type HostSchedule, SlotReadModel } from './slot-read-model.js';
 import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
@@ -61,10 +61,11 @@ const serializePublicSlots = fastJson({
 /** Who an answer is for: a member or backend (`hosts`, with host ids) or an attendee's page (`attendee`). */
 export type SlotsView = 'hosts' | 'attendee';
 
-/** A serialized answer, and whether the cache gave it. */
+/** A serialized answer, whether the cache gave it, and its compressed copies (kept with the cached answer). */
 export interface SlotsAnswer {
   body: string;
   cache: 'hit' | 'miss';
+  compressed: Partial<Record<ContentEncoding, Buffer>>;
 }
 
 /** Zones Temporal accepted; checking costs a Temporal call, and every request names one. */
@@ -187,7 +188,7 @@ export class AvailabilityService {
     const read = this.cache.enabled ? await this.slotReadModel.fingerprint(scope, query.eventTypeId) : null;
     const fingerprint = read?.fingerprint ?? '';
     const cached = read ? this.cache.get(key, this.clock.now().getTime()) : undefined;
-    if (cached?.fingerprint === fingerprint) return { body: cached.body, cache: 'hit' };
+    if (cached?.fingerprint === fingerprint) return { body: cached.body, cache: 'hit', compressed: cached.compressed };
 
     const window = { from: dayStartInstant(query.start, timeZone), to: dayStartInstant(addDays(query.end, 1), timeZone) - 1 };
     const eventType = read ? schedulingDetailsOf(read.eventType) : undefined;
@@ -202,8 +203,9 @@ export class AvailabilityService {
       slots: slots.map((slot, index) => ({ start: texts[2 * index], end: texts[2 * index + 1], hostUserId: slot.hostUserId })),
       timezone: timeZone,
     });
-    if (this.cache.enabled) this.cache.set(key, { body, fingerprint, validUntil: slotsValidUntil(slotQuery, slots) });
-    return { body, cache: 'miss' };
+    const compressed = {};
+    if (this.cache.enabled) this.cache.set(key, { body, fingerprint, validUntil: slotsValidUntil(slotQuery, slots), compressed });
+    return { body, cache: 'miss', compressed };
   }
 
   async check(principal: Principal, query: CheckQueryDto): Promise<CheckResponse> {

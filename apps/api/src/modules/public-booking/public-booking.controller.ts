@@ -3,6 +3,7 @@ import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ApiErrors, AppError, CurrentPrincipal, IdParam, type Principal } from '@app/common';
 import { SlotsQueryDto } from '../availability/dto/slots.dto.js';
+import { sendSlots } from '../availability/slots-reply.js';
 import { PublicBookingResponse } from '../bookings/dto/booking.dto.js';
 import { BookingQueriesService } from '../bookings/booking-queries.service.js';
 import { IDEMPOTENCY_HEADER, idempotencyKey, sendStored } from '../idempotency/index.js';
@@ -70,13 +71,10 @@ export class PublicBookingController {
   async slots(
     @CurrentPrincipal() principal: Principal,
     @Query() query: SlotsQueryDto,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
-    const answer = await this.publicBooking.slots(principal, query);
-    void reply
-      .type('application/json; charset=utf-8')
-      .header('Cache-Status', answer.cache === 'hit' ? 'availability; hit' : 'availability; fwd=miss');
-    return answer.body;
+  ): Promise<string | Buffer> {
+    return sendSlots(request, reply, await this.publicBooking.slots(principal, query));
   }
 
   @Post('holds')
