@@ -47,6 +47,7 @@ describe('webhook delivery', () => {
       lastAttemptAt: expect.any(String),
       nextAttemptAt: null,
       responseStatus: 200,
+      lastError: null,
       createdAt: expect.any(String),
     });
     const requests = receiver.at('/flaky');

@@ -2134,6 +2134,8 @@ export interface components {
             nextAttemptAt: string | null;
             /** @description HTTP status of the last attempt; null when no response arrived */
             responseStatus: number | null;
+            /** @description Why the last attempt did not succeed (no response, or a secret no configured key opens: the delivery then waits) */
+            lastError: string | null;
             /** Format: date-time */
             createdAt: string;
         };

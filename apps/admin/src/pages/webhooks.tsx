@@ -177,7 +177,7 @@ export function WebhookDetailPage(): JSX.Element {
                   <span class={`badge ${delivery.status}`}>{delivery.status}</span>
                 </td>
                 <td>{delivery.attempts}</td>
-                <td>{delivery.responseStatus ?? '—'}</td>
+                <td>{delivery.responseStatus ?? delivery.lastError ?? '—'}</td>
                 <td>{formatDateTime(delivery.lastAttemptAt, timeZone)}</td>
                 <td>
                   {delivery.status === 'failed' && (

@@ -33,6 +33,7 @@ const UNSCOPED: Record<string, string> = {
   'CalendarsRepository.finishWrite': 'write-back queue (jobs framework)',
   'CalendarsRepository.retryWrite': 'write-back queue (jobs framework)',
   'CalendarsRepository.failWrite': 'write-back queue (jobs framework)',
+  'CalendarsRepository.holdWrite': 'write-back queue (jobs framework)',
   'CalendarsRepository.msUntilNextWrite': 'write-back queue (jobs framework)',
   'CalendarsRepository.sealedSecretsAfter': 're-sealing job after a key rotation (every organization’s rows)',
   'CalendarsRepository.replaceSealedSecrets': 're-sealing job after a key rotation (every organization’s rows)',

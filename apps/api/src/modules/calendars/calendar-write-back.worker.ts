@@ -16,6 +16,11 @@ const CLAIM = 8;
  * destination calendar, or DELETE it. A host without a destination has nothing to write. Failures are
  * retried on CALENDAR_RETRY_SCHEDULE and then marked failed; writes of one booking keep their order.
  */
+/** What a write whose calendar secrets no configured key opens records, and the log says once for it. */
+export const CALENDAR_SECRET_UNREADABLE =
+  'Calendar secrets cannot be opened with ENCRYPTION_KEY or ENCRYPTION_KEY_PREVIOUS: the write waits for the key that sealed them';
+const SECRET_UNREADABLE_RETRY_SECONDS = 600;
+
 @Injectable()
 export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(CalendarWriteBackWorker.name);
@@ -59,11 +64,19 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
       const destination = await this.repository.destinationOf(jobTenantScope(write.organizationId, true), write.userId);
       if (destination) {
         const { connection, calendarId } = destination;
-        const account = {
-          url: this.secrets.open(connection.sealedUrl, connection.id),
-          username: connection.username ?? '',
-          password: connection.sealedPassword ? this.secrets.open(connection.sealedPassword, connection.id) : '',
-        };
+        let account;
+        try {
+          account = {
+            url: this.secrets.open(connection.sealedUrl, connection.id),
+            username: connection.username ?? '',
+            password: connection.sealedPassword ? this.secrets.open(connection.sealedPassword, connection.id) : '',
+          };
+        } catch {
+          // Not the server's fault: the write waits (pending, the attempt not counted) for the key to come back.
+          await this.repository.holdWrite(write.id, SECRET_UNREADABLE_RETRY_SECONDS, CALENDAR_SECRET_UNREADABLE);
+          if (write.lastError !== CALENDAR_SECRET_UNREADABLE) this.logger.warn({ msg: CALENDAR_SECRET_UNREADABLE, writeId: write.id });
+          return;
+        }
         await this.dav.write(account, calendarId, `${write.bookingId}.ics`, write.action === 'put' ? write.ics : null);
       }
       await this.repository.finishWrite(write.id);

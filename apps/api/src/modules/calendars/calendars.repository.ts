@@ -243,6 +243,15 @@ export class CalendarsRepository {
   }
 
   /** Job queue. */
+  /** Job queue: the write waits (still pending) and the attempt it was claimed for does not count. */
+  async holdWrite(id: string, delaySeconds: number, error: string): Promise<void> {
+    await this.tx.manager.query(
+      `UPDATE calendar_writes SET locked_until = NULL, last_error = $3, attempts = greatest(attempts - 1, 0),
+              next_attempt_at = now() + make_interval(secs => $2) WHERE id = $1`,
+      [id, delaySeconds, error],
+    );
+  }
+
   async failWrite(id: string, error: string): Promise<void> {
     await this.tx.manager.query(`UPDATE calendar_writes SET status = 'failed', locked_until = NULL, last_error = $2 WHERE id = $1`, [
       id,

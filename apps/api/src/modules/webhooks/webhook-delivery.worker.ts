@@ -24,6 +24,12 @@ const SHUTDOWN_GRACE_MS = 5_000;
  * outcome and the attempt log. At least once: a crash between the POST and the record means the
  * delivery goes again when its lease ends; receivers dedupe by `webhook-id`.
  */
+/** What a delivery whose signing secret no configured key opens records, and the log says once for it. */
+export const SECRET_UNREADABLE =
+  'Signing secret cannot be opened with ENCRYPTION_KEY or ENCRYPTION_KEY_PREVIOUS: the delivery waits for the key that sealed it';
+/** How long such a delivery waits before it is tried again. */
+const SECRET_UNREADABLE_RETRY_SECONDS = 600;
+
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDeliveryWorker.name);
@@ -105,8 +111,13 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     try {
       secret = this.secrets.open(delivery.secretCiphertext, delivery.webhookId);
     } catch {
-      await this.record(delivery, null, undefined, 'Signing secret cannot be decrypted (was JWT_SECRET changed?)', 0);
-      this.logger.error({ msg: 'Webhook secret cannot be decrypted', ...context });
+      // Not the receiver's fault: the delivery waits (pending, the attempt not counted) for the key to come back.
+      await this.outcomes.submit({
+        claimed: delivery,
+        outcome: { kind: 'on_hold', delaySeconds: SECRET_UNREADABLE_RETRY_SECONDS },
+        log: { responseStatus: null, error: SECRET_UNREADABLE, durationMs: 0 },
+      });
+      if (delivery.lastError !== SECRET_UNREADABLE) this.logger.warn({ msg: SECRET_UNREADABLE, ...context });
       return;
     }
     // Wall-clock time, not the injected Clock: receivers compare it with their own clock.

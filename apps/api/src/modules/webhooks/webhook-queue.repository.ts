@@ -25,6 +25,8 @@ export interface ClaimedDelivery {
   url: string;
   secretCiphertext: string;
   startedAt: Date;
+  /** The error the previous attempt recorded, if any. */
+  lastError: string | null;
 }
 
 export type RecordedOutcome =
@@ -33,7 +35,12 @@ export type RecordedOutcome =
   | { kind: 'retry'; delaySeconds: number }
   | { kind: 'failed' }
   /** Interrupted by shutdown: due again at once, and the attempt does not count against the schedule. */
-  | { kind: 'released' };
+  | { kind: 'released' }
+  /**
+   * Not attempted: its secret cannot be opened by any configured key. Stays pending, due again after the delay, the
+   * attempt not counted: nothing is failed as if the receiver had refused it (an operator restores the key).
+   */
+  | { kind: 'on_hold'; delaySeconds: number };
 
 export interface AttemptLog {
   responseStatus: number | null;
@@ -95,6 +102,7 @@ export class WebhookQueueRepository {
         url: string;
         secret_ciphertext: string;
         last_attempt_at: Date;
+        last_error: string | null;
       }[],
       number,
     ] = await this.dataSource.query(
@@ -114,7 +122,7 @@ export class WebhookQueueRepository {
                   FOR UPDATE OF d2 SKIP LOCKED) due
         WHERE d.id = due.id
     RETURNING d.id, d.organization_id, d.webhook_id, d.event_id, d.body, d.attempts, d.max_attempts, d.last_attempt_at,
-              due.url, due.secret_ciphertext`,
+              d.last_error, due.url, due.secret_ciphertext`,
       [limit, leaseSeconds],
     );
     return rows.map((r) => ({
@@ -128,6 +136,7 @@ export class WebhookQueueRepository {
       url: r.url,
       secretCiphertext: r.secret_ciphertext,
       startedAt: r.last_attempt_at,
+      lastError: r.last_error,
     }));
   }
 
@@ -157,8 +166,9 @@ export class WebhookQueueRepository {
                                                   ELSE now() + make_interval(secs => i.delay) END
                            WHEN 'failed' THEN CASE WHEN d.attempts < d.max_attempts THEN d.next_attempt_at END
                            WHEN 'released' THEN now()
+                           WHEN 'on_hold' THEN now() + make_interval(secs => i.delay)
                            END,
-                max_attempts = d.max_attempts + CASE WHEN i.kind = 'released' THEN 1 ELSE 0 END,
+                max_attempts = d.max_attempts + CASE WHEN i.kind IN ('released', 'on_hold') THEN 1 ELSE 0 END,
                 locked_until = NULL,
                 response_status = i.response_status,
                 last_error = i.error
@@ -180,7 +190,7 @@ export class WebhookQueueRepository {
         column((r) => r.claimed.webhookId),
         column((r) => r.claimed.attempts),
         column((r) => r.outcome.kind),
-        column((r) => (r.outcome.kind === 'retry' ? r.outcome.delaySeconds : null)),
+        column((r) => (r.outcome.kind === 'retry' || r.outcome.kind === 'on_hold' ? r.outcome.delaySeconds : null)),
         column((r) => r.log.responseStatus),
         column((r) => r.log.error),
         column((r) => r.claimed.startedAt),

@@ -44,6 +44,7 @@ export function deliveryView(delivery: WebhookDelivery): WebhookDeliveryView {
     lastAttemptAt: delivery.lastAttemptAt?.toISOString() ?? null,
     nextAttemptAt: delivery.status === 'pending' ? (delivery.nextAttemptAt?.toISOString() ?? null) : null,
     responseStatus: delivery.responseStatus,
+    lastError: delivery.lastError,
     createdAt: delivery.createdAt.toISOString(),
   };
 }

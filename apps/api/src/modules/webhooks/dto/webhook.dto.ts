@@ -133,6 +133,12 @@ export class WebhookDeliveryView {
     string | null;
   @ApiProperty({ type: 'integer', nullable: true, description: 'HTTP status of the last attempt; null when no response arrived' })
   responseStatus!: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the last attempt did not succeed (no response, or a secret no configured key opens: the delivery then waits)',
+  })
+  lastError!: string | null;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
 }
 
