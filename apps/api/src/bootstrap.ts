@@ -15,6 +15,7 @@ import {
   Clock,
   COMPRESS_THRESHOLD_BYTES,
   createValidationPipe,
+  drainRequest,
   requestIdFor,
   SystemClock,
 } from '@app/common';
@@ -91,6 +92,11 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   fastify.removeContentTypeParser(['text/plain']);
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', String(request.id));
+  });
+  // A body refused as too large is read to its end (bounded) before the 413 goes, so the client gets to read it.
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode === 413) await drainRequest(request.raw, reply);
+    return payload;
   });
   answerMethodNotAllowed(fastify);
   await serveBrowserRoutes(app);

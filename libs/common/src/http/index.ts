@@ -8,3 +8,4 @@ export * from './method-not-allowed.js';
 export * from './id-param.pipe.js';
 export * from './cors.js';
 export * from './compression.js';
+export * from './drain.js';
