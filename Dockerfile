@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Build stage: compile TypeScript and build the admin console (Vite) with the dev dependencies.
+# Build stage: compile TypeScript and build the admin console and the booker (Vite) with the dev dependencies.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

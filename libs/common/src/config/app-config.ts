@@ -48,6 +48,8 @@ export class AppConfig {
   availabilityCacheBytes!: number;
   /** The built admin console (`npm run build` writes it to dist/admin), served at /admin. */
   adminDir!: string;
+  /** The built booker (`npm run build` writes it to dist/booker), served at /booker.js. */
+  bookerDir!: string;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -150,6 +152,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.retentionDays = intVar(env, 'RETENTION_DAYS', 30, 1, 3650);
   config.availabilityCacheBytes = intVar(env, 'AVAILABILITY_CACHE_MB', 64, 0, 65536) * 1024 * 1024;
   config.adminDir = resolve(env.ADMIN_DIR && env.ADMIN_DIR.trim() !== '' ? env.ADMIN_DIR : './dist/admin');
+  config.bookerDir = resolve(env.BOOKER_DIR && env.BOOKER_DIR.trim() !== '' ? env.BOOKER_DIR : './dist/booker');
   config.dbStatementTimeoutMs = intVar(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600000);
   config.dbConnectTimeoutMs = intVar(env, 'DB_CONNECT_TIMEOUT_MS', 2000, 100, 60000);
   config.calendarSyncIntervalSeconds = intVar(env, 'CALENDAR_SYNC_INTERVAL', 300, 1, 86400);

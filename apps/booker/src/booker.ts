@@ -1,0 +1,586 @@
+import createClient from 'openapi-fetch';
+import type { components, paths } from '../../admin/src/api/schema';
+import { stringsFor, type Strings } from './i18n';
+import { bookingIcs } from './ics';
+import { BOOKER_CSS } from './styles';
+import {
+  dateTimeOf,
+  firstDayOfWeek,
+  isoWeekday,
+  longDate,
+  minutesLeft,
+  monthDates,
+  monthTitle,
+  offsetOf,
+  shiftMonth,
+  timeOf,
+  todayIn,
+  weekdayNames,
+  zones,
+} from './time';
+
+type Schemas = components['schemas'];
+type EventType = Schemas['PublicEventTypeView'];
+type Slot = Schemas['PublicSlotView'];
+type Hold = Schemas['PublicHoldResponse'];
+type Booking = Schemas['AttendeeBookingView'];
+type Question = Schemas['QuestionView'];
+type ErrorBody = Schemas['ErrorResponseDto'];
+
+/** The origin this script was loaded from: the API's, unless the `api` attribute says otherwise. */
+const SCRIPT_ORIGIN = (() => {
+  const script = document.currentScript as HTMLScriptElement | null;
+  try {
+    return script?.src ? new URL(script.src).origin : location.origin;
+  } catch {
+    return location.origin;
+  }
+})();
+
+let sheet: CSSStyleSheet | undefined;
+
+/** Constructable, so the page's Content-Security-Policy needs no inline style for it, and shared by every booker. */
+function styles(): CSSStyleSheet {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(BOOKER_CSS);
+  }
+  return sheet;
+}
+
+type Child = Node | string | null | undefined | false;
+
+/** An element with attributes (`on…` functions become listeners) and children; text is never parsed as HTML. */
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string | number | boolean | ((event: Event) => void) | undefined> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === false) continue;
+    if (typeof value === 'function') element.addEventListener(name.slice(2).toLowerCase(), value);
+    else if (value === true) element.setAttribute(name, '');
+    else element.setAttribute(name, String(value));
+  }
+  for (const child of children) if (child !== null && child !== undefined && child !== false) element.append(child);
+  return element;
+}
+
+function randomKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * `<sched-booker key="pk_…" event-type="evt_…">`: the booking flow of contract section 14 in its own open shadow root.
+ * Days with free slots → that day's times in the chosen zone → a hold while the form is filled in → book → a
+ * confirmation with an "add to calendar" file. Talks to the public routes with a publishable key.
+ */
+export class SchedBooker extends HTMLElement {
+  static observedAttributes = ['key', 'event-type', 'timezone', 'locale', 'api'];
+
+  private readonly root: ShadowRoot;
+  private readonly live: HTMLElement;
+  private readonly main: HTMLElement;
+  private started = false;
+  private eventType: EventType | null = null;
+  private month = '';
+  private slots: Slot[] = [];
+  private day: string | null = null;
+  private hold: Hold | null = null;
+  private booking: Booking | null = null;
+  private timeZone = '';
+  private errors = new Map<string, string>();
+  private idempotencyKey = randomKey();
+  private countdown: number | undefined;
+
+  constructor() {
+    super();
+    this.root = this.attachShadow({ mode: 'open' });
+    this.root.adoptedStyleSheets = [styles()];
+    this.live = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
+    this.main = h('div');
+    this.root.append(h('div', { class: 'booker', part: 'booker' }, this.live, this.main));
+  }
+
+  connectedCallback(): void {
+    if (this.started) return;
+    this.started = true;
+    this.timeZone = this.getAttribute('timezone') || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+    this.month = todayIn(this.timeZone).slice(0, 8) + '01';
+    void this.load();
+  }
+
+  disconnectedCallback(): void {
+    window.clearInterval(this.countdown);
+  }
+
+  attributeChangedCallback(): void {
+    if (this.started) void this.load();
+  }
+
+  private get locale(): string {
+    return this.getAttribute('locale') || document.documentElement.lang || navigator.language || 'en';
+  }
+
+  private get t(): Strings {
+    return stringsFor(this.locale);
+  }
+
+  private get api() {
+    const base = this.getAttribute('api') || `${SCRIPT_ORIGIN}/v1`;
+    return createClient<paths>({
+      baseUrl: base.replace(/\/v1\/?$/, ''),
+      headers: { authorization: `ApiKey ${this.getAttribute('key') ?? ''}` },
+    });
+  }
+
+  private announce(message: string): void {
+    this.live.textContent = message;
+  }
+
+  private fail(error: ErrorBody | undefined): void {
+    window.clearInterval(this.countdown);
+    const message =
+      error?.code === 'ORIGIN_NOT_ALLOWED' || error === undefined
+        ? this.t.notAllowed
+        : error.code === 'NOT_FOUND' || error.code === 'EVENT_TYPE_INACTIVE'
+          ? this.t.unavailable
+          : this.t.failed;
+    this.main.replaceChildren(h('p', { class: 'error', role: 'alert' }, message));
+  }
+
+  private async load(): Promise<void> {
+    this.main.replaceChildren(h('p', { class: 'muted' }, this.t.loading));
+    const id = this.getAttribute('event-type') ?? '';
+    try {
+      const { data, error } = await this.api.GET('/v1/public/event-types/{id}', { params: { path: { id } } });
+      if (!data) return this.fail(error);
+      this.eventType = data.eventType;
+      await this.loadMonth();
+    } catch {
+      // A refused origin gets no CORS headers: the browser reports a network error, not the 403.
+      this.fail(undefined);
+    }
+  }
+
+  private async loadMonth(): Promise<void> {
+    const dates = monthDates(this.month);
+    const { data, error } = await this.api.GET('/v1/public/availability', {
+      params: { query: { eventTypeId: this.eventType!.id, start: dates[0], end: dates[dates.length - 1], timezone: this.timeZone } },
+    });
+    if (!data) return this.fail(error);
+    this.slots = data.slots;
+    if (this.day && !this.slots.some((slot) => slot.start.startsWith(this.day!))) this.day = null;
+    this.day ??= this.slots[0]?.start.slice(0, 10) ?? null;
+    this.renderDays();
+  }
+
+  /** The month grid (arrow keys move between days) and the chosen day's times. */
+  private renderDays(focusDay?: string): void {
+    const t = this.t;
+    const eventType = this.eventType!;
+    const first = firstDayOfWeek(this.locale);
+    const names = weekdayNames(this.locale, first);
+    const dates = monthDates(this.month);
+    const available = new Set(this.slots.map((slot) => slot.start.slice(0, 10)));
+    const today = todayIn(this.timeZone);
+    const windowEnd = shiftMonth(today, Math.ceil(eventType.bookingWindowDays / 28) + 1);
+    const lead = (isoWeekday(dates[0]) - first + 7) % 7;
+
+    const grid = h('div', { class: 'grid', role: 'group', 'aria-label': monthTitle(this.month, this.locale) });
+    for (const name of names) grid.append(h('div', { class: 'weekday', 'aria-hidden': 'true', title: name.long }, name.short));
+    for (let i = 0; i < lead; i++) grid.append(h('div', { 'aria-hidden': 'true' }));
+    for (const date of dates) {
+      const has = available.has(date);
+      grid.append(
+        h(
+          'button',
+          {
+            type: 'button',
+            class: has ? 'has' : '',
+            'data-date': date,
+            disabled: !has,
+            'aria-pressed': String(date === this.day),
+            'aria-label': longDate(date, this.locale),
+            tabindex: date === (this.day ?? '') ? 0 : -1,
+            onclick: () => {
+              this.day = date;
+              this.renderDays(date);
+            },
+            onkeydown: (event: Event) => this.moveDay(event as KeyboardEvent, date, available),
+          },
+          String(Number(date.slice(8))),
+        ),
+      );
+    }
+
+    const times = this.slots.filter((slot) => this.day !== null && slot.start.startsWith(this.day));
+    const list = h('ul', { class: 'times', 'aria-label': t.pickTime });
+    times.forEach((slot, index) =>
+      list.append(
+        h(
+          'li',
+          {},
+          h(
+            'button',
+            {
+              type: 'button',
+              'data-start': slot.start,
+              tabindex: index === 0 ? 0 : -1,
+              onclick: () => void this.placeHold(slot),
+              onkeydown: (event: Event) => this.moveTime(event as KeyboardEvent, list),
+            },
+            timeOf(slot.start, this.locale, this.timeZone),
+          ),
+        ),
+      ),
+    );
+
+    const zoneId = 'sched-zone';
+    const zonePicker = h('input', {
+      id: zoneId,
+      list: 'sched-zones',
+      value: this.timeZone,
+      autocomplete: 'off',
+      'aria-describedby': 'sched-zone-offset',
+      onchange: (event: Event) => {
+        const value = (event.target as HTMLInputElement).value.trim();
+        const zone = zones().find((z) => z.zone === value || z.label === value)?.zone;
+        if (!zone) return;
+        this.timeZone = zone;
+        void this.loadMonth();
+      },
+    });
+    const options = h('datalist', { id: 'sched-zones' });
+    for (const zone of zones()) options.append(h('option', { value: zone.zone }, zone.label));
+
+    this.main.replaceChildren(
+      h('h2', {}, eventType.title),
+      h('p', { class: 'muted' }, `${eventType.durationMinutes} min`),
+      h('label', { for: zoneId }, t.timezone),
+      zonePicker,
+      options,
+      h('p', { class: 'muted', id: 'sched-zone-offset' }, offsetOf(this.timeZone)),
+      h(
+        'div',
+        { class: 'row' },
+        h(
+          'button',
+          {
+            type: 'button',
+            'aria-label': t.previousMonth,
+            disabled: this.month <= today.slice(0, 8) + '01',
+            onclick: () => this.changeMonth(-1),
+          },
+          '‹',
+        ),
+        h('h3', { 'aria-live': 'polite' }, monthTitle(this.month, this.locale)),
+        h(
+          'button',
+          { type: 'button', 'aria-label': t.nextMonth, disabled: this.month >= windowEnd, onclick: () => this.changeMonth(1) },
+          '›',
+        ),
+      ),
+      h('h3', { class: 'sr-only' }, t.pickDay),
+      grid,
+      h('h3', {}, this.day ? longDate(this.day, this.locale) : t.pickTime),
+      times.length > 0 ? list : h('p', { class: 'muted' }, t.noTimes),
+    );
+    if (focusDay) this.root.querySelector<HTMLButtonElement>(`button[data-date="${focusDay}"]`)?.focus();
+  }
+
+  private changeMonth(delta: number): void {
+    this.month = shiftMonth(this.month, delta);
+    this.day = null;
+    void this.loadMonth();
+  }
+
+  /** Arrow keys move between days that have times (left/right a day, up/down a week), Home/End to the month's ends. */
+  private moveDay(event: KeyboardEvent, date: string, available: Set<string>): void {
+    const steps: Record<string, number> = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7 };
+    const dates = monthDates(this.month).filter((d) => available.has(d));
+    let target: string | undefined;
+    if (event.key in steps) {
+      const step = steps[event.key];
+      const all = monthDates(this.month);
+      for (let i = all.indexOf(date) + step; i >= 0 && i < all.length; i += Math.sign(step)) {
+        if (available.has(all[i]) && (Math.abs(step) === 1 || (i - all.indexOf(date)) % 7 === 0)) {
+          target = all[i];
+          break;
+        }
+      }
+    } else if (event.key === 'Home') target = dates[0];
+    else if (event.key === 'End') target = dates[dates.length - 1];
+    if (!target) return;
+    event.preventDefault();
+    this.day = target;
+    this.renderDays(target);
+  }
+
+  /** Arrow keys move through the times; Enter or Space picks one. */
+  private moveTime(event: KeyboardEvent, list: HTMLElement): void {
+    const buttons = [...list.querySelectorAll('button')];
+    const index = buttons.indexOf(event.target as HTMLButtonElement);
+    const next = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    const target = buttons[Math.min(buttons.length - 1, Math.max(0, index + next))];
+    buttons.forEach((button) => button.setAttribute('tabindex', button === target ? '0' : '-1'));
+    target.focus();
+  }
+
+  private async placeHold(slot: Slot): Promise<void> {
+    const eventType = this.eventType!;
+    const { data, error, response } = await this.api.POST('/v1/public/holds', {
+      body: { eventTypeId: eventType.id, startTime: slot.start, timezone: this.timeZone },
+    });
+    if (!data) {
+      if (response.status === 409) {
+        this.announce(this.t.taken);
+        return this.loadMonth();
+      }
+      return this.fail(error);
+    }
+    this.hold = data;
+    this.errors.clear();
+    this.idempotencyKey = randomKey();
+    this.dispatch('sched:held', { holdId: data.hold.id, startsAt: data.hold.startsAt, endsAt: data.hold.endsAt, status: 'held' });
+    this.announce(this.t.heldFor(eventType.holdMinutes));
+    this.renderForm();
+    window.clearInterval(this.countdown);
+    this.countdown = window.setInterval(() => this.tick(), 1000);
+  }
+
+  private tick(): void {
+    const clock = this.root.querySelector('[data-countdown]');
+    if (!this.hold || !clock) return window.clearInterval(this.countdown);
+    const left = minutesLeft(this.hold.hold.expiresAt);
+    clock.textContent = this.t.remaining(left);
+    if (left === '0:00') {
+      window.clearInterval(this.countdown);
+      this.hold = null;
+      this.announce(this.t.expired);
+      void this.loadMonth();
+    }
+  }
+
+  private async release(): Promise<void> {
+    window.clearInterval(this.countdown);
+    const held = this.hold;
+    this.hold = null;
+    if (held) {
+      await this.api.POST('/v1/public/holds/{id}/release', { params: { path: { id: held.hold.id } }, body: { holdToken: held.holdToken } });
+    }
+    this.announce('');
+    await this.loadMonth();
+  }
+
+  /** The attendee's fields and the event type's questions, each with its native control, errors beside them. */
+  private renderForm(): void {
+    const t = this.t;
+    const held = this.hold!;
+    const field = (id: string, label: string, control: HTMLElement, required = false): HTMLElement => {
+      const error = this.errors.get(id);
+      control.id = `sched-${id}`;
+      if (required) control.setAttribute('required', '');
+      if (error) {
+        control.setAttribute('aria-invalid', 'true');
+        control.setAttribute('aria-describedby', `sched-${id}-error`);
+      }
+      const wrapper = h('div', {}, h('label', { for: control.id }, label, required ? ' *' : ''), control);
+      if (error) wrapper.append(h('p', { class: 'error', id: `sched-${id}-error` }, error));
+      return wrapper;
+    };
+    const form = h('form', {
+      novalidate: true,
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void this.book(form);
+      },
+    });
+    form.append(
+      field('name', t.name, h('input', { name: 'name', autocomplete: 'name', value: this.getAttribute('name') ?? '' }), true),
+      field(
+        'email',
+        t.email,
+        h('input', { name: 'email', type: 'email', autocomplete: 'email', value: this.getAttribute('email') ?? '' }),
+        true,
+      ),
+      ...(this.eventType!.questions ?? []).map((question) => this.questionField(question, field)),
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'button', onclick: () => void this.release() }, t.back),
+        h('button', { type: 'submit', class: 'primary' }, t.book),
+      ),
+    );
+    this.main.replaceChildren(
+      h('h2', {}, this.eventType!.title),
+      h('p', {}, dateTimeOf(held.hold.startsAt, this.locale, this.timeZone), ` (${this.timeZone})`),
+      h('p', { class: 'muted', 'data-countdown': true }, t.remaining(minutesLeft(held.hold.expiresAt))),
+      form,
+    );
+    const invalid = this.root.querySelector<HTMLElement>('[aria-invalid="true"]');
+    (invalid ?? this.root.querySelector<HTMLElement>('#sched-name'))?.focus();
+  }
+
+  private questionField(
+    question: Question,
+    field: (id: string, label: string, control: HTMLElement, required?: boolean) => HTMLElement,
+  ): HTMLElement {
+    const id = `q-${question.id}`;
+    const name = `answers.${question.id}`;
+    const base = { name, placeholder: question.placeholder };
+    switch (question.type) {
+      case 'textarea':
+        return field(id, question.label, h('textarea', { ...base, maxlength: question.maxLength, rows: 3 }), question.required);
+      case 'select': {
+        const select = h('select', { name }, h('option', { value: '' }, this.t.choose));
+        for (const option of question.options ?? []) select.append(h('option', { value: option }, option));
+        return field(id, question.label, select, question.required);
+      }
+      case 'multiselect': {
+        const box = h('fieldset', { name });
+        box.append(h('legend', { class: 'sr-only' }, question.label));
+        for (const option of question.options ?? []) {
+          box.append(h('label', { class: 'check' }, h('input', { type: 'checkbox', name, value: option }), option));
+        }
+        return field(id, question.label, box, question.required);
+      }
+      case 'checkbox': {
+        const error = this.errors.get(id);
+        return h(
+          'div',
+          {},
+          h(
+            'label',
+            { class: 'check' },
+            h('input', { type: 'checkbox', id: `sched-${id}`, name, 'aria-invalid': error ? 'true' : undefined }),
+            question.label,
+            question.required ? ' *' : '',
+          ),
+          error ? h('p', { class: 'error' }, error) : null,
+        );
+      }
+      default: {
+        const types: Record<string, string> = { email: 'email', phone: 'tel', number: 'number', date: 'date', text: 'text' };
+        return field(
+          id,
+          question.label,
+          h('input', { ...base, type: types[question.type] ?? 'text', maxlength: question.maxLength }),
+          question.required,
+        );
+      }
+    }
+  }
+
+  private answersOf(form: HTMLFormElement): Record<string, unknown> {
+    const answers: Record<string, unknown> = {};
+    for (const question of this.eventType!.questions ?? []) {
+      const name = `answers.${question.id}`;
+      const inputs = [...form.querySelectorAll<HTMLInputElement>(`[name="${name}"]`)];
+      if (question.type === 'checkbox') answers[question.id] = inputs[0]?.checked ?? false;
+      else if (question.type === 'multiselect') {
+        const chosen = inputs.filter((input) => input.checked).map((input) => input.value);
+        if (chosen.length > 0) answers[question.id] = chosen;
+      } else {
+        const value = (inputs[0]?.value ?? '').trim();
+        if (value !== '') answers[question.id] = question.type === 'number' ? Number(value) : value;
+      }
+    }
+    return answers;
+  }
+
+  private async book(form: HTMLFormElement): Promise<void> {
+    const t = this.t;
+    const held = this.hold;
+    if (!held) return;
+    const value = (name: string): string => (form.querySelector<HTMLInputElement>(`[name="${name}"]`)?.value ?? '').trim();
+    const [firstName, ...rest] = value('name').split(/\s+/);
+    this.errors.clear();
+    if (!value('name')) this.errors.set('name', t.required);
+    if (!value('email')) this.errors.set('email', t.required);
+    if (this.errors.size > 0) return this.renderForm();
+    const submit = form.querySelector<HTMLButtonElement>('button[type="submit"]');
+    if (submit) {
+      submit.disabled = true;
+      submit.textContent = t.booking;
+    }
+    const body = {
+      eventTypeId: this.eventType!.id,
+      startTime: held.hold.startsAt,
+      timezone: this.timeZone,
+      attendee: { email: value('email'), firstName, ...(rest.length > 0 ? { lastName: rest.join(' ') } : {}) },
+      answers: this.answersOf(form),
+      holdId: held.hold.id,
+      holdToken: held.holdToken,
+    };
+    // One key for this attempt and its retries: a retried request after a lost answer books once.
+    const params = { header: { 'Idempotency-Key': this.idempotencyKey } } as never;
+    let result;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        result = await this.api.POST('/v1/public/bookings', { body, params });
+        if (result.response.status < 500 || attempt >= 2) break;
+      } catch (error) {
+        if (attempt >= 2) throw error;
+      }
+    }
+    const { data, error, response } = result;
+    if (data) {
+      window.clearInterval(this.countdown);
+      this.hold = null;
+      this.booking = data.booking;
+      this.dispatch('sched:booked', {
+        bookingId: data.booking.id,
+        startsAt: data.booking.startsAt,
+        endsAt: data.booking.endsAt,
+        status: data.booking.status,
+      });
+      return this.renderDone();
+    }
+    if (response.status === 400) {
+      for (const detail of error?.details ?? []) {
+        const id =
+          detail.field === 'attendee.email' ? 'email' : detail.field.startsWith('answers.') ? `q-${detail.field.slice(8)}` : 'name';
+        this.errors.set(id, detail.message);
+      }
+      this.announce(t.failed);
+      return this.renderForm();
+    }
+    if (response.status === 409) {
+      window.clearInterval(this.countdown);
+      this.hold = null;
+      this.announce(t.taken);
+      return this.loadMonth();
+    }
+    this.fail(error);
+  }
+
+  private renderDone(): void {
+    const t = this.t;
+    const booking = this.booking!;
+    const ics = bookingIcs(booking, this.eventType!.title);
+    const link = h(
+      'a',
+      { href: URL.createObjectURL(new Blob([ics], { type: 'text/calendar' })), download: 'booking.ics' },
+      t.addToCalendar,
+    );
+    this.announce(booking.status === 'pending' ? t.pending : t.confirmed);
+    this.main.replaceChildren(
+      h('h2', { tabindex: -1 }, booking.status === 'pending' ? t.pending : t.confirmed),
+      h('p', {}, this.eventType!.title),
+      h('p', {}, dateTimeOf(booking.startsAt, this.locale, this.timeZone), ` (${this.timeZone})`),
+      ...(booking.location
+        ? [h('p', {}, `${t.where}: `, booking.meetingUrl ? h('a', { href: booking.meetingUrl }, booking.location) : booking.location)]
+        : []),
+      h('p', {}, link),
+    );
+    this.root.querySelector<HTMLElement>('h2')?.focus();
+  }
+
+  private dispatch(type: 'sched:held' | 'sched:booked', detail: Record<string, string>): void {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+}

@@ -1,0 +1,176 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { Browser, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from './support/app.js';
+import { bookingOrg, type BookingOrg } from './support/bookings.js';
+import { buildBooker, launchBrowser, seriousViolations } from './support/browser.js';
+import { createApiKey } from './support/factories.js';
+
+interface HostPage {
+  server: Server;
+  origin: string;
+}
+
+/**
+ * A customer's page on its own origin: a Content-Security-Policy that allows only the API's origin for scripts and
+ * connections (no inline script or style), aggressive CSS of its own, the script tag and the element.
+ */
+async function hostPage(api: string, element: () => string): Promise<HostPage> {
+  const server = createServer((request, response) => {
+    // The page's own CSS, as hostile as it gets: it must not reach inside the booker.
+    if (request.url === '/page.css') {
+      response.writeHead(200, { 'content-type': 'text/css' });
+      response.end('* { all: unset; } button { color: red !important; } h1 { display: block; font-size: 32px; }');
+      return;
+    }
+    response.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': `default-src 'none'; script-src ${api}; connect-src ${api}; style-src 'self'`,
+    });
+    response.end(`<!doctype html><html lang="en"><head><title>Shop</title><link rel="stylesheet" href="/page.css"></head>
+<body><main><h1>Book a call</h1>${element()}</main><script src="${api}/booker.js"></script></body></html>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+describe('the embeddable booker (contract section 14): one script tag books from another origin', () => {
+  let t: TestApp;
+  let org: BookingOrg;
+  let browser: Browser;
+  let bookerDir: string;
+  let pk: string;
+  let shop: HostPage;
+  let german: HostPage;
+  let stranger: HostPage;
+
+  beforeAll(async () => {
+    bookerDir = buildBooker();
+    t = await startTestApp({ env: { BOOKER_DIR: bookerDir } });
+    org = await bookingOrg(t, { questions: [{ id: 'company', label: 'Company', type: 'text', required: true }] });
+    const element = (locale: string) => () =>
+      `<sched-booker key="${pk}" event-type="${org.eventTypeId}" timezone="Europe/Berlin" locale="${locale}"></sched-booker>`;
+    [shop, german, stranger] = await Promise.all([
+      hostPage(t.url, element('en')),
+      hostPage(t.url, element('de')),
+      hostPage(t.url, element('en')),
+    ]);
+    pk = (await createApiKey(t.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [shop.origin, german.origin] })).apiKey;
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    for (const page of [shop, german, stranger]) page?.server.close();
+    await t.close();
+  });
+
+  async function open(origin: string): Promise<Page> {
+    const context = await browser.newContext({ timezoneId: 'Europe/Berlin' });
+    const page = await context.newPage();
+    // The browser's today is the API's (the test clock): the booker opens on that month.
+    await page.clock.setFixedTime(new Date(t.clock.now()));
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/.test(message.text())) violations.push(message.text());
+    });
+    await page.goto(`${origin}/`);
+    (page as Page & { cspViolations: string[] }).cspViolations = violations;
+    return page;
+  }
+
+  it('serves one script of at most 25 KB gzipped, cached for five minutes', async () => {
+    const res = await fetch(`${t.url}/booker.js`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(res.headers.get('content-type')).toContain('javascript');
+    expect(gzipSync(readFileSync(join(bookerDir, 'booker.js'))).length).toBeLessThanOrEqual(25 * 1024);
+  });
+
+  it('books a meeting from a page on another origin under a strict CSP, checked through the API', async () => {
+    const page = await open(shop.origin);
+    // The test's own listener, through Playwright: the page's CSP allows no inline script of its own.
+    const booked = page.evaluate(
+      () =>
+        new Promise<Record<string, string>>((resolve) =>
+          (globalThis as any).document.addEventListener('sched:booked', (event: any) => resolve(event.detail)),
+        ),
+    );
+    const day = page.locator('sched-booker button.has').first();
+    await day.click();
+    const time = page.locator('sched-booker ul button').first();
+    const startsAt = (await time.getAttribute('data-start'))!;
+    await time.click();
+    await page.locator('sched-booker #sched-name').fill('Ada Lovelace');
+    await page.locator('sched-booker #sched-email').fill('ada@example.com');
+    await page.locator('sched-booker #sched-q-company').fill('Analytical Engines');
+    await page.locator('sched-booker button[type="submit"]').click();
+    await page.locator('sched-booker h2', { hasText: 'You are booked' }).waitFor();
+    const detail = await booked;
+    expect(detail.status).toBe('confirmed');
+    expect(Date.parse(detail.startsAt)).toBe(Date.parse(startsAt));
+    expect(await page.locator('sched-booker a[download]').count()).toBe(1);
+
+    const booking = (await t.http.get(`/v1/bookings/${detail.bookingId}`, { apiKey: org.apiKey })).body.booking;
+    expect(booking).toMatchObject({
+      attendee: { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' },
+      timezone: 'Europe/Berlin',
+      answers: [{ id: 'company', label: 'Company', type: 'text', value: 'Analytical Engines' }],
+    });
+    expect(Date.parse(booking.startsAt)).toBe(Date.parse(startsAt));
+    expect((page as Page & { cspViolations: string[] }).cspViolations).toEqual([]);
+    await page.context().close();
+  });
+
+  it('keeps a held time from a second visitor until the first goes back', async () => {
+    const first = await open(shop.origin);
+    await first.locator('sched-booker button.has').first().click();
+    const time = first.locator('sched-booker ul button').first();
+    const startsAt = (await time.getAttribute('data-start'))!;
+    await time.click();
+    await first.locator('sched-booker #sched-name').waitFor();
+    expect(await first.locator('sched-booker [role="status"]').textContent()).toContain('held for you');
+
+    const second = await open(shop.origin);
+    await second.locator('sched-booker button.has').first().click();
+    await second.locator('sched-booker ul button').first().waitFor();
+    expect(await second.locator(`sched-booker ul button[data-start="${startsAt}"]`).count()).toBe(0);
+
+    await first.locator('sched-booker button', { hasText: 'Back' }).click();
+    await first.locator('sched-booker ul button').first().waitFor();
+    expect((await t.http.get('/v1/holds', { apiKey: org.apiKey })).body.totalCount).toBe(0);
+    await first.context().close();
+    await second.context().close();
+  });
+
+  it('is untouched by the page’s CSS, and finds nothing serious for axe', async () => {
+    const page = await open(shop.origin);
+    const day = page.locator('sched-booker button.has').first();
+    await day.waitFor();
+    const color = await day.evaluate((button) => (globalThis as any).getComputedStyle(button).color);
+    expect(color).not.toBe('rgb(255, 0, 0)');
+    // And the booker's styles stay inside it: the page's heading keeps the page's size.
+    expect(await page.locator('h1').evaluate((h1) => (globalThis as any).getComputedStyle(h1).fontSize)).toBe('32px');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows German weekday names and a Monday-first grid for locale="de"', async () => {
+    const page = await open(german.origin);
+    await page.locator('sched-booker button.has').first().waitFor();
+    const weekdays = await page.locator('sched-booker .weekday').allTextContents();
+    expect(weekdays[0]).toMatch(/^Mo/);
+    expect(weekdays[6]).toMatch(/^So/);
+    expect(await page.locator('sched-booker h3').first().textContent()).toBe('März 2027');
+    await page.context().close();
+  });
+
+  it('says clearly that the page is not allowed, on an origin the key does not list', async () => {
+    const page = await open(stranger.origin);
+    await page.locator('sched-booker [role="alert"]').waitFor();
+    expect(await page.locator('sched-booker [role="alert"]').textContent()).toContain('not allowed on this site');
+    await page.context().close();
+  });
+});
