@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, WEEKDAYS_9_TO_5 } from './support/bookings.js';
-import { buildConsole, initialLoadBytes, launchBrowser, OUTPUT_DIR, screenshots, seriousViolations } from './support/browser.js';
+import {
+  buildBooker,
+  buildConsole,
+  initialLoadBytes,
+  launchBrowser,
+  OUTPUT_DIR,
+  screenshots,
+  seriousViolations,
+} from './support/browser.js';
 import { addMember, createApiKey, registerOwner, uniqueEmail, type AddedMember, type RegisteredOwner } from './support/factories.js';
 import { RadicaleServer } from './support/radicale.js';
 import { createEventType, putSchedule } from './support/scheduling.js';
@@ -60,7 +68,7 @@ describe('admin console in a browser', () => {
 
   beforeAll(async () => {
     consoleDir = buildConsole();
-    t = await startTestApp({ env: { ADMIN_DIR: consoleDir } });
+    t = await startTestApp({ env: { ADMIN_DIR: consoleDir, BOOKER_DIR: buildBooker() } });
     t.clock.set(NOW);
     base = `http://localhost:${new URL(t.url).port}`;
     owner = await registerOwner(t.http, { timezone: 'Europe/Berlin', organizationName: 'Console Co' });
@@ -412,6 +420,44 @@ describe('admin console in a browser', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await context.close();
   }, 120_000);
+
+  it('the Embed panel: a publishable key made there, the snippet to copy, and a live preview in test mode that shows slots', async () => {
+    const { context, page } = await newPage();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await page.goto('/admin');
+    await signInByKeyboard(page, owner.email, owner.password);
+    await page.goto(`${base}/admin/event-types/${introId}`);
+    await page.getByRole('heading', { name: 'Embed on your site' }).waitFor();
+    await page.getByLabel(/Allowed origins/).fill('https://www.example.com');
+    await page.getByRole('button', { name: 'Create publishable key' }).click();
+    const snippet = page.locator('#embed-snippet');
+    await snippet.waitFor();
+    const text = (await snippet.textContent()) ?? '';
+    expect(text).toMatch(
+      new RegExp(
+        `^<sched-booker key="pk_live_[0-9A-Za-z]{32,}" event-type="${introId}"></sched-booker>\n<script src="${base}/booker.js" async></script>$`,
+      ),
+    );
+    await page.getByRole('button', { name: 'Copy snippet' }).click();
+    await page.getByText('Copied.').waitFor();
+    expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(text);
+
+    // The preview's booker opens on the month of the API's today.
+    await page.clock.setFixedTime(new Date(t.clock.now()));
+    await page.getByRole('button', { name: 'Preview with a test key for this console' }).click();
+    await page.locator('sched-booker button.has').first().waitFor();
+    await page.locator('sched-booker ul button').first().waitFor();
+    await check(page, 'embed-panel');
+
+    const keys = (await json('/v1/api-keys?limit=100')).keys as { kind: string; mode: string; allowedOrigins: string[] | null }[];
+    expect(keys.filter((key) => key.kind === 'publishable').map((key) => [key.mode, key.allowedOrigins])).toEqual(
+      expect.arrayContaining([
+        ['live', ['https://www.example.com']],
+        ['test', [base]],
+      ]),
+    );
+    await context.close();
+  });
 
   it('as a member: no API keys, webhooks or others’ schedules; their direct URLs say not allowed', async () => {
     const { context, page } = await newPage();

@@ -1,13 +1,17 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingOrg, type BookingOrg } from './support/bookings.js';
 import { buildBooker, launchBrowser, seriousViolations } from './support/browser.js';
 import { createApiKey } from './support/factories.js';
+
+/** Screenshots of each step at 320 and 1280 pixels, and the load timings (git-ignored). */
+const OUTPUT_DIR = join(resolve(fileURLToPath(new URL('.', import.meta.url)), '..'), 'test-output', 'booker');
 
 interface HostPage {
   server: Server;
@@ -20,6 +24,12 @@ interface HostPage {
  */
 async function hostPage(api: string, element: () => string): Promise<HostPage> {
   const server = createServer((request, response) => {
+    // The same server's blank page: the baseline of a page load in this browser.
+    if (request.url === '/blank') {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end('<!doctype html><html lang="en"><head><title>Blank</title></head><body></body></html>');
+      return;
+    }
     // The page's own CSS, as hostile as it gets: it must not reach inside the booker.
     if (request.url === '/page.css') {
       response.writeHead(200, { 'content-type': 'text/css' });
@@ -172,5 +182,140 @@ describe('the embeddable booker (contract section 14): one script tag books from
     await page.locator('sched-booker [role="alert"]').waitFor();
     expect(await page.locator('sched-booker [role="alert"]').textContent()).toContain('not allowed on this site');
     await page.context().close();
+  });
+
+  /** Nothing wider than the viewport, at 320 and 1280 pixels; a screenshot of the step at each. */
+  async function step(page: Page, name: string): Promise<void> {
+    mkdirSync(OUTPUT_DIR, { recursive: true });
+    for (const width of [320, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      const wide = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+      expect({ name, width, scrollWidth: wide }).toEqual({ name, width, scrollWidth: width });
+      await page.screenshot({ path: join(OUTPUT_DIR, `${name}-${width}.png`), fullPage: true });
+    }
+  }
+
+  it('completes by keyboard alone (arrow keys through days and times), announcing the hold, at 320 and 1280 pixels', async () => {
+    const page = await open(shop.origin);
+    await page.setViewportSize({ width: 320, height: 900 });
+    await page.locator('sched-booker button.has').first().waitFor();
+    await step(page, '1-days');
+    // Into the booker: the zone picker, the month buttons, then the chosen day (one tab stop for the grid).
+    const focused = () =>
+      page.evaluate(() => {
+        const active = (globalThis as any).document.querySelector('sched-booker').shadowRoot.activeElement;
+        return active ? (active.getAttribute('data-date') ?? active.getAttribute('data-start') ?? active.id ?? active.textContent) : null;
+      });
+    for (let i = 0; i < 10 && !/^\d{4}-\d{2}-\d{2}$/.test(String(await focused())); i++) await page.keyboard.press('Tab');
+    const firstDay = String(await focused());
+    expect(firstDay).toMatch(/^2027-03-\d{2}$/);
+    await page.keyboard.press('ArrowRight');
+    const nextDay = String(await focused());
+    expect(nextDay > firstDay).toBe(true);
+    await page.keyboard.press('Enter');
+    for (let i = 0; i < 5 && !/T/.test(String(await focused())); i++) await page.keyboard.press('Tab');
+    const firstTime = String(await focused());
+    expect(firstTime.startsWith(nextDay)).toBe(true);
+    await page.keyboard.press('ArrowDown');
+    const chosen = String(await focused());
+    expect(chosen > firstTime).toBe(true);
+    await step(page, '2-times');
+    await page.keyboard.press('Enter');
+    await page.locator('sched-booker #sched-name').waitFor();
+    expect(await page.locator('sched-booker [role="status"]').textContent()).toContain('held for you');
+    expect(await focused()).toBe('sched-name');
+    await step(page, '3-form');
+    await page.keyboard.type('Grace Hopper');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('grace@example.com');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Navy');
+    await page.keyboard.press('Tab'); // Back
+    await page.keyboard.press('Tab'); // Book
+    await page.keyboard.press('Enter');
+    await page.locator('sched-booker h2', { hasText: 'You are booked' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await step(page, '4-booked');
+    const booked = (await t.http.get('/v1/bookings?attendeeEmail=grace@example.com', { apiKey: org.apiKey })).body.bookings;
+    expect(booked).toHaveLength(1);
+    expect(Date.parse(booked[0].startsAt)).toBe(Date.parse(chosen));
+    await page.context().close();
+  });
+
+  it('says so when a time was taken meanwhile, and shows the times still free', async () => {
+    const page = await open(shop.origin);
+    await page.locator('sched-booker button.has').nth(2).click();
+    const time = page.locator('sched-booker ul button').first();
+    const startsAt = (await time.getAttribute('data-start'))!;
+    const taken = await t.http.post(
+      '/v1/bookings',
+      {
+        eventTypeId: org.eventTypeId,
+        startTime: startsAt,
+        timezone: 'UTC',
+        attendee: { email: 'first@example.com' },
+        answers: { company: 'X' },
+      },
+      { apiKey: org.apiKey },
+    );
+    expect(taken.status).toBe(201);
+    await time.click();
+    await page.locator('sched-booker [role="status"]', { hasText: 'just taken' }).waitFor();
+    await page.locator('sched-booker ul button').first().waitFor();
+    expect(await page.locator(`sched-booker ul button[data-start="${startsAt}"]`).count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('shows the same instants in Europe/Berlin and America/New_York across the DST changes, through the zone picker', async () => {
+    const page = await open(shop.origin);
+    await page.locator('sched-booker button.has').first().waitFor();
+    const firstTimeOn = async (date: string): Promise<{ label: string; start: string }> => {
+      await page.locator(`sched-booker button[data-date="${date}"]`).click();
+      const button = page.locator('sched-booker ul button').first();
+      await button.waitFor();
+      return { label: (await button.textContent())!, start: (await button.getAttribute('data-start'))! };
+    };
+    // 09:00 UTC: 10:00 in Berlin before its change (March 28), 11:00 after; 04:00 in New York before its change (March 14), 05:00 after.
+    const berlin = { before: await firstTimeOn('2027-03-12'), after: await firstTimeOn('2027-03-29') };
+    const zone = page.locator('sched-booker #sched-zone');
+    await zone.fill('America/New_York');
+    await zone.dispatchEvent('change');
+    await page.locator('sched-booker #sched-zone-offset', { hasText: /GMT-[45]/ }).waitFor();
+    const newYork = { before: await firstTimeOn('2027-03-12'), after: await firstTimeOn('2027-03-15') };
+    expect([berlin.before.label, berlin.after.label]).toEqual(['10:00 AM', '11:00 AM']);
+    expect([newYork.before.label, newYork.after.label]).toEqual(['4:00 AM', '5:00 AM']);
+    for (const slot of [berlin.before, berlin.after, newYork.before, newYork.after]) expect(new Date(slot.start).getUTCHours()).toBe(9);
+    expect(newYork.before.start).toBe('2027-03-12T04:00:00.000-05:00');
+    expect(newYork.after.start).toBe('2027-03-15T05:00:00.000-04:00');
+    await page.context().close();
+  });
+
+  it('is ready to book within 3× the time this browser takes to load a blank page from the same server', async () => {
+    // A blank page: navigation to its load event. The booker: from the host page's load event (the script has run)
+    // to the first day's times being clickable (the event type and the month's slots asked for and shown).
+    const measure = async (url: string, ready?: (page: Page) => Promise<unknown>): Promise<number> => {
+      const page = await open(shop.origin);
+      let started = Date.now();
+      await page.goto(url, { waitUntil: 'load' });
+      if (ready) {
+        started = Date.now();
+        await ready(page);
+      }
+      const elapsed = Date.now() - started;
+      await page.context().close();
+      return elapsed;
+    };
+    const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const blank: number[] = [];
+    const booker: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      blank.push(await measure(`${shop.origin}/blank`));
+      // From navigation to the first day's times clickable: the page, the script, the event type, the month's slots.
+      booker.push(await measure(`${shop.origin}/`, (page) => page.locator('sched-booker ul button').first().waitFor()));
+    }
+    const bytes = gzipSync(readFileSync(join(bookerDir, 'booker.js'))).length;
+    mkdirSync(OUTPUT_DIR, { recursive: true });
+    writeFileSync(join(OUTPUT_DIR, 'timings.json'), JSON.stringify({ blankMs: blank, bookerMs: booker, gzipBytes: bytes }, null, 2));
+    expect(median(booker)).toBeLessThanOrEqual(3 * median(blank));
   });
 });

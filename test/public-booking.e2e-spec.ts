@@ -180,6 +180,18 @@ describe('booking from the browser: publishable keys, public routes, CORS (contr
         const res = await a.http.get('/v1/public/event-types', { apiKey: pk, headers: origin === undefined ? {} : { origin } });
         expect({ origin, status: res.status, code: res.body.code }).toEqual({ origin, status: 403, code: 'ORIGIN_NOT_ALLOWED' });
       }
+      // A page on the API's own origin: a browser sends no Origin on a same-origin GET, but Sec-Fetch-Site.
+      const own = `http://127.0.0.1:${new URL(a.url).port}`;
+      const local = await createApiKey(a.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [own] });
+      expect(
+        (await a.http.get('/v1/public/event-types', { apiKey: local.apiKey, headers: { 'sec-fetch-site': 'same-origin' } })).status,
+      ).toBe(200);
+      for (const site of ['cross-site', 'same-site', 'none']) {
+        expect((await a.http.get('/v1/public/event-types', { apiKey: local.apiKey, headers: { 'sec-fetch-site': site } })).status).toBe(
+          403,
+        );
+      }
+      expect((await a.http.get('/v1/public/event-types', { apiKey: pk, headers: { 'sec-fetch-site': 'same-origin' } })).status).toBe(403);
       // A secret key or a session on a public route: backends use the other routes.
       expect((await a.http.get('/v1/public/event-types', { apiKey: org.apiKey, headers: { origin: SHOP } })).status).toBe(403);
       expect((await a.http.get('/v1/public/event-types', { token: org.owner.accessToken, headers: { origin: SHOP } })).status).toBe(403);

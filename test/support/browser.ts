@@ -40,7 +40,16 @@ export function buildBooker(): string {
   const outDir = mkdtempSync(join(tmpdir(), 'sched-booker-'));
   execFileSync(
     process.execPath,
-    [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'apps/booker/vite.config.ts', '--outDir', outDir, '--logLevel', 'error'],
+    [
+      join(ROOT, 'node_modules/vite/bin/vite.js'),
+      'build',
+      '--config',
+      'apps/booker/vite.config.ts',
+      '--outDir',
+      outDir,
+      '--logLevel',
+      'error',
+    ],
     { cwd: ROOT, stdio: 'pipe' },
   );
   return outDir;

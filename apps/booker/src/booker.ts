@@ -86,6 +86,8 @@ export class SchedBooker extends HTMLElement {
   private eventType: EventType | null = null;
   private month = '';
   private slots: Slot[] = [];
+  /** The first month's slots, asked for together with the event type. */
+  private prefetched: Slot[] | null = null;
   private day: string | null = null;
   private hold: Hold | null = null;
   private booking: Booking | null = null;
@@ -154,7 +156,11 @@ export class SchedBooker extends HTMLElement {
     this.main.replaceChildren(h('p', { class: 'muted' }, this.t.loading));
     const id = this.getAttribute('event-type') ?? '';
     try {
-      const { data, error } = await this.api.GET('/v1/public/event-types/{id}', { params: { path: { id } } });
+      // The event type and its first month's slots at once: the time to the first bookable times is one round trip.
+      const [{ data, error }] = await Promise.all([
+        this.api.GET('/v1/public/event-types/{id}', { params: { path: { id } } }),
+        this.fetchMonth(id).then((slots) => (this.prefetched = slots)),
+      ]);
       if (!data) return this.fail(error);
       this.eventType = data.eventType;
       await this.loadMonth();
@@ -164,13 +170,21 @@ export class SchedBooker extends HTMLElement {
     }
   }
 
-  private async loadMonth(): Promise<void> {
+  /** The month's slots in the chosen zone; null when refused (the event type's own answer tells why). */
+  private async fetchMonth(eventTypeId: string): Promise<Slot[] | null> {
     const dates = monthDates(this.month);
-    const { data, error } = await this.api.GET('/v1/public/availability', {
-      params: { query: { eventTypeId: this.eventType!.id, start: dates[0], end: dates[dates.length - 1], timezone: this.timeZone } },
+    const { data } = await this.api.GET('/v1/public/availability', {
+      params: { query: { eventTypeId, start: dates[0], end: dates[dates.length - 1], timezone: this.timeZone } },
     });
-    if (!data) return this.fail(error);
-    this.slots = data.slots;
+    return data?.slots ?? null;
+  }
+
+  private async loadMonth(): Promise<void> {
+    const prefetched = this.prefetched;
+    this.prefetched = null;
+    const slots = prefetched ?? (await this.fetchMonth(this.eventType!.id));
+    if (slots === null) return this.fail({ code: 'INTERNAL_ERROR', message: '', requestId: '' });
+    this.slots = slots;
     if (this.day && !this.slots.some((slot) => slot.start.startsWith(this.day!))) this.day = null;
     this.day ??= this.slots[0]?.start.slice(0, 10) ?? null;
     this.renderDays();
@@ -252,8 +266,13 @@ export class SchedBooker extends HTMLElement {
         void this.loadMonth();
       },
     });
+    // Filled when the picker is first used: the list of every zone costs more than the rest of the first render.
     const options = h('datalist', { id: 'sched-zones' });
-    for (const zone of zones()) options.append(h('option', { value: zone.zone }, zone.label));
+    const fill = (): void => {
+      if (options.childElementCount === 0) for (const zone of zones()) options.append(h('option', { value: zone.zone }, zone.label));
+    };
+    zonePicker.addEventListener('focus', fill);
+    zonePicker.addEventListener('input', fill);
 
     this.main.replaceChildren(
       h('h2', {}, eventType.title),

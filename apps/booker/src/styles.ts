@@ -6,9 +6,9 @@ export const BOOKER_CSS = `
   font: 15px/1.45 var(--sched-font, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif);
   color: #1f2328; background: #fff; border: 1px solid #d0d7de; border-radius: var(--sched-radius, 10px);
 }
-.booker *, .booker *::before, .booker *::after { box-sizing: border-box; font: inherit; color: inherit; }
-h2 { margin: 0 0 .25rem; font-size: 1.2rem; font-weight: 600; }
-h3 { margin: .75rem 0 .5rem; font-size: 1rem; font-weight: 600; }
+.booker *, .booker *::before, .booker *::after { box-sizing: border-box; font-family: inherit; color: inherit; }
+.booker h2 { margin: 0 0 .25rem; font-size: 1.2rem; font-weight: 600; }
+.booker h3 { margin: .75rem 0 .5rem; font-size: 1rem; font-weight: 600; }
 p { margin: .25rem 0; }
 .muted { color: #57606a; }
 .row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; justify-content: space-between; }

@@ -87,10 +87,13 @@ export function offsetOf(timeZone: string, now = new Date()): string {
   return part?.value ?? '';
 }
 
-/** Every IANA zone this browser knows, with its current offset. */
+let knownZones: { zone: string; label: string }[] | undefined;
+
+/** Every IANA zone this browser knows, with its current offset; worked out once (some 400 zones), when first needed. */
 export function zones(): { zone: string; label: string }[] {
   const names = (Intl as typeof Intl & { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
-  return names.map((zone) => ({ zone, label: `${zone.replace(/_/g, ' ')} (${offsetOf(zone)})` }));
+  knownZones ??= names.map((zone) => ({ zone, label: `${zone.replace(/_/g, ' ')} (${offsetOf(zone)})` }));
+  return knownZones;
 }
 
 export function minutesLeft(until: string, now = Date.now()): string {

@@ -8,6 +8,7 @@ import { useLoad } from '../ui/async';
 import { checked, Field, FormAlert, inputValue, useSubmit, type FormProblem } from '../ui/form';
 import { Table } from '../ui/table';
 import { Show } from '../ui/states';
+import { EmbedPanel } from './embed';
 import { useMembers } from './members';
 
 type EventType = Schemas['EventTypeView'];
@@ -74,11 +75,14 @@ export function EventTypeEditPage(): JSX.Element {
       <h1>Edit event type</h1>
       <Show loaded={loaded}>
         {(data) => (
-          <EventTypeForm
-            existing={data.eventType}
-            onSaved={() => route('/admin/event-types')}
-            onCancel={() => route('/admin/event-types')}
-          />
+          <>
+            <EventTypeForm
+              existing={data.eventType}
+              onSaved={() => route('/admin/event-types')}
+              onCancel={() => route('/admin/event-types')}
+            />
+            <EmbedPanel eventTypeId={data.eventType.id} />
+          </>
         )}
       </Show>
     </section>

@@ -46,8 +46,8 @@ export class PublishableKeyGate {
     if (credential.kind === 'jwt') throw publishableOnly();
     const key = await this.apiKeys.authenticate(credential.value);
     if (!key.publishable) throw publishableOnly();
-    const origin = request.headers.origin;
-    if (typeof origin !== 'string' || !key.publishable.allowedOrigins.includes(origin)) {
+    const origins = originsOf(request);
+    if (!origins.some((origin) => key.publishable!.allowedOrigins.includes(origin))) {
       throw new AppError(
         ErrorCode.ORIGIN_NOT_ALLOWED,
         'This publishable key does not answer this Origin; list it in the key’s allowedOrigins',
@@ -56,6 +56,19 @@ export class PublishableKeyGate {
     request.principal = keyPrincipal(key);
     return request.principal;
   }
+}
+
+/**
+ * Where the request comes from, as a browser tells it: `Origin`; or, for a page on this very origin (a browser sends
+ * no `Origin` on a same-origin GET, e.g. the console's preview of the booker), this host as the page saw it, which
+ * `Sec-Fetch-Site: same-origin` vouches for (a page cannot set either header; a server can set any, which is why
+ * backends use secret keys). None for a server-to-server call.
+ */
+function originsOf(request: GatedRequest): string[] {
+  const { origin, host } = request.headers;
+  if (typeof origin === 'string') return [origin];
+  if (request.headers['sec-fetch-site'] !== 'same-origin' || typeof host !== 'string') return [];
+  return [`https://${host}`, `http://${host}`];
 }
 
 function publishableOnly(): AppError {
