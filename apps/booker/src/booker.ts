@@ -520,7 +520,10 @@ export class SchedBooker extends HTMLElement {
     this.errors.clear();
     if (!value('name')) this.errors.set('name', t.required);
     if (!value('email')) this.errors.set('email', t.required);
-    if (this.errors.size > 0) return this.renderForm();
+    if (this.errors.size > 0) {
+      this.announce(t.check);
+      return this.renderForm();
+    }
     const submit = form.querySelector<HTMLButtonElement>('button[type="submit"]');
     if (submit) {
       submit.disabled = true;
@@ -565,7 +568,7 @@ export class SchedBooker extends HTMLElement {
           detail.field === 'attendee.email' ? 'email' : detail.field.startsWith('answers.') ? `q-${detail.field.slice(8)}` : 'name';
         this.errors.set(id, detail.message);
       }
-      this.announce(t.failed);
+      this.announce(t.check);
       return this.renderForm();
     }
     if (response.status === 409) {
