@@ -1970,7 +1970,7 @@ export interface components {
             /** @example Europe/Berlin */
             timezone: string;
         };
-        PublicHoldDto: {
+        SlotRequestDto: {
             /** @example evt_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             eventTypeId: string;
             /**
@@ -2012,22 +2012,23 @@ export interface components {
              */
             timezone: string;
             attendee: components["schemas"]["AttendeeDto"];
+            notes?: string;
             /**
-             * @description Answers to the event type’s questions, keyed by question id (400 naming `answers.<id>`)
+             * @description A hold of this event type and start (POST /holds): the booking takes its place in one transaction. An expired or released hold is ignored (the booking succeeds while the time is free); a hold of another event type or start → 400.
+             * @example hld_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            holdId?: string;
+            /**
+             * @description Answers to the event type’s questions, keyed by question id. A missing required answer, an unknown id or a wrong value → 400 with `details[].field` = `answers.<id>`.
              * @example {
              *       "company": "Acme",
+             *       "agenda": "Pricing",
              *       "consent": true
              *     }
              */
             answers?: {
                 [key: string]: unknown;
             };
-            notes?: string;
-            /**
-             * @description The hold this booking takes the place of
-             * @example hld_4f9QdY0m2kBz7Lr1Xc8VtN3a
-             */
-            holdId?: string;
             /** @description Required with holdId: the hold’s token (a wrong one → 401) */
             holdToken?: string;
         };
@@ -7014,7 +7015,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PublicHoldDto"];
+                "application/json": components["schemas"]["SlotRequestDto"];
             };
         };
         responses: {

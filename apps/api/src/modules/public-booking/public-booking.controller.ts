@@ -4,14 +4,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ApiErrors, AppError, CurrentPrincipal, IdParam, type Principal } from '@app/common';
 import { SlotsQueryDto } from '../availability/dto/slots.dto.js';
 import { sendSlots } from '../availability/slots-reply.js';
-import { PublicBookingResponse } from '../bookings/dto/booking.dto.js';
+import { PublicBookingResponse, SlotRequestDto } from '../bookings/dto/booking.dto.js';
 import { BookingQueriesService } from '../bookings/booking-queries.service.js';
 import { IDEMPOTENCY_HEADER, idempotencyKey, sendStored } from '../idempotency/index.js';
 import {
   PublicBookingDto,
   PublicEventTypeListResponse,
   PublicEventTypeResponse,
-  PublicHoldDto,
   PublicHoldResponse,
   PublicSlotsResponse,
   ReleaseHoldDto,
@@ -89,7 +88,7 @@ export class PublicBookingController {
   })
   @ApiResponse({ status: 201, type: PublicHoldResponse })
   @ApiErrors(400, 401, 403, 404, 409)
-  hold(@CurrentPrincipal() principal: Principal, @Body() dto: PublicHoldDto, @Req() request: FastifyRequest): Promise<PublicHoldResponse> {
+  hold(@CurrentPrincipal() principal: Principal, @Body() dto: SlotRequestDto, @Req() request: FastifyRequest): Promise<PublicHoldResponse> {
     return this.publicBooking.hold(principal, dto, request.ip);
   }
 

@@ -1,3 +1,4 @@
+import type { SlotRequestDto } from '../bookings/dto/booking.dto.js';
 import { Injectable } from '@nestjs/common';
 import { AppError, type Principal, tenantScope } from '@app/common';
 import { AvailabilityService, type SlotsAnswer } from '../availability/availability.service.js';
@@ -12,7 +13,6 @@ import type {
   PublicEventTypeListResponse,
   PublicEventTypeResponse,
   PublicEventTypeView,
-  PublicHoldDto,
   PublicHoldResponse,
 } from './dto/public-booking.dto.js';
 
@@ -58,7 +58,7 @@ export class PublicBookingService {
     return this.availability.slots(principal, query, 'attendee');
   }
 
-  async hold(principal: Principal, dto: PublicHoldDto, clientIp: string): Promise<PublicHoldResponse> {
+  async hold(principal: Principal, dto: SlotRequestDto, clientIp: string): Promise<PublicHoldResponse> {
     this.assertMayBook(principal, dto.eventTypeId);
     const created = await this.holds.create(principal, dto, { apiKeyId: principal.apiKey!.id, clientIp });
     return { hold: created.hold, holdToken: created.holdToken! };

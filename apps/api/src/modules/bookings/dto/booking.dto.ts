@@ -69,7 +69,8 @@ export class AttendeeDto {
 
 export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}(:?\d{2})?)?$/;
 
-export class CreateBookingDto {
+/** What names a time of an event type: a booking's, a hold's (secret and publishable keys alike). */
+export class SlotRequestDto {
   @ApiProperty({ example: 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a' })
   @IsString()
   @IsId('evt')
@@ -86,7 +87,9 @@ export class CreateBookingDto {
   @ApiProperty({ example: 'Europe/Berlin', description: 'The attendee’s IANA time zone' })
   @IsIanaTimeZone()
   timezone!: string;
+}
 
+export class CreateBookingDto extends SlotRequestDto {
   @ApiProperty({ type: AttendeeDto })
   @IsObject()
   @ValidateNested()

@@ -1,26 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { IsIanaTimeZone, IsId, PaginationQueryDto } from '@app/common';
-import { ISO_TIMESTAMP } from './booking.dto.js';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsId, PaginationQueryDto } from '@app/common';
+import { SlotRequestDto } from './booking.dto.js';
 
-export class CreateHoldDto {
-  @ApiProperty({ example: 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a' })
-  @IsString()
-  @IsId('evt')
-  eventTypeId!: string;
-
-  @ApiProperty({
-    example: '2027-03-02T10:00:00+01:00',
-    description: 'ISO 8601. With Z or an offset it is absolute; without one it is wall-clock time in `timezone`.',
-  })
-  @IsString()
-  @Matches(ISO_TIMESTAMP, { message: 'startTime must be an ISO 8601 timestamp' })
-  startTime!: string;
-
-  @ApiProperty({ example: 'Europe/Berlin', description: 'The attendee’s IANA time zone' })
-  @IsIanaTimeZone()
-  timezone!: string;
-
+export class CreateHoldDto extends SlotRequestDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 60, maximum: 3600, description: 'Default: the event type’s holdMinutes' })
   @IsOptional()
   @IsInt()

@@ -1,13 +1,10 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
-import { IsIanaTimeZone, IsId } from '@app/common';
-import { AttendeeDto, ISO_TIMESTAMP } from '../../bookings/dto/booking.dto.js';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { IsOptional, IsString, Length } from 'class-validator';
+import { CreateBookingDto } from '../../bookings/dto/booking.dto.js';
 import { HoldView } from '../../bookings/dto/hold.dto.js';
 import { LOCATION_TYPES, type LocationType, QuestionView } from '../../event-types/dto/event-type.dto.js';
 
 const EVENT_TYPE_EXAMPLE = 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a';
-const START_DESCRIPTION = 'ISO 8601. With Z or an offset it is absolute; without one it is wall-clock time in `timezone`.';
 
 export class PublicHostView {
   @ApiProperty({ example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) userId!: string;
@@ -50,22 +47,6 @@ export class PublicSlotsResponse {
   @ApiProperty({ example: 'Europe/Berlin' }) timezone!: string;
 }
 
-export class PublicHoldDto {
-  @ApiProperty({ example: EVENT_TYPE_EXAMPLE })
-  @IsString()
-  @IsId('evt')
-  eventTypeId!: string;
-
-  @ApiProperty({ example: '2027-03-02T10:00:00+01:00', description: START_DESCRIPTION })
-  @IsString()
-  @Matches(ISO_TIMESTAMP, { message: 'startTime must be an ISO 8601 timestamp' })
-  startTime!: string;
-
-  @ApiProperty({ example: 'Europe/Berlin', description: 'The attendee’s IANA time zone' })
-  @IsIanaTimeZone()
-  timezone!: string;
-}
-
 export class PublicHoldResponse {
   @ApiProperty({ type: HoldView }) hold!: HoldView;
   @ApiProperty({
@@ -82,49 +63,8 @@ export class ReleaseHoldDto {
   holdToken!: string;
 }
 
-export class PublicBookingDto {
-  @ApiProperty({ example: EVENT_TYPE_EXAMPLE })
-  @IsString()
-  @IsId('evt')
-  eventTypeId!: string;
-
-  @ApiProperty({ example: '2027-03-02T10:00:00+01:00', description: START_DESCRIPTION })
-  @IsString()
-  @Matches(ISO_TIMESTAMP, { message: 'startTime must be an ISO 8601 timestamp' })
-  startTime!: string;
-
-  @ApiProperty({ example: 'Europe/Berlin', description: 'The attendee’s IANA time zone' })
-  @IsIanaTimeZone()
-  timezone!: string;
-
-  @ApiProperty({ type: AttendeeDto })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AttendeeDto)
-  attendee!: AttendeeDto;
-
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    example: { company: 'Acme', consent: true },
-    description: 'Answers to the event type’s questions, keyed by question id (400 naming `answers.<id>`)',
-  })
-  @IsOptional()
-  @IsObject()
-  answers?: Record<string, unknown>;
-
-  @ApiPropertyOptional({ maxLength: 2000 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
-  notes?: string;
-
-  @ApiPropertyOptional({ example: 'hld_4f9QdY0m2kBz7Lr1Xc8VtN3a', description: 'The hold this booking takes the place of' })
-  @IsOptional()
-  @IsString()
-  @IsId('hld')
-  holdId?: string;
-
+/** A booking from an attendee's page: what POST /bookings takes but `metadata` (the customer's backend's), and the hold's token. */
+export class PublicBookingDto extends OmitType(CreateBookingDto, ['metadata'] as const) {
   @ApiPropertyOptional({ description: 'Required with holdId: the hold’s token (a wrong one → 401)' })
   @IsOptional()
   @IsString()
