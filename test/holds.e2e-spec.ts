@@ -119,6 +119,19 @@ describe('holds (contract section 14)', () => {
     expect(await check(a, { apiKey: org.apiKey }, other, '2027-03-02T11:00:00Z')).toEqual({ available: true });
   });
 
+  it('a live hold whose start has passed books nothing: the meeting has begun', async () => {
+    const org = await bookingOrg(a, { holdMinutes: 60 });
+    const placed = await hold(a, org.apiKey, org.eventTypeId, '2027-03-01T09:00:00Z');
+    expect(placed.status).toBe(201);
+    a.clock.set('2027-03-01T09:00:00Z');
+    const late = await a.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-01T09:00:00Z', { holdId: placed.body.hold.id }), {
+      apiKey: org.apiKey,
+    });
+    expect(late.status).toBe(409);
+    expect(late.body.details).toEqual([{ field: 'startTime', message: 'in_the_past' }]);
+    a.clock.set(NOW);
+  });
+
   it('releases a hold with DELETE: the time is free at once; the hold is then gone (404)', async () => {
     const org = await bookingOrg(a);
     const placed = await hold(a, org.apiKey, org.eventTypeId);

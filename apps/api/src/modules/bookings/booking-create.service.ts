@@ -138,6 +138,8 @@ export class BookingCreateService {
       await this.slots.lock(scope, hosts);
       const taken = await this.holds.takeForBooking(scope, dto.holdId, dto.eventTypeId, start, holdToken);
       if (taken) {
+        // A hold may outlive its start (a short notice, a long hold): the meeting has begun, too late to book it.
+        if (start <= this.clock.now().getTime()) throw slotUnavailable('startTime', 'in_the_past');
         const unlocked = taken.hostUserIds.filter((host) => !hosts.includes(host));
         if (unlocked.length > 0) await this.slots.lock(scope, unlocked);
         return { eventType: await this.slots.eventTypeOf(scope, dto.eventTypeId), hostUserIds: taken.hostUserIds, hold: taken.hold };
