@@ -121,9 +121,11 @@ describe('holds (contract section 14)', () => {
 
   it('a live hold whose start has passed books nothing: the meeting has begun', async () => {
     const org = await bookingOrg(a, { holdMinutes: 60 });
+    a.clock.set('2027-03-01T08:30:00Z');
     const placed = await hold(a, org.apiKey, org.eventTypeId, '2027-03-01T09:00:00Z');
     expect(placed.status).toBe(201);
-    a.clock.set('2027-03-01T09:00:00Z');
+    // Still held (until 09:30), but the meeting began at 09:00.
+    a.clock.set('2027-03-01T09:10:00Z');
     const late = await a.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-01T09:00:00Z', { holdId: placed.body.hold.id }), {
       apiKey: org.apiKey,
     });
