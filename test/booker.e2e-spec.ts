@@ -101,12 +101,10 @@ describe('the embeddable booker (contract section 14): one script tag books from
 
   it('books a meeting from a page on another origin under a strict CSP, checked through the API', async () => {
     const page = await open(shop.origin);
-    // The test's own listener, through Playwright: the page's CSP allows no inline script of its own.
-    const booked = page.evaluate(
-      () =>
-        new Promise<Record<string, string>>((resolve) =>
-          (globalThis as any).document.addEventListener('sched:booked', (event: any) => resolve(event.detail)),
-        ),
+    // The test's own listener, through Playwright (in the page, so written as the page's script): the page's CSP
+    // allows no inline script of its own.
+    const booked = page.evaluate<Record<string, string>>(
+      `new Promise((resolve) => document.addEventListener('sched:booked', (event) => resolve(event.detail)))`,
     );
     const day = page.locator('sched-booker button.has').first();
     await day.click();
@@ -164,10 +162,12 @@ describe('the embeddable booker (contract section 14): one script tag books from
     const page = await open(shop.origin);
     const day = page.locator('sched-booker button.has').first();
     await day.waitFor();
-    const color = await day.evaluate((button) => (globalThis as any).getComputedStyle(button).color);
+    const color = await page.evaluate<string>(
+      `getComputedStyle(document.querySelector('sched-booker').shadowRoot.querySelector('button.has')).color`,
+    );
     expect(color).not.toBe('rgb(255, 0, 0)');
     // And the booker's styles stay inside it: the page's heading keeps the page's size.
-    expect(await page.locator('h1').evaluate((h1) => (globalThis as any).getComputedStyle(h1).fontSize)).toBe('32px');
+    expect(await page.evaluate<string>(`getComputedStyle(document.querySelector('h1')).fontSize`)).toBe('32px');
     expect(await seriousViolations(page)).toEqual([]);
     await page.context().close();
   });
@@ -195,7 +195,7 @@ describe('the embeddable booker (contract section 14): one script tag books from
     expect({ name, violations: await seriousViolations(page) }).toEqual({ name, violations: [] });
     for (const width of [320, 1280]) {
       await page.setViewportSize({ width, height: 900 });
-      const wide = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+      const wide = await page.evaluate<number>('document.documentElement.scrollWidth');
       expect({ name, width, scrollWidth: wide }).toEqual({ name, width, scrollWidth: width });
       await page.screenshot({ path: join(OUTPUT_DIR, `${name}-${width}.png`), fullPage: true });
     }
@@ -208,10 +208,12 @@ describe('the embeddable booker (contract section 14): one script tag books from
     await step(page, '1-days');
     // Into the booker: the zone picker, the month buttons, then the chosen day (one tab stop for the grid).
     const focused = () =>
-      page.evaluate(() => {
-        const active = (globalThis as any).document.querySelector('sched-booker').shadowRoot.activeElement;
-        return active ? (active.getAttribute('data-date') ?? active.getAttribute('data-start') ?? active.id ?? active.textContent) : null;
-      });
+      page.evaluate<string | null>(
+        `(() => {
+          const active = document.querySelector('sched-booker').shadowRoot.activeElement;
+          return active ? (active.getAttribute('data-date') ?? active.getAttribute('data-start') ?? active.id ?? active.textContent) : null;
+        })()`,
+      );
     for (let i = 0; i < 10 && !/^\d{4}-\d{2}-\d{2}$/.test(String(await focused())); i++) await page.keyboard.press('Tab');
     const firstDay = String(await focused());
     expect(firstDay).toMatch(/^2027-03-\d{2}$/);

@@ -6,7 +6,7 @@ import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/app.js';
 import { registerOwner } from './support/factories.js';
 import { createWebhook, deliveries, eventually, WebhookReceiver } from './support/webhooks.js';
 
-/** A secret sealed by a key no instance has any more (issue 29): nothing is failed as if the receiver had refused it. */
+/** A secret sealed by a key that no instance still holds (issue 29): nothing is failed as if the receiver had refused it. */
 describe('a webhook secret no configured key opens', () => {
   const lines: string[] = [];
   let t: TestApp;
