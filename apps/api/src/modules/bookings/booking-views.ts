@@ -7,6 +7,15 @@ export function attendeeNameOf(booking: Pick<Booking, 'attendeeFirstName' | 'att
   return [booking.attendeeFirstName, booking.attendeeLastName].filter(Boolean).join(' ') || null;
 }
 
+function attendeeOf(booking: Booking): BookingView['attendee'] {
+  return {
+    email: booking.attendeeEmail,
+    firstName: booking.attendeeFirstName,
+    lastName: booking.attendeeLastName,
+    phone: booking.attendeePhone,
+  };
+}
+
 /** Entities never leave the service: these build the API's booking shapes (contract section 8). */
 export function bookingView(booking: Booking, hostUserIds: readonly string[]): BookingView {
   return {
@@ -17,12 +26,7 @@ export function bookingView(booking: Booking, hostUserIds: readonly string[]): B
     startsAt: booking.startsAt.toISOString(),
     endsAt: booking.endsAt.toISOString(),
     status: booking.status,
-    attendee: {
-      email: booking.attendeeEmail,
-      firstName: booking.attendeeFirstName,
-      lastName: booking.attendeeLastName,
-      phone: booking.attendeePhone,
-    },
+    attendee: attendeeOf(booking),
     timezone: booking.timezone,
     locationType: booking.locationType,
     location: booking.location,
@@ -50,12 +54,7 @@ export function attendeeBookingView(booking: Booking, confirmationToken?: string
     endsAt: booking.endsAt.toISOString(),
     status: booking.status,
     ...(confirmationToken !== undefined ? { confirmationToken } : {}),
-    attendee: {
-      email: booking.attendeeEmail,
-      firstName: booking.attendeeFirstName,
-      lastName: booking.attendeeLastName,
-      phone: booking.attendeePhone,
-    },
+    attendee: attendeeOf(booking),
     timezone: booking.timezone,
     locationType: booking.locationType,
     location: booking.location,

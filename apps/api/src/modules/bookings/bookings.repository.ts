@@ -6,6 +6,13 @@ import { Booking, type BookingStatus, type CancelledBy } from './entities/bookin
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from './booking-status.js';
 
+/** A booking's row from $1 to $28 (BookingsRepository.bookingValues): the one column list both inserts share. */
+const INSERT_BOOKING = `INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id,
+           attendee_email, attendee_first_name, attendee_last_name, attendee_phone, timezone, location_type, location, notes,
+           metadata, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash, cancelled_at, cancellation_reason,
+           cancelled_by, previous_booking_id, rescheduled_to_booking_id, created_at, updated_at, answers)
+         VALUES (${Array.from({ length: 28 }, (_, i) => `$${i + 1}`).join(', ')})`;
+
 export interface BookingFilters {
   status?: BookingStatus;
   startsFrom?: Date;
@@ -49,11 +56,7 @@ export class BookingsRepository {
   async insert(scope: TenantScope, booking: Booking, hostUserIds: readonly string[]): Promise<void> {
     await this.tx.write(
       `WITH inserted AS (
-         INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id,
-           attendee_email, attendee_first_name, attendee_last_name, attendee_phone, timezone, location_type, location, notes,
-           metadata, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash, cancelled_at, cancellation_reason,
-           cancelled_by, previous_booking_id, rescheduled_to_booking_id, created_at, updated_at, answers)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
+         ${INSERT_BOOKING}
          RETURNING id, organization_id, event_type_id, livemode, status, starts_at, ends_at, created_at)
        INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position)
        SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, i.status, tstzrange(i.starts_at, i.ends_at, '[)'),
@@ -70,11 +73,7 @@ export class BookingsRepository {
   async insertFromHold(scope: TenantScope, booking: Booking, holdId: string): Promise<void> {
     await this.tx.write(
       `WITH inserted AS (
-         INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id,
-           attendee_email, attendee_first_name, attendee_last_name, attendee_phone, timezone, location_type, location, notes,
-           metadata, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash, cancelled_at, cancellation_reason,
-           cancelled_by, previous_booking_id, rescheduled_to_booking_id, created_at, updated_at, answers)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
+         ${INSERT_BOOKING}
          RETURNING id, status, created_at),
        occupancy AS (
          UPDATE booking_hosts bh SET booking_id = i.id, status = i.status, expires_at = NULL, created_at = i.created_at
