@@ -396,9 +396,12 @@ describe('calendars: ICS feeds block slots', () => {
     expect(created.body.calendar).toMatchObject({ status: 'ok', busyCount: 100_000 });
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(latencies.length).toBeGreaterThan(2);
-    // Each pair of requests answered while the feed was read: no parse-sized stall (the same parse on the event loop
-    // held them 1.2 s; on a quiet machine the slowest pair takes ~150 ms, on a loaded CI machine ~250 ms).
-    expect(Math.max(...latencies)).toBeLessThan(600);
+    // Each pair of requests answered while the feed was read: no parse-sized stall. The same parse on the event loop
+    // held them for the whole parse (1.2 s quiet, more beside other test files); off it, the slowest pair takes ~150 ms
+    // on a quiet machine and up to ~650 ms with other files' workers on the same two cores. So: under 600 ms, or
+    // well under the read's own duration when the machine is that busy.
+    const elapsed = Date.now() - started;
+    expect(Math.max(...latencies)).toBeLessThan(Math.max(600, elapsed * 0.4));
     console.log(
       `100,000 events read in ${Date.now() - started} ms; /health + availability answered ${latencies.length} times, slowest ${Math.round(Math.max(...latencies))} ms`,
     );

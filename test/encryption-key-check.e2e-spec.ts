@@ -1,16 +1,13 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { ConfigError, loadConfig } from '@app/common';
 import { checkEncryptionKey } from '../apps/api/src/encryption-key-check.js';
 import { TEST_JWT_SECRET } from './support/app.js';
 import { cloneTestDatabase } from './support/database.js';
-import { cleanEnv, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
+import { cleanEnv, compileEntries, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
 
-const run = promisify(execFile);
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 const KEY_A = Buffer.alloc(32, 0xa1).toString('base64');
 const KEY_B = Buffer.alloc(32, 0xb2).toString('base64');
@@ -65,18 +62,7 @@ describe('ENCRYPTION_KEY must open the database’s check value (issue 29)', () 
     let drop: () => Promise<void>;
 
     beforeAll(async () => {
-      mkdirSync(buildDir, { recursive: true });
-      writeFileSync(
-        join(buildDir, 'tsconfig.json'),
-        JSON.stringify({
-          extends: '../../tsconfig.build.json',
-          compilerOptions: { outDir: '.', rootDir: '../..' },
-          include: ['../../apps/api/src/main.ts', '../../apps/worker/src/main.ts'],
-        }),
-      );
-      const tsconfig = join(buildDir, 'tsconfig.json');
-      await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { cwd: ROOT });
-      await run(process.execPath, [join(ROOT, 'node_modules/tsc-alias/dist/bin/index.js'), '-p', tsconfig], { cwd: ROOT });
+      await compileEntries(buildDir, ['apps/api/src/main.ts', 'apps/worker/src/main.ts']);
       const database = await cloneTestDatabase();
       databaseUrl = database.url;
       drop = () => database.drop();

@@ -1,16 +1,13 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { startTestApp, TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from './support/app.js';
 import { registerOwner } from './support/factories.js';
-import { cleanEnv, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
+import { cleanEnv, compileEntries, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
 import { createWebhook, eventually, recordEvents, WebhookReceiver } from './support/webhooks.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
-const run = promisify(execFile);
 
 /**
  * The worker as it runs in production (compiled JS, its own process), killed with SIGKILL while
@@ -23,19 +20,7 @@ describe('webhook delivery survives kill -9', () => {
   const processes: SpawnedProcess[] = [];
 
   beforeAll(async () => {
-    mkdirSync(buildDir, { recursive: true });
-    // Only what the worker imports: a colleague's unrelated work in progress cannot break this build.
-    writeFileSync(
-      join(buildDir, 'tsconfig.json'),
-      JSON.stringify({
-        extends: '../../tsconfig.build.json',
-        compilerOptions: { outDir: '.', rootDir: '../..' },
-        include: ['../../apps/worker/src/main.ts'],
-      }),
-    );
-    const tsconfig = join(buildDir, 'tsconfig.json');
-    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { cwd: ROOT });
-    await run(process.execPath, [join(ROOT, 'node_modules/tsc-alias/dist/bin/index.js'), '-p', tsconfig], { cwd: ROOT });
+    await compileEntries(buildDir, ['apps/worker/src/main.ts']);
     receiver = await WebhookReceiver.start();
     api = await startTestApp({ env: { RUN_WORKERS: 'false' } });
   }, 60_000);

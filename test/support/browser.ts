@@ -12,47 +12,28 @@ const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 /** Screenshots and timings of the browser tests (git-ignored). */
 export const OUTPUT_DIR = join(ROOT, 'test-output', 'console');
 
-/**
- * Builds the console into a directory of its own (the quick-start test may be building dist/ at the same
- * time), from the committed generated client; test/openapi-client checks that client against the document.
- */
-export function buildConsole(): string {
-  const outDir = mkdtempSync(join(tmpdir(), 'sched-console-'));
+/** A Vite build of one app (its config) into a directory of its own: the quick-start test may be building dist/ meanwhile. */
+function viteBuild(config: string, prefix: string): string {
+  const outDir = mkdtempSync(join(tmpdir(), prefix));
   execFileSync(
     process.execPath,
-    [
-      join(ROOT, 'node_modules/vite/bin/vite.js'),
-      'build',
-      '--config',
-      'apps/admin/vite.config.ts',
-      '--outDir',
-      outDir,
-      '--logLevel',
-      'error',
-    ],
-    { cwd: ROOT, stdio: 'pipe' },
+    [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', config, '--outDir', outDir, '--logLevel', 'error'],
+    {
+      cwd: ROOT,
+      stdio: 'pipe',
+    },
   );
   return outDir;
 }
 
-/** Builds the booker (`apps/booker`) into a directory of its own; its Vite config fails the build over 25 KB gzipped. */
+/** The console, from the committed generated client; test/openapi-client checks that client against the document. */
+export function buildConsole(): string {
+  return viteBuild('apps/admin/vite.config.ts', 'sched-console-');
+}
+
+/** The booker (`apps/booker`); its Vite config fails the build over 25 KB gzipped. */
 export function buildBooker(): string {
-  const outDir = mkdtempSync(join(tmpdir(), 'sched-booker-'));
-  execFileSync(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules/vite/bin/vite.js'),
-      'build',
-      '--config',
-      'apps/booker/vite.config.ts',
-      '--outDir',
-      outDir,
-      '--logLevel',
-      'error',
-    ],
-    { cwd: ROOT, stdio: 'pipe' },
-  );
-  return outDir;
+  return viteBuild('apps/booker/vite.config.ts', 'sched-booker-');
 }
 
 /** Gzipped bytes of the scripts and stylesheets index.html loads: the console's initial load. */

@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 
 export interface SpawnedProcess {
   child: ChildProcess;
@@ -60,4 +63,27 @@ export function descendantsMatching(pid: number, needle: string): number[] {
   };
   visit(pid);
   return found;
+}
+
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+const run = promisify(execFile);
+
+/**
+ * Compiles these entry points (paths from the repository's root) as production runs them, compiled JS, into
+ * `buildDir` (under the repository, so node_modules resolve), with only what they import: a colleague's unrelated
+ * work in progress cannot break the build, and it never races a build of dist/.
+ */
+export async function compileEntries(buildDir: string, entries: readonly string[]): Promise<void> {
+  mkdirSync(buildDir, { recursive: true });
+  const tsconfig = join(buildDir, 'tsconfig.json');
+  writeFileSync(
+    tsconfig,
+    JSON.stringify({
+      extends: '../../tsconfig.build.json',
+      compilerOptions: { outDir: '.', rootDir: '../..' },
+      include: entries.map((entry) => `../../${entry}`),
+    }),
+  );
+  await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { cwd: ROOT });
+  await run(process.execPath, [join(ROOT, 'node_modules/tsc-alias/dist/bin/index.js'), '-p', tsconfig], { cwd: ROOT });
 }
