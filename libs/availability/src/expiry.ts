@@ -18,8 +18,11 @@ export function slotsValidUntil(query: SlotQuery, slots: readonly Slot[]): numbe
   const notice = engine.earliest - engine.now;
   let until = Infinity;
   if (slots.length > 0) until = Math.min(...slots.map((slot) => slot.start)) - notice + 1;
-  for (const host of query.hosts)
+  for (const host of query.hosts) {
     for (const hold of host.held ?? []) if (hold.expiresAt > engine.now) until = Math.min(until, hold.expiresAt);
+    for (const seated of host.seats ?? [])
+      for (const expiry of seated.holdExpiries) if (expiry > engine.now) until = Math.min(until, expiry);
+  }
 
   const { range } = query;
   const rangeEnd = dayStartInstant(addDays(range.endDate, 1), range.timeZone);
@@ -29,7 +32,7 @@ export function slotsValidUntil(query: SlotQuery, slots: readonly Slot[]): numbe
     const beyond = computeSlots({
       rules: { ...query.rules, bookingWindowDays: query.rules.bookingWindowDays + 1 },
       now: query.now,
-      hosts: query.hosts.map((host) => ({ ...host, busy: [], held: [], externalBusy: [], bookingsPerDate: {} })),
+      hosts: query.hosts.map((host) => ({ ...host, busy: [], held: [], seats: [], externalBusy: [], bookingsPerDate: {} })),
       range: { ...range, startDate },
     }).filter((slot) => slot.start > engine.latest);
     const windowMs = engine.latest - engine.now;

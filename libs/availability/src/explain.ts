@@ -1,4 +1,4 @@
-import { createEngine, evaluateHostStart, participants, roundRobinOrder } from './slots.js';
+import { createEngine, evaluateHostStart, participants, roundRobinOrder, seatOwner, seatsRemaining } from './slots.js';
 import { UNAVAILABLE_REASONS } from './types.js';
 import type { HostAvailability, StartQuery, StartVerdict, UnavailableReason } from './types.js';
 import { findGridDay, prepareHost } from './windows.js';
@@ -18,21 +18,28 @@ export function explainStart(input: StartQuery, start: number): StartVerdict {
   const hosts = listed.length > 0 ? listed : [prepare('', undefined)];
   const reasons = hosts.map((host) => evaluateHostStart(engine, host, start, findGridDay(host, start, engine.step, engine.duration)));
 
+  const seats = (chosen: readonly PreparedHost[]): number | undefined => seatsRemaining(engine, chosen, start);
   switch (engine.rules.schedulingType) {
     case 'one_on_one':
-      return verdict(reasons[0], hosts[0].userId);
+      return verdict(reasons[0], hosts[0].userId, seats(hosts.slice(0, 1)));
     case 'round_robin': {
+      // A seated start belongs to the host of its first seat (contract section 16).
+      const owner = seatOwner(engine, hosts, start);
+      if (owner >= 0) return verdict(reasons[owner], hosts[owner].userId, seats([hosts[owner]]));
       const free = roundRobinOrder(hosts).find((index) => reasons[index] === null);
       // No free host: report the one that got furthest through the checks.
-      return free === undefined ? unavailable(furthest(reasons, Math.max)) : verdict(null, hosts[free].userId);
+      return free === undefined ? unavailable(furthest(reasons, Math.max)) : verdict(null, hosts[free].userId, seats([hosts[free]]));
     }
     case 'collective':
-      return reasons.every((reason) => reason === null) ? verdict(null, hosts[0].userId) : unavailable(furthest(reasons, Math.min));
+      return reasons.every((reason) => reason === null)
+        ? verdict(null, hosts[0].userId, seats(hosts))
+        : unavailable(furthest(reasons, Math.min));
   }
 }
 
-function verdict(reason: UnavailableReason | null, hostUserId: string): StartVerdict {
-  return reason === null ? { available: true, hostUserId } : { available: false, reason };
+function verdict(reason: UnavailableReason | null, hostUserId: string, seatsRemaining?: number): StartVerdict {
+  if (reason !== null) return { available: false, reason };
+  return seatsRemaining === undefined ? { available: true, hostUserId } : { available: true, hostUserId, seatsRemaining };
 }
 
 function unavailable(reason: UnavailableReason): StartVerdict {

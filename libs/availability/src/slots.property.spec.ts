@@ -11,6 +11,7 @@ import {
   type EventTypeRules,
   type HostAvailability,
   type SchedulingType,
+  type SeatedStart,
   type Slot,
   type SlotQuery,
   type TimeWindow,
@@ -401,6 +402,57 @@ describe('computeSlots properties', () => {
         expect(computeSlots(moved)).toEqual(computeSlots(query));
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('with seats, seatsRemaining and the offered starts equal a brute-force count (contract section 16)', () => {
+    const seated = scenario(['one_on_one']).chain((query) => {
+      const free = oracleStarts(query, query.hosts[0]);
+      const seat = fc.record({
+        booked: fc.integer({ min: 0, max: 4 }),
+        holds: fc.integer({ min: 0, max: 2 }),
+        before: fc.constantFrom(0, 10),
+        after: fc.constantFrom(0, 15),
+      });
+      return fc.record({
+        query: fc.constant(query),
+        capacity: fc.integer({ min: 2, max: 5 }),
+        starts: fc.subarray(free, { maxLength: Math.min(6, free.length) }),
+        seats: fc.array(seat, { minLength: 6, maxLength: 6 }),
+      });
+    });
+    fc.assert(
+      fc.property(seated, ({ query, capacity, starts, seats }) => {
+        const host = query.hosts[0];
+        const duration = durationOf(query.rules);
+        const seatedStarts: SeatedStart[] = starts.map((start, index) => ({
+          start,
+          end: start + duration,
+          bufferBeforeMinutes: seats[index].before,
+          bufferAfterMinutes: seats[index].after,
+          booked: seats[index].booked,
+          holdExpiries: Array.from({ length: seats[index].holds }, () => query.now + HOUR),
+        }));
+        const withSeats: SlotQuery = {
+          ...query,
+          rules: { ...query.rules, seatsPerSlot: capacity },
+          hosts: [{ ...host, seats: seatedStarts }],
+        };
+        const taken = (seat: SeatedStart): number => seat.booked + seat.holdExpiries.length;
+        const expected: { start: number; seatsRemaining: number }[] = [];
+        for (const start of oracleStarts(query, host)) {
+          const own = seatedStarts.find((seat) => seat.start === start);
+          if (own !== undefined && taken(own) >= capacity) continue;
+          const others = seatedStarts.filter((seat) => seat.start !== start && taken(seat) > 0);
+          if (others.some((seat) => conflicts(query.rules, start, seat))) continue;
+          expected.push({ start, seatsRemaining: capacity - (own === undefined ? 0 : taken(own)) });
+        }
+        expect(computeSlots(withSeats).map(({ start, seatsRemaining }) => ({ start, seatsRemaining }))).toEqual(expected);
+        for (const { start, seatsRemaining } of expected) {
+          expect(explainStart(withSeats, start)).toEqual({ available: true, hostUserId: host.userId, seatsRemaining });
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 });

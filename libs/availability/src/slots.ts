@@ -50,10 +50,28 @@ export function evaluateHostStart(
   if (start > engine.latest) return 'outside_booking_window';
   if (gridDay === undefined) return 'outside_availability';
   if (host.busy.isBlocked(start)) return 'already_booked';
-  if (host.held.isBlocked(start)) return 'held';
+  const seated = host.seats.refusal(start);
+  if (seated === 'already_booked') return seated;
+  if (seated === 'held' || host.held.isBlocked(start)) return 'held';
   if (host.calendarBusy.isBlocked(start)) return 'calendar_conflict';
   if (gridDay.capReached) return 'daily_limit_reached';
   return null;
+}
+
+/** Seats still free at `start` with these hosts (collective: the fewest of them); undefined without seats. */
+export function seatsRemaining(engine: Engine, hosts: readonly PreparedHost[], start: number): number | undefined {
+  const capacity = engine.rules.seatsPerSlot ?? null;
+  if (capacity === null) return undefined;
+  return Math.min(...hosts.map((host) => capacity - host.seats.takenAt(start)));
+}
+
+/**
+ * Round robin with seats: every seat of a start goes to the host of its first seat (contract section 16).
+ * The index of the first host, in hostUserIds order, with seats taken at `start`; -1 when none has any.
+ */
+export function seatOwner(engine: Engine, hosts: readonly PreparedHost[], start: number): number {
+  if ((engine.rules.seatsPerSlot ?? null) === null) return -1;
+  return hosts.findIndex((host) => host.seats.takenAt(start) > 0);
 }
 
 /** Hosts that take part, in hostUserIds order; one_on_one uses only its single host. */
@@ -83,11 +101,11 @@ export function computeSlots(query: SlotQuery): Slot[] {
   const starts = hosts.map((host) => freeStarts(engine, host, from, to));
   switch (engine.rules.schedulingType) {
     case 'one_on_one':
-      return hosts.length === 0 ? [] : toSlots(engine, starts[0], hosts[0].userId);
+      return hosts.length === 0 ? [] : toSlots(engine, starts[0], hosts);
     case 'round_robin':
       return roundRobin(engine, hosts, starts);
     case 'collective':
-      return hosts.length === 0 ? [] : toSlots(engine, intersect(starts), hosts[0].userId);
+      return hosts.length === 0 ? [] : toSlots(engine, intersect(starts), hosts);
   }
 }
 
@@ -110,8 +128,11 @@ function freeStarts(engine: Engine, host: PreparedHost, from: number, to: number
   return ordered ? starts : [...new Set(starts)].sort((a, b) => a - b);
 }
 
-function toSlots(engine: Engine, starts: readonly number[], hostUserId: string): Slot[] {
-  return starts.map((start) => ({ start, end: start + engine.duration, hostUserId }));
+/** Slots of the first host (one on one, collective), with the seats left at every host when seated. */
+function toSlots(engine: Engine, starts: readonly number[], hosts: readonly PreparedHost[]): Slot[] {
+  const hostUserId = hosts[0].userId;
+  if ((engine.rules.seatsPerSlot ?? null) === null) return starts.map((start) => ({ start, end: start + engine.duration, hostUserId }));
+  return starts.map((start) => ({ start, end: start + engine.duration, hostUserId, seatsRemaining: seatsRemaining(engine, hosts, start) }));
 }
 
 /** k-way merge of the hosts' sorted starts; at each start the first free host in preference order wins. */
@@ -126,12 +147,21 @@ function roundRobin(engine: Engine, hosts: readonly PreparedHost[], starts: read
     }
     if (next === Infinity) return slots;
     let chosen = -1;
+    const owner = seatOwner(engine, hosts, next);
     for (const host of order) {
       if (starts[host][heads[host]] !== next) continue;
-      if (chosen < 0) chosen = host;
+      if (chosen < 0 && (owner < 0 || owner === host)) chosen = host;
       heads[host]++;
     }
-    slots.push({ start: next, end: next + engine.duration, hostUserId: hosts[chosen].userId });
+    // A seated start whose first seat went to a host not free there now is not offered by another.
+    if (chosen < 0) continue;
+    const seats = seatsRemaining(engine, [hosts[chosen]], next);
+    slots.push({
+      start: next,
+      end: next + engine.duration,
+      hostUserId: hosts[chosen].userId,
+      ...(seats === undefined ? {} : { seatsRemaining: seats }),
+    });
   }
 }
 

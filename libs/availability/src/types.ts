@@ -16,6 +16,8 @@ export interface EventTypeRules {
   readonly schedulingType: SchedulingType;
   /** Ordered: round robin breaks ties by it and collective reports the first host. */
   readonly hostUserIds: readonly string[];
+  /** Attendees per start (contract section 16); null or absent: one booking per slot. */
+  readonly seatsPerSlot?: number | null;
 }
 
 /** Local wall-clock window; endTime may be '24:00' (the next local midnight). */
@@ -58,6 +60,18 @@ export interface HeldInterval extends BusyInterval {
   readonly expiresAt: number;
 }
 
+/**
+ * The seats taken at one start of this (seated) event type with this host: its confirmed or pending bookings
+ * and live holds there, which share one occupancy. The start stays free for this event type while seats
+ * remain; every other start it overlaps is blocked by it, as by one booking (with the largest of its buffers).
+ */
+export interface SeatedStart extends BusyInterval {
+  /** Confirmed or pending bookings at this start. */
+  readonly booked: number;
+  /** Expiry (epoch ms) of each live hold at this start; each takes a seat until then. */
+  readonly holdExpiries: readonly number[];
+}
+
 /** A time the host is busy in one of its own calendars: blocks like a booking with no buffers of its own. */
 export interface ExternalBusy {
   readonly start: number;
@@ -73,6 +87,8 @@ export interface HostAvailability {
   readonly busy: readonly BusyInterval[];
   /** Live holds of the host (any event type); none when absent. */
   readonly held?: readonly HeldInterval[];
+  /** Seats taken at starts of this event type when it is seated; busy/held then leave them out. */
+  readonly seats?: readonly SeatedStart[];
   /** Busy times read from the host's connected calendars (contract section 12); none when absent. */
   readonly externalBusy?: readonly ExternalBusy[];
   /** This event type's confirmed/pending bookings per local date of the schedule's zone; see countByLocalDate. */
@@ -101,6 +117,8 @@ export interface Slot {
   readonly start: number;
   readonly end: number;
   readonly hostUserId: string;
+  /** Seated event types only: seats still free at this start (collective: at every host). */
+  readonly seatsRemaining?: number;
 }
 
 /** In priority order: the first that applies is reported. */
@@ -118,4 +136,5 @@ export const UNAVAILABLE_REASONS = [
 export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
 
 export type StartVerdict =
-  { readonly available: true; readonly hostUserId: string } | { readonly available: false; readonly reason: UnavailableReason };
+  | { readonly available: true; readonly hostUserId: string; readonly seatsRemaining?: number }
+  | { readonly available: false; readonly reason: UnavailableReason };

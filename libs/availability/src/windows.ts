@@ -1,4 +1,5 @@
 import { BusyIndex } from './busy.js';
+import { SeatIndex } from './seats.js';
 import { dayOfWeek, epochDayToIsoDate, parseWallTime } from './calendar.js';
 import type { BusyInterval, DateOverride, EventTypeRules, ExternalBusy, HostAvailability, TimeWindow, WeeklySchedule } from './types.js';
 import { ZoneDays } from './zone-days.js';
@@ -26,6 +27,8 @@ export interface PreparedHost {
   readonly held: BusyIndex;
   /** The host's calendar busy times, padded by the event type's buffers only. */
   readonly calendarBusy: BusyIndex;
+  /** The host's seated starts of this event type (contract section 16). */
+  readonly seats: SeatIndex;
 }
 
 /** Local windows as [start, end) in ms since local midnight; end may be a full day. */
@@ -50,7 +53,8 @@ export function prepareHost(
   const lastBookedAt = host?.lastBookedAt ?? null;
   if (host === undefined || schedule === null) {
     const none = BusyIndex.build([], rules, from, to);
-    return { userId, lastBookedAt, days: [], zoneDays: null, busy: none, held: none, calendarBusy: none };
+    const noSeats = SeatIndex.build([], rules, from, to);
+    return { userId, lastBookedAt, days: [], zoneDays: null, busy: none, held: none, calendarBusy: none, seats: noSeats };
   }
   const zoneDays = zoneDaysFor(schedule.timezone, from, to, zoneCache);
   const weekly = parseWeekly(schedule);
@@ -72,6 +76,7 @@ export function prepareHost(
     busy: BusyIndex.build(host.busy, rules, from, to),
     held: BusyIndex.build(host.held ?? [], rules, from, to),
     calendarBusy: BusyIndex.build(withoutBuffers(host.externalBusy ?? []), rules, from, to),
+    seats: SeatIndex.build(host.seats ?? [], rules, from, to),
   };
 }
 
