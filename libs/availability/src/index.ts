@@ -1,6 +1,7 @@
 export * from './types.js';
 export { computeSlots } from './slots.js';
 export { explainStart } from './explain.js';
+export { explainSeries, type RefusedOccurrence, type SeriesVerdict } from './series.js';
 export { slotsValidUntil } from './expiry.js';
 export { addDays } from './calendar.js';
 export {

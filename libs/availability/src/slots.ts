@@ -82,8 +82,8 @@ export function participants({ rules, hosts }: StartQuery): Participant[] {
 }
 
 /** Round robin preference: never booked first, then least recently booked, then hostUserIds order. */
-export function roundRobinOrder(hosts: readonly PreparedHost[]): number[] {
-  const rank = (host: PreparedHost): number => host.lastBookedAt ?? -Infinity;
+export function roundRobinOrder(hosts: readonly Pick<PreparedHost, 'lastBookedAt'>[]): number[] {
+  const rank = (host: Pick<PreparedHost, 'lastBookedAt'>): number => host.lastBookedAt ?? -Infinity;
   return hosts.map((_, index) => index).sort((a, b) => rank(hosts[a]) - rank(hosts[b]) || a - b);
 }
 

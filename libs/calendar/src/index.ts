@@ -9,4 +9,4 @@ export {
   MAX_RECURRENCE_STEPS,
 } from './busy.js';
 export { isIanaZone, resolveZone, type WallTime, type Zone } from './zones.js';
-export { seriesStarts, type SeriesFrequency, type SeriesRule } from './series.js';
+export { SERIES_FREQUENCIES, seriesStarts, type SeriesFrequency, type SeriesRule } from './series.js';

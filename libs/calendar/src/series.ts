@@ -1,7 +1,8 @@
 import ICAL from 'ical.js';
 import { ianaZone } from './zones.js';
 
-export type SeriesFrequency = 'daily' | 'weekly' | 'monthly';
+export const SERIES_FREQUENCIES = ['daily', 'weekly', 'monthly'] as const;
+export type SeriesFrequency = (typeof SERIES_FREQUENCIES)[number];
 
 export interface SeriesRule {
   readonly frequency: SeriesFrequency;
