@@ -38,6 +38,8 @@ describe('bookings: create, read, list', () => {
       answers: [],
       createdAt: expect.any(String),
       livemode: true,
+      seriesId: null,
+      occurrence: null,
     });
     const detail = await t.http.get(`/v1/bookings/${res.body.booking.id}`, { apiKey: org.apiKey });
     expect(detail.status).toBe(200);

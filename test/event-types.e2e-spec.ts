@@ -48,6 +48,8 @@ describe('event types', () => {
         requiresConfirmation: false,
         holdMinutes: 10,
         questions: [],
+        seatsPerSlot: null,
+        recurrence: null,
         isActive: true,
         bookingsCount: 0,
         createdAt: expect.stringMatching(ISO_UTC),

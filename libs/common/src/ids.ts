@@ -43,6 +43,7 @@ export const ID_PREFIXES = [
   'cal',
   'calw',
   'hld',
+  'ser',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -516,7 +516,7 @@ export interface paths {
         put?: never;
         /**
          * Book a slot
-         * @description `status` is `pending` when the event type requires confirmation. A time that is not bookable → 409 SLOT_UNAVAILABLE with `details[0] = { field: "startTime", message: <reason> }`; deleted event type → 409 EVENT_TYPE_INACTIVE.
+         * @description `status` is `pending` when the event type requires confirmation. A time that is not bookable → 409 SLOT_UNAVAILABLE with `details[0] = { field: "startTime", message: <reason> }`; deleted event type → 409 EVENT_TYPE_INACTIVE. With `recurrenceCount` (an event type with `recurrence`): every occurrence or none, the answer adding `series`; refused occurrences each get a `details` entry ("occurrence <n> at <start>: <reason>").
          */
         post: operations["createBooking"];
         delete?: never;
@@ -553,7 +553,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a booking: host credentials, or the attendee’s token in the body
-         * @description Neither → 401. Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST. The slot is free again at once.
+         * @description Neither → 401. Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST. The slot is free again at once. `scope: "following"` on an occurrence of a series also cancels every later active occurrence (one transaction, one mail).
          */
         post: operations["cancelBooking"];
         delete?: never;
@@ -709,6 +709,26 @@ export interface paths {
         post?: never;
         /** Release a hold: its time is free again at once */
         delete: operations["deleteHold"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/series/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A recurring series and its occurrences (a rescheduled occurrence as it is now)
+         * @description Members see a series they host. Its bookings are also listed by `GET /bookings?seriesId=`.
+         */
+        get: operations["getSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1047,7 +1067,7 @@ export interface components {
         };
         ErrorResponseDto: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "KEY_REVOKED" | "KEY_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "EMAIL_TAKEN" | "MEMBER_EXISTS" | "LAST_OWNER" | "SLUG_TAKEN" | "OVERRIDE_EXISTS" | "SLOT_UNAVAILABLE" | "EVENT_TYPE_INACTIVE" | "BOOKING_NOT_ACTIVE" | "BOOKING_IN_PAST" | "BOOKING_NOT_PENDING" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CALENDAR_UNREACHABLE" | "CALENDAR_EXISTS" | "CALENDAR_LIMIT_REACHED" | "RATE_LIMITED" | "HOLD_LIMIT_REACHED" | "ORIGIN_NOT_ALLOWED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "KEY_REVOKED" | "KEY_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "EMAIL_TAKEN" | "MEMBER_EXISTS" | "LAST_OWNER" | "SLUG_TAKEN" | "OVERRIDE_EXISTS" | "SLOT_UNAVAILABLE" | "EVENT_TYPE_INACTIVE" | "BOOKING_NOT_ACTIVE" | "BOOKING_IN_PAST" | "BOOKING_NOT_PENDING" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CALENDAR_UNREACHABLE" | "CALENDAR_EXISTS" | "CALENDAR_LIMIT_REACHED" | "RATE_LIMITED" | "HOLD_LIMIT_REACHED" | "ORIGIN_NOT_ALLOWED" | "SEATS_IN_USE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             message: string;
             details?: components["schemas"]["ErrorDetailDto"][];
             /** @example req_8dJ2kQ0xWm3nB7vR1sTz */
@@ -1462,6 +1482,22 @@ export interface components {
              * @default 10
              */
             holdMinutes?: number;
+            /**
+             * @description Attendees per start, each with a booking of its own; null: one booking per slot. Not with `recurrence`. Lowering it below the seats taken at a future start → 409 SEATS_IN_USE.
+             * @default null
+             */
+            seatsPerSlot?: number | null;
+            /**
+             * @description Lets a booking ask for `recurrenceCount` occurrences; null: no recurring bookings. Not with `seatsPerSlot`.
+             * @default null
+             */
+            recurrence?: {
+                frequency?: components["schemas"]["RecurrenceFrequency"];
+                /** @description Every `interval` days, weeks or months */
+                interval?: number;
+                /** @description The most occurrences one booking may ask for */
+                maxCount?: number;
+            } | null;
             /** @description The booking form’s own questions, in order; PATCH replaces the whole list. Default []. */
             questions?: components["schemas"]["QuestionDto"][];
             title: string;
@@ -1501,6 +1537,14 @@ export interface components {
             requiresConfirmation: boolean;
             holdMinutes: number;
             questions: components["schemas"]["QuestionView"][];
+            seatsPerSlot: number | null;
+            recurrence?: {
+                frequency: components["schemas"]["RecurrenceFrequency"];
+                /** @description Every `interval` days, weeks or months */
+                interval: number;
+                /** @description The most occurrences one booking may ask for */
+                maxCount: number;
+            } | null;
             isActive: boolean;
             /** @description Confirmed and pending bookings, in the caller’s mode */
             bookingsCount: number;
@@ -1558,6 +1602,22 @@ export interface components {
              * @default 10
              */
             holdMinutes?: number;
+            /**
+             * @description Attendees per start, each with a booking of its own; null: one booking per slot. Not with `recurrence`. Lowering it below the seats taken at a future start → 409 SEATS_IN_USE.
+             * @default null
+             */
+            seatsPerSlot?: number | null;
+            /**
+             * @description Lets a booking ask for `recurrenceCount` occurrences; null: no recurring bookings. Not with `seatsPerSlot`.
+             * @default null
+             */
+            recurrence?: {
+                frequency?: components["schemas"]["RecurrenceFrequency"];
+                /** @description Every `interval` days, weeks or months */
+                interval?: number;
+                /** @description The most occurrences one booking may ask for */
+                maxCount?: number;
+            } | null;
             /** @description The booking form’s own questions, in order; PATCH replaces the whole list. Default []. */
             questions?: components["schemas"]["QuestionDto"][];
             title?: string;
@@ -1574,6 +1634,8 @@ export interface components {
             end: string;
             /** @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             hostUserId: string;
+            /** @description Seated event types only: seats still free at this start */
+            seatsRemaining?: number;
         };
         SlotsResponse: {
             /** @description Sorted by start */
@@ -1724,6 +1786,8 @@ export interface components {
             answers?: {
                 [key: string]: unknown;
             };
+            /** @description Book this many occurrences of an event type with `recurrence` (at most its maxCount), each at the first one’s wall-clock time in `timezone`: all of them or, with 409 SLOT_UNAVAILABLE and one `details` entry per refused occurrence, none. */
+            recurrenceCount?: number;
         };
         AttendeeView: {
             email: string;
@@ -1765,11 +1829,39 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             livemode: boolean;
+            /**
+             * @description Its recurring series, if any
+             * @example ser_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            seriesId: string | null;
+            /** @description 1-based place in its series */
+            occurrence: number | null;
             /** @description The attendee’s token for cancel and reschedule; shown only here and in the email */
             confirmationToken: string;
         };
+        SeriesOccurrenceView: {
+            /** @example bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** @enum {string} */
+            status: "confirmed" | "pending" | "cancelled";
+        };
+        SeriesView: {
+            /** @example ser_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            /** @description Occurrences booked */
+            count: number;
+            /** @description By occurrence; a rescheduled one as it is now */
+            bookings: components["schemas"]["SeriesOccurrenceView"][];
+        };
         CreatedBookingResponse: {
+            /** @description With recurrenceCount: the first occurrence; its token opens every one */
             booking: components["schemas"]["CreatedBookingView"];
+            /** @description Only with recurrenceCount */
+            series?: components["schemas"]["SeriesView"];
         };
         BookingEventTypeView: {
             id: string;
@@ -1802,6 +1894,13 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             livemode: boolean;
+            /**
+             * @description Its recurring series, if any
+             * @example ser_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            seriesId: string | null;
+            /** @description 1-based place in its series */
+            occurrence: number | null;
             eventType: components["schemas"]["BookingEventTypeView"];
             /** @description The event type’s location when it is a link */
             meetingUrl: string | null;
@@ -1829,6 +1928,12 @@ export interface components {
             /** @description The attendee’s token (confirmationToken); hosts authenticate instead */
             token?: string;
             reason?: string;
+            /**
+             * @description An occurrence of a series: `following` also cancels every later active occurrence, in one transaction, with one mail
+             * @default this
+             * @enum {string}
+             */
+            scope?: "this" | "following";
         };
         CancelledBookingView: {
             id: string;
@@ -1842,6 +1947,8 @@ export interface components {
         };
         CancelledBookingResponse: {
             booking: components["schemas"]["CancelledBookingView"];
+            /** @description With `scope: "following"`: every occurrence this request cancelled, this one first */
+            cancelledBookingIds?: string[];
         };
         RescheduleBookingDto: {
             /** @description The attendee’s token (confirmationToken); hosts authenticate instead */
@@ -1917,6 +2024,27 @@ export interface components {
             totalCount: number;
             hasMore: boolean;
         };
+        /** @enum {string} */
+        RecurrenceFrequency: "daily" | "weekly" | "monthly";
+        SeriesDetailView: {
+            /** @example ser_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            /** @description Occurrences booked */
+            count: number;
+            /** @description By occurrence; a rescheduled one as it is now */
+            bookings: components["schemas"]["SeriesOccurrenceView"][];
+            eventTypeId: string;
+            frequency: components["schemas"]["RecurrenceFrequency"];
+            interval: number;
+            /** @description The zone whose wall-clock time every occurrence keeps */
+            timezone: string;
+            /** Format: date-time */
+            createdAt: string;
+            livemode: boolean;
+        };
+        SeriesResponse: {
+            series: components["schemas"]["SeriesDetailView"];
+        };
         PublicHostView: {
             /** @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             userId: string;
@@ -1963,6 +2091,8 @@ export interface components {
             start: string;
             /** @example 2027-03-01T09:30:00.000+01:00 */
             end: string;
+            /** @description Seated event types only: seats still free at this start */
+            seatsRemaining?: number;
         };
         PublicSlotsResponse: {
             /** @description Sorted by start; no host ids */
@@ -2029,6 +2159,8 @@ export interface components {
             answers?: {
                 [key: string]: unknown;
             };
+            /** @description Book this many occurrences of an event type with `recurrence` (at most its maxCount), each at the first one’s wall-clock time in `timezone`: all of them or, with 409 SLOT_UNAVAILABLE and one `details` entry per refused occurrence, none. */
+            recurrenceCount?: number;
             /** @description Required with holdId: the hold’s token (a wrong one → 401) */
             holdToken?: string;
         };
@@ -5500,6 +5632,8 @@ export interface operations {
                 eventTypeId?: string;
                 hostUserId?: string;
                 attendeeEmail?: string;
+                /** @description The occurrences of one recurring series */
+                seriesId?: string;
             };
             header?: never;
             path?: never;
@@ -6688,6 +6822,92 @@ export interface operations {
                 content?: never;
             };
             /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getSeries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: `details` names each refused field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8829,7 +9049,7 @@ export const pathsHealthReadyGetResponses200ContentApplicationJsonStatusValues: 
 export const pathsV1OrganizationsOrgIdMembersGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/organizations/{orgId}/members"]["get"]["parameters"]["query"]["status"]> = ["invited", "active"];
 export const pathsV1OrganizationsOrgIdMembersGetParametersQueryRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/organizations/{orgId}/members"]["get"]["parameters"]["query"]["role"]> = ["owner", "admin", "member"];
 export const pathsV1BookingsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["status"]> = ["confirmed", "cancelled", "pending"];
-export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
 export const registerResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegisterResponse"]["tokenType"]> = ["Bearer"];
 export const tokensResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokensResponse"]["tokenType"]> = ["Bearer"];
 export const consoleTokenResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConsoleTokenResponse"]["tokenType"]> = ["Bearer"];
@@ -8863,10 +9083,13 @@ export const createOverrideDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<co
 export const overrideViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverrideView"]["type"]> = ["unavailable", "custom"];
 export const bookingAnswerViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BookingAnswerView"]["type"]> = ["text", "textarea", "email", "phone", "number", "select", "multiselect", "checkbox", "date"];
 export const createdBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedBookingView"]["status"]> = ["confirmed", "pending", "cancelled"];
+export const seriesOccurrenceViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesOccurrenceView"]["status"]> = ["confirmed", "pending", "cancelled"];
 export const bookingDetailViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BookingDetailView"]["status"]> = ["confirmed", "pending", "cancelled"];
+export const cancelBookingDtoScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CancelBookingDto"]["scope"]> = ["this", "following"];
 export const cancelledBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CancelledBookingView"]["status"]> = ["cancelled"];
 export const cancelledBookingViewCancelledByValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CancelledBookingView"]["cancelledBy"]> = ["host", "attendee"];
 export const rescheduledBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RescheduledBookingView"]["status"]> = ["confirmed", "pending"];
+export const recurrenceFrequencyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecurrenceFrequency"]> = ["daily", "weekly", "monthly"];
 export const publicEventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PublicEventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
 export const attendeeBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AttendeeBookingView"]["status"]> = ["confirmed", "pending", "cancelled"];
 export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];

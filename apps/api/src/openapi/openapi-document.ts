@@ -104,6 +104,20 @@ function nullableEnums(schema: SchemaObject | ReferenceObject): void {
   if (schema.items) nullableEnums(schema.items);
 }
 
+/**
+ * A named enum (`enumName`) comes out as `allOf` with its one reference: said as the reference itself, which is what
+ * it means (Redocly: no-illogical-composition-keywords). Only where nothing else would be lost with the siblings.
+ */
+function singleReferences(schema: SchemaObject | ReferenceObject): void {
+  if (isReference(schema)) return;
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    if (isReference(property)) continue;
+    const { allOf, type: _type, description, ...rest } = property;
+    if (allOf?.length === 1 && !description && Object.keys(rest).length === 0) schema.properties![name] = allOf[0];
+    else singleReferences(property);
+  }
+}
+
 /** What the decorators cannot say, or say loosely, made exact for client generators. */
 export function refineDocument(document: OpenAPIObject): OpenAPIObject {
   const rules = validationSchemas();
@@ -111,6 +125,7 @@ export function refineDocument(document: OpenAPIObject): OpenAPIObject {
   for (const [name, schema] of Object.entries(schemas)) {
     if (rules[name] && !isReference(schema)) schemas[name] = applyBodyRules(schema, rules[name]);
     nullableEnums(schemas[name]);
+    singleReferences(schemas[name]);
   }
   for (const [path, , operation] of operations(document)) {
     refineCookie(operation);

@@ -16,6 +16,7 @@ import { Holds1795500000000 } from './1795500000000-Holds.js';
 import { BookingQuestions1795500100000 } from './1795500100000-BookingQuestions.js';
 import { PublishableKeys1795500200000 } from './1795500200000-PublishableKeys.js';
 import { LoginFailuresPerClient1795500300000 } from './1795500300000-LoginFailuresPerClient.js';
+import { SeatsAndSeries1795585466508 } from './1795585466508-SeatsAndSeries.js';
 import { EncryptionKeyCheck1795500400000 } from './1795500400000-EncryptionKeyCheck.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   PublishableKeys1795500200000,
   LoginFailuresPerClient1795500300000,
   EncryptionKeyCheck1795500400000,
+  SeatsAndSeries1795585466508,
 ];

@@ -36,7 +36,12 @@ const serializeSlots = fastJson({
       type: 'array',
       items: {
         type: 'object',
-        properties: { start: { type: 'string' }, end: { type: 'string' }, hostUserId: { type: 'string' } },
+        properties: {
+          start: { type: 'string' },
+          end: { type: 'string' },
+          hostUserId: { type: 'string' },
+          seatsRemaining: { type: 'integer' },
+        },
         required: ['start', 'end', 'hostUserId'],
       },
     },
@@ -51,7 +56,11 @@ const serializePublicSlots = fastJson({
   properties: {
     slots: {
       type: 'array',
-      items: { type: 'object', properties: { start: { type: 'string' }, end: { type: 'string' } }, required: ['start', 'end'] },
+      items: {
+        type: 'object',
+        properties: { start: { type: 'string' }, end: { type: 'string' }, seatsRemaining: { type: 'integer' } },
+        required: ['start', 'end'],
+      },
     },
     timezone: { type: 'string' },
   },
@@ -80,6 +89,8 @@ export interface SlotWindow {
 export interface LoadSlotQueryOptions {
   /** Leave this booking (reschedule) or hold (a booking through it) out of busy time, counts and round-robin order. */
   readonly excludeBookingId?: string;
+  /** Read past the booking window too (a series: the window applies to its first occurrence only). */
+  readonly beyondBookingWindow?: boolean;
 }
 
 export interface LoadedSlotQuery {
@@ -101,6 +112,7 @@ function rulesOf(eventType: EventTypeDetails): EventTypeRules {
     maxBookingsPerDay: eventType.maxBookingsPerDay,
     schedulingType: eventType.schedulingType,
     hostUserIds: eventType.hostUserIds,
+    seatsPerSlot: eventType.seatsPerSlot,
   };
 }
 
@@ -133,10 +145,16 @@ function hostAvailability(
   for (const override of overrides) {
     byDate[override.date] = override.type === 'unavailable' ? { type: 'unavailable' } : { type: 'custom', windows: override.slots };
   }
-  // Holds of this event type count toward its daily cap: each may become a booking.
+  // Holds of this event type count toward its daily cap: each may become a booking. Seats of one start count once.
   const ownStarts = rules.maxBookingsPerDay === null ? [] : busy.filter((row) => row.eventTypeId === eventTypeId).map((row) => row.start);
-  const booked = busy.filter((row) => row.expiresAt === null);
-  const held = busy.filter((row) => row.expiresAt !== null);
+  // With seats, this event type's seated starts stay open while seats remain (contract section 16).
+  const seated = (row: BusyRow): boolean => row.seats !== null && (rules.seatsPerSlot ?? null) !== null && row.eventTypeId === eventTypeId;
+  const seats = busy.filter(seated);
+  const others = busy.filter((row) => !seated(row));
+  // Anyone else's seats occupy the host once: as a booking while one is booked, else as a hold until the last expires.
+  const isHeld = (row: BusyRow): boolean => (row.seats === null ? row.expiresAt !== null : row.seats.booked === 0);
+  const booked = others.filter((row) => !isHeld(row));
+  const held = others.filter(isHeld);
   return {
     userId,
     schedule: schedule
@@ -149,12 +167,20 @@ function hostAvailability(
       bufferBeforeMinutes,
       bufferAfterMinutes,
     })),
-    held: held.map(({ start, end, bufferBeforeMinutes, bufferAfterMinutes, expiresAt }) => ({
+    held: held.map(({ start, end, bufferBeforeMinutes, bufferAfterMinutes, expiresAt, seats: group }) => ({
       start,
       end,
       bufferBeforeMinutes,
       bufferAfterMinutes,
-      expiresAt: expiresAt!,
+      expiresAt: group === null ? expiresAt! : Math.max(...group.holdExpiries),
+    })),
+    seats: seats.map(({ start, end, bufferBeforeMinutes, bufferAfterMinutes, seats: group }) => ({
+      start,
+      end,
+      bufferBeforeMinutes,
+      bufferAfterMinutes,
+      booked: group!.booked,
+      holdExpiries: group!.holdExpiries,
     })),
     externalBusy: external.map(({ start, end }) => ({ start, end })),
     bookingsPerDate: schedule && ownStarts.length > 0 ? countByLocalDate(ownStarts, schedule.timezone) : {},
@@ -200,7 +226,12 @@ export class AvailabilityService {
       timeZone,
     );
     const body = (view === 'attendee' ? serializePublicSlots : serializeSlots)({
-      slots: slots.map((slot, index) => ({ start: texts[2 * index], end: texts[2 * index + 1], hostUserId: slot.hostUserId })),
+      slots: slots.map((slot, index) => ({
+        start: texts[2 * index],
+        end: texts[2 * index + 1],
+        hostUserId: slot.hostUserId,
+        seatsRemaining: slot.seatsRemaining,
+      })),
       timezone: timeZone,
     });
     const compressed = {};
@@ -234,13 +265,13 @@ export class AvailabilityService {
     /** The event type when the caller has just read it. */
     preloaded?: EventTypeDetails,
   ): Promise<LoadedSlotQuery> {
-    const { excludeBookingId = null } = options;
+    const { excludeBookingId = null, beyondBookingWindow = false } = options;
     const eventType = preloaded ?? (await this.eventTypes.getForScheduling(scope, eventTypeId));
     const rules = rulesOf(eventType);
     const now = this.clock.now().getTime();
     // Starts before now or past the booking window are refused on time alone; nothing to read for them.
     const from = Math.max(window.from, now);
-    const to = Math.min(window.to, now + rules.bookingWindowDays * DAY_MS);
+    const to = beyondBookingWindow ? window.to : Math.min(window.to, now + rules.bookingWindowDays * DAY_MS);
     const hostIds = rules.schedulingType === 'one_on_one' ? rules.hostUserIds.slice(0, 1) : [...rules.hostUserIds];
     if (from > to || hostIds.length === 0) return { eventType, query: { rules, now, hosts: [] }, expiredHolds: false };
 

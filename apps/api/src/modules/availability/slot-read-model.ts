@@ -8,7 +8,8 @@ import type { StoredScheduleDay, StoredTimeSlot } from './entities/weekly-schedu
 
 /**
  * A confirmed or pending booking of a host, or a live hold (`expiresAt` set), in epoch milliseconds, with
- * its own buffers.
+ * its own buffers; or the seats of one seated start (`seats` set: its bookings and live holds, one occupancy
+ * with the largest of their buffers and the latest end).
  */
 export interface BusyRow {
   hostUserId: string;
@@ -18,6 +19,7 @@ export interface BusyRow {
   bufferBeforeMinutes: number;
   bufferAfterMinutes: number;
   expiresAt: number | null;
+  seats: { booked: number; holdExpiries: number[] } | null;
 }
 
 export interface HostSchedule {
@@ -62,7 +64,7 @@ export interface HostData {
 interface RawHostData {
   schedules: [string, string, StoredScheduleDay[]][];
   overrides: [string, string, OverrideType, StoredTimeSlot[]][];
-  busy: [string, string, number, number, number, number, number | null][];
+  busy: [string, string, number, number, number, number, number | null, boolean, number, number[]][];
   external: [string, number, number][];
   last_booked: [string, number][];
   expired_holds: boolean;
@@ -116,7 +118,7 @@ export class SlotReadModel {
    * schedules; their overrides on dates in [startDate, endDate]; every confirmed or pending booking
    * of theirs in the scope's mode whose meeting overlaps [from, to), on any event type, with that booking's
    * own buffers (rows come from booking_hosts, so a collective booking occupies each of its hosts), and
-   * likewise every hold live at `now` (the hold's buffers);
+   * likewise every hold live at `now` (the hold's buffers), the seats of one seated start counted as one row;
    * and, when asked, when each was last booked for `eventTypeId`. Sent as JSON with instants as
    * integer milliseconds (bigint renders faster than numeric), which the driver parses in one go
    * instead of row by row. Prepared: planning its six subqueries every time cost more than running them.
@@ -134,17 +136,26 @@ export class SlotReadModel {
             FROM date_overrides o
            WHERE o.organization_id = $1 AND o.user_id = ANY($2::text[]) AND o.date BETWEEN $3::date AND $4::date) AS overrides,
          (SELECT coalesce(json_agg(json_build_array(
-                   bh.host_user_id, bh.event_type_id,
-                   (extract(epoch FROM lower(bh.during)) * 1000)::bigint, (extract(epoch FROM upper(bh.during)) * 1000)::bigint,
-                   coalesce(b.buffer_before_minutes, hd.buffer_before_minutes), coalesce(b.buffer_after_minutes, hd.buffer_after_minutes),
-                   (extract(epoch FROM bh.expires_at) * 1000)::bigint)), '[]')
-            FROM booking_hosts bh
-            LEFT JOIN bookings b ON b.id = bh.booking_id AND bh.status <> 'held'
-            LEFT JOIN holds hd ON hd.id = bh.booking_id AND bh.status = 'held'
-           WHERE bh.organization_id = $1 AND bh.host_user_id = ANY($2::text[]) AND bh.livemode = $5
-             AND (bh.status IN ${BUSY_STATUSES_SQL} OR (bh.status = 'held' AND bh.expires_at > to_timestamp($10::float8 / 1000)))
-             AND bh.during && tstzrange(to_timestamp($6::float8 / 1000), to_timestamp($7::float8 / 1000), '[)')
-             AND ($8::text IS NULL OR bh.booking_id <> $8::text)) AS busy,
+                   g.host_user_id, g.event_type_id, g.start_ms, g.end_ms, g.buffer_before, g.buffer_after, g.expires_ms,
+                   g.seated, g.booked, g.hold_expiries)), '[]')
+            FROM (SELECT bh.host_user_id, min(bh.event_type_id) AS event_type_id,
+                         (extract(epoch FROM min(lower(bh.during))) * 1000)::bigint AS start_ms,
+                         (extract(epoch FROM max(upper(bh.during))) * 1000)::bigint AS end_ms,
+                         max(coalesce(b.buffer_before_minutes, hd.buffer_before_minutes)) AS buffer_before,
+                         max(coalesce(b.buffer_after_minutes, hd.buffer_after_minutes)) AS buffer_after,
+                         (extract(epoch FROM max(bh.expires_at)) * 1000)::bigint AS expires_ms,
+                         bool_or(bh.seat_group IS NOT NULL) AS seated,
+                         count(*) FILTER (WHERE bh.status <> 'held')::int AS booked,
+                         coalesce(array_agg((extract(epoch FROM bh.expires_at) * 1000)::bigint) FILTER (WHERE bh.status = 'held'), '{}') AS hold_expiries
+                    FROM booking_hosts bh
+                    LEFT JOIN bookings b ON b.id = bh.booking_id AND bh.status <> 'held'
+                    LEFT JOIN holds hd ON hd.id = bh.booking_id AND bh.status = 'held'
+                   WHERE bh.organization_id = $1 AND bh.host_user_id = ANY($2::text[]) AND bh.livemode = $5
+                     AND (bh.status IN ${BUSY_STATUSES_SQL} OR (bh.status = 'held' AND bh.expires_at > to_timestamp($10::float8 / 1000)))
+                     AND bh.during && tstzrange(to_timestamp($6::float8 / 1000), to_timestamp($7::float8 / 1000), '[)')
+                     AND ($8::text IS NULL OR bh.booking_id <> $8::text)
+                   -- The seats of one start are one occupancy; every other row is its own.
+                   GROUP BY bh.host_user_id, coalesce(bh.seat_group, bh.booking_id)) g) AS busy,
          (SELECT coalesce(json_agg(json_build_array(last.host_user_id, (extract(epoch FROM last.created_at) * 1000)::bigint)), '[]')
             FROM (SELECT bh.host_user_id, max(bh.created_at) AS created_at
                     FROM booking_hosts bh
@@ -177,15 +188,18 @@ export class SlotReadModel {
     return {
       schedules: row.schedules.map(([userId, timezone, days]) => ({ userId, timezone, days })),
       overrides: row.overrides.map(([userId, date, type, slots]) => ({ userId, date, type, slots })),
-      busy: row.busy.map(([hostUserId, eventTypeId, start, end, bufferBeforeMinutes, bufferAfterMinutes, expiresAt]) => ({
-        hostUserId,
-        eventTypeId,
-        start,
-        end,
-        bufferBeforeMinutes,
-        bufferAfterMinutes,
-        expiresAt,
-      })),
+      busy: row.busy.map(
+        ([hostUserId, eventTypeId, start, end, bufferBeforeMinutes, bufferAfterMinutes, expiresAt, seated, booked, holdExpiries]) => ({
+          hostUserId,
+          eventTypeId,
+          start,
+          end,
+          bufferBeforeMinutes,
+          bufferAfterMinutes,
+          expiresAt: seated ? null : expiresAt,
+          seats: seated ? { booked, holdExpiries } : null,
+        }),
+      ),
       external: row.external.map(([hostUserId, start, end]) => ({ hostUserId, start, end })),
       lastBookedAt: new Map(row.last_booked),
       expiredHolds: row.expired_holds,

@@ -58,24 +58,38 @@ export class BookingChangesService {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * Cancels the booking; with `scope: "following"` on an occurrence of a series, also every later active
+   * occurrence (contract section 16), each locked, in this one transaction, with one mail for them all.
+   */
   async cancel(principal: Principal | undefined, id: string, dto: CancelBookingDto): Promise<CancelledBookingResponse> {
     return this.tx.transaction(async () => {
       const { scope, booking, hostUserIds, actor } = await this.lockForAction(principal, id, dto.token);
       this.assertChangeable(booking);
-      const wasConfirmed = booking.status === 'confirmed';
+      const following =
+        dto.scope === 'following' && booking.seriesId !== null
+          ? await this.repository.laterActiveForUpdate(scope, booking.seriesId, booking.startsAt)
+          : [];
+      const cancelled = [{ booking, hostUserIds }, ...following];
       const now = this.clock.now();
       const reason = dto.reason ?? null;
-      await this.repository.setStatus(scope, booking.id, 'cancelled', {
-        cancelledAt: now,
-        cancellationReason: reason,
-        cancelledBy: actor.by,
-        updatedAt: now,
-      });
-      Object.assign(booking, { status: 'cancelled', cancelledAt: now, cancellationReason: reason, cancelledBy: actor.by, updatedAt: now });
+      const changes = { cancelledAt: now, cancellationReason: reason, cancelledBy: actor.by, updatedAt: now };
       const summary = await this.effects.summaryOf(scope, booking);
-      await this.effects.record(scope, 'booking.cancelled', { booking: bookingDetailView(booking, hostUserIds, summary) });
-      if (wasConfirmed) await this.effects.offCalendars(scope, booking.id, hostUserIds);
-      await this.effects.sendMails(scope, 'cancellation', booking, { hostUserIds, title: summary.title, reason });
+      for (const occurrence of cancelled) {
+        const wasConfirmed = occurrence.booking.status === 'confirmed';
+        await this.repository.setStatus(scope, occurrence.booking.id, 'cancelled', changes);
+        Object.assign(occurrence.booking, { status: 'cancelled', ...changes });
+        await this.effects.record(scope, 'booking.cancelled', {
+          booking: bookingDetailView(occurrence.booking, occurrence.hostUserIds, summary),
+        });
+        if (wasConfirmed) await this.effects.offCalendars(scope, occurrence.booking.id, occurrence.hostUserIds);
+      }
+      await this.effects.sendSeriesMails(
+        scope,
+        'cancellation',
+        cancelled.map((occurrence) => occurrence.booking),
+        { hostUserIds, title: summary.title, reason },
+      );
       return {
         booking: {
           id: booking.id,
@@ -84,6 +98,7 @@ export class BookingChangesService {
           cancellationReason: reason,
           cancelledBy: actor.by,
         },
+        ...(dto.scope === 'following' ? { cancelledBookingIds: cancelled.map((occurrence) => occurrence.booking.id) } : {}),
       };
     });
   }
@@ -153,7 +168,7 @@ export class BookingChangesService {
             updatedAt: now,
           });
           await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
-          await this.repository.insert(scope, replacement, hostUserIds);
+          await this.repository.insert(scope, replacement, hostUserIds, eventType.seatsPerSlot !== null);
 
           if (wasConfirmed) await this.effects.offCalendars(scope, booking.id, original.hostUserIds);
           if (replacement.status === 'confirmed') await this.effects.toCalendars(scope, replacement, eventType.title, hostUserIds);

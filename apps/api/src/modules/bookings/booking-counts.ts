@@ -2,6 +2,7 @@ import { Injectable, Module } from '@nestjs/common';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from './booking-status.js';
+import { hostLockKeys, LOCK_HOSTS_SQL } from './bookings.repository.js';
 
 /**
  * What the bookings module answers about counts, for the event-types module's `bookingsCount`. A module
@@ -24,6 +25,24 @@ export class BookingCounts {
     );
     for (const row of rows) counts.set(row.event_type_id, row.count);
     return counts;
+  }
+
+  /**
+   * The most seats (bookings and live holds) taken at one future start of the event type with one host, in
+   * either mode, under the hosts' booking locks of both modes (held until the caller's transaction ends): no
+   * seat can be taken between this count and the caller's change of `seatsPerSlot`.
+   */
+  async mostSeatsTaken(scope: TenantScope, eventTypeId: string, hostUserIds: readonly string[], now: Date): Promise<number> {
+    await this.tx.transactional.query(LOCK_HOSTS_SQL, [[...hostLockKeys(false, hostUserIds), ...hostLockKeys(true, hostUserIds)]]);
+    const [row]: { most: number }[] = await this.tx.transactional.query(
+      `SELECT coalesce(max(taken), 0)::int AS most
+         FROM (SELECT count(*) AS taken FROM booking_hosts
+                WHERE organization_id = $1 AND event_type_id = $2 AND lower(during) > $3
+                  AND (status IN ${BUSY_STATUSES_SQL} OR (status = 'held' AND expires_at > $3))
+                GROUP BY host_user_id, livemode, lower(during)) starts`,
+      [scope.organizationId, eventTypeId, now],
+    );
+    return row.most;
   }
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { parseInputTimestamp } from '@app/availability';
+import { explainSeries, parseInputTimestamp } from '@app/availability';
+import { seriesStarts } from '@app/calendar';
 import { AppError, Clock, ErrorCode, newId, type Principal, randomBase62, sha256, tenantScope, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { fingerprintOf, IdempotencyService, type StoredResponse } from '../idempotency/index.js';
@@ -9,6 +10,7 @@ import { attendeeBookingView, bookingDetailView, bookingView } from './booking-v
 import { BookingsRepository } from './bookings.repository.js';
 import { CreateBookingDto } from './dto/booking.dto.js';
 import { Booking } from './entities/booking.entity.js';
+import { BookingSeries } from './entities/booking-series.entity.js';
 import { HoldsService } from './holds.service.js';
 import { type LockedSlotQuery, SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
 import type { Hold } from './entities/hold.entity.js';
@@ -54,6 +56,14 @@ export class BookingCreateService {
     const fingerprint = fingerprintOf(publicRoute ? 'POST /v1/public/bookings' : 'POST /v1/bookings', { ...dto, holdToken });
     // Read before any connection is held: the hosts this booking will lock, to queue for them here first.
     const hosts = await this.slots.hostsOf(scope, dto.eventTypeId);
+    if (dto.recurrenceCount !== undefined) {
+      const series = { count: dto.recurrenceCount, start, hosts, holdToken, publicRoute: publicRoute !== undefined };
+      return this.slots.queued(scope, hosts, () =>
+        this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
+          this.tx.transaction(() => this.slots.writingTogether('startTime', () => this.createSeries(scope, dto, series, complete))),
+        ),
+      );
+    }
     return this.slots.queued(scope, hosts, () =>
       this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
         this.tx.transaction(() =>
@@ -64,43 +74,12 @@ export class BookingCreateService {
             if (problems.length > 0)
               throw new AppError(ErrorCode.VALIDATION_ERROR, 'The answers do not fit the event type’s questions', problems);
             const token = randomBase62(32);
-            const now = this.clock.now();
-            const booking = Object.assign(new Booking(), {
-              id: newId('bkg'),
-              organizationId: scope.organizationId,
-              eventTypeId: eventType.id,
-              livemode: scope.livemode,
-              status: eventType.requiresConfirmation ? 'pending' : 'confirmed',
-              startsAt: new Date(start),
-              endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
-              hostUserId: hostUserIds[0],
-              attendeeEmail: dto.attendee.email,
-              attendeeFirstName: dto.attendee.firstName ?? null,
-              attendeeLastName: dto.attendee.lastName ?? null,
-              attendeePhone: dto.attendee.phone ?? null,
-              timezone: dto.timezone,
-              locationType: eventType.locationType,
-              location: eventType.location,
-              notes: dto.notes ?? null,
-              metadata: dto.metadata ?? {},
-              answers,
-              // Through a hold, the buffers it was granted with (and blocked with).
-              bufferBeforeMinutes: decided.hold?.bufferBeforeMinutes ?? eventType.bufferBeforeMinutes,
-              bufferAfterMinutes: decided.hold?.bufferAfterMinutes ?? eventType.bufferAfterMinutes,
-              confirmationTokenHash: sha256(token),
-              cancelledAt: null,
-              cancellationReason: null,
-              cancelledBy: null,
-              previousBookingId: null,
-              rescheduledToBookingId: null,
-              createdAt: now,
-              updatedAt: now,
-            } satisfies Booking);
+            const booking = this.newBooking(scope, dto, eventType, start, hostUserIds, answers, token, decided.hold);
             if (decided.hold) {
               await this.repository.insertFromHold(scope, booking, decided.hold.id);
             } else {
               await this.slots.clearExpiredHolds(scope, decided.loaded!, hostUserIds);
-              await this.repository.insert(scope, booking, hostUserIds);
+              await this.repository.insert(scope, booking, hostUserIds, eventType.seatsPerSlot !== null);
             }
             const detail = bookingDetailView(booking, hostUserIds, eventType);
             await this.effects.record(scope, 'booking.created', { booking: detail });
@@ -119,6 +98,150 @@ export class BookingCreateService {
         ),
       ),
     );
+  }
+
+  /**
+   * A recurring series (contract section 16), all or nothing in the caller's transaction: under every host's
+   * lock, each occurrence judged by the rules of a single booking (the window by the first only), one host for
+   * all of them, then every row in one batch, where the exclusion constraint still has the last word on each.
+   */
+  private async createSeries(
+    scope: TenantScope,
+    dto: CreateBookingDto,
+    request: { count: number; start: number; hosts: readonly string[]; holdToken: string | null | undefined; publicRoute: boolean },
+    complete: (status: number, body: unknown) => Promise<void>,
+  ): Promise<{ status: number; body: unknown }> {
+    // A hold of the first occurrence gives its time back to the series' own decision, in this transaction.
+    let heldId: string | null = null;
+    if (dto.holdId !== undefined) {
+      await this.slots.lock(scope, request.hosts);
+      const taken = await this.holds.takeForBooking(scope, dto.holdId, dto.eventTypeId, request.start, request.holdToken);
+      if (taken) {
+        heldId = taken.hold.id;
+        await this.holds.giveBack(scope, taken.hold.id);
+      }
+    }
+    const loaded = await this.slots.lockAndLoadSeries(scope, dto.eventTypeId, request.hosts, heldId, (eventType) => {
+      const recurrence = eventType.recurrence;
+      if (recurrence === null) throw AppError.validation('recurrenceCount', 'This event type does not take recurring bookings');
+      if (request.count > recurrence.maxCount) {
+        throw AppError.validation('recurrenceCount', `recurrenceCount must not exceed the event type's maxCount (${recurrence.maxCount})`);
+      }
+      return seriesStarts(request.start, dto.timezone, {
+        frequency: recurrence.frequency,
+        interval: recurrence.interval,
+        count: request.count,
+      });
+    });
+    const { eventType, starts } = loaded;
+    const verdict = explainSeries(loaded.query, starts);
+    if (!verdict.available) {
+      throw new AppError(
+        ErrorCode.SLOT_UNAVAILABLE,
+        'The requested series cannot be booked',
+        verdict.refused.map(({ index, start, reason }) => ({
+          field: 'startTime',
+          message: `occurrence ${index + 1} at ${new Date(start).toISOString()}: ${reason}`,
+        })),
+      );
+    }
+    const { answers, problems } = checkAnswers(eventType.questions, dto.answers ?? {});
+    if (problems.length > 0) throw new AppError(ErrorCode.VALIDATION_ERROR, 'The answers do not fit the event type’s questions', problems);
+    const hostUserIds = this.slots.occupiedHosts(loaded.query, verdict.hostUserId);
+    const token = randomBase62(32);
+    const series = Object.assign(new BookingSeries(), {
+      id: newId('ser'),
+      organizationId: scope.organizationId,
+      livemode: scope.livemode,
+      eventTypeId: eventType.id,
+      frequency: eventType.recurrence!.frequency,
+      interval: eventType.recurrence!.interval,
+      count: starts.length,
+      tokenHash: sha256(token),
+      timezone: dto.timezone,
+      createdAt: this.clock.now(),
+    } satisfies BookingSeries);
+    const bookings = starts.map((start, index) =>
+      Object.assign(this.newBooking(scope, dto, eventType, start, hostUserIds, answers, token), {
+        seriesId: series.id,
+        occurrence: index + 1,
+      }),
+    );
+    await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
+    await this.repository.insertSeries(scope, series);
+    for (const booking of bookings) await this.repository.insert(scope, booking, hostUserIds);
+    for (const booking of bookings) {
+      await this.effects.record(scope, 'booking.created', { booking: bookingDetailView(booking, hostUserIds, eventType) });
+      if (booking.status === 'confirmed') await this.effects.toCalendars(scope, booking, eventType.title, hostUserIds);
+    }
+    await this.effects.sendSeriesMails(scope, bookings[0].status === 'pending' ? 'pending' : 'confirmation', bookings, {
+      hostUserIds,
+      title: eventType.title,
+      confirmationToken: token,
+    });
+    const first = bookings[0];
+    const body = {
+      booking: request.publicRoute ? attendeeBookingView(first, token) : { ...bookingView(first, hostUserIds), confirmationToken: token },
+      series: {
+        id: series.id,
+        count: series.count,
+        bookings: bookings.map((booking) => ({
+          id: booking.id,
+          startsAt: booking.startsAt.toISOString(),
+          endsAt: booking.endsAt.toISOString(),
+          status: booking.status,
+        })),
+      },
+    };
+    await complete(201, body);
+    return { status: 201, body };
+  }
+
+  /** A new booking's row, as every path makes it. */
+  private newBooking(
+    scope: TenantScope,
+    dto: CreateBookingDto,
+    eventType: EventTypeDetails,
+    start: number,
+    hostUserIds: readonly string[],
+    answers: Booking['answers'],
+    token: string,
+    hold?: Hold,
+  ): Booking {
+    const now = this.clock.now();
+    return Object.assign(new Booking(), {
+      id: newId('bkg'),
+      organizationId: scope.organizationId,
+      eventTypeId: eventType.id,
+      livemode: scope.livemode,
+      status: eventType.requiresConfirmation ? 'pending' : 'confirmed',
+      startsAt: new Date(start),
+      endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+      hostUserId: hostUserIds[0],
+      attendeeEmail: dto.attendee.email,
+      attendeeFirstName: dto.attendee.firstName ?? null,
+      attendeeLastName: dto.attendee.lastName ?? null,
+      attendeePhone: dto.attendee.phone ?? null,
+      timezone: dto.timezone,
+      locationType: eventType.locationType,
+      location: eventType.location,
+      notes: dto.notes ?? null,
+      metadata: dto.metadata ?? {},
+      answers,
+      // Through a hold, the buffers it was granted with (and blocked with).
+      bufferBeforeMinutes: hold?.bufferBeforeMinutes ?? eventType.bufferBeforeMinutes,
+      bufferAfterMinutes: hold?.bufferAfterMinutes ?? eventType.bufferAfterMinutes,
+      confirmationTokenHash: sha256(token),
+      cancelledAt: null,
+      cancellationReason: null,
+      cancelledBy: null,
+      previousBookingId: null,
+      rescheduledToBookingId: null,
+      seriesId: null,
+      occurrence: null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies Booking);
   }
 
   /**

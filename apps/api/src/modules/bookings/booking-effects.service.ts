@@ -5,7 +5,7 @@ import { type EventTypeSummary, EventTypesService } from '../event-types/event-t
 import { MailOutbox } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
 import { TeamService } from '../team/team.service.js';
-import { bookingMails, type BookingMailKind } from './booking-mail.js';
+import { type BookingMailFacts, bookingMails, type BookingMailKind } from './booking-mail.js';
 import { attendeeNameOf } from './booking-views.js';
 import type { Booking } from './entities/booking.entity.js';
 
@@ -67,8 +67,28 @@ export class BookingEffectsService {
     await this.writeBack.removed(scope, bookingId, [...hostUserIds]);
   }
 
+  /**
+   * One mail per recipient group for several occurrences of a series (made, or cancelled together), listing every
+   * date, with one `.ics` holding each occurrence; `bookings` in order, the first standing for them all.
+   */
+  async sendSeriesMails(
+    scope: TenantScope,
+    kind: BookingMailKind,
+    bookings: readonly Booking[],
+    details: BookingMailDetails,
+  ): Promise<void> {
+    const occurrences = bookings.map((booking) => ({ bookingId: booking.id, startsAt: booking.startsAt, endsAt: booking.endsAt }));
+    await this.sendMails(scope, kind, bookings[0], details, occurrences.length > 1 ? occurrences : undefined);
+  }
+
   /** Test-mode bookings send no mail (contract section 9). */
-  async sendMails(scope: TenantScope, kind: BookingMailKind, booking: Booking, details: BookingMailDetails): Promise<void> {
+  async sendMails(
+    scope: TenantScope,
+    kind: BookingMailKind,
+    booking: Booking,
+    details: BookingMailDetails,
+    occurrences?: BookingMailFacts['occurrences'],
+  ): Promise<void> {
     const { hostUserIds, title, confirmationToken, reason, previousStartsAt } = details;
     if (!scope.livemode) return;
     const contacts = await this.team.contactsOf(scope, hostUserIds);
@@ -89,6 +109,7 @@ export class BookingEffectsService {
       reason,
       previousStartsAt,
       appUrl: this.config.appUrl,
+      occurrences,
     });
     for (const mail of mails) await this.mail.enqueue(scope, mail);
   }

@@ -25,6 +25,11 @@ export interface BookingMailFacts {
   reason?: string | null;
   previousStartsAt?: Date;
   appUrl: string;
+  /**
+   * A recurring series' occurrences (contract section 16), the first being the booking above: the mail lists
+   * every date and its `.ics` holds each occurrence as its own event (UID = that occurrence's booking id).
+   */
+  occurrences?: readonly { bookingId: string; startsAt: Date; endsAt: Date }[];
 }
 
 export type BookingMailKind = 'confirmation' | 'pending' | 'cancellation' | 'reschedule';
@@ -61,20 +66,26 @@ function escapeHtml(text: string): string {
 export function bookingIcs(facts: BookingMailFacts, method: ICalCalendarMethod.REQUEST | ICalCalendarMethod.CANCEL): string {
   const calendar = ical({ prodId: { company: 'scheduling-api', product: 'bookings' }, method });
   const organizer = facts.hosts[0];
-  calendar.createEvent({
-    id: facts.bookingId,
-    start: facts.startsAt,
-    end: facts.endsAt,
-    stamp: new Date(),
-    summary: facts.title,
-    location: facts.location ?? undefined,
-    description: answerLines(facts).join('\n') || undefined,
-    status: method === ICalCalendarMethod.CANCEL ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
-    sequence: method === ICalCalendarMethod.CANCEL ? 1 : 0,
-    organizer: organizer ? { name: organizer.name ?? organizer.email, email: organizer.email } : undefined,
-    attendees: [facts.attendee, ...facts.hosts].map((c) => ({ email: c.email, name: c.name ?? undefined })),
-  });
+  for (const occurrence of occurrencesOf(facts)) {
+    calendar.createEvent({
+      id: occurrence.bookingId,
+      start: occurrence.startsAt,
+      end: occurrence.endsAt,
+      stamp: new Date(),
+      summary: facts.title,
+      location: facts.location ?? undefined,
+      description: answerLines(facts).join('\n') || undefined,
+      status: method === ICalCalendarMethod.CANCEL ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
+      sequence: method === ICalCalendarMethod.CANCEL ? 1 : 0,
+      organizer: organizer ? { name: organizer.name ?? organizer.email, email: organizer.email } : undefined,
+      attendees: [facts.attendee, ...facts.hosts].map((c) => ({ email: c.email, name: c.name ?? undefined })),
+    });
+  }
   return calendar.toString();
+}
+
+function occurrencesOf(facts: BookingMailFacts): readonly { bookingId: string; startsAt: Date; endsAt: Date }[] {
+  return facts.occurrences ?? [{ bookingId: facts.bookingId, startsAt: facts.startsAt, endsAt: facts.endsAt }];
 }
 
 /** One message per recipient group: the attendee's copy carries the token links, the hosts' does not. */
@@ -84,9 +95,12 @@ export function bookingMails(kind: BookingMailKind, facts: BookingMailFacts): Ou
     kind === 'pending'
       ? undefined
       : { method: kind === 'cancellation' ? 'CANCEL' : 'REQUEST', filename: 'invite.ics', content: bookingIcs(facts, method) };
+  const dates = facts.occurrences
+    ? [`When (${facts.occurrences.length} dates):`, ...facts.occurrences.map((occurrence) => `  ${when(facts, occurrence.startsAt)}`)]
+    : [`When: ${when(facts, facts.startsAt)}`];
   const lines = [
     `${facts.title}`,
-    `When: ${when(facts, facts.startsAt)}`,
+    ...dates,
     ...(facts.previousStartsAt ? [`Previously: ${when(facts, facts.previousStartsAt)}`] : []),
     ...(facts.location ? [`Where: ${facts.location}`] : []),
     `Attendee: ${facts.attendee.name ? `${facts.attendee.name} <${facts.attendee.email}>` : facts.attendee.email}`,

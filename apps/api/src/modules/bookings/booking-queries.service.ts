@@ -6,7 +6,7 @@ import { mayActOnBooking, seesAllBookings } from './booking-access.js';
 import { BookingEffectsService } from './booking-effects.service.js';
 import { attendeeBookingView, bookingDetailView } from './booking-views.js';
 import { BookingsRepository, type BookingFilters } from './bookings.repository.js';
-import { BookingListResponse, BookingResponse, ListBookingsQueryDto, PublicBookingResponse } from './dto/booking.dto.js';
+import { BookingListResponse, BookingResponse, ListBookingsQueryDto, PublicBookingResponse, SeriesResponse } from './dto/booking.dto.js';
 
 const DAY_MS = 86_400_000;
 
@@ -53,12 +53,39 @@ export class BookingQueriesService {
     return { booking: bookingDetailView(found.booking, found.hostUserIds, await this.effects.summaryOf(scope, found.booking)) };
   }
 
+  /** A series with its occurrences as they stand; a member sees only a series it hosts. */
+  async series(principal: Principal, id: string): Promise<SeriesResponse> {
+    const scope = tenantScope(principal);
+    const series = looksLikeId(id, 'ser') ? await this.repository.findSeries(scope, id) : null;
+    const occurrences = series ? await this.repository.occurrencesOf(scope, series.id) : [];
+    if (!series || !occurrences.some((found) => mayActOnBooking(principal, found.hostUserIds))) throw AppError.notFound('Series');
+    return {
+      series: {
+        id: series.id,
+        eventTypeId: series.eventTypeId,
+        frequency: series.frequency,
+        interval: series.interval,
+        count: series.count,
+        timezone: series.timezone,
+        createdAt: series.createdAt.toISOString(),
+        livemode: series.livemode,
+        bookings: occurrences.map(({ booking }) => ({
+          id: booking.id,
+          startsAt: booking.startsAt.toISOString(),
+          endsAt: booking.endsAt.toISOString(),
+          status: booking.status,
+        })),
+      },
+    };
+  }
+
   async list(principal: Principal, query: ListBookingsQueryDto): Promise<BookingListResponse> {
     const filters: BookingFilters = {
       status: query.status,
       eventTypeId: query.eventTypeId,
       hostUserId: query.hostUserId,
       attendeeEmail: query.attendeeEmail,
+      seriesId: query.seriesId,
       hostedBy: seesAllBookings(principal) ? undefined : principal.userId,
     };
     if (query.startDate) filters.startsFrom = rangeBound(query.startDate, 'startDate', false);

@@ -35,6 +35,8 @@ export function bookingView(booking: Booking, hostUserIds: readonly string[]): B
     answers: booking.answers ?? [],
     createdAt: booking.createdAt.toISOString(),
     livemode: booking.livemode,
+    seriesId: booking.seriesId,
+    occurrence: booking.occurrence,
   };
 }
 

@@ -35,7 +35,9 @@ export class BookingsController {
     summary: 'Book a slot',
     description:
       '`status` is `pending` when the event type requires confirmation. A time that is not bookable → 409 SLOT_UNAVAILABLE with ' +
-      '`details[0] = { field: "startTime", message: <reason> }`; deleted event type → 409 EVENT_TYPE_INACTIVE.',
+      '`details[0] = { field: "startTime", message: <reason> }`; deleted event type → 409 EVENT_TYPE_INACTIVE. With `recurrenceCount` ' +
+      '(an event type with `recurrence`): every occurrence or none, the answer adding `series`; refused occurrences each get a ' +
+      '`details` entry ("occurrence <n> at <start>: <reason>").',
   })
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiResponse({ status: 201, type: CreatedBookingResponse })
@@ -80,7 +82,9 @@ export class BookingsController {
   @ApiOperation({
     operationId: 'cancelBooking',
     summary: 'Cancel a booking: host credentials, or the attendee’s token in the body',
-    description: 'Neither → 401. Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST. The slot is free again at once.',
+    description:
+      'Neither → 401. Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST. The slot is free again at once. ' +
+      '`scope: "following"` on an occurrence of a series also cancels every later active occurrence (one transaction, one mail).',
   })
   @ApiResponse({ status: 200, type: CancelledBookingResponse })
   @ApiErrors(400, 401, 403, 404, 409)

@@ -16,16 +16,18 @@ import { BookingFeeds } from './booking-feeds.js';
 import { BookingFeedsController } from './booking-feeds.controller.js';
 import { BookingFeed } from './entities/booking-feed.entity.js';
 import { BookingHost } from './entities/booking-host.entity.js';
+import { BookingSeries } from './entities/booking-series.entity.js';
 import { Booking } from './entities/booking.entity.js';
 import { Hold } from './entities/hold.entity.js';
 import { HoldsController } from './holds.controller.js';
 import { HoldsRepository } from './holds.repository.js';
 import { HoldsService } from './holds.service.js';
+import { SeriesController } from './series.controller.js';
 import { SlotDecisionService } from './slot-decision.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([Booking, BookingHost, BookingFeed, Hold]),
+    TypeOrmModule.forFeature([Booking, BookingHost, BookingFeed, Hold, BookingSeries]),
     AvailabilityModule,
     EventTypesModule,
     TeamModule,
@@ -33,7 +35,7 @@ import { SlotDecisionService } from './slot-decision.service.js';
     IdempotencyModule,
     CalendarsModule,
   ],
-  controllers: [BookingsController, BookingFeedsController, HoldsController],
+  controllers: [BookingsController, BookingFeedsController, HoldsController, SeriesController],
   providers: [
     BookingsRepository,
     BookingCreateService,

@@ -3,15 +3,31 @@ import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
 import { BookingFeed } from './entities/booking-feed.entity.js';
 import { BookingHost } from './entities/booking-host.entity.js';
 import { Booking, type BookingStatus, type CancelledBy } from './entities/booking.entity.js';
+import { BookingSeries } from './entities/booking-series.entity.js';
+import { In, IsNull, MoreThan } from 'typeorm';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from './booking-status.js';
 
-/** A booking's row from $1 to $28 (BookingsRepository.bookingValues): the one column list both inserts share. */
+/** A booking's row from $1 to $30 (BookingsRepository.bookingValues): the one column list both inserts share. */
 const INSERT_BOOKING = `INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id,
            attendee_email, attendee_first_name, attendee_last_name, attendee_phone, timezone, location_type, location, notes,
            metadata, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash, cancelled_at, cancellation_reason,
-           cancelled_by, previous_booking_id, rescheduled_to_booking_id, created_at, updated_at, answers)
-         VALUES (${Array.from({ length: 28 }, (_, i) => `$${i + 1}`).join(', ')})`;
+           cancelled_by, previous_booking_id, rescheduled_to_booking_id, created_at, updated_at, answers, series_id, occurrence)
+         VALUES (${Array.from({ length: 30 }, (_, i) => `$${i + 1}`).join(', ')})`;
+
+/** The seat group of a seated start (booking_hosts.seat_group): its bookings and holds share one occupancy. */
+export function seatGroupOf(eventTypeId: string, start: Date): string {
+  return `seat:${eventTypeId}:${start.toISOString()}`;
+}
+
+/** The advisory locks of these hosts in one mode, sorted (see lockHosts). */
+export function hostLockKeys(livemode: boolean, hostUserIds: readonly string[]): string[] {
+  return [...new Set(hostUserIds)].sort().map((host) => `booking-host:${livemode ? 'live' : 'test'}:${host}`);
+}
+
+/** Takes the locks of `$1` (text[]) in the order given, in one statement. */
+export const LOCK_HOSTS_SQL = `SELECT count(pg_advisory_xact_lock(hashtext(k.key)))
+   FROM (SELECT key FROM unnest($1::text[]) WITH ORDINALITY AS u(key, n) ORDER BY n) k`;
 
 export interface BookingFilters {
   status?: BookingStatus;
@@ -20,6 +36,7 @@ export interface BookingFilters {
   eventTypeId?: string;
   hostUserId?: string;
   attendeeEmail?: string;
+  seriesId?: string;
   /** Members see only the bookings they host. */
   hostedBy?: string;
 }
@@ -39,31 +56,89 @@ export class BookingsRepository {
    * cannot express (buffers, daily cap) are then checked on data no one else is changing.
    */
   async lockHosts(scope: TenantScope, hostUserIds: readonly string[]): Promise<void> {
-    const keys = [...new Set(hostUserIds)].sort().map((host) => `booking-host:${scope.livemode ? 'live' : 'test'}:${host}`);
+    const keys = hostLockKeys(scope.livemode, hostUserIds);
     if (keys.length === 0) return;
     // One statement, the locks taken in the order given (sorted: no two bookings wait for each other in a cycle).
-    await this.tx.transactional.query(
-      `SELECT count(pg_advisory_xact_lock(hashtext(k.key)))
-         FROM (SELECT key FROM unnest($1::text[]) WITH ORDINALITY AS u(key, n) ORDER BY n) k`,
-      [keys],
-    );
+    await this.tx.transactional.query(LOCK_HOSTS_SQL, [keys]);
   }
 
   /**
    * The booking and one row per host, in one statement: it runs while the hosts' locks are held.
-   * `hostUserIds` in order, the primary first; the order is kept (position).
+   * `hostUserIds` in order, the primary first; the order is kept (position). `seated`: a seat of its start
+   * (contract section 16), sharing the start's occupancy with the other seats.
    */
-  async insert(scope: TenantScope, booking: Booking, hostUserIds: readonly string[]): Promise<void> {
+  async insert(scope: TenantScope, booking: Booking, hostUserIds: readonly string[], seated = false): Promise<void> {
     await this.tx.write(
       `WITH inserted AS (
          ${INSERT_BOOKING}
          RETURNING id, organization_id, event_type_id, livemode, status, starts_at, ends_at, created_at)
-       INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position)
+       INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position,
+                                  seat_group)
        SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, i.status, tstzrange(i.starts_at, i.ends_at, '[)'),
-              i.created_at, h.position
-         FROM inserted i CROSS JOIN unnest($29::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
-      [...this.bookingValues(scope, booking), [...hostUserIds]],
+              i.created_at, h.position, $32
+         FROM inserted i CROSS JOIN unnest($31::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
+      [...this.bookingValues(scope, booking), [...hostUserIds], seated ? seatGroupOf(booking.eventTypeId, booking.startsAt) : null],
     );
+  }
+
+  /** A recurring series' own row (its occurrences are inserted beside it, in the same batch). */
+  async insertSeries(scope: TenantScope, series: BookingSeries): Promise<void> {
+    await this.tx.write(
+      `INSERT INTO booking_series (id, organization_id, livemode, event_type_id, frequency, interval, count, token_hash, timezone, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        series.id,
+        scope.organizationId,
+        scope.livemode,
+        series.eventTypeId,
+        series.frequency,
+        series.interval,
+        series.count,
+        series.tokenHash,
+        series.timezone,
+        series.createdAt,
+      ],
+    );
+  }
+
+  async findSeries(scope: TenantScope, id: string): Promise<BookingSeries | null> {
+    return this.tx.manager.findOne(BookingSeries, { where: { id, organizationId: scope.organizationId, livemode: scope.livemode } });
+  }
+
+  /**
+   * A series' occurrences as they stand: each occurrence's current booking (a rescheduled one's replacement,
+   * not the original), by occurrence.
+   */
+  async occurrencesOf(scope: TenantScope, seriesId: string): Promise<BookingWithHosts[]> {
+    const bookings = await this.tx.manager.find(Booking, {
+      where: { seriesId, organizationId: scope.organizationId, livemode: scope.livemode, rescheduledToBookingId: IsNull() },
+      order: { occurrence: 'ASC', startsAt: 'ASC' },
+    });
+    const hosts = await this.hostsOfMany(
+      scope,
+      bookings.map((booking) => booking.id),
+    );
+    return bookings.map((booking) => ({ booking, hostUserIds: hosts.get(booking.id) ?? [] }));
+  }
+
+  /** The active occurrences of a series starting after `after`, locked (cancel "following"). */
+  async laterActiveForUpdate(scope: TenantScope, seriesId: string, after: Date): Promise<BookingWithHosts[]> {
+    const bookings = await this.tx.transactional.find(Booking, {
+      where: {
+        seriesId,
+        organizationId: scope.organizationId,
+        livemode: scope.livemode,
+        startsAt: MoreThan(after),
+        status: In(['confirmed', 'pending']),
+      },
+      order: { startsAt: 'ASC', id: 'ASC' },
+      lock: { mode: 'pessimistic_write' },
+    });
+    const hosts = await this.hostsOfMany(
+      scope,
+      bookings.map((booking) => booking.id),
+    );
+    return bookings.map((booking) => ({ booking, hostUserIds: hosts.get(booking.id) ?? [] }));
   }
 
   /**
@@ -78,8 +153,8 @@ export class BookingsRepository {
        occupancy AS (
          UPDATE booking_hosts bh SET booking_id = i.id, status = i.status, expires_at = NULL, created_at = i.created_at
            FROM inserted i
-          WHERE bh.booking_id = $29 AND bh.organization_id = $2 AND bh.status = 'held')
-       DELETE FROM holds WHERE id = $29 AND organization_id = $2`,
+          WHERE bh.booking_id = $31 AND bh.organization_id = $2 AND bh.status = 'held')
+       DELETE FROM holds WHERE id = $31 AND organization_id = $2`,
       [...this.bookingValues(scope, booking), holdId],
     );
   }
@@ -144,6 +219,7 @@ export class BookingsRepository {
     if (filters.startsBefore) query.andWhere('b.starts_at < :startsBefore', { startsBefore: filters.startsBefore });
     if (filters.eventTypeId) query.andWhere('b.event_type_id = :eventTypeId', { eventTypeId: filters.eventTypeId });
     if (filters.attendeeEmail) query.andWhere('b.attendee_email = :attendeeEmail', { attendeeEmail: filters.attendeeEmail });
+    if (filters.seriesId) query.andWhere('b.series_id = :seriesId', { seriesId: filters.seriesId });
     if (filters.hostUserId) {
       query.andWhere('EXISTS (SELECT 1 FROM booking_hosts h1 WHERE h1.booking_id = b.id AND h1.host_user_id = :hostUserId)', {
         hostUserId: filters.hostUserId,
@@ -185,7 +261,7 @@ export class BookingsRepository {
     );
   }
 
-  /** A booking row's values, $1 to $28, in the column order of the inserts above. */
+  /** A booking row's values, $1 to $30, in the column order of the inserts above. */
   private bookingValues(scope: TenantScope, booking: Booking): unknown[] {
     return [
       booking.id,
@@ -216,6 +292,8 @@ export class BookingsRepository {
       booking.createdAt,
       booking.updatedAt,
       JSON.stringify(booking.answers ?? []),
+      booking.seriesId,
+      booking.occurrence,
     ];
   }
 }

@@ -48,16 +48,18 @@ export class HoldsRepository {
   constructor(private readonly tx: TransactionHost) {}
 
   /** The hold and one occupancy row per host, in one statement (deferred with the transaction's other writes). */
-  async insert(scope: TenantScope, hold: Hold, hostUserIds: readonly string[]): Promise<void> {
+  /** `seatGroup`: the seated start's group (contract section 16), or null. */
+  async insert(scope: TenantScope, hold: Hold, hostUserIds: readonly string[], seatGroup: string | null): Promise<void> {
     await this.tx.write(
       `WITH inserted AS (
          INSERT INTO holds (id, organization_id, event_type_id, livemode, starts_at, ends_at, expires_at, host_user_id,
            buffer_before_minutes, buffer_after_minutes, token_hash, api_key_id, client_ip, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
          RETURNING id, organization_id, event_type_id, livemode, starts_at, ends_at, expires_at, created_at)
-       INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position, expires_at)
+       INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position,
+                                  expires_at, seat_group)
        SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, 'held', tstzrange(i.starts_at, i.ends_at, '[)'),
-              i.created_at, h.position, i.expires_at
+              i.created_at, h.position, i.expires_at, $16
          FROM inserted i CROSS JOIN unnest($15::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
       [
         hold.id,
@@ -75,6 +77,7 @@ export class HoldsRepository {
         hold.clientIp,
         hold.createdAt,
         [...hostUserIds],
+        seatGroup,
       ],
     );
   }

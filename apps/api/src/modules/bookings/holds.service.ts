@@ -17,6 +17,7 @@ import { TransactionHost } from '@app/database';
 import { mayActOnBooking, seesAllBookings } from './booking-access.js';
 import { CreateHoldDto, HoldListResponse, HoldResponse, HoldView, ListHoldsQueryDto } from './dto/hold.dto.js';
 import { Hold } from './entities/hold.entity.js';
+import { seatGroupOf } from './bookings.repository.js';
 import { HoldsRepository } from './holds.repository.js';
 import { SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
 
@@ -99,7 +100,9 @@ export class HoldsService {
             createdAt: now,
           } satisfies Hold);
           await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
-          await this.repository.insert(scope, hold, hostUserIds);
+          // A hold of a seated start takes one of its seats (contract section 16).
+          const seatGroup = eventType.seatsPerSlot !== null ? seatGroupOf(eventType.id, hold.startsAt) : null;
+          await this.repository.insert(scope, hold, hostUserIds, seatGroup);
           return token === undefined ? { hold: holdView(hold) } : { hold: holdView(hold), holdToken: token };
         }),
       ),
@@ -160,6 +163,11 @@ export class HoldsService {
   }
 
   /** The hold with its hosts if it exists in the scope and has not expired, locked. */
+  /** Deletes a hold taken by takeForBooking whose time goes back to the caller's own decision (a series). */
+  async giveBack(scope: TenantScope, id: string): Promise<void> {
+    await this.repository.remove(scope, id);
+  }
+
   private async liveHold(scope: TenantScope, id: string): Promise<TakenHold | null> {
     if (!looksLikeId(id, 'hld')) return null;
     const found = await this.repository.findForUpdate(scope, id);

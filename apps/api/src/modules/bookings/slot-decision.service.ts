@@ -81,6 +81,33 @@ export class SlotDecisionService {
     return { query: loaded.query, eventType: loaded.eventType, expiredHolds: loaded.expiredHolds };
   }
 
+  /**
+   * A series (contract section 16): the hosts' locks, then the event type, from which `plan` derives the
+   * occurrences' starts (ascending), then everything the slot engine needs from the first start to the last,
+   * past the booking window; all in this transaction, under the locks.
+   */
+  async lockAndLoadSeries(
+    scope: TenantScope,
+    eventTypeId: string,
+    hosts: readonly string[],
+    excludeId: string | null,
+    plan: (eventType: EventTypeDetails) => number[],
+  ): Promise<LockedSlotQuery & { starts: number[] }> {
+    await this.lock(scope, hosts);
+    const eventType = await this.eventTypes.getForScheduling(scope, eventTypeId);
+    const starts = plan(eventType);
+    const loaded = await this.availability.loadSlotQuery(
+      scope,
+      eventTypeId,
+      { from: starts[0], to: starts[starts.length - 1] },
+      { excludeBookingId: excludeId ?? undefined, beyondBookingWindow: true },
+      eventType,
+    );
+    const newcomers = loaded.query.rules.hostUserIds.filter((host) => !hosts.includes(host));
+    if (newcomers.length > 0) await this.bookings.lockHosts(scope, newcomers);
+    return { query: loaded.query, eventType: loaded.eventType, expiredHolds: loaded.expiredHolds, starts };
+  }
+
   /** The hosts' locks alone, for a write that needs no slot decision (a booking taking its hold's place). */
   lock(scope: TenantScope, hostUserIds: readonly string[]): Promise<void> {
     return this.bookings.lockHosts(scope, hostUserIds);

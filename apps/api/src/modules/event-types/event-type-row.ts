@@ -20,6 +20,8 @@ export interface EventTypeRow {
   requires_confirmation: boolean;
   hold_minutes: number;
   questions: EventType['questions'];
+  seats_per_slot: number | null;
+  recurrence: EventType['recurrence'];
   is_active: boolean;
   created_at: Date;
   updated_at: Date;
@@ -46,6 +48,8 @@ export function eventTypeFromRow(row: EventTypeRow): EventType {
     requiresConfirmation: row.requires_confirmation,
     holdMinutes: row.hold_minutes,
     questions: row.questions,
+    seatsPerSlot: row.seats_per_slot,
+    recurrence: row.recurrence,
     isActive: row.is_active,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -25,7 +25,7 @@ import {
   ListEventTypesQueryDto,
   UpdateEventTypeDto,
 } from './dto/event-type.dto.js';
-import { EventType } from './entities/event-type.entity.js';
+import { EventType, type Recurrence } from './entities/event-type.entity.js';
 import { type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
 import { EventTypesRepository, SLUG_ACTIVE_KEY } from './event-types.repository.js';
 import { normalizeQuestions } from './questions.js';
@@ -60,6 +60,8 @@ const UPDATABLE_FIELDS = [
   'schedulingType',
   'requiresConfirmation',
   'holdMinutes',
+  'seatsPerSlot',
+  'recurrence',
 ] as const satisfies readonly (keyof UpdateEventTypeDto & keyof EventType)[];
 
 function details(eventType: EventType, hostUserIds: readonly string[]): EventTypeDetails {
@@ -82,6 +84,8 @@ function details(eventType: EventType, hostUserIds: readonly string[]): EventTyp
     requiresConfirmation: eventType.requiresConfirmation,
     holdMinutes: eventType.holdMinutes,
     questions: eventType.questions,
+    seatsPerSlot: eventType.seatsPerSlot,
+    recurrence: eventType.recurrence,
     isActive: eventType.isActive,
     createdAt: eventType.createdAt.toISOString(),
     updatedAt: eventType.updatedAt.toISOString(),
@@ -113,6 +117,18 @@ export function schedulingDetailsOf(row: EventTypeRow | null): EventTypeDetails 
   return details(eventTypeFromRow(row), row.host_user_ids);
 }
 
+/** The rule as stored: exactly its three fields (the DTO may carry no others, but its class is not the column's). */
+function recurrenceOf(dto: Recurrence | null | undefined): Recurrence | null {
+  return dto ? { frequency: dto.frequency, interval: dto.interval, maxCount: dto.maxCount } : null;
+}
+
+/** Seats and recurrence exclude each other (contract section 16). */
+function assertSeatsOrRecurrence(eventType: Pick<EventType, 'seatsPerSlot' | 'recurrence'>): void {
+  if (eventType.seatsPerSlot !== null && eventType.recurrence !== null) {
+    throw AppError.validation('seatsPerSlot', 'seatsPerSlot cannot be set together with recurrence');
+  }
+}
+
 function inactive(): AppError {
   return new AppError(ErrorCode.EVENT_TYPE_INACTIVE, 'This event type has been deleted');
 }
@@ -132,6 +148,7 @@ export class EventTypesService {
     const schedulingType = dto.schedulingType ?? 'one_on_one';
     const hostUserIds = dto.hostUserIds ?? [principal.userId];
     assertHostCount(schedulingType, hostUserIds);
+    assertSeatsOrRecurrence({ seatsPerSlot: dto.seatsPerSlot ?? null, recurrence: dto.recurrence ?? null });
     const now = this.clock.now();
     const eventType = Object.assign(new EventType(), {
       id: newId('evt'),
@@ -152,6 +169,8 @@ export class EventTypesService {
       requiresConfirmation: dto.requiresConfirmation ?? false,
       holdMinutes: dto.holdMinutes ?? 10,
       questions: normalizeQuestions(dto.questions ?? []),
+      seatsPerSlot: dto.seatsPerSlot ?? null,
+      recurrence: recurrenceOf(dto.recurrence),
       isActive: true,
       createdAt: now,
       updatedAt: now,
@@ -201,10 +220,21 @@ export class EventTypesService {
           if (dto[field] !== undefined) Object.assign(changes, { [field]: dto[field] });
         }
         if (dto.questions !== undefined) changes.questions = normalizeQuestions(dto.questions);
+        if (dto.recurrence !== undefined) changes.recurrence = recurrenceOf(dto.recurrence);
+        assertSeatsOrRecurrence({ ...current, ...changes });
         let hostUserIds = found.hostUserIds;
         if (dto.hostUserIds !== undefined || dto.schedulingType !== undefined) {
           hostUserIds = dto.hostUserIds ?? hostUserIds;
           assertHostCount(dto.schedulingType ?? current.schedulingType, hostUserIds);
+        }
+        // Fewer seats than some future start already has → 409 SEATS_IN_USE, decided under the hosts' locks.
+        if (changes.seatsPerSlot !== undefined && (changes.seatsPerSlot ?? 1) < (current.seatsPerSlot ?? 1)) {
+          const taken = await this.bookingCounts.mostSeatsTaken(scope, id, found.hostUserIds, this.clock.now());
+          if (taken > (changes.seatsPerSlot ?? 1)) {
+            throw new AppError(ErrorCode.SEATS_IN_USE, `A future start already has ${taken} seats taken`, [
+              { field: 'seatsPerSlot', message: `must be at least ${taken}` },
+            ]);
+          }
         }
         const updated = Object.assign(current, changes);
         if (Object.keys(changes).length > 0 || dto.hostUserIds !== undefined) {

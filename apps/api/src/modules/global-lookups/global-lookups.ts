@@ -216,13 +216,21 @@ export class GlobalLookups {
    * booking exists and the token is wrong, null when there is no such booking.
    */
   async bookingForAttendee(bookingId: string, token: string): Promise<TenantScope | 'invalid' | null> {
-    const rows: { organization_id: string; livemode: boolean; confirmation_token_hash: string }[] = await this.tx.manager.query(
-      `SELECT organization_id, livemode, confirmation_token_hash FROM bookings WHERE id = $1`,
-      [bookingId],
-    );
+    const rows: { organization_id: string; livemode: boolean; confirmation_token_hash: string; series_token_hash: string | null }[] =
+      await this.tx.manager.query(
+        `SELECT b.organization_id, b.livemode, b.confirmation_token_hash, s.token_hash AS series_token_hash
+           FROM bookings b LEFT JOIN booking_series s ON s.id = b.series_id AND s.organization_id = b.organization_id
+          WHERE b.id = $1`,
+        [bookingId],
+      );
     const row = rows[0];
     if (!row) return null;
-    if (!constantTimeEqual(sha256(token), row.confirmation_token_hash)) return 'invalid';
+    // An occurrence of a series opens with its own token or the series' (contract section 16).
+    const hash = sha256(token);
+    const opens =
+      constantTimeEqual(hash, row.confirmation_token_hash) ||
+      (row.series_token_hash !== null && constantTimeEqual(hash, row.series_token_hash));
+    if (!opens) return 'invalid';
     return verifiedTenantScope(row.organization_id, row.livemode);
   }
 

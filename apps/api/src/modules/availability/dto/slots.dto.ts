@@ -45,6 +45,8 @@ export class SlotView {
   @ApiProperty({ example: '2027-03-01T09:00:00.000+01:00', description: 'In the requested timezone, with its offset' }) start!: string;
   @ApiProperty({ example: '2027-03-01T09:30:00.000+01:00' }) end!: string;
   @ApiProperty({ example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) hostUserId!: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Seated event types only: seats still free at this start' })
+  seatsRemaining?: number;
 }
 
 export class SlotsResponse {

@@ -3,17 +3,21 @@ import { Transform, Type } from 'class-transformer';
 import {
   IsEmail,
   IsIn,
+  IsInt,
   IsObject,
   IsOptional,
   IsString,
   Length,
   Matches,
+  Max,
   MaxLength,
+  Min,
   registerDecorator,
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
 import { IsIanaTimeZone, PaginationQueryDto, IsId } from '@app/common';
+import { SERIES_FREQUENCIES, type SeriesFrequency } from '@app/calendar';
 import { QUESTION_TYPES, type QuestionType } from '../../event-types/questions.js';
 import type { AnswerValue } from '../booking-answers.js';
 
@@ -133,6 +137,20 @@ export class CreateBookingDto extends SlotRequestDto {
   @IsOptional()
   @IsObject()
   answers?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 2,
+    maximum: 52,
+    description:
+      'Book this many occurrences of an event type with `recurrence` (at most its maxCount), each at the first one’s wall-clock ' +
+      'time in `timezone`: all of them or, with 409 SLOT_UNAVAILABLE and one `details` entry per refused occurrence, none.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(2)
+  @Max(52)
+  recurrenceCount?: number;
 }
 
 export class CancelBookingDto {
@@ -147,6 +165,15 @@ export class CancelBookingDto {
   @IsString()
   @MaxLength(500)
   reason?: string;
+
+  @ApiPropertyOptional({
+    enum: ['this', 'following'],
+    default: 'this',
+    description: 'An occurrence of a series: `following` also cancels every later active occurrence, in one transaction, with one mail',
+  })
+  @IsOptional()
+  @IsIn(['this', 'following'])
+  scope?: 'this' | 'following';
 }
 
 export class RescheduleBookingDto {
@@ -217,6 +244,12 @@ export class ListBookingsQueryDto extends PaginationQueryDto {
   @IsString()
   @MaxLength(254)
   attendeeEmail?: string;
+
+  @ApiPropertyOptional({ description: 'The occurrences of one recurring series' })
+  @IsOptional()
+  @IsString()
+  @IsId('ser')
+  seriesId?: string;
 }
 
 export class AttendeeView {
@@ -263,6 +296,9 @@ export class BookingView {
   answers!: BookingAnswerView[];
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
   @ApiProperty() livemode!: boolean;
+  @ApiProperty({ type: String, nullable: true, example: 'ser_4f9QdY0m2kBz7Lr1Xc8VtN3a', description: 'Its recurring series, if any' })
+  seriesId!: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: '1-based place in its series' }) occurrence!: number | null;
 }
 
 export class CreatedBookingView extends BookingView {
@@ -281,8 +317,25 @@ export class BookingDetailView extends BookingView {
   @ApiProperty({ nullable: true, type: String }) rescheduledToBookingId!: string | null;
 }
 
+/** One occurrence as a series lists it. */
+export class SeriesOccurrenceView {
+  @ApiProperty({ example: 'bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) startsAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) endsAt!: string;
+  @ApiProperty({ enum: ['confirmed', 'pending', 'cancelled'] }) status!: string;
+}
+
+export class SeriesView {
+  @ApiProperty({ example: 'ser_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
+  @ApiProperty({ type: 'integer', description: 'Occurrences booked' }) count!: number;
+  @ApiProperty({ type: SeriesOccurrenceView, isArray: true, description: 'By occurrence; a rescheduled one as it is now' })
+  bookings!: SeriesOccurrenceView[];
+}
+
 export class CreatedBookingResponse {
-  @ApiProperty({ type: CreatedBookingView }) booking!: CreatedBookingView;
+  @ApiProperty({ type: CreatedBookingView, description: 'With recurrenceCount: the first occurrence; its token opens every one' })
+  booking!: CreatedBookingView;
+  @ApiPropertyOptional({ type: SeriesView, description: 'Only with recurrenceCount' }) series?: SeriesView;
 }
 
 export class BookingResponse {
@@ -299,6 +352,25 @@ export class CancelledBookingView {
 
 export class CancelledBookingResponse {
   @ApiProperty({ type: CancelledBookingView }) booking!: CancelledBookingView;
+  @ApiPropertyOptional({
+    type: String,
+    isArray: true,
+    description: 'With `scope: "following"`: every occurrence this request cancelled, this one first',
+  })
+  cancelledBookingIds?: string[];
+}
+
+export class SeriesDetailView extends SeriesView {
+  @ApiProperty() eventTypeId!: string;
+  @ApiProperty({ enum: SERIES_FREQUENCIES, enumName: 'RecurrenceFrequency' }) frequency!: SeriesFrequency;
+  @ApiProperty({ type: 'integer' }) interval!: number;
+  @ApiProperty({ description: 'The zone whose wall-clock time every occurrence keeps' }) timezone!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty() livemode!: boolean;
+}
+
+export class SeriesResponse {
+  @ApiProperty({ type: SeriesDetailView }) series!: SeriesDetailView;
 }
 
 export class RescheduledBookingView {

@@ -9,11 +9,16 @@ import { OCCUPYING_STATUSES_SQL, type OccupancyStatus } from '../booking-status.
  * `expires_at`; the constraint cannot read the clock, so expired ones are deleted under the hosts' locks by
  * the next booking or hold of those hosts (HoldsRepository.clearExpired), and readers ignore them meanwhile.
  * The organization and the event type cascade here (migration Holds1795500000000).
+ *
+ * Seats (contract section 16): the bookings and holds of one start of a seated event type carry one
+ * `seat_group`, and rows of one group do not exclude each other (`<>`); every other overlap still does, so a
+ * seated start occupies its host once, against everything else. How many share a group is counted under the
+ * host's lock (BookingsRepository.lockHosts), which every writer of these rows holds.
  */
 @Entity('booking_hosts')
 @Exclusion(
   'booking_hosts_no_overlap',
-  `USING gist ("host_user_id" WITH =, "livemode" WITH =, "during" WITH &&) WHERE ("status" IN ${OCCUPYING_STATUSES_SQL})`,
+  `USING gist ("host_user_id" WITH =, "livemode" WITH =, (coalesce("seat_group", "booking_id")) WITH <>, "during" WITH &&) WHERE ("status" IN ${OCCUPYING_STATUSES_SQL})`,
 )
 @Check('booking_hosts_hold_expires', `("status" = 'held') = ("expires_at" IS NOT NULL)`)
 @Index('booking_hosts_event_type_host_idx', ['eventTypeId', 'hostUserId', 'createdAt'])
@@ -49,6 +54,10 @@ export class BookingHost {
   /** A hold's end; null on a booking's rows. */
   @Column('timestamptz', { nullable: true })
   expiresAt!: Date | null;
+
+  /** `seat:<event type>:<start>` on the rows of a seated event type's start; null: the row is its own group. */
+  @Column('text', { nullable: true })
+  seatGroup!: string | null;
 
   /** 1 for the primary host, then the others in the event type's host order as it was when booked. */
   @Column('smallint', { default: 1 })

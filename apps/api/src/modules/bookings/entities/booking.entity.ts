@@ -9,6 +9,7 @@ export type CancelledBy = 'host' | 'attendee';
 @Entity('bookings')
 @Index('bookings_organization_livemode_starts_idx', ['organizationId', 'livemode', 'startsAt', 'id'])
 @Index('bookings_event_type_status_idx', ['eventTypeId', 'status'])
+@Index('bookings_series_idx', ['seriesId', 'occurrence'], { where: '"series_id" IS NOT NULL' })
 export class Booking {
   @PrimaryColumn('text')
   id!: string;
@@ -91,6 +92,14 @@ export class Booking {
 
   @Column('text', { nullable: true })
   rescheduledToBookingId!: string | null;
+
+  /** The recurring series (`ser_…`) this occurrence belongs to, or null (contract section 16). */
+  @Column('text', { nullable: true })
+  seriesId!: string | null;
+
+  /** 1-based place in its series; a reschedule keeps it. */
+  @Column('smallint', { nullable: true })
+  occurrence!: number | null;
 
   @Column('timestamptz')
   createdAt!: Date;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -22,7 +22,8 @@ import {
 } from 'class-validator';
 import { PaginationQueryDto, IsId } from '@app/common';
 import type { SchedulingType } from '@app/availability';
-import { LOCATION_TYPES, type LocationType } from '../entities/event-type.entity.js';
+import { SERIES_FREQUENCIES, type SeriesFrequency } from '@app/calendar';
+import { LOCATION_TYPES, type LocationType, type Recurrence } from '../entities/event-type.entity.js';
 
 export { LOCATION_TYPES, type LocationType };
 import { MAX_QUESTIONS, QUESTION_ID, QUESTION_TYPES, type QuestionType } from '../questions.js';
@@ -96,6 +97,41 @@ export class QuestionView {
   @ApiPropertyOptional({ type: String, isArray: true }) options?: string[];
   @ApiPropertyOptional() placeholder?: string;
   @ApiPropertyOptional({ type: 'integer' }) maxLength?: number;
+}
+
+/**
+ * The recurrence as the document shows it, inline: OpenAPI 3.0 has no nullable reference (`allOf` with a `$ref`
+ * refuses null), and the field is null on most event types. Its frequency is the named enum RecurrenceFrequency
+ * (declared by GET /series/:id), so generated clients list its values at the top level.
+ */
+const RECURRENCE_SCHEMA = {
+  type: 'object',
+  nullable: true,
+  required: ['frequency', 'interval', 'maxCount'],
+  properties: {
+    frequency: { $ref: '#/components/schemas/RecurrenceFrequency' },
+    interval: { type: 'integer', minimum: 1, maximum: 12, description: 'Every `interval` days, weeks or months' },
+    maxCount: { type: 'integer', minimum: 2, maximum: 52, description: 'The most occurrences one booking may ask for' },
+  },
+} as ApiPropertyOptions; // Swagger's option types have no `$ref` inside `properties`, though the document takes one.
+
+/** How bookings of an event type may repeat (contract section 16). */
+export class RecurrenceDto implements Recurrence {
+  @ApiProperty({ enum: SERIES_FREQUENCIES })
+  @IsIn(SERIES_FREQUENCIES)
+  frequency!: SeriesFrequency;
+
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 12, description: 'Every `interval` days, weeks or months' })
+  @IsInt()
+  @Min(1)
+  @Max(12)
+  interval!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 2, maximum: 52, description: 'The most occurrences one booking may ask for' })
+  @IsInt()
+  @Min(2)
+  @Max(52)
+  maxCount!: number;
 }
 
 /** Fields every write may carry; create adds the three required ones. */
@@ -191,6 +227,32 @@ abstract class EventTypeOptionalFields {
   @Min(1)
   @Max(60)
   holdMinutes?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 2,
+    maximum: 1000,
+    nullable: true,
+    default: null,
+    description:
+      'Attendees per start, each with a booking of its own; null: one booking per slot. Not with `recurrence`. ' +
+      'Lowering it below the seats taken at a future start → 409 SEATS_IN_USE.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(2)
+  @Max(1000)
+  seatsPerSlot?: number | null;
+
+  @ApiPropertyOptional({
+    ...RECURRENCE_SCHEMA,
+    default: null,
+    description: 'Lets a booking ask for `recurrenceCount` occurrences; null: no recurring bookings. Not with `seatsPerSlot`.',
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RecurrenceDto)
+  recurrence?: RecurrenceDto | null;
 
   @ApiPropertyOptional({
     type: QuestionDto,
@@ -294,6 +356,8 @@ export class EventTypeView {
   @ApiProperty() requiresConfirmation!: boolean;
   @ApiProperty({ type: 'integer', minimum: 1, maximum: 60 }) holdMinutes!: number;
   @ApiProperty({ type: QuestionView, isArray: true }) questions!: QuestionView[];
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 2, maximum: 1000 }) seatsPerSlot!: number | null;
+  @ApiProperty(RECURRENCE_SCHEMA) recurrence!: Recurrence | null;
   @ApiProperty() isActive!: boolean;
   @ApiProperty({ type: 'integer', description: 'Confirmed and pending bookings, in the caller’s mode' }) bookingsCount!: number;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;

@@ -1,16 +1,28 @@
-import { Column, Entity, Index, OneToMany, PrimaryColumn, type Relation } from 'typeorm';
+import { Check, Column, Entity, Index, OneToMany, PrimaryColumn, type Relation } from 'typeorm';
 import type { SchedulingType } from '@app/availability';
+import type { SeriesFrequency } from '@app/calendar';
 import type { BookingQuestion } from '../questions.js';
 import { EventTypeHost } from './event-type-host.entity.js';
 
 export const LOCATION_TYPES = ['zoom', 'meet', 'phone', 'in_person'] as const;
 export type LocationType = (typeof LOCATION_TYPES)[number];
 
+/** How a booking of the event type may repeat (contract section 16). */
+export interface Recurrence {
+  frequency: SeriesFrequency;
+  /** Every `interval` days, weeks or months, 1..12. */
+  interval: number;
+  /** The most occurrences a booking may ask for, 2..52. */
+  maxCount: number;
+}
+
 /** A bookable meeting template. Deleting one only clears `isActive`, so its bookings keep their event type. */
 @Entity('event_types')
 // Slugs are unique among active event types only: a deleted one frees its slug.
 @Index('event_types_organization_slug_active_key', ['organizationId', 'slug'], { unique: true, where: 'is_active' })
 @Index('event_types_organization_active_created_idx', ['organizationId', 'isActive', 'createdAt'])
+@Check('event_types_seats_range', `"seats_per_slot" IS NULL OR "seats_per_slot" BETWEEN 2 AND 1000`)
+@Check('event_types_seats_or_recurrence', `"seats_per_slot" IS NULL OR "recurrence" IS NULL`)
 export class EventType {
   @PrimaryColumn('text')
   id!: string;
@@ -68,6 +80,14 @@ export class EventType {
   /** The booking form's questions, in order, defaults written out (contract section 14). */
   @Column('jsonb', { default: () => "'[]'" })
   questions!: BookingQuestion[];
+
+  /** Attendees per start, 2..1000; null: one booking per slot (contract section 16). Never with `recurrence`. */
+  @Column('integer', { nullable: true })
+  seatsPerSlot!: number | null;
+
+  /** How bookings may repeat; null: they do not (contract section 16). */
+  @Column('jsonb', { nullable: true })
+  recurrence!: Recurrence | null;
 
   @Column('boolean', { default: true })
   isActive!: boolean;

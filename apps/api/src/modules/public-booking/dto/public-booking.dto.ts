@@ -40,6 +40,8 @@ export class PublicEventTypeResponse {
 export class PublicSlotView {
   @ApiProperty({ example: '2027-03-01T09:00:00.000+01:00', description: 'In the requested timezone, with its offset' }) start!: string;
   @ApiProperty({ example: '2027-03-01T09:30:00.000+01:00' }) end!: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Seated event types only: seats still free at this start' })
+  seatsRemaining?: number;
 }
 
 export class PublicSlotsResponse {

@@ -1,0 +1,25 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Access, ApiErrors, CurrentPrincipal, IdParam, type Principal, Scope } from '@app/common';
+import { BookingQueriesService } from './booking-queries.service.js';
+import { SeriesResponse } from './dto/booking.dto.js';
+
+/** Recurring series (contract section 16): made by POST /bookings with recurrenceCount, read here. */
+@ApiTags('bookings')
+@Controller('series')
+export class SeriesController {
+  constructor(private readonly reading: BookingQueriesService) {}
+
+  @Get(':id')
+  @Access({ scope: Scope.BookingsRead })
+  @ApiOperation({
+    operationId: 'getSeries',
+    summary: 'A recurring series and its occurrences (a rescheduled occurrence as it is now)',
+    description: 'Members see a series they host. Its bookings are also listed by `GET /bookings?seriesId=`.',
+  })
+  @ApiResponse({ status: 200, type: SeriesResponse })
+  @ApiErrors(401, 403, 404)
+  get(@CurrentPrincipal() principal: Principal, @IdParam('id', 'ser') id: string): Promise<SeriesResponse> {
+    return this.reading.series(principal, id);
+  }
+}
