@@ -54,7 +54,8 @@ export function evaluateHostStart(
   if (seated === 'already_booked') return seated;
   if (seated === 'held' || host.held.isBlocked(start)) return 'held';
   if (host.calendarBusy.isBlocked(start)) return 'calendar_conflict';
-  if (gridDay.capReached) return 'daily_limit_reached';
+  // The daily cap counts distinct starts: another seat of a start already taken adds none.
+  if (gridDay.capReached && host.seats.takenAt(start) === 0) return 'daily_limit_reached';
   return null;
 }
 
