@@ -11,59 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { bookingTargets, type Target } from './support/booking-targets.js';
+import { bookingTargets, CONNECTIONS, loadBookings, SECONDS } from './support/booking-targets.js';
 import { reportGoal } from './support/goals.js';
-import { machine, machineBusyMs, processCpuMs, row, startBenchApp, type LoadResult } from './support/harness.js';
+import { machine, machineBusyMs, processCpuMs, row, startBenchApp } from './support/harness.js';
 
 const run = promisify(execFile);
-const CONNECTIONS = 50;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const PROCESSES = 2;
 const HOSTS = 25;
-const FIRST_SLOT = '2027-01-04T00:00:00.000Z';
-
-async function loadBookings(
-  url: string,
-  targets: Target[],
-  firstSlot = FIRST_SLOT,
-  rate?: number,
-  pacing: 'even' | 'autocannon' = 'even',
-): Promise<LoadResult> {
-  const parts = await Promise.all(
-    Array.from({ length: PROCESSES }, async (_, index) => {
-      const { stdout } = await run(
-        process.execPath,
-        [
-          'dist-bench/bench/support/booking-load.js',
-          url,
-          JSON.stringify(targets),
-          firstSlot,
-          String(index),
-          String(PROCESSES),
-          String(CONNECTIONS / PROCESSES),
-          String(SECONDS),
-          ...(rate ? [String(Math.max(1, Math.round(rate / PROCESSES))), pacing] : []),
-        ],
-        { maxBuffer: 64 * 1024 * 1024 },
-      );
-      return JSON.parse(stdout) as {
-        requests: { average: number; total: number };
-        latency: { p50: number; p99: number };
-        non2xx: number;
-        errors: number;
-      };
-    }),
-  );
-  const requests = parts.reduce((s, p) => s + p.requests.total, 0);
-  return {
-    requestsPerSecond: parts.reduce((s, p) => s + p.requests.average, 0),
-    p50: Math.round((parts.reduce((s, p) => s + p.latency.p50 * p.requests.total, 0) / Math.max(1, requests)) * 10) / 10,
-    p99: Math.max(...parts.map((p) => p.latency.p99)),
-    requests,
-    non2xx: parts.reduce((s, p) => s + p.non2xx, 0),
-    errors: parts.reduce((s, p) => s + p.errors, 0),
-  };
-}
 
 /** pgbench: single-row inserts into a table with the bookings' exclusion constraint, distinct ranges. */
 async function pgbench(databaseUrl: string): Promise<{ tps: number; p99?: number; latencyAvg: number }> {

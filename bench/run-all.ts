@@ -10,7 +10,18 @@ import { GOAL_PREFIX, type GoalResult } from './support/goals.js';
 import { row } from './support/harness.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const BENCHES = ['calendar', 'availability', 'availability-http', 'auth', 'bookings', 'holds', 'webhooks', 'jobs', 'calendar-sync'];
+const BENCHES = [
+  'calendar',
+  'availability',
+  'availability-http',
+  'auth',
+  'bookings',
+  'holds',
+  'seats',
+  'webhooks',
+  'jobs',
+  'calendar-sync',
+];
 
 function runBench(name: string): Promise<{ goals: GoalResult[]; ok: boolean }> {
   return new Promise((resolve) => {

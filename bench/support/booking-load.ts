@@ -1,7 +1,8 @@
 /**
  * One autocannon process posting bookings on distinct free slots. Requests rotate over the given
  * (API key, event type) targets; process `index` of `processes` takes every processes-th 5-minute
- * slot of each target from `firstSlot`, so no two requests ever want the same host and time.
+ * slot of each target from `firstSlot`, so no two requests ever want the same host and time (with
+ * BENCH_SEATS_PER_START, that many consecutive bookings of a target share one start: its seats).
  * With a rate, offers that many requests per second, evenly spaced, whatever the answers take (open
  * loop; autocannon's own `overallRate` resets a per-connection quota every second, so every connection
  * fires at once at each second's start and the latency measured is a burst's). Latency counts from the
@@ -15,13 +16,15 @@ import autocannon from 'autocannon';
 const [url, targetsJson, firstSlot, index, processes, connections, seconds, rate, pacing] = process.argv.slice(2);
 const targets = JSON.parse(targetsJson) as { apiKey: string; eventTypeId: string }[];
 const SLOT_MS = 5 * 60_000;
+// Bookings per start: 1, or a seated event type's seats (every SEATS-th booking of a target moves to the next slot).
+const SEATS = Number(process.env.BENCH_SEATS_PER_START ?? 1);
 let sent = 0;
 
 /** The next booking: its API key and body. */
 function next(): { authorization: string; body: string } {
   const n = sent++;
   const target = targets[n % targets.length];
-  const slot = Date.parse(firstSlot) + (Math.floor(n / targets.length) * Number(processes) + Number(index)) * SLOT_MS;
+  const slot = Date.parse(firstSlot) + Math.floor((Math.floor(n / targets.length) * Number(processes) + Number(index)) / SEATS) * SLOT_MS;
   return {
     authorization: `ApiKey ${target.apiKey}`,
     body: JSON.stringify({

@@ -51,12 +51,14 @@ export class SeatsAndSeries1795585466508 implements MigrationInterface {
     );
     await queryRunner.query(`ALTER TABLE "booking_hosts" ADD "seat_group" text`);
     await queryRunner.query(`ALTER TABLE "booking_hosts" DROP CONSTRAINT "booking_hosts_no_overlap"`);
+    // `during` before the seat group: GiST places an entry by its first columns, so a host's rows stay ordered by
+    // time (the group, nearly unique, would scatter them and make every check read the host's whole history).
     await queryRunner.query(`
             ALTER TABLE "booking_hosts" ADD CONSTRAINT "booking_hosts_no_overlap" EXCLUDE USING gist (
                 "host_user_id" WITH =,
                 "livemode" WITH =,
-                (coalesce("seat_group", "booking_id")) WITH <>,
-                "during" WITH &&
+                "during" WITH &&,
+                (coalesce("seat_group", "booking_id")) WITH <>
             ) WHERE ("status" IN ('confirmed', 'pending', 'held'))
         `);
   }

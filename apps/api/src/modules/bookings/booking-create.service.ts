@@ -169,11 +169,14 @@ export class BookingCreateService {
     );
     await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
     await this.repository.insertSeries(scope, series);
-    for (const booking of bookings) await this.repository.insert(scope, booking, hostUserIds);
-    for (const booking of bookings) {
-      await this.effects.record(scope, 'booking.created', { booking: bookingDetailView(booking, hostUserIds, eventType) });
-      if (booking.status === 'confirmed') await this.effects.toCalendars(scope, booking, eventType.title, hostUserIds);
-    }
+    await this.repository.insertMany(scope, bookings, hostUserIds);
+    await this.effects.recordEach(
+      scope,
+      'booking.created',
+      bookings.map((booking) => ({ booking: bookingDetailView(booking, hostUserIds, eventType) })),
+    );
+    const confirmed = bookings.filter((booking) => booking.status === 'confirmed');
+    await this.effects.allToCalendars(scope, confirmed, eventType.title, hostUserIds);
     await this.effects.sendSeriesMails(scope, bookings[0].status === 'pending' ? 'pending' : 'confirmation', bookings, {
       hostUserIds,
       title: eventType.title,

@@ -57,9 +57,26 @@ export class BookingEffectsService {
     await this.events.record(scope, { type, data });
   }
 
+  /** One event of `type` per booking (the occurrences of a series), in one statement. */
+  async recordEach(scope: TenantScope, type: DomainEventType, data: readonly Record<string, unknown>[]): Promise<void> {
+    await this.events.recordMany(
+      scope,
+      data.map((one) => ({ type, data: one })),
+    );
+  }
+
   /** The booking is on the hosts' calendars from now on (their write-back destinations). */
   async toCalendars(scope: TenantScope, booking: Booking, title: string, hostUserIds: readonly string[]): Promise<void> {
     await this.writeBack.confirmed(scope, forCalendar(booking, title), [...hostUserIds]);
+  }
+
+  /** Several bookings with the same hosts (a series' occurrences) on their calendars, in one statement. */
+  async allToCalendars(scope: TenantScope, bookings: readonly Booking[], title: string, hostUserIds: readonly string[]): Promise<void> {
+    await this.writeBack.confirmedMany(
+      scope,
+      bookings.map((booking) => forCalendar(booking, title)),
+      hostUserIds,
+    );
   }
 
   /** The booking leaves the hosts' calendars. */

@@ -8,12 +8,43 @@ import { In, IsNull, MoreThan } from 'typeorm';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from './booking-status.js';
 
-/** A booking's row from $1 to $30 (BookingsRepository.bookingValues): the one column list both inserts share. */
-const INSERT_BOOKING = `INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id,
-           attendee_email, attendee_first_name, attendee_last_name, attendee_phone, timezone, location_type, location, notes,
-           metadata, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash, cancelled_at, cancellation_reason,
-           cancelled_by, previous_booking_id, rescheduled_to_booking_id, created_at, updated_at, answers, series_id, occurrence)
-         VALUES (${Array.from({ length: 30 }, (_, i) => `$${i + 1}`).join(', ')})`;
+/** A booking's columns, in the order of BookingsRepository.bookingValues: the one list every insert shares. */
+const BOOKING_COLUMNS = [
+  'id',
+  'organization_id',
+  'event_type_id',
+  'livemode',
+  'status',
+  'starts_at',
+  'ends_at',
+  'host_user_id',
+  'attendee_email',
+  'attendee_first_name',
+  'attendee_last_name',
+  'attendee_phone',
+  'timezone',
+  'location_type',
+  'location',
+  'notes',
+  'metadata',
+  'buffer_before_minutes',
+  'buffer_after_minutes',
+  'confirmation_token_hash',
+  'cancelled_at',
+  'cancellation_reason',
+  'cancelled_by',
+  'previous_booking_id',
+  'rescheduled_to_booking_id',
+  'created_at',
+  'updated_at',
+  'answers',
+  'series_id',
+  'occurrence',
+] as const;
+
+/** One booking's row from $1 to $30. */
+const INSERT_BOOKING = `INSERT INTO bookings (${BOOKING_COLUMNS.join(', ')})
+         VALUES (${BOOKING_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
 /** The seat group of a seated start (booking_hosts.seat_group): its bookings and holds share one occupancy. */
 export function seatGroupOf(eventTypeId: string, start: Date): string {
@@ -78,6 +109,25 @@ export class BookingsRepository {
               i.created_at, h.position, $32
          FROM inserted i CROSS JOIN unnest($31::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
       [...this.bookingValues(scope, booking), [...hostUserIds], seated ? seatGroupOf(booking.eventTypeId, booking.startsAt) : null],
+    );
+  }
+
+  /**
+   * Several bookings with the same hosts (the occurrences of a series; never seated), and one row per booking
+   * and host, in one statement.
+   */
+  async insertMany(scope: TenantScope, bookings: readonly Booking[], hostUserIds: readonly string[]): Promise<void> {
+    const columns = BOOKING_COLUMNS.length;
+    const rows = bookings.map((_, row) => `(${BOOKING_COLUMNS.map((_, column) => `$${row * columns + column + 1}`).join(', ')})`);
+    await this.tx.write(
+      `WITH inserted AS (
+         INSERT INTO bookings (${BOOKING_COLUMNS.join(', ')}) VALUES ${rows.join(', ')}
+         RETURNING id, organization_id, event_type_id, livemode, status, starts_at, ends_at, created_at)
+       INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position)
+       SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, i.status, tstzrange(i.starts_at, i.ends_at, '[)'),
+              i.created_at, h.position
+         FROM inserted i CROSS JOIN unnest($${bookings.length * columns + 1}::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
+      [...bookings.flatMap((booking) => this.bookingValues(scope, booking)), [...hostUserIds]],
     );
   }
 

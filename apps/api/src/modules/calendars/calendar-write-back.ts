@@ -26,29 +26,47 @@ export class CalendarWriteBack {
   constructor(private readonly tx: TransactionHost) {}
 
   async confirmed(scope: TenantScope, booking: BookingForCalendar, hostUserIds: readonly string[]): Promise<void> {
-    await this.record(scope, booking.id, hostUserIds, 'put', icsOf(booking));
+    await this.confirmedMany(scope, [booking], hostUserIds);
+  }
+
+  /** Several bookings with the same hosts (the occurrences of a series), in one statement. */
+  async confirmedMany(scope: TenantScope, bookings: readonly BookingForCalendar[], hostUserIds: readonly string[]): Promise<void> {
+    await this.record(
+      scope,
+      bookings.map((booking) => ({ bookingId: booking.id, ics: icsOf(booking) })),
+      hostUserIds,
+      'put',
+    );
   }
 
   async removed(scope: TenantScope, bookingId: string, hostUserIds: readonly string[]): Promise<void> {
-    await this.record(scope, bookingId, hostUserIds, 'delete', null);
+    await this.record(scope, [{ bookingId, ics: null }], hostUserIds, 'delete');
   }
 
+  /** One write per booking and host. */
   private async record(
     scope: TenantScope,
-    bookingId: string,
+    items: readonly { bookingId: string; ics: string | null }[],
     hostUserIds: readonly string[],
     action: CalendarWriteAction,
-    ics: string | null,
   ): Promise<void> {
-    if (!scope.livemode || hostUserIds.length === 0) return;
+    if (!scope.livemode || hostUserIds.length === 0 || items.length === 0) return;
+    const writes = items.flatMap((item) => hostUserIds.map((userId) => ({ ...item, userId, id: newId('calw') })));
     await this.tx.write(
       `WITH inserted AS (
          INSERT INTO calendar_writes (id, organization_id, booking_id, user_id, action, ics, status, attempts, next_attempt_at, created_at)
-         SELECT w.id, $1, $2, w.user_id, $3, $4, 'pending', 0, now(), now()
-           FROM unnest($5::text[], $6::text[]) AS w(id, user_id)
+         SELECT w.id, $1, w.booking_id, w.user_id, $2, w.ics, 'pending', 0, now(), now()
+           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS w(id, booking_id, user_id, ics)
          RETURNING id)
        SELECT pg_notify('${CALENDAR_WRITES_CHANNEL}', '') FROM inserted LIMIT 1`,
-      [scope.organizationId, bookingId, action, ics, hostUserIds.map(() => newId('calw')), [...hostUserIds]],
+      [
+        scope.organizationId,
+        action,
+        writes.map((write) => write.id),
+        writes.map((write) => write.bookingId),
+        writes.map((write) => write.userId),
+        writes.map((write) => write.ics),
+      ],
     );
   }
 }

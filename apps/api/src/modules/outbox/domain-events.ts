@@ -66,6 +66,30 @@ export class DomainEvents {
     return id;
   }
 
+  /** Several events in one statement (a recurring series' occurrences), with one notification. */
+  async recordMany(scope: TenantScope, inputs: readonly DomainEventInput[]): Promise<string[]> {
+    const ids = inputs.map(() => newId('whevt'));
+    if (ids.length === 0) return ids;
+    await this.tx.write(
+      `WITH inserted AS (
+         INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at)
+         SELECT e.id, $1, $2, e.type, e.data::jsonb, $3 FROM unnest($4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS e(id, type, data, n)
+          ORDER BY e.n
+         RETURNING id)
+       SELECT pg_notify($7, id) FROM inserted`,
+      [
+        scope.organizationId,
+        scope.livemode,
+        this.clock.now(),
+        ids,
+        inputs.map((input) => input.type),
+        inputs.map((input) => JSON.stringify(input.data)),
+        DOMAIN_EVENTS_CHANNEL,
+      ],
+    );
+    return ids;
+  }
+
   /** Retention: events already fanned out to webhooks, older than `cutoff` (deliveries carry their own body). */
   async deleteDispatchedBefore(cutoff: Date): Promise<number> {
     const [, count]: [unknown[], number] = await this.tx.manager.query(
