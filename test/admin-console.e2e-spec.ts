@@ -560,4 +560,91 @@ describe('admin console in a browser', () => {
     }
     await context.close();
   }, 60_000);
+  it('seats and series: set on the event type form, seats left in the preview, a series shown and cancelled from one occurrence on', async () => {
+    const { context, page } = await newPage();
+    await page.goto('/admin/');
+    await signInByKeyboard(page, owner.email, owner.password);
+    const key = (await createApiKey(t.http, owner.accessToken, { rateLimitPerMinute: 10000 })).apiKey;
+
+    // A class of 12 seats, and a weekly series, each made on the form.
+    await go(page, 'Event types', 'Event types');
+    for (const [title, slug] of [
+      ['Yoga class', 'yoga-class'],
+      ['Weekly coaching', 'weekly-coaching'],
+    ]) {
+      await page.getByRole('button', { name: 'New event type' }).click();
+      await page.getByLabel('Title').fill(title);
+      await page.getByLabel('Slug').fill(slug);
+      await page.getByText('Seats and recurring bookings').click();
+      if (slug === 'yoga-class') await page.getByLabel('Seats per time').fill('12');
+      else {
+        await page.getByLabel('Attendees may book a recurring series').check();
+        await expect(page.getByLabel('Seats per time').isDisabled()).resolves.toBe(true);
+        await page.getByLabel('Repeats').selectOption('weekly');
+        await page.getByLabel('Occurrences a booking may ask for, at most').fill('8');
+        await check(page, 'event-type-recurrence');
+      }
+      await page.getByRole('button', { name: 'Create event type' }).click();
+      await page.getByRole('link', { name: title }).waitFor();
+    }
+    const eventTypes = (await json('/v1/event-types?limit=100')).eventTypes as Array<{
+      id: string;
+      slug: string;
+      seatsPerSlot: number | null;
+      recurrence: unknown;
+    }>;
+    const yoga = eventTypes.find((e) => e.slug === 'yoga-class')!;
+    const coaching = eventTypes.find((e) => e.slug === 'weekly-coaching')!;
+    expect([yoga.seatsPerSlot, yoga.recurrence]).toEqual([12, null]);
+    expect([coaching.seatsPerSlot, coaching.recurrence]).toEqual([null, { frequency: 'weekly', interval: 1, maxCount: 8 }]);
+
+    // Two seats taken at 10:00 UTC on a Thursday: the preview says how many are left.
+    for (const email of ['one@example.com', 'two@example.com']) {
+      const res = await t.http.post('/v1/bookings', bookingBody(yoga.id, '2027-03-11T10:00:00Z', { attendee: { email } }), { apiKey: key });
+      expect(res.status).toBe(201);
+    }
+    await go(page, 'Availability', 'Availability preview');
+    await page.getByLabel('Event type').selectOption({ label: 'Yoga class' });
+    await page.getByLabel('Timezone').fill('UTC');
+    await page.getByLabel('From').fill('2027-03-11');
+    await page.getByLabel('To').fill('2027-03-11');
+    await page.getByRole('button', { name: 'Show slots' }).click();
+    await page.getByText('10:00 · 10 seats left').waitFor();
+    await check(page, 'availability-seats');
+
+    // A series of four: the list shows its occurrences, the detail all of them; cancelled from the third on.
+    const made = await t.http.post('/v1/bookings', bookingBody(coaching.id, '2027-03-11T14:00:00Z', { recurrenceCount: 4 }), {
+      apiKey: key,
+    });
+    expect(made.status).toBe(201);
+    const ids = (made.body.series.bookings as Array<{ id: string }>).map((b) => b.id);
+    await go(page, 'Bookings', 'Bookings');
+    await page.getByLabel('Event type').selectOption({ label: 'Weekly coaching' });
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page
+      .getByRole('button', { name: /^Show the series of the booking/ })
+      .first()
+      .click();
+    await page.getByText('Showing one recurring series.').waitFor();
+    await page.getByText('Page 1 · 4 bookings').waitFor();
+    await check(page, 'bookings-series');
+    await page.goto(`/admin/bookings/${ids[2]}`);
+    const occurrences = page.getByRole('list', { name: 'Occurrences of the series' }).getByRole('listitem');
+    await occurrences.nth(3).waitFor();
+    await expect(occurrences.count()).resolves.toBe(4);
+    await expect(page.locator('[aria-current="true"] a').getAttribute('href')).resolves.toBe(`/admin/bookings/${ids[2]}`);
+    await check(page, 'booking-series');
+    await page.getByRole('button', { name: 'Cancel this and the following' }).click();
+    await eventually(
+      async () => {
+        const series = (await json(`/v1/series/${made.body.series.id}`)).series as { bookings: Array<{ status: string }> };
+        const statuses = series.bookings.map((b) => b.status).join();
+        return statuses === 'confirmed,confirmed,cancelled,cancelled' ? true : undefined;
+      },
+      5000,
+      'the third and fourth occurrences cancelled',
+    );
+    await occurrences.locator('.badge.cancelled').nth(1).waitFor();
+    await context.close();
+  }, 60_000);
 });

@@ -72,7 +72,12 @@ export function AvailabilityPage(): JSX.Element {
               <h2>{date}</h2>
               <ul>
                 {daySlots.map((slot) => (
-                  <li key={`${slot.start}-${slot.hostUserId}`}>{formatTime(slot.start, slots.timezone)}</li>
+                  <li key={`${slot.start}-${slot.hostUserId}`}>
+                    {formatTime(slot.start, slots.timezone)}
+                    {slot.seatsRemaining !== undefined && (
+                      <span class="seats"> · {slot.seatsRemaining === 1 ? '1 seat left' : `${slot.seatsRemaining} seats left`}</span>
+                    )}
+                  </li>
                 ))}
               </ul>
             </div>

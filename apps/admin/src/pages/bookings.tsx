@@ -25,6 +25,11 @@ export function BookingsPage(): JSX.Element {
     [JSON.stringify(filters), page],
   );
   const set = (patch: Partial<Filters>): void => setDraft((current) => ({ ...current, ...patch }));
+  const showSeries = (seriesId: string | undefined): void => {
+    setPage(1);
+    setDraft((current) => ({ ...current, seriesId }));
+    setFilters((current) => ({ ...current, seriesId }));
+  };
   const apply = (event: Event): void => {
     event.preventDefault();
     setPage(1);
@@ -93,10 +98,18 @@ export function BookingsPage(): JSX.Element {
         </Field>
         <button type="submit">Apply filters</button>
       </form>
+      {filters.seriesId && (
+        <p role="status" class="panel">
+          Showing one recurring series.{' '}
+          <button type="button" class="secondary" onClick={() => showSeries(undefined)}>
+            Show all bookings
+          </button>
+        </p>
+      )}
       <Show loaded={list} isEmpty={(data) => data.bookings.length === 0} empty="No bookings match.">
         {(data) => (
           <>
-            <Table caption="Bookings" columns={[`When (${timeZone})`, 'Event type', 'Attendee', 'Status']}>
+            <Table caption="Bookings" columns={[`When (${timeZone})`, 'Event type', 'Attendee', 'Status', 'Series']}>
               {data.bookings.map((booking) => (
                 <tr key={booking.id}>
                   <td>
@@ -106,6 +119,18 @@ export function BookingsPage(): JSX.Element {
                   <td>{booking.attendee.email}</td>
                   <td>
                     <span class={`badge ${booking.status}`}>{booking.status}</span>
+                  </td>
+                  <td>
+                    {booking.seriesId && (
+                      <button
+                        type="button"
+                        class="link"
+                        onClick={() => showSeries(booking.seriesId!)}
+                        aria-label={`Show the series of the booking on ${formatDateTime(booking.startsAt, timeZone)}`}
+                      >
+                        Occurrence {booking.occurrence}
+                      </button>
+                    )}
                   </td>
                 </tr>
               ))}
@@ -173,6 +198,14 @@ export function BookingDetailPage(): JSX.Element {
                   </dd>
                 </>
               )}
+              {booking.seriesId && (
+                <>
+                  <dt>Series</dt>
+                  <dd>
+                    <SeriesOccurrences seriesId={booking.seriesId} current={booking.id} status={booking.status} />
+                  </dd>
+                </>
+              )}
               {booking.rescheduledToBookingId && (
                 <>
                   <dt>Rescheduled to</dt>
@@ -190,6 +223,37 @@ export function BookingDetailPage(): JSX.Element {
   );
 }
 
+/**
+ * Every occurrence of the booking's series, as it stands (a moved one at its new time), this one marked; read again
+ * when this one's status changes (a cancel of the following ones changes theirs too).
+ */
+function SeriesOccurrences({ seriesId, current, status }: { seriesId: string; current: string; status: string }): JSX.Element {
+  const { timeZone } = useSession();
+  const series = useLoad(() => unwrap(api.GET('/v1/series/{id}', { params: { path: { id: seriesId } } })), [seriesId, current, status]);
+  return (
+    <Show loaded={series}>
+      {(data) => (
+        <>
+          {data.series.count} occurrences,{' '}
+          {data.series.interval === 1 ? data.series.frequency : `every ${data.series.interval} (${data.series.frequency})`}
+          <ol class="series-list" aria-label="Occurrences of the series">
+            {data.series.bookings.map((occurrence) => (
+              <li
+                key={occurrence.id}
+                class={occurrence.id === current ? 'current' : undefined}
+                aria-current={occurrence.id === current ? 'true' : undefined}
+              >
+                <a href={`/admin/bookings/${occurrence.id}`}>{formatDateTime(occurrence.startsAt, timeZone)}</a>{' '}
+                <span class={`badge ${occurrence.status}`}>{occurrence.status}</span>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </Show>
+  );
+}
+
 function BookingActions({ booking, onChanged }: { booking: Schemas['BookingDetailView']; onChanged: () => void }): JSX.Element | null {
   const { timeZone } = useSession();
   const [reason, setReason] = useState('');
@@ -198,6 +262,10 @@ function BookingActions({ booking, onChanged }: { booking: Schemas['BookingDetai
   const path = { params: { path: { id: booking.id } } };
   const cancel = useSubmit(async () => {
     await unwrap(api.POST('/v1/bookings/{id}/cancel', { ...path, body: { reason: reason || undefined } }));
+    onChanged();
+  });
+  const cancelFollowing = useSubmit(async () => {
+    await unwrap(api.POST('/v1/bookings/{id}/cancel', { ...path, body: { reason: reason || undefined, scope: 'following' } }));
     onChanged();
   });
   const confirm = useSubmit(async () => {
@@ -226,7 +294,7 @@ function BookingActions({ booking, onChanged }: { booking: Schemas['BookingDetai
       </p>
     ) : null;
   }
-  const problem = cancel.problem ?? confirm.problem ?? decline.problem;
+  const problem = cancel.problem ?? cancelFollowing.problem ?? confirm.problem ?? decline.problem;
   return (
     <div class="panel">
       <h2>Change this booking</h2>
@@ -246,8 +314,13 @@ function BookingActions({ booking, onChanged }: { booking: Schemas['BookingDetai
           </>
         )}
         <button type="button" class="danger" disabled={cancel.pending} onClick={() => void cancel.submit()}>
-          Cancel booking
+          {booking.seriesId ? 'Cancel this occurrence' : 'Cancel booking'}
         </button>
+        {booking.seriesId && (
+          <button type="button" class="danger" disabled={cancelFollowing.pending} onClick={() => void cancelFollowing.submit()}>
+            Cancel this and the following
+          </button>
+        )}
       </div>
       <form onSubmit={reschedule.submit} noValidate aria-label="Reschedule">
         <h3>Reschedule</h3>

@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useLocation, useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, unwrap, type Schemas } from '../api/client';
-import { createEventTypeDtoSchedulingTypeValues } from '../api/schema';
+import { createEventTypeDtoSchedulingTypeValues, recurrenceFrequencyValues } from '../api/schema';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { checked, Field, FormAlert, inputValue, useSubmit, type FormProblem } from '../ui/form';
@@ -48,7 +48,11 @@ export function EventTypesPage(): JSX.Element {
                 <td>{isAdmin ? <a href={`/admin/event-types/${eventType.id}`}>{eventType.title}</a> : eventType.title}</td>
                 <td>{eventType.slug}</td>
                 <td>{eventType.durationMinutes} min</td>
-                <td>{eventType.schedulingType.replace(/_/g, ' ')}</td>
+                <td>
+                  {eventType.schedulingType.replace(/_/g, ' ')}
+                  {eventType.seatsPerSlot !== null && ` · ${eventType.seatsPerSlot} seats`}
+                  {eventType.recurrence && ` · repeats ${eventType.recurrence.frequency}`}
+                </td>
                 <td>{eventType.bookingsCount}</td>
                 {isAdmin && (
                   <td>
@@ -105,8 +109,14 @@ function draftOf(existing?: EventType): Draft {
     maxBookingsPerDay: existing.maxBookingsPerDay ?? undefined,
     slotIntervalMinutes: existing.slotIntervalMinutes ?? undefined,
     requiresConfirmation: existing.requiresConfirmation,
+    seatsPerSlot: existing.seatsPerSlot,
+    recurrence: existing.recurrence ?? null,
   };
 }
+
+type Recurrence = NonNullable<EventType['recurrence']>;
+const NEW_RECURRENCE: Recurrence = { frequency: 'weekly', interval: 1, maxCount: 12 };
+const UNITS: Record<Recurrence['frequency'], string> = { daily: 'days', weekly: 'weeks', monthly: 'months' };
 
 function EventTypeForm({ existing, onSaved, onCancel }: { existing?: EventType; onSaved: () => void; onCancel: () => void }): JSX.Element {
   const [draft, setDraft] = useState<Draft>(() => draftOf(existing));
@@ -228,6 +238,42 @@ function EventTypeForm({ existing, onSaved, onCancel }: { existing?: EventType; 
           Bookings need the host’s confirmation
         </label>
       </details>
+      <details open={Boolean(draft.seatsPerSlot || draft.recurrence)}>
+        <summary>Seats and recurring bookings</summary>
+        <p class="hint">One or the other: several attendees at one time, or one attendee booking a series.</p>
+        <Field
+          label="Seats per time"
+          name="seatsPerSlot"
+          problem={problem}
+          hint="2 to 1,000 attendees share each time, each with a booking of their own; empty for one booking per time"
+        >
+          {(props) => (
+            <input
+              {...props}
+              type="number"
+              inputMode="numeric"
+              value={draft.seatsPerSlot ?? ''}
+              disabled={Boolean(draft.recurrence)}
+              onInput={(e) => {
+                const text = inputValue(e);
+                set({ seatsPerSlot: text === '' ? null : Number(text) });
+              }}
+            />
+          )}
+        </Field>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={Boolean(draft.recurrence)}
+            disabled={Boolean(draft.seatsPerSlot)}
+            onChange={(e) => set({ recurrence: checked(e) ? NEW_RECURRENCE : null })}
+          />
+          Attendees may book a recurring series
+        </label>
+        {draft.recurrence && (
+          <RecurrenceFields recurrence={draft.recurrence as Recurrence} problem={problem} onChange={(recurrence) => set({ recurrence })} />
+        )}
+      </details>
       <div class="actions">
         <button type="submit" disabled={pending}>
           {existing ? 'Save event type' : 'Create event type'}
@@ -237,6 +283,51 @@ function EventTypeForm({ existing, onSaved, onCancel }: { existing?: EventType; 
         </button>
       </div>
     </form>
+  );
+}
+
+function RecurrenceFields({
+  recurrence,
+  problem,
+  onChange,
+}: {
+  recurrence: Recurrence;
+  problem: FormProblem | null;
+  onChange: (recurrence: Recurrence) => void;
+}): JSX.Element {
+  return (
+    <fieldset>
+      <legend>Series</legend>
+      <Field label="Repeats" name="recurrence.frequency" problem={problem}>
+        {(props) => (
+          <select
+            {...props}
+            value={recurrence.frequency}
+            onChange={(e) => onChange({ ...recurrence, frequency: inputValue(e) as Recurrence['frequency'] })}
+          >
+            {recurrenceFrequencyValues.map((frequency) => (
+              <option key={frequency} value={frequency}>
+                {frequency}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <NumberField
+        label={`Every how many ${UNITS[recurrence.frequency]}`}
+        name="recurrence.interval"
+        value={recurrence.interval}
+        problem={problem}
+        onChange={(v) => onChange({ ...recurrence, interval: v ?? 0 })}
+      />
+      <NumberField
+        label="Occurrences a booking may ask for, at most"
+        name="recurrence.maxCount"
+        value={recurrence.maxCount}
+        problem={problem}
+        onChange={(v) => onChange({ ...recurrence, maxCount: v ?? 0 })}
+      />
+    </fieldset>
   );
 }
 
