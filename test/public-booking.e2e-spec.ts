@@ -241,8 +241,11 @@ describe('booking from the browser: publishable keys, public routes, CORS (contr
           'holdMinutes',
           'questions',
           'hosts',
+          'seatsPerSlot',
+          'recurrence',
         ].sort(),
       );
+      expect([mine.seatsPerSlot, mine.recurrence]).toEqual([null, null]);
       expect(mine.hosts).toEqual([{ userId: org.owner.userId, name: expect.any(String) }]);
       expect(res.text).not.toContain(org.owner.email);
       expect(res.body.totalCount).toBe(res.body.eventTypes.length);

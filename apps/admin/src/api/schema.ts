@@ -2075,6 +2075,16 @@ export interface components {
             holdMinutes: number;
             questions: components["schemas"]["QuestionView"][];
             hosts: components["schemas"]["PublicHostView"][];
+            /** @description Attendees per start; slots then carry `seatsRemaining` */
+            seatsPerSlot: number | null;
+            /** @description With it, a booking may ask for `recurrenceCount` (2..maxCount) occurrences */
+            recurrence?: {
+                frequency: components["schemas"]["RecurrenceFrequency"];
+                /** @description Every `interval` days, weeks or months */
+                interval: number;
+                /** @description The most occurrences one booking may ask for */
+                maxCount: number;
+            } | null;
         };
         PublicEventTypeListResponse: {
             eventTypes: components["schemas"]["PublicEventTypeView"][];

@@ -96,6 +96,8 @@ export class PublicBookingService {
       holdMinutes: eventType.holdMinutes,
       questions: eventType.questions,
       hosts: eventType.hostUserIds.map((userId) => ({ userId, name: contacts.get(userId)?.name ?? null })),
+      seatsPerSlot: eventType.seatsPerSlot,
+      recurrence: eventType.recurrence,
     }));
   }
 }

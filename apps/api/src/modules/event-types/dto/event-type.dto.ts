@@ -104,7 +104,7 @@ export class QuestionView {
  * refuses null), and the field is null on most event types. Its frequency is the named enum RecurrenceFrequency
  * (declared by GET /series/:id), so generated clients list its values at the top level.
  */
-const RECURRENCE_SCHEMA = {
+export const RECURRENCE_SCHEMA = {
   type: 'object',
   nullable: true,
   required: ['frequency', 'interval', 'maxCount'],

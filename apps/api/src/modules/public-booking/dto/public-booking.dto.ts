@@ -2,7 +2,13 @@ import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
 import { CreateBookingDto } from '../../bookings/dto/booking.dto.js';
 import { HoldView } from '../../bookings/dto/hold.dto.js';
-import { LOCATION_TYPES, type LocationType, QuestionView } from '../../event-types/dto/event-type.dto.js';
+import {
+  LOCATION_TYPES,
+  type LocationType,
+  QuestionView,
+  RECURRENCE_SCHEMA,
+  type RecurrenceDto,
+} from '../../event-types/dto/event-type.dto.js';
 
 const EVENT_TYPE_EXAMPLE = 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a';
 
@@ -26,6 +32,10 @@ export class PublicEventTypeView {
   @ApiProperty({ type: 'integer', description: 'How long a hold keeps its time' }) holdMinutes!: number;
   @ApiProperty({ type: QuestionView, isArray: true }) questions!: QuestionView[];
   @ApiProperty({ type: PublicHostView, isArray: true }) hosts!: PublicHostView[];
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Attendees per start; slots then carry `seatsRemaining`' })
+  seatsPerSlot!: number | null;
+  @ApiProperty({ ...RECURRENCE_SCHEMA, description: 'With it, a booking may ask for `recurrenceCount` (2..maxCount) occurrences' })
+  recurrence!: RecurrenceDto | null;
 }
 
 export class PublicEventTypeListResponse {
