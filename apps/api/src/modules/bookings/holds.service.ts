@@ -162,12 +162,12 @@ export class HoldsService {
     return taken;
   }
 
-  /** The hold with its hosts if it exists in the scope and has not expired, locked. */
   /** Deletes a hold taken by takeForBooking whose time goes back to the caller's own decision (a series). */
   async giveBack(scope: TenantScope, id: string): Promise<void> {
     await this.repository.remove(scope, id);
   }
 
+  /** The hold with its hosts if it exists in the scope and has not expired, locked. */
   private async liveHold(scope: TenantScope, id: string): Promise<TakenHold | null> {
     if (!looksLikeId(id, 'hld')) return null;
     const found = await this.repository.findForUpdate(scope, id);
