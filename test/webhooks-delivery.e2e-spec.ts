@@ -105,6 +105,22 @@ describe('webhook delivery', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.at('/gone')).toHaveLength(1);
     expect(await deliveries(t.http, auth(), id)).toHaveLength(1);
+
+    // The list filters the console's home page uses: failed ones, attempted since an instant.
+    const since = new Date(Date.parse(failed.lastAttemptAt) - 60_000).toISOString();
+    const list = (query: string) => t.http.get(`/v1/webhooks/${id}/deliveries?${query}`, auth());
+    expect((await list(`status=failed&since=${since}`)).body).toMatchObject({ totalCount: 1, deliveries: [{ id: failed.id }] });
+    expect((await list('status=succeeded')).body.totalCount).toBe(0);
+    const later = new Date(Date.parse(failed.lastAttemptAt) + 1000).toISOString();
+    expect((await list(`status=failed&since=${later}`)).body.totalCount).toBe(0);
+    for (const [query, field] of [
+      ['status=lost', 'status'],
+      ['since=yesterday', 'since'],
+    ]) {
+      const refused = await list(query);
+      expect(refused.status).toBe(400);
+      expect(refused.body.details.map((d: { field: string }) => d.field)).toEqual([field]);
+    }
   });
 
   it('sends a signed webhook.test on demand, and one more attempt of a delivered event on retry', async () => {

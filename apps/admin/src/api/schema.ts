@@ -8200,6 +8200,10 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /** @description `failed`: given up after the last attempt (or refused with 410) */
+                status?: "pending" | "succeeded" | "failed";
+                /** @description Only deliveries whose last attempt was at or after this instant (the console: failed in the last 24 hours) */
+                since?: string;
             };
             header?: never;
             path: {
@@ -9059,6 +9063,7 @@ export const pathsHealthReadyGetResponses200ContentApplicationJsonStatusValues: 
 export const pathsV1OrganizationsOrgIdMembersGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/organizations/{orgId}/members"]["get"]["parameters"]["query"]["status"]> = ["invited", "active"];
 export const pathsV1OrganizationsOrgIdMembersGetParametersQueryRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/organizations/{orgId}/members"]["get"]["parameters"]["query"]["role"]> = ["owner", "admin", "member"];
 export const pathsV1BookingsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["status"]> = ["confirmed", "cancelled", "pending"];
+export const pathsV1WebhooksIdDeliveriesGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["status"]> = ["pending", "succeeded", "failed"];
 export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
 export const registerResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegisterResponse"]["tokenType"]> = ["Bearer"];
 export const tokensResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokensResponse"]["tokenType"]> = ["Bearer"];

@@ -6,6 +6,7 @@ import {
   CreateWebhookDto,
   UpdateWebhookDto,
   WebhookDeliveryListResponse,
+  ListDeliveriesQueryDto,
   WebhookDeliveryResponse,
   WebhookListResponse,
   WebhookResponse,
@@ -112,9 +113,9 @@ export class WebhooksController {
   deliveries(
     @CurrentPrincipal() principal: Principal,
     @IdParam('id', 'wh') id: string,
-    @Query() page: PaginationQueryDto,
+    @Query() query: ListDeliveriesQueryDto,
   ): Promise<WebhookDeliveryListResponse> {
-    return this.webhooks.listDeliveries(principal, id, page);
+    return this.webhooks.listDeliveries(principal, id, query);
   }
 
   @Post(':id/deliveries/:deliveryId/retry')

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PageRequest, pageOffset, type TenantScope } from '@app/common';
-import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
+import { MoreThanOrEqual } from 'typeorm';
+import { type DeliveryStatus, WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { Webhook } from './entities/webhook.entity.js';
 import { TransactionHost } from '@app/database';
 
@@ -62,9 +63,19 @@ export class WebhooksRepository {
     });
   }
 
-  async listDeliveries(scope: TenantScope, webhookId: string, page: PageRequest): Promise<[WebhookDelivery[], number]> {
+  async listDeliveries(
+    scope: TenantScope,
+    webhookId: string,
+    page: PageRequest,
+    filters: { status?: DeliveryStatus; since?: Date } = {},
+  ): Promise<[WebhookDelivery[], number]> {
     return this.tx.manager.findAndCount(WebhookDelivery, {
-      where: { organizationId: scope.organizationId, webhookId },
+      where: {
+        organizationId: scope.organizationId,
+        webhookId,
+        ...(filters.status ? { status: filters.status } : {}),
+        ...(filters.since ? { lastAttemptAt: MoreThanOrEqual(filters.since) } : {}),
+      },
       order: { createdAt: 'DESC', id: 'DESC' },
       skip: pageOffset(page),
       take: page.limit,

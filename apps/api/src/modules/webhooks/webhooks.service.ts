@@ -5,6 +5,7 @@ import {
   CreateWebhookDto,
   UpdateWebhookDto,
   WebhookDeliveryListResponse,
+  ListDeliveriesQueryDto,
   WebhookDeliveryResponse,
   WebhookDeliveryView,
   WebhookListResponse,
@@ -130,9 +131,13 @@ export class WebhooksService {
     return { delivery: deliveryView(delivery) };
   }
 
-  async listDeliveries(principal: Principal, id: string, page: PageRequest): Promise<WebhookDeliveryListResponse> {
+  async listDeliveries(principal: Principal, id: string, query: ListDeliveriesQueryDto): Promise<WebhookDeliveryListResponse> {
     const webhook = await this.find(principal, id);
-    const [deliveries, total] = await this.repository.listDeliveries(tenantScope(principal), webhook.id, page);
+    const page = { page: query.page, limit: query.limit };
+    const [deliveries, total] = await this.repository.listDeliveries(tenantScope(principal), webhook.id, page, {
+      status: query.status,
+      since: query.since === undefined ? undefined : new Date(query.since),
+    });
     return { deliveries: deliveries.map(deliveryView), ...pageMeta(page, total) };
   }
 

@@ -6,6 +6,7 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
+  IsISO8601,
   IsOptional,
   IsString,
   MaxLength,
@@ -13,6 +14,7 @@ import {
   ValidateIf,
   type ValidationOptions,
 } from 'class-validator';
+import { PaginationQueryDto } from '@app/common';
 import type { DeliveryStatus } from '../entities/webhook-delivery.entity.js';
 import { MAX_URL_LENGTH, webhookUrlProblem } from '../url-guard.js';
 import { SUBSCRIBABLE_EVENTS } from '../webhook-events.js';
@@ -144,6 +146,26 @@ export class WebhookDeliveryView {
 
 export class WebhookDeliveryResponse {
   @ApiProperty({ type: WebhookDeliveryView }) delivery!: WebhookDeliveryView;
+}
+
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+
+/** A webhook's deliveries, newest first, optionally only one status and only those attempted since an instant. */
+export class ListDeliveriesQueryDto extends PaginationQueryDto {
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: '`failed`: given up after the last attempt (or refused with 410)' })
+  @IsOptional()
+  @IsIn(DELIVERY_STATUSES)
+  status?: DeliveryStatus;
+
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    example: '2027-03-01T00:00:00Z',
+    description: 'Only deliveries whose last attempt was at or after this instant (the console: failed in the last 24 hours)',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  since?: string;
 }
 
 export class WebhookDeliveryListResponse {
