@@ -141,7 +141,7 @@ describe('admin console in a browser', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type(password);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Bookings' }).waitFor();
+    await page.getByRole('heading', { name: 'Home', exact: true }).waitFor();
   }
 
   const go = async (page: Page, link: string, heading: string): Promise<void> => {
@@ -163,7 +163,7 @@ describe('admin console in a browser', () => {
     timings.signInInteractiveMs = Date.now() - started;
     await signInByKeyboard(page, owner.email, owner.password);
     started = Date.now();
-    await page.goto('/admin/bookings');
+    await page.goto('/admin/bookings?view=table');
     await page.getByRole('table', { name: 'Bookings' }).waitFor();
     timings.bookingsInteractiveMs = Date.now() - started;
     expect(timings.signInInteractiveMs).toBeLessThanOrEqual(1000);
@@ -187,6 +187,8 @@ describe('admin console in a browser', () => {
     expect(await page.evaluate<string>('document.cookie')).not.toContain('sched_console_refresh');
 
     // Bookings: times in the owner's timezone (09:00 UTC is 10:00 in Berlin), paging, filters.
+    await go(page, 'Bookings', 'Bookings');
+    await page.getByRole('button', { name: 'Table' }).click();
     const rows = page.getByRole('table', { name: 'Bookings' }).locator('tbody tr');
     await rows.nth(19).waitFor();
     await expect(rows.count()).resolves.toBe(20);
@@ -290,7 +292,7 @@ describe('admin console in a browser', () => {
     await page.getByLabel('To').fill('2027-03-02');
     await page.getByRole('button', { name: 'Show slots' }).click();
     await page.getByText('shown in America/New_York').waitFor();
-    await expect(page.locator('.slot-day li').first().textContent()).resolves.toBe('07:00');
+    await expect(page.locator('.wg-item.slot').first().textContent()).resolves.toBe('07:00 free');
     await check(page, 'availability');
 
     // Team: invite, change the invitee's role, remove them.
@@ -465,6 +467,7 @@ describe('admin console in a browser', () => {
     await signInByKeyboard(page, member.email, member.password);
     const nav = page.getByRole('navigation', { name: 'Console' });
     await expect(nav.getByRole('link').allTextContents()).resolves.toEqual([
+      'Home',
       'Bookings',
       'Event types',
       'Schedule',
@@ -485,6 +488,7 @@ describe('admin console in a browser', () => {
     await page.getByRole('table', { name: 'Event types' }).waitFor();
     await expect(page.getByRole('button', { name: 'New event type' }).count()).resolves.toBe(0);
     await go(page, 'Bookings', 'Bookings');
+    await page.getByRole('button', { name: 'Table' }).click();
     await page.getByText('No bookings match.').waitFor();
     await check(page, 'member-bookings');
     await context.close();
@@ -500,7 +504,15 @@ describe('admin console in a browser', () => {
     const focused =
       '(() => { let e = document.activeElement; const path = []; while (e && e !== document.body) { ' +
       "path.unshift(e.tagName + ':' + [...e.parentElement.children].indexOf(e)); e = e.parentElement; } return path.join('/'); })()";
-    for (const path of ['/admin/bookings', '/admin/event-types', '/admin/schedule', '/admin/webhooks', '/admin/team']) {
+    for (const path of [
+      '/admin/',
+      '/admin/bookings',
+      '/admin/bookings?view=table',
+      '/admin/event-types',
+      '/admin/schedule',
+      '/admin/webhooks',
+      '/admin/team',
+    ]) {
       await page.goto(path);
       await page.waitForLoadState('networkidle');
       const expected = await page.evaluate<number>(focusable);
@@ -609,7 +621,7 @@ describe('admin console in a browser', () => {
     await page.getByLabel('From').fill('2027-03-11');
     await page.getByLabel('To').fill('2027-03-11');
     await page.getByRole('button', { name: 'Show slots' }).click();
-    await page.getByText('10:00 · 10 seats left').waitFor();
+    await expect(page.locator('.wg-item.slot', { hasText: '10:00' }).first().textContent()).resolves.toBe('10:00 10 seats left');
     await check(page, 'availability-seats');
 
     // A series of four: the list shows its occurrences, the detail all of them; cancelled from the third on.
@@ -619,6 +631,7 @@ describe('admin console in a browser', () => {
     expect(made.status).toBe(201);
     const ids = (made.body.series.bookings as Array<{ id: string }>).map((b) => b.id);
     await go(page, 'Bookings', 'Bookings');
+    await page.getByRole('button', { name: 'Table' }).click();
     await page.getByLabel('Event type').selectOption({ label: 'Weekly coaching' });
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page

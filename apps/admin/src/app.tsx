@@ -8,6 +8,7 @@ import { AvailabilityPage } from './pages/availability';
 import { BookingDetailPage, BookingsPage } from './pages/bookings';
 import { CalendarsPage } from './pages/calendars';
 import { EventTypeEditPage, EventTypesPage } from './pages/event-types';
+import { HomePage } from './pages/home';
 import { OrganizationPage } from './pages/organization';
 import { SchedulePage } from './pages/schedule';
 import { SignInPage } from './pages/sign-in';
@@ -23,6 +24,7 @@ interface NavItem {
 }
 
 const NAV: NavItem[] = [
+  { href: '/admin/', label: 'Home' },
   { href: '/admin/bookings', label: 'Bookings' },
   { href: '/admin/event-types', label: 'Event types' },
   { href: '/admin/schedule', label: 'Schedule' },
@@ -33,6 +35,11 @@ const NAV: NavItem[] = [
   { href: '/admin/webhooks', label: 'Webhooks', adminOnly: true },
   { href: '/admin/organization', label: 'Organization' },
 ];
+
+/** Home is current on the console's root only; every other item on its pages below too. */
+function isCurrent(href: string, path: string): boolean {
+  return href === '/admin/' ? path === '/admin/' || path === '/admin' : path.startsWith(href);
+}
 
 type Phase = { name: 'starting' } | { name: 'signed-out' } | { name: 'signed-in'; me: Schemas['MeResponse'] };
 
@@ -104,7 +111,7 @@ function Shell({ context }: { context: SessionContext }): JSX.Element {
           <ul>
             {NAV.filter((item) => !item.adminOnly || context.isAdmin).map((item) => (
               <li key={item.href}>
-                <a href={item.href} aria-current={path.startsWith(item.href) ? 'page' : undefined}>
+                <a href={item.href} aria-current={isCurrent(item.href, path) ? 'page' : undefined}>
                   {item.label}
                 </a>
               </li>
@@ -134,15 +141,9 @@ function Shell({ context }: { context: SessionContext }): JSX.Element {
           <Route path="/admin/webhooks" component={admin(WebhooksPage)} />
           <Route path="/admin/webhooks/:id" component={admin(WebhookDetailPage)} />
           <Route path="/admin/organization" component={OrganizationPage} />
-          <Route default component={Home} />
+          <Route default component={HomePage} />
         </Router>
       </main>
     </>
   );
-}
-
-function Home(): JSX.Element {
-  const { route } = useLocation();
-  useEffect(() => route('/admin/bookings', true), []);
-  return <p role="status">Loading…</p>;
 }

@@ -5,7 +5,9 @@ import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { Field, FormAlert, inputValue, useSubmit } from '../ui/form';
 import { Show } from '../ui/states';
-import { addDays, dateIn, formatTime } from '../ui/time';
+import { addDays, dateIn, datesBetween, dayHeading } from '../ui/time';
+import { WeekGrid, type GridItem } from '../ui/week-grid';
+import { ZonePicker } from '../ui/zone-picker';
 
 /** The slots of an event type for a range of dates, in a chosen timezone. */
 export function AvailabilityPage(): JSX.Element {
@@ -16,17 +18,31 @@ export function AvailabilityPage(): JSX.Element {
   const [zone, setZone] = useState(timeZone);
   const [start, setStart] = useState(today);
   const [end, setEnd] = useState(addDays(today, 6));
-  const [slots, setSlots] = useState<Schemas['SlotsResponse'] | null>(null);
+  const [slots, setSlots] = useState<(Schemas['SlotsResponse'] & { start: string; end: string }) | null>(null);
   const chosen = eventTypeId || eventTypes.data?.eventTypes[0]?.id || '';
   const { submit, pending, problem } = useSubmit(async () => {
     setSlots(null);
-    setSlots(await unwrap(api.GET('/v1/availability', { params: { query: { eventTypeId: chosen, timezone: zone, start, end } } })));
+    setSlots({
+      ...(await unwrap(api.GET('/v1/availability', { params: { query: { eventTypeId: chosen, timezone: zone, start, end } } }))),
+      start,
+      end,
+    });
   });
-  const byDate = new Map<string, Schemas['SlotView'][]>();
-  for (const slot of slots?.slots ?? []) {
-    const date = dateIn(new Date(slot.start), slots!.timezone);
-    byDate.set(date, [...(byDate.get(date) ?? []), slot]);
-  }
+  const shownZone = slots?.timezone ?? zone;
+  const dates = slots ? datesBetween(slots.start, slots.end) : [];
+  const items: GridItem[] = (slots?.slots ?? []).map((slot: Schemas['SlotView']) => {
+    const seats =
+      slot.seatsRemaining === undefined ? undefined : slot.seatsRemaining === 1 ? '1 seat left' : `${slot.seatsRemaining} seats left`;
+    return {
+      key: `${slot.start}-${slot.hostUserId}`,
+      column: dateIn(new Date(slot.start), shownZone),
+      start: slot.start,
+      end: slot.end,
+      kind: 'slot',
+      title: seats ?? 'free',
+      label: seats ?? 'free',
+    };
+  });
   return (
     <section>
       <h1>Availability preview</h1>
@@ -46,7 +62,7 @@ export function AvailabilityPage(): JSX.Element {
               )}
             </Field>
             <Field label="Timezone" name="timezone" problem={problem}>
-              {(props) => <input {...props} value={zone} onInput={(e) => setZone(inputValue(e))} />}
+              {(props) => <ZonePicker {...props} value={zone} onChange={setZone} />}
             </Field>
             <Field label="From" name="start" problem={problem}>
               {(props) => <input {...props} type="date" value={start} onInput={(e) => setStart(inputValue(e))} />}
@@ -63,25 +79,16 @@ export function AvailabilityPage(): JSX.Element {
       {pending && <p role="status">Loading…</p>}
       {slots && slots.slots.length === 0 && <p class="empty">No free slots in this range.</p>}
       {slots && slots.slots.length > 0 && (
-        <div class="slots" aria-label={`Slots in ${slots.timezone}`}>
+        <div class="slots">
           <p>
             {slots.slots.length} slots, shown in {slots.timezone}.
           </p>
-          {[...byDate].map(([date, daySlots]) => (
-            <div key={date} class="slot-day">
-              <h2>{date}</h2>
-              <ul>
-                {daySlots.map((slot) => (
-                  <li key={`${slot.start}-${slot.hostUserId}`}>
-                    {formatTime(slot.start, slots.timezone)}
-                    {slot.seatsRemaining !== undefined && (
-                      <span class="seats"> · {slot.seatsRemaining === 1 ? '1 seat left' : `${slot.seatsRemaining} seats left`}</span>
-                    )}
-                  </li>
-                ))}
-              </ul>
-            </div>
-          ))}
+          <WeekGrid
+            caption={`Slots in ${slots.timezone}`}
+            columns={dates.map((date) => ({ key: date, date, heading: dayHeading(date) }))}
+            timeZone={slots.timezone}
+            items={items}
+          />
         </div>
       )}
     </section>

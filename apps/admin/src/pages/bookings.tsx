@@ -1,5 +1,5 @@
 import type { JSX } from 'preact';
-import { useRoute } from 'preact-iso';
+import { useLocation, useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, unwrap, type paths, type Schemas } from '../api/client';
 import { pathsV1BookingsGetParametersQueryStatusValues } from '../api/schema';
@@ -9,12 +9,38 @@ import { Field, FormAlert, inputValue, useSubmit } from '../ui/form';
 import { Table } from '../ui/table';
 import { Show } from '../ui/states';
 import { formatDateTime, instantToZoned, zonedToInstant } from '../ui/time';
+import { BookingsWeek } from './bookings-week';
 import { MemberSelect } from './members';
 
 type Filters = NonNullable<paths['/v1/bookings']['get']['parameters']['query']>;
 const PAGE_SIZE = 20;
 
+/** The week of bookings (the default) or the table with its filters, one click apart (`?view=table`). */
 export function BookingsPage(): JSX.Element {
+  const { query, route } = useLocation();
+  const table = query.view === 'table';
+  return (
+    <section>
+      <h1>Bookings</h1>
+      <div class="view-switch" role="group" aria-label="View">
+        <button type="button" class={table ? 'secondary' : undefined} aria-pressed={!table} onClick={() => route('/admin/bookings')}>
+          Week
+        </button>
+        <button
+          type="button"
+          class={table ? undefined : 'secondary'}
+          aria-pressed={table}
+          onClick={() => route('/admin/bookings?view=table')}
+        >
+          Table
+        </button>
+      </div>
+      {table ? <BookingsTable /> : <BookingsWeek />}
+    </section>
+  );
+}
+
+function BookingsTable(): JSX.Element {
   const { timeZone, isAdmin } = useSession();
   const [draft, setDraft] = useState<Filters>({});
   const [filters, setFilters] = useState<Filters>({});
@@ -36,8 +62,7 @@ export function BookingsPage(): JSX.Element {
     setFilters(Object.fromEntries(Object.entries(draft).filter(([, value]) => value !== '' && value !== undefined)) as Filters);
   };
   return (
-    <section>
-      <h1>Bookings</h1>
+    <>
       <form onSubmit={apply} class="panel filters" aria-label="Filter bookings">
         <Field label="Status" name="status">
           {(props) => (
@@ -149,7 +174,7 @@ export function BookingsPage(): JSX.Element {
           </>
         )}
       </Show>
-    </section>
+    </>
   );
 }
 

@@ -5,6 +5,7 @@ import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { Field, FormAlert, inputValue, useSubmit } from '../ui/form';
 import { Show } from '../ui/states';
+import { ZonePicker } from '../ui/zone-picker';
 import { addDays, dateIn } from '../ui/time';
 import { MemberSelect } from './members';
 
@@ -79,8 +80,8 @@ function WeeklySchedule({ userId }: { userId: string }): JSX.Element {
         <form onSubmit={submit} noValidate class="panel" aria-label="Weekly schedule">
           <h2>Weekly hours</h2>
           <FormAlert problem={problem} details />
-          <Field label="Timezone of these hours" name="timezone" problem={problem} hint="IANA name, e.g. Europe/Berlin">
-            {(props) => <input {...props} value={zone} onInput={(e) => setZone(inputValue(e))} />}
+          <Field label="Timezone of these hours" name="timezone" problem={problem} hint="Type a city or an offset, e.g. Berlin or GMT+1">
+            {(props) => <ZonePicker {...props} value={zone} onChange={setZone} />}
           </Field>
           {days.map((day) => (
             <fieldset key={day.dayOfWeek} class="day">

@@ -1,0 +1,268 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from './support/app.js';
+import { bookingBody } from './support/bookings.js';
+import { buildConsole, launchBrowser, screenshots, seriousViolations } from './support/browser.js';
+import { createApiKey, registerOwner, type RegisteredOwner } from './support/factories.js';
+import { createEventType, putSchedule } from './support/scheduling.js';
+import { createWebhook, eventually, WebhookReceiver } from './support/webhooks.js';
+
+const ZONE = 'America/New_York';
+const EVERY_DAY_8_TO_18 = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({ dayOfWeek, slots: [{ startTime: '08:00', endTime: '18:00' }] }));
+
+/** Busy on Friday 2027-03-12, 15:00–16:00 in New York (EST), in the owner's ICS feed. */
+const FEED = [
+  'BEGIN:VCALENDAR',
+  'VERSION:2.0',
+  'PRODID:-//console-calendar//EN',
+  'BEGIN:VEVENT',
+  'UID:busy@console-calendar',
+  'DTSTART:20270312T200000Z',
+  'DTEND:20270312T210000Z',
+  'END:VEVENT',
+  'END:VCALENDAR',
+  '',
+].join('\r\n');
+
+/**
+ * The console's calendar views (issue 27) in the real browser: the week of bookings across the US DST change, the
+ * home page, the time zone picker; axe and screenshots at 1280 and 390 pixels (the week becomes a day).
+ */
+describe('console calendar views', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  let owner: RegisteredOwner;
+  let apiKey: string;
+  let coaching: string;
+  let review: string;
+  let feedServer: Server;
+  let feedFails = false;
+  let receiver: WebhookReceiver;
+  const ids: Record<string, string> = {};
+
+  const book = async (eventTypeId: string, startTime: string, email: string): Promise<string> => {
+    const res = await t.http.post(
+      '/v1/bookings',
+      bookingBody(eventTypeId, startTime, { attendee: { email, firstName: email.split('@')[0] } }),
+      {
+        apiKey,
+      },
+    );
+    if (res.status !== 201) throw new Error(`booking ${startTime}: ${res.status} ${res.text}`);
+    return res.body.booking.id;
+  };
+
+  beforeAll(async () => {
+    feedServer = createServer((_request, response) => {
+      if (feedFails) response.writeHead(500).end('down');
+      else response.writeHead(200, { 'content-type': 'text/calendar' }).end(FEED);
+    });
+    await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
+    receiver = await WebhookReceiver.start();
+    receiver.respond('/gone', () => ({ status: 410 }));
+    t = await startTestApp({ env: { ADMIN_DIR: buildConsole() } });
+    t.clock.set('2027-03-08T12:00:00Z');
+    base = `http://localhost:${new URL(t.url).port}`;
+    owner = await registerOwner(t.http, { timezone: ZONE, organizationName: 'Calendar Co' });
+    await putSchedule(t, { token: owner.accessToken }, ZONE, EVERY_DAY_8_TO_18);
+    apiKey = (await createApiKey(t.http, owner.accessToken, { rateLimitPerMinute: 10000 })).apiKey;
+    coaching = await createEventType(t, { token: owner.accessToken }, { title: 'Coaching', slug: 'coaching', durationMinutes: 60 });
+    review = await createEventType(
+      t,
+      { token: owner.accessToken },
+      { title: 'Review', slug: 'review', durationMinutes: 30, requiresConfirmation: true },
+    );
+    // 09:00 in New York on each side of the change (Sunday 2027-03-14): 14:00Z on Saturday, 13:00Z on Sunday.
+    ids.saturday = await book(coaching, '2027-03-13T14:00:00Z', 'sat@example.com');
+    ids.sunday = await book(coaching, '2027-03-14T13:00:00Z', 'sun@example.com');
+    // Wednesday 11:00: one cancelled, then booked again by someone else: two blocks at one time.
+    ids.cancelled = await book(coaching, '2027-03-10T16:00:00Z', 'gone@example.com');
+    expect((await t.http.post(`/v1/bookings/${ids.cancelled}/cancel`, {}, { apiKey })).status).toBe(200);
+    ids.rebooked = await book(coaching, '2027-03-10T16:00:00Z', 'again@example.com');
+    ids.pending = await book(review, '2027-03-11T18:00:00Z', 'asks@example.com');
+    const feedUrl = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/busy.ics`;
+    const calendar = await t.http.post('/v1/calendars', { type: 'ics', url: feedUrl, name: 'Work feed' }, { token: owner.accessToken });
+    expect(calendar.body.calendar).toMatchObject({ status: 'ok', busyCount: 1 });
+    ids.calendar = calendar.body.calendar.id;
+    browser = await launchBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await receiver?.stop();
+    feedServer?.close();
+  });
+
+  async function signedIn(): Promise<{ context: BrowserContext; page: Page }> {
+    // en-GB: weeks start on Monday, so the week of 2027-03-10 runs Monday 8 to Sunday 14 March.
+    const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
+    const page = await context.newPage();
+    await page.goto('/admin/');
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Home', exact: true }).waitFor();
+    return { context, page };
+  }
+
+  async function check(page: Page, name: string): Promise<void> {
+    expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
+    await page.setViewportSize({ width: 390, height: 800 });
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect({ page: name, width: overflow }).toEqual({ page: name, width: 390 });
+    await screenshots(page, name);
+  }
+
+  const block = (page: Page, id: string) => page.locator(`a[href="/admin/bookings/${id}"]`).first();
+
+  it('places the week’s bookings by wall-clock time across the DST change, side by side when they overlap', async () => {
+    const { context, page } = await signedIn();
+    await page.goto('/admin/bookings?date=2027-03-10');
+    await page.getByRole('heading', { name: 'Mon 8 Mar – Sun 14 Mar' }).waitFor();
+    await block(page, ids.sunday).waitFor();
+
+    // 09:00 on both sides of the change sits on the 09:00 row, in the Saturday and the Sunday columns.
+    const saturday = (await block(page, ids.saturday).boundingBox())!;
+    const sunday = (await block(page, ids.sunday).boundingBox())!;
+    expect(Math.abs(saturday.y - sunday.y)).toBeLessThan(1);
+    expect(sunday.x).toBeGreaterThan(saturday.x + saturday.width - 1);
+    const nineRow = page.locator('.wg-hours span', { hasText: '09:00' });
+    expect(Math.abs((await nineRow.boundingBox())!.y - saturday.y)).toBeLessThan(3);
+    await expect(page.locator('.wg-col[data-date="2027-03-14"] a').first().textContent()).resolves.toContain('09:00');
+
+    // The cancelled and the new booking at one time: side by side, neither on top of the other.
+    const gone = (await block(page, ids.cancelled).boundingBox())!;
+    const again = (await block(page, ids.rebooked).boundingBox())!;
+    expect(Math.abs(gone.y - again.y)).toBeLessThan(1);
+    expect(gone.x + gone.width <= again.x + 1 || again.x + again.width <= gone.x + 1).toBe(true);
+
+    // Status in the accessible names (and in the look: their classes).
+    await expect(block(page, ids.cancelled).getAttribute('aria-label')).resolves.toMatch(/Coaching with gone, cancelled$/);
+    await expect(block(page, ids.pending).getAttribute('aria-label')).resolves.toMatch(/Review with asks, pending$/);
+    await expect(block(page, ids.rebooked).getAttribute('aria-label')).resolves.toBe(
+      '10 Mar 2027, 11:00 to 12:00, Coaching with again, confirmed',
+    );
+    await expect(page.locator('.wg-item.cancelled').count()).resolves.toBe(1);
+    await expect(page.locator('.wg-item.pending').count()).resolves.toBe(1);
+
+    // The feed's busy hour hatched on Friday; working hours shaded on every day.
+    await expect(page.locator('.wg-col[data-date="2027-03-12"] .wg-band.busy').count()).resolves.toBe(1);
+    await expect(page.locator('.wg-col .wg-band.working').count()).resolves.toBeGreaterThanOrEqual(7);
+    await check(page, 'bookings-week');
+
+    // A click opens the booking.
+    await block(page, ids.sunday).click();
+    await page.getByRole('heading', { name: 'Booking' }).waitFor();
+    expect(page.url()).toContain(`/admin/bookings/${ids.sunday}`);
+    await context.close();
+  }, 60_000);
+
+  it('is operable by keyboard: Tab reaches every block by its name; the week changes from the keyboard', async () => {
+    const { context, page } = await signedIn();
+    await page.goto('/admin/bookings?date=2027-03-10');
+    await block(page, ids.sunday).waitFor();
+    const labels = await page.locator('.week-grid a').evaluateAll((links) => links.map((link) => link.getAttribute('aria-label')));
+    expect(labels).toHaveLength(5);
+    await page.getByRole('button', { name: 'Next week' }).focus();
+    const reached: string[] = [];
+    for (let i = 0; i < 20 && reached.length < labels.length; i++) {
+      await page.keyboard.press('Tab');
+      const label = await page.evaluate<string | null>("document.activeElement.getAttribute('aria-label')");
+      if (label && labels.includes(label)) reached.push(label);
+    }
+    expect(reached.sort()).toEqual([...labels].sort());
+
+    await page.getByRole('button', { name: 'Next week' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Mon 15 Mar – Sun 21 Mar' }).waitFor();
+    await expect(page.locator('.week-grid a').count()).resolves.toBe(0);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Mon 22 Mar – Sun 28 Mar' }).waitFor();
+    await page.getByRole('button', { name: 'Previous week' }).focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Mon 8 Mar – Sun 14 Mar' }).waitFor();
+
+    // On a phone the week becomes a day.
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.getByRole('button', { name: 'Next day' }).waitFor();
+    await expect(page.locator('.wg-col').count()).resolves.toBe(1);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await context.close();
+  }, 60_000);
+
+  it('the time zone picker offers zones by city with their offsets, and the preview moves with the zone', async () => {
+    const { context, page } = await signedIn();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Availability' }).click();
+    await page.getByRole('heading', { name: 'Availability preview' }).waitFor();
+    await page.getByLabel('Event type').selectOption({ label: 'Coaching' });
+    await page.getByLabel('From').fill('2027-03-15');
+    await page.getByLabel('To').fill('2027-03-15');
+    const picker = page.getByRole('combobox', { name: 'Timezone' });
+    await picker.fill('');
+    await picker.pressSequentially('london');
+    await page.getByRole('option', { name: /^Europe\/London \(GMT/ }).click();
+    await page.getByRole('button', { name: 'Show slots' }).click();
+    await page.getByText('shown in Europe/London').waitFor();
+    // 08:00 in New York is 12:00 in London that Monday (New York already on summer time, London not yet).
+    await expect(page.locator('.wg-item.slot').first().textContent()).resolves.toBe('12:00 free');
+
+    await picker.fill('');
+    await picker.pressSequentially('york');
+    const option = page.getByRole('option', { name: /^America\/New York \(GMT-\d+\)$/ });
+    await option.waitFor();
+    await check(page, 'zone-picker');
+    await picker.press('ArrowDown');
+    await picker.press('ArrowUp');
+    await picker.press('Enter');
+    await expect(picker.inputValue()).resolves.toBe(ZONE);
+    await page.getByRole('button', { name: 'Show slots' }).click();
+    await page.getByText('shown in America/New_York').waitFor();
+    await expect(page.locator('.wg-item.slot').first().textContent()).resolves.toBe('08:00 free');
+    await check(page, 'availability-week');
+    await context.close();
+  }, 60_000);
+
+  it('home: the pending booking confirmed in place; a failing calendar and a failing webhook listed with links', async () => {
+    const created = await createWebhook(t.http, { apiKey }, { url: receiver.url('/gone'), events: ['booking.created'] });
+    receiver.expectSecret('/gone', created.secret);
+    await book(coaching, '2027-03-16T14:00:00Z', 'hooked@example.com');
+    await eventually(
+      async () => ((await t.http.get(`/v1/webhooks/${created.id}`, { apiKey })).body.webhook.active === false ? true : undefined),
+      10_000,
+      'the 410 to pause the webhook',
+    );
+    feedFails = true;
+    expect((await t.http.post(`/v1/calendars/${ids.calendar}/sync`, undefined, { token: owner.accessToken })).status).toBe(202);
+    await eventually(
+      async () =>
+        (await t.http.get(`/v1/calendars/${ids.calendar}`, { token: owner.accessToken })).body.calendar.status === 'error'
+          ? true
+          : undefined,
+      10_000,
+      'the failed sync',
+    );
+
+    const { context, page } = await signedIn();
+    const attention = page.getByRole('region', { name: 'Needs attention' });
+    await attention.getByRole('link', { name: 'Work feed' }).waitFor();
+    await expect(attention.textContent()).resolves.toContain('cannot be read');
+    const hook = attention.getByRole('link', { name: receiver.url('/gone') });
+    await expect(hook.getAttribute('href')).resolves.toBe(`/admin/webhooks/${created.id}`);
+    await expect(attention.textContent()).resolves.toMatch(/is paused and has 1 failed delivery in the last 24 hours/);
+    await check(page, 'home');
+
+    const waiting = page.getByRole('region', { name: 'Waiting for confirmation' });
+    await waiting.getByRole('button', { name: /^Confirm Review with asks@example.com/ }).click();
+    await waiting.getByRole('status').getByText('Confirmed').waitFor();
+    expect((await t.http.get(`/v1/bookings/${ids.pending}`, { apiKey })).body.booking.status).toBe('confirmed');
+
+    await attention.getByRole('link', { name: 'Work feed' }).click();
+    await page.getByRole('heading', { name: 'Calendars' }).waitFor();
+    await context.close();
+  }, 60_000);
+});
