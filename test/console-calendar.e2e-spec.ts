@@ -263,6 +263,16 @@ describe('console calendar views', () => {
 
     await attention.getByRole('link', { name: 'Work feed' }).click();
     await page.getByRole('heading', { name: 'Calendars' }).waitFor();
+
+    // The member's own timezone, picked the same way.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Organization' }).click();
+    const picker = page.getByRole('combobox', { name: 'Your timezone' });
+    await picker.fill('');
+    await picker.pressSequentially('tokyo');
+    await page.getByRole('option', { name: 'Asia/Tokyo (GMT+9)' }).click();
+    await page.getByRole('button', { name: 'Save timezone' }).click();
+    await page.getByText('Timezone saved.').waitFor();
+    expect((await t.http.get('/v1/users/me', { token: owner.accessToken })).body.user.timezone).toBe('Asia/Tokyo');
     await context.close();
   }, 60_000);
 });

@@ -4,6 +4,7 @@ import { api, unwrap } from '../api/client';
 import { useSession } from '../context';
 import { Field, FormAlert, inputValue, useSubmit } from '../ui/form';
 import { formatDateTime } from '../ui/time';
+import { ZonePicker } from '../ui/zone-picker';
 
 export function OrganizationPage(): JSX.Element {
   const { me, isAdmin, timeZone, reloadMe } = useSession();
@@ -23,9 +24,8 @@ export function OrganizationPage(): JSX.Element {
         <dd>{me.organization.slug}</dd>
         <dt>Created</dt>
         <dd>{formatDateTime(me.organization.createdAt, timeZone)}</dd>
-        <dt>Your timezone</dt>
-        <dd>{timeZone}</dd>
       </dl>
+      <ProfileZone />
       {isAdmin ? (
         <form onSubmit={submit} noValidate>
           <FormAlert problem={problem} />
@@ -43,5 +43,30 @@ export function OrganizationPage(): JSX.Element {
         </p>
       )}
     </section>
+  );
+}
+
+/** The member's own timezone: every time in the console is shown in it. */
+function ProfileZone(): JSX.Element {
+  const { timeZone, reloadMe } = useSession();
+  const [zone, setZone] = useState(timeZone);
+  const [saved, setSaved] = useState(false);
+  const { submit, pending, problem } = useSubmit(async () => {
+    setSaved(false);
+    await unwrap(api.PATCH('/v1/users/me', { body: { timezone: zone } }));
+    setSaved(true);
+    reloadMe();
+  });
+  return (
+    <form onSubmit={submit} noValidate class="panel" aria-label="Your timezone">
+      <FormAlert problem={problem} />
+      <Field label="Your timezone" name="timezone" problem={problem} hint="Times everywhere in the console are shown in it">
+        {(props) => <ZonePicker {...props} value={zone} onChange={setZone} />}
+      </Field>
+      <button type="submit" disabled={pending}>
+        Save timezone
+      </button>
+      {saved && <p role="status">Timezone saved.</p>}
+    </form>
   );
 }
