@@ -156,7 +156,7 @@ describe('console calendar views', () => {
 
     // A click opens the booking.
     await block(page, ids.sunday).click();
-    await page.getByRole('heading', { name: 'Booking' }).waitFor();
+    await page.getByRole('heading', { name: 'Booking', exact: true }).waitFor();
     expect(page.url()).toContain(`/admin/bookings/${ids.sunday}`);
     await context.close();
   }, 60_000);
@@ -198,7 +198,7 @@ describe('console calendar views', () => {
   it('the time zone picker offers zones by city with their offsets, and the preview moves with the zone', async () => {
     const { context, page } = await signedIn();
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Availability' }).click();
-    await page.getByRole('heading', { name: 'Availability preview' }).waitFor();
+    await page.getByRole('heading', { name: 'Availability preview', exact: true }).waitFor();
     await page.getByLabel('Event type').selectOption({ label: 'Coaching' });
     await page.getByLabel('From').fill('2027-03-15');
     await page.getByLabel('To').fill('2027-03-15');
@@ -262,7 +262,7 @@ describe('console calendar views', () => {
     expect((await t.http.get(`/v1/bookings/${ids.pending}`, { apiKey })).body.booking.status).toBe('confirmed');
 
     await attention.getByRole('link', { name: 'Work feed' }).click();
-    await page.getByRole('heading', { name: 'Calendars' }).waitFor();
+    await page.getByRole('heading', { name: 'Calendars', exact: true }).waitFor();
 
     // The member's own timezone, picked the same way.
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Organization' }).click();
