@@ -16,7 +16,9 @@ import {
 } from '@app/common';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { SchedulesService } from '../availability/schedules.service.js';
-import { TeamService, organizationView } from '../team/team.service.js';
+import { InvitationsService } from '../team/invitations.service.js';
+import { organizationView } from '../team/team-views.js';
+import { TeamService } from '../team/team.service.js';
 import { AuthRepository } from './auth.repository.js';
 import { MeReadModel, type MeRow } from './me.read-model.js';
 import {
@@ -72,6 +74,7 @@ export class AuthService {
     private readonly meReadModel: MeReadModel,
     private readonly lookups: GlobalLookups,
     private readonly team: TeamService,
+    private readonly invitations: InvitationsService,
     private readonly schedules: SchedulesService,
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
@@ -119,7 +122,7 @@ export class AuthService {
     const passwordHash = await hashPassword(dto.password);
     try {
       return await this.tx.transaction(async () => {
-        const invitation = await this.team.openInvitation(sha256(dto.token));
+        const invitation = await this.invitations.openInvitation(sha256(dto.token));
         const existing = await this.repository.findUserByEmail(invitation.email);
         let user: User;
         if (existing) {
@@ -142,7 +145,7 @@ export class AuthService {
             timezone: dto.timezone,
           });
         }
-        const member = await this.team.completeInvitation(invitation, user);
+        const member = await this.invitations.completeInvitation(invitation, user);
         const joined: Principal = {
           type: 'user',
           organizationId: invitation.scope.organizationId,

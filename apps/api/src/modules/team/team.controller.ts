@@ -11,6 +11,7 @@ import {
   UpdateMemberDto,
   UpdateOrganizationDto,
 } from './dto/team.dto.js';
+import { InvitationsService } from './invitations.service.js';
 import { TeamService } from './team.service.js';
 
 /** The access rule (which also documents security, scope and roles) and the operation's summary. */
@@ -27,7 +28,10 @@ function TeamRoute(
 @ApiTags('team')
 @Controller('organizations/:orgId')
 export class TeamController {
-  constructor(private readonly team: TeamService) {}
+  constructor(
+    private readonly team: TeamService,
+    private readonly invitations: InvitationsService,
+  ) {}
 
   @Get()
   @TeamRoute(
@@ -111,7 +115,7 @@ export class TeamController {
     @IdParam('orgId', 'org') id: string,
     @Body() dto: InviteMemberDto,
   ): Promise<InvitedMemberResponse> {
-    return this.team.invite(principal, id, dto);
+    return this.invitations.invite(principal, id, dto);
   }
 
   @Patch('members/:id')
