@@ -65,6 +65,17 @@ export class TransactionHost {
     return this.current.getStore() !== undefined;
   }
 
+  /**
+   * The pool in autocommit, whatever transaction the caller has open: the one way out of it, for the few statements
+   * that must not join it (a failed login that must count although the login rolls back; a queue's outcome written
+   * after the send; bookkeeping that must never hold a request's locks). `reason` says why, where it is called.
+   * Repositories never inject DataSource for this (module-boundaries.spec.ts).
+   */
+  outside(reason: string): EntityManager {
+    if (reason.trim() === '') throw new Error('Say why this statement runs outside the caller’s transaction');
+    return this.dataSource.manager;
+  }
+
   transaction<T>(work: () => Promise<T>): Promise<T> {
     if (this.current.getStore()) return work();
     return this.dataSource.transaction((manager) => this.current.run({ manager }, work));

@@ -50,6 +50,7 @@ const TABLE_OWNERS: Record<string, string> = {
   bookings: 'bookings',
   booking_hosts: 'bookings',
   holds: 'bookings',
+  booking_series: 'bookings',
   idempotency_keys: 'idempotency',
   webhooks: 'webhooks',
   webhook_deliveries: 'webhooks',
@@ -99,6 +100,11 @@ describe('module boundaries', () => {
     ['UPDATE "users" SET first_name = $1', 1],
   ])('`%s` in modules/bookings names %s foreign table(s)', (sql, count) => {
     expect(foreignTablesIn(join(MODULES, 'bookings', 'bookings.repository.ts'), sql)).toHaveLength(count);
+  });
+
+  it('no module steps out of the caller’s transaction but through TransactionHost.outside (no DataSource injected)', () => {
+    const stepping = sourceFiles(MODULES).filter((file) => /\bDataSource\b/.test(readFileSync(file, 'utf8')));
+    expect(stepping.map((file) => relative(APPS, file))).toEqual([]);
   });
 
   it.each([

@@ -1,15 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull } from 'typeorm';
+import { IsNull } from 'typeorm';
 import { PageRequest, pageOffset, type TenantScope } from '@app/common';
 import { ApiKey } from './entities/api-key.entity.js';
 import { TransactionHost } from '@app/database';
 
 @Injectable()
 export class ApiKeysRepository {
-  constructor(
-    private readonly tx: TransactionHost,
-    private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly tx: TransactionHost) {}
 
   async insert(scope: TenantScope, key: ApiKey): Promise<void> {
     await this.tx.manager.insert(ApiKey, { ...key, organizationId: scope.organizationId });
@@ -51,7 +48,7 @@ export class ApiKeysRepository {
 
   /** Conditional, so concurrent requests on several instances write at most once a minute. */
   async touch(scope: TenantScope, id: string, at: Date): Promise<void> {
-    await this.dataSource.query(
+    await this.tx.outside('a key’s last use is bookkeeping, never part of the request’s transaction').query(
       `UPDATE api_keys SET last_used_at = $3
         WHERE organization_id = $1 AND id = $2 AND (last_used_at IS NULL OR last_used_at <= $3::timestamptz - interval '1 minute')`,
       [scope.organizationId, id, at],

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull, MoreThan } from 'typeorm';
+import { IsNull, MoreThan } from 'typeorm';
 import { LoginFailure } from './entities/login-failure.entity.js';
 import { Session } from './entities/session.entity.js';
 import { User } from './entities/user.entity.js';
@@ -17,10 +17,7 @@ export interface FailureCount {
 
 @Injectable()
 export class AuthRepository {
-  constructor(
-    private readonly tx: TransactionHost,
-    private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly tx: TransactionHost) {}
 
   findUserByEmail(email: string): Promise<User | null> {
     return this.tx.manager.findOne(User, { where: { email } });
@@ -62,10 +59,9 @@ export class AuthRepository {
   }
 
   async touchSession(id: string, at: Date): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE sessions SET last_used_at = $2 WHERE id = $1 AND last_used_at <= $2::timestamptz - interval '1 minute'`,
-      [id, at],
-    );
+    await this.tx
+      .outside('a session’s last use is bookkeeping, never part of the request’s transaction')
+      .query(`UPDATE sessions SET last_used_at = $2 WHERE id = $1 AND last_used_at <= $2::timestamptz - interval '1 minute'`, [id, at]);
   }
 
   listActiveSessions(userId: string, now: Date): Promise<Session[]> {
@@ -77,19 +73,22 @@ export class AuthRepository {
 
   /** This email's failures since `since`: from this client address, and from all of them; each with its oldest. */
   async countRecentLoginFailures(email: string, clientIp: string, since: Date): Promise<{ fromClient: FailureCount; all: FailureCount }> {
-    const [row]: { from_client: number; oldest_from_client: Date | null; all: number; oldest: Date | null }[] = await this.dataSource.query(
-      `SELECT count(*) FILTER (WHERE client_ip = $2)::int AS from_client, min(failed_at) FILTER (WHERE client_ip = $2) AS oldest_from_client,
+    const [row]: { from_client: number; oldest_from_client: Date | null; all: number; oldest: Date | null }[] = await this.tx
+      .outside('counts what other attempts committed, whatever the login’s own transaction holds')
+      .query(
+        `SELECT count(*) FILTER (WHERE client_ip = $2)::int AS from_client, min(failed_at) FILTER (WHERE client_ip = $2) AS oldest_from_client,
               count(*)::int AS all, min(failed_at) AS oldest
          FROM login_failures WHERE email = $1 AND failed_at > $3`,
-      [email, clientIp, since],
-    );
+        [email, clientIp, since],
+      );
     return { fromClient: { count: row.from_client, oldest: row.oldest_from_client }, all: { count: row.all, oldest: row.oldest } };
   }
 
   /** Also forgets this email's failures that have left the window, so the table stays small. */
   async recordLoginFailure(email: string, clientIp: string, at: Date, windowStart: Date): Promise<void> {
-    await this.tx.manager.insert(LoginFailure, { email, clientIp, failedAt: at });
-    await this.dataSource.query(`DELETE FROM login_failures WHERE email = $1 AND failed_at <= $2`, [email, windowStart]);
+    const failures = this.tx.outside('a failed login counts even when the login’s transaction rolls back');
+    await failures.insert(LoginFailure, { email, clientIp, failedAt: at });
+    await failures.query(`DELETE FROM login_failures WHERE email = $1 AND failed_at <= $2`, [email, windowStart]);
   }
 
   /** Users left without a membership by an organization's deletion. */

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 
@@ -11,10 +10,7 @@ export interface StoredRecord {
 
 @Injectable()
 export class IdempotencyRepository {
-  constructor(
-    private readonly tx: TransactionHost,
-    private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly tx: TransactionHost) {}
 
   /**
    * Holds the key for the rest of the transaction, or returns false at once when another transaction
@@ -66,7 +62,9 @@ export class IdempotencyRepository {
   }
 
   async deleteExpired(now: Date): Promise<number> {
-    const result: [unknown[], number] = await this.dataSource.query(`DELETE FROM idempotency_keys WHERE expires_at <= $1`, [now]);
+    const result: [unknown[], number] = await this.tx
+      .outside('retention runs as a job of its own, in autocommit')
+      .query(`DELETE FROM idempotency_keys WHERE expires_at <= $1`, [now]);
     return result[1] ?? 0;
   }
 }

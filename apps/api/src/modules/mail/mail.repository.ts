@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { MailMessage } from './entities/mail-message.entity.js';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
@@ -15,10 +14,7 @@ export type NewMailRow = Pick<MailMessage, 'id' | 'recipients' | 'subject' | 'te
  */
 @Injectable()
 export class MailRepository {
-  constructor(
-    private readonly tx: TransactionHost,
-    private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly tx: TransactionHost) {}
 
   /** Inserts with the caller's manager, so the row and the wake-up commit or roll back with its transaction. */
   async insert(scope: TenantScope, row: NewMailRow): Promise<void> {
@@ -74,7 +70,8 @@ export class MailRepository {
   }
 
   async markSent(id: string): Promise<void> {
-    await this.dataSource
+    await this.tx
+      .outside('a message’s outcome is written after its send, on its own')
       .createQueryBuilder()
       .update(MailMessage)
       .set({ status: 'sent', sentAt: () => 'now()', lockedUntil: null, lastError: null })
@@ -83,7 +80,8 @@ export class MailRepository {
   }
 
   async scheduleRetry(id: string, delaySeconds: number, lastError: string): Promise<void> {
-    await this.dataSource
+    await this.tx
+      .outside('a message’s outcome is written after its send, on its own')
       .createQueryBuilder()
       .update(MailMessage)
       .set({
@@ -96,7 +94,8 @@ export class MailRepository {
   }
 
   async markFailed(id: string, lastError: string): Promise<void> {
-    await this.dataSource
+    await this.tx
+      .outside('a message’s outcome is written after its send, on its own')
       .createQueryBuilder()
       .update(MailMessage)
       .set({ status: 'failed', lockedUntil: null, lastError })
@@ -106,7 +105,7 @@ export class MailRepository {
 
   /** Milliseconds until the next pending message may be claimed (0 when one is due), or null when none waits. */
   async msUntilNextDue(): Promise<number | null> {
-    const rows: { ms: number | null }[] = await this.dataSource.query(
+    const rows: { ms: number | null }[] = await this.tx.outside('the worker’s next wake-up, read between claims').query(
       `SELECT (EXTRACT(EPOCH FROM min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
          FROM mail_outbox
         WHERE status = 'pending'`,

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { Webhook } from './entities/webhook.entity.js';
 import type { NewDeliveryRow } from './webhooks.repository.js';
@@ -63,10 +62,7 @@ export interface AttemptRecord {
  */
 @Injectable()
 export class WebhookQueueRepository {
-  constructor(
-    private readonly tx: TransactionHost,
-    private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly tx: TransactionHost) {}
 
   async activeWebhooks(organizationIds: string[]): Promise<SubscribedWebhook[]> {
     if (organizationIds.length === 0) return [];
@@ -105,7 +101,7 @@ export class WebhookQueueRepository {
         last_error: string | null;
       }[],
       number,
-    ] = await this.dataSource.query(
+    ] = await this.tx.outside('a claim commits at once, so other dispatchers skip what it took').query(
       `UPDATE webhook_deliveries d
           SET attempts = d.attempts + 1,
               locked_until = now() + make_interval(secs => CAST($2 AS double precision)),
@@ -150,7 +146,7 @@ export class WebhookQueueRepository {
   async recordAttempts(records: AttemptRecord[]): Promise<void> {
     if (records.length === 0) return;
     const column = <T>(pick: (record: AttemptRecord) => T): T[] => records.map(pick);
-    await this.dataSource.query(
+    await this.tx.outside('attempts are written after their sends, on their own').query(
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::float8[], $7::int[], $8::text[], $9::timestamptz[], $10::int[])
                     AS i(id, organization_id, webhook_id, attempt, kind, delay, response_status, error, started_at, duration_ms)
@@ -201,7 +197,7 @@ export class WebhookQueueRepository {
 
   /** Milliseconds until a delivery may be claimed (0 when one is due), or null when none waits. */
   async msUntilNextDue(): Promise<number | null> {
-    const rows: { ms: number | null }[] = await this.dataSource.query(
+    const rows: { ms: number | null }[] = await this.tx.outside('the worker’s next wake-up, read between claims').query(
       `SELECT (EXTRACT(EPOCH FROM min(GREATEST(d.next_attempt_at, COALESCE(d.locked_until, d.next_attempt_at))) - now()) * 1000)::float8 AS ms
          FROM webhook_deliveries d
          JOIN webhooks w ON w.id = d.webhook_id
