@@ -20,17 +20,82 @@ interface Open {
   batch?: Write[];
 }
 
+const IDENTIFIER_CHAR = /[A-Za-z0-9_]/;
+const DOLLAR_TAG = /\$([A-Za-z_][A-Za-z0-9_]*)?\$/y;
+const PLACEHOLDER = /\$(\d+)/y;
+
+/** Where a quoted string or identifier opened before `from` ends (`''` and `""` inside are the quote itself). */
+function closingQuote(text: string, from: number, quote: string, backslashEscapes: boolean): number {
+  for (let i = from; i < text.length; i++) {
+    if (backslashEscapes && text[i] === '\\') i++;
+    else if (text[i] === quote) {
+      if (text[i + 1] !== quote) return i + 1;
+      i++;
+    }
+  }
+  return text.length;
+}
+
+/** Where the string, quoted identifier, dollar-quoted body or comment that starts at `at` ends; -1 when none starts there. */
+function endOfQuoted(text: string, at: number): number {
+  const c = text[at];
+  if (c === "'") return closingQuote(text, at + 1, "'", false);
+  if ((c === 'E' || c === 'e') && text[at + 1] === "'" && !IDENTIFIER_CHAR.test(text[at - 1] ?? ''))
+    return closingQuote(text, at + 2, "'", true);
+  if (c === '"') return closingQuote(text, at + 1, '"', false);
+  if (c === '-' && text[at + 1] === '-') {
+    const end = text.indexOf('\n', at + 2);
+    return end < 0 ? text.length : end + 1;
+  }
+  if (c === '/' && text[at + 1] === '*') {
+    const end = text.indexOf('*/', at + 2);
+    return end < 0 ? text.length : end + 2;
+  }
+  if (c === '$') {
+    DOLLAR_TAG.lastIndex = at;
+    const tag = DOLLAR_TAG.exec(text);
+    if (tag) {
+      const end = text.indexOf(tag[0], at + tag[0].length);
+      return end < 0 ? text.length : end + tag[0].length;
+    }
+  }
+  return -1;
+}
+
 /**
  * A statement with its parameters written in as literals, the way pg would send them: each value goes
- * through pg's `prepareValue` (dates, arrays, JSON) and `escapeLiteral`; a parameter's cast stays.
+ * through pg's `prepareValue` (dates, arrays, JSON) and `escapeLiteral`; a parameter's cast stays. `$n` inside a
+ * string, a quoted identifier, a dollar-quoted body or a comment is text, not a parameter. A placeholder without a
+ * value, or a value no placeholder takes, throws: the same statement with bound parameters would fail as well.
  */
 export function inlineParameters({ text, values }: Write): string {
-  return text.replace(/\$(\d+)/g, (_match, index: string) => {
-    const value = pgUtils.prepareValue(values[Number(index) - 1]);
-    if (value === null) return 'NULL';
-    if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'::bytea`;
-    return pgUtils.escapeLiteral(value);
-  });
+  const used = new Set<number>();
+  let out = '';
+  let copied = 0;
+  for (let i = 0; i < text.length;) {
+    const quotedEnd = endOfQuoted(text, i);
+    if (quotedEnd >= 0) {
+      i = quotedEnd;
+      continue;
+    }
+    PLACEHOLDER.lastIndex = i;
+    const placeholder = text[i] === '$' && !IDENTIFIER_CHAR.test(text[i - 1] ?? '') ? PLACEHOLDER.exec(text) : null;
+    if (!placeholder) {
+      i++;
+      continue;
+    }
+    const index = Number(placeholder[1]);
+    if (index < 1 || index > values.length) throw new Error(`Statement parameter $${index} has no value (${values.length} given)`);
+    used.add(index);
+    const value = pgUtils.prepareValue(values[index - 1]);
+    const literal =
+      value === null ? 'NULL' : Buffer.isBuffer(value) ? `'\\x${value.toString('hex')}'::bytea` : pgUtils.escapeLiteral(value);
+    out += text.slice(copied, i) + literal;
+    i += placeholder[0].length;
+    copied = i;
+  }
+  if (used.size !== values.length) throw new Error(`Statement takes ${used.size} of its ${values.length} parameters`);
+  return out + text.slice(copied);
 }
 
 /** What pg's client and pool take: a named statement is parsed and planned once per connection. */
