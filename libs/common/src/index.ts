@@ -8,3 +8,4 @@ export * from './auth/index.js';
 export * from './validation/index.js';
 export * from './crypto.js';
 export * from './secret-sealer.js';
+export * from './outbound/index.js';

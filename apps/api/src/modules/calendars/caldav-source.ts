@@ -1,5 +1,5 @@
 import { DAVClient, type DAVCalendar } from 'tsdav';
-import { checkWebhookUrl, UnsafeUrlError } from '../webhooks/url-guard.js';
+import { checkWebhookUrl, UnsafeUrlError } from '@app/common';
 import type { RemoteCalendar } from './entities/calendar-connection.entity.js';
 import { GuardedHttp, ResponseTooLargeError } from './guarded-http.js';
 import { SourceError } from './ics-source.js';

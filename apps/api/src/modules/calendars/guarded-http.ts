@@ -2,7 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
-import { pinnedLookup } from '../webhooks/webhook-http.js';
+import { pinnedLookup } from '@app/common';
 
 /** The answer of one exchange, its body read whole (up to the cap). */
 export interface RawResponse {

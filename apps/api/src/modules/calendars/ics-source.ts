@@ -1,5 +1,5 @@
 import type { LookupAddress } from 'node:dns';
-import { checkWebhookUrl, UnsafeUrlError } from '../webhooks/url-guard.js';
+import { checkWebhookUrl, UnsafeUrlError } from '@app/common';
 import { GuardedHttp, ResponseTooLargeError } from './guarded-http.js';
 
 export const MAX_ICS_BYTES = 5 * 1024 * 1024;

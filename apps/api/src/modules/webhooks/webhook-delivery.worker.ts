@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { AppConfig } from '@app/common';
-import { describeSendError } from '../mail/index.js';
+import { describeSendError } from '@app/common';
 import { JobLoop, type TickResult } from '../../jobs/index.js';
 import { GroupCommit } from './group-commit.js';
 import { decideOutcome } from './retry-policy.js';

@@ -1,7 +1,8 @@
 import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pinnedLookup, WebhookHttpClient } from './webhook-http.js';
+import { pinnedLookup } from '@app/common';
+import { WebhookHttpClient } from './webhook-http.js';
 
 type Answer = { error: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family?: number };
 

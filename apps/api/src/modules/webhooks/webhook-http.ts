@@ -1,11 +1,9 @@
 import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
-import { describeSendError } from '../mail/index.js';
-import { checkWebhookUrl, type Resolver, UnsafeUrlError } from './url-guard.js';
+import { checkWebhookUrl, describeSendError, pinnedLookup, type Resolver, UnsafeUrlError } from '@app/common';
 
 export interface WebhookRequest {
   url: string;
@@ -33,20 +31,6 @@ class AttemptAborted extends Error {
   constructor(readonly reason: 'timeout' | 'interrupt') {
     super(reason);
   }
-}
-
-/** Hands the connection the addresses the guard checked, so a second DNS answer (rebinding) is never used. */
-export function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunction {
-  return (hostname, options, callback) => {
-    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0);
-    const candidates = family === 0 ? [...addresses] : addresses.filter((a) => a.family === family);
-    if (candidates.length === 0) {
-      callback(Object.assign(new Error(`No checked address for ${hostname}`), { code: 'ENOTFOUND' }), '');
-      return;
-    }
-    if (options.all) callback(null, candidates);
-    else callback(null, candidates[0].address, candidates[0].family);
-  };
 }
 
 function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

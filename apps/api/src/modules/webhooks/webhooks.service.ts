@@ -15,7 +15,7 @@ import {
 import type { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { Webhook } from './entities/webhook.entity.js';
 import { newSigningSecret } from './secret-box.js';
-import { checkWebhookUrl, UnsafeUrlError } from './url-guard.js';
+import { checkWebhookUrl, UnsafeUrlError } from '@app/common';
 import { serializePayload, WEBHOOK_TEST_EVENT } from './webhook-events.js';
 import { WebhookSecrets } from './webhook-secrets.js';
 import { WebhookChanges, WebhooksRepository } from './webhooks.repository.js';

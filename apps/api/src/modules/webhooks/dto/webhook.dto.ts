@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { PaginationQueryDto } from '@app/common';
 import type { DeliveryStatus } from '../entities/webhook-delivery.entity.js';
-import { MAX_URL_LENGTH, webhookUrlProblem } from '../url-guard.js';
+import { MAX_URL_LENGTH, webhookUrlProblem } from '@app/common';
 import { SUBSCRIBABLE_EVENTS } from '../webhook-events.js';
 
 const MAX_DESCRIPTION_LENGTH = 500;
