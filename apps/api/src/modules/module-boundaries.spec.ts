@@ -64,7 +64,39 @@ const TABLE_OWNERS: Record<string, string> = {
 };
 
 /** The named read models, the only files that may read other modules' tables (read-only). */
-const READ_MODELS = ['availability/slot-read-model.ts', 'auth/me.read-model.ts', 'global-lookups/global-lookups.ts'];
+const READ_MODELS = [
+  'availability/slot-read-model.ts',
+  'auth/me.read-model.ts',
+  'global-lookups/global-lookups.ts',
+  'booking-occupancy/booking-counts.read-model.ts',
+];
+
+/** Which module folders each module folder imports from (relative imports only). */
+function moduleGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const file of sourceFiles(MODULES)) {
+    const own = moduleOf(file);
+    if (!own || own.endsWith('.ts')) continue;
+    for (const match of readFileSync(file, 'utf8').matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
+      const owner = moduleOf(resolve(dirname(file), match[1]));
+      if (owner && owner !== own && !owner.endsWith('.ts')) graph.set(own, (graph.get(own) ?? new Set()).add(owner));
+    }
+  }
+  return graph;
+}
+
+/** Every cycle's path through the graph, as "a → b → a" (each found once, from its first module in order). */
+function cyclesOf(graph: Map<string, Set<string>>): string[] {
+  const cycles = new Set<string>();
+  const walk = (start: string, at: string, path: string[]): void => {
+    for (const next of graph.get(at) ?? []) {
+      if (next === start) cycles.add([...path, start].join(' → '));
+      else if (!path.includes(next) && next > start) walk(start, next, [...path, next]);
+    }
+  };
+  for (const start of [...graph.keys()].sort()) walk(start, start, [start]);
+  return [...cycles];
+}
 
 /** Tables of other modules that one file's SQL names. */
 function foreignTablesIn(file: string, text: string): string[] {
@@ -100,6 +132,20 @@ describe('module boundaries', () => {
     ['UPDATE "users" SET first_name = $1', 1],
   ])('`%s` in modules/bookings names %s foreign table(s)', (sql, count) => {
     expect(foreignTablesIn(join(MODULES, 'bookings', 'bookings.repository.ts'), sql)).toHaveLength(count);
+  });
+
+  it('module folders depend on each other without cycles', () => {
+    expect(cyclesOf(moduleGraph())).toEqual([]);
+  });
+
+  it('finds a cycle when there is one', () => {
+    const graph = new Map([
+      ['a', new Set(['b'])],
+      ['b', new Set(['c'])],
+      ['c', new Set(['a'])],
+      ['d', new Set(['a'])],
+    ]);
+    expect(cyclesOf(graph)).toEqual(['a → b → c → a']);
   });
 
   it('no module steps out of the caller’s transaction but through TransactionHost.outside (no DataSource injected)', () => {

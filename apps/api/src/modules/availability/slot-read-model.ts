@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
-import { BUSY_STATUSES_SQL } from '../bookings/booking-status.js';
+import { BUSY_STATUSES_SQL } from '../booking-occupancy/index.js';
 import type { EventTypeRow } from '../event-types/event-type-row.js';
 import type { OverrideType } from './entities/date-override.entity.js';
 import type { StoredScheduleDay, StoredTimeSlot } from './entities/weekly-schedule.entity.js';

@@ -6,7 +6,7 @@ import { Booking, type BookingStatus, type CancelledBy } from './entities/bookin
 import { BookingSeries } from './entities/booking-series.entity.js';
 import { In, IsNull, MoreThan } from 'typeorm';
 import { TransactionHost } from '@app/database';
-import { BUSY_STATUSES_SQL } from './booking-status.js';
+import { BUSY_STATUSES_SQL, hostLockKeys, LOCK_HOSTS_SQL } from '../booking-occupancy/index.js';
 
 /** A booking's columns, in the order of BookingsRepository.bookingValues: the one list every insert shares. */
 const BOOKING_COLUMNS = [
@@ -50,15 +50,6 @@ const INSERT_BOOKING = `INSERT INTO bookings (${BOOKING_COLUMNS.join(', ')})
 export function seatGroupOf(eventTypeId: string, start: Date): string {
   return `seat:${eventTypeId}:${start.toISOString()}`;
 }
-
-/** The advisory locks of these hosts in one mode, sorted (see lockHosts). */
-export function hostLockKeys(livemode: boolean, hostUserIds: readonly string[]): string[] {
-  return [...new Set(hostUserIds)].sort().map((host) => `booking-host:${livemode ? 'live' : 'test'}:${host}`);
-}
-
-/** Takes the locks of `$1` (text[]) in the order given, in one statement. */
-export const LOCK_HOSTS_SQL = `SELECT count(pg_advisory_xact_lock(hashtext(k.key)))
-   FROM (SELECT key FROM unnest($1::text[]) WITH ORDINALITY AS u(key, n) ORDER BY n) k`;
 
 export interface BookingFilters {
   status?: BookingStatus;

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { BookingCountsModule } from '../bookings/booking-counts.js';
+import { BookingCountsModule } from '../booking-occupancy/index.js';
 import { TeamModule } from '../team/team.module.js';
 import { EventTypeHost } from './entities/event-type-host.entity.js';
 import { EventType } from './entities/event-type.entity.js';

@@ -14,7 +14,7 @@ import {
   tenantScope,
   type TenantScope,
 } from '@app/common';
-import { BookingCounts } from '../bookings/booking-counts.js';
+import { BookingCounts } from '../booking-occupancy/index.js';
 import { TeamService } from '../team/team.service.js';
 import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
 import {

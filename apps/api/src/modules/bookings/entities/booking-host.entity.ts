@@ -1,5 +1,5 @@
 import { Check, Column, Entity, Exclusion, Index, PrimaryColumn } from 'typeorm';
-import { OCCUPYING_STATUSES_SQL, type OccupancyStatus } from '../booking-status.js';
+import { OCCUPYING_STATUSES_SQL, type OccupancyStatus } from '../../booking-occupancy/index.js';
 
 /**
  * One row per host a booking or a hold occupies (a collective booking occupies every host). The exclusion

@@ -1,9 +1,9 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 import type { BookingAnswer } from '../booking-answers.js';
-import type { BookingStatus } from '../booking-status.js';
+import type { BookingStatus } from '../../booking-occupancy/index.js';
 
-export type { BookingStatus } from '../booking-status.js';
+export type { BookingStatus } from '../../booking-occupancy/index.js';
 export type CancelledBy = 'host' | 'attendee';
 
 @Entity('bookings')

@@ -2,7 +2,7 @@ import { Injectable, Module } from '@nestjs/common';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from './booking-status.js';
-import { hostLockKeys, LOCK_HOSTS_SQL } from './bookings.repository.js';
+import { hostLockKeys, LOCK_HOSTS_SQL } from './host-locks.js';
 
 /**
  * What the bookings module answers about counts, for the event-types module's `bookingsCount`. A module
