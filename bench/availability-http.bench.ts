@@ -18,7 +18,7 @@ import { DataSource } from 'typeorm';
 import { addDays, localDateTimeToInstant } from '../libs/availability/src/index.js';
 import { newId, Public } from '../libs/common/src/index.js';
 import { reportGoal } from './support/goals.js';
-import { AvailabilityCache } from '../apps/api/src/modules/availability/availability-cache.js';
+import { AvailabilityCache } from '../apps/api/src/modules/availability/availability-cache.service.js';
 import { BaselineModule, load, loadSplit, machine, row, startBenchApp, startInstance, type BenchApp } from './support/harness.js';
 
 /** A copy of one availability response, for the route that measures what its size alone costs. */

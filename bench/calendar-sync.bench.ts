@@ -14,7 +14,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { newId } from '../libs/common/src/index.js';
-import { CalendarSecrets } from '../apps/api/src/modules/calendars/calendar-secrets.js';
+import { CalendarSecrets } from '../apps/api/src/modules/calendars/calendar-secrets.service.js';
 import { machine, row, startBenchApp, type BenchApp } from './support/harness.js';
 
 const MEMBERS = 50;

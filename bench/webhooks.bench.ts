@@ -18,7 +18,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TransactionHost } from '@app/database';
 import { loadConfig, SystemClock, tenantScope } from '../libs/common/src/index.js';
 import { createApp } from '../apps/api/src/bootstrap.js';
-import { DomainEvents } from '../apps/api/src/modules/outbox/domain-events.js';
+import { DomainEvents } from '../apps/api/src/modules/outbox/domain-events.service.js';
 import type { SinkReport } from './support/webhook-sink.js';
 import { BENCH_ENCRYPTION_KEY, machine, row, startBenchApp } from './support/harness.js';
 

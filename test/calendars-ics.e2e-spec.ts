@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
-import { CalendarSecretReseal } from '../apps/api/src/modules/calendars/calendar-secret-reseal.js';
-import { CalendarSecrets } from '../apps/api/src/modules/calendars/calendar-secrets.js';
+import { CalendarSecretReseal } from '../apps/api/src/modules/calendars/calendar-secret-reseal.service.js';
+import { CalendarSecrets } from '../apps/api/src/modules/calendars/calendar-secrets.service.js';
 import { startTestApp, TEST_ENCRYPTION_KEY, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
 import { addMember } from './support/factories.js';

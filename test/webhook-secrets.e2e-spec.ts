@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { SecretBox } from '../apps/api/src/modules/webhooks/secret-box.js';
-import { WebhookSecretReseal } from '../apps/api/src/modules/webhooks/webhook-secret-reseal.js';
+import { WebhookSecretReseal } from '../apps/api/src/modules/webhooks/webhook-secret-reseal.service.js';
 import { startTestApp, TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from './support/app.js';
 import { registerOwner } from './support/factories.js';
 import { waitFor } from './support/process.js';

@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { TransactionHost } from '@app/database';
 import { freePort } from '@app/database';
-import { DomainEvents, type DomainEventType } from '../../apps/api/src/modules/outbox/domain-events.js';
+import { DomainEvents, type DomainEventType } from '../../apps/api/src/modules/outbox/domain-events.service.js';
 import type { TestApp } from './app.js';
 import { scopeOf } from './factories.js';
 import type { HttpClient } from './http.js';

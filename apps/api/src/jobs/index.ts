@@ -1,6 +1,6 @@
 export * from './job-loop.js';
 export { NotificationListener } from './notification-listener.js';
 export { Wakeup } from './wakeup.js';
-export * from './periodic-jobs.js';
+export * from './periodic-jobs.service.js';
 export * from './jobs.module.js';
 export { forEachInBatches } from './batches.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { PeriodicJobs } from './periodic-jobs.js';
+import { PeriodicJobs } from './periodic-jobs.service.js';
 
 /** Imported by every module that owns housekeeping: one PeriodicJobs for the process. */
 @Module({ providers: [PeriodicJobs], exports: [PeriodicJobs] })

@@ -65,9 +65,9 @@ const TABLE_OWNERS: Record<string, string> = {
 
 /** The named read models, the only files that may read other modules' tables (read-only). */
 const READ_MODELS = [
-  'availability/slot-read-model.ts',
+  'availability/slot.read-model.ts',
   'auth/me.read-model.ts',
-  'global-lookups/global-lookups.ts',
+  'global-lookups/global-lookups.read-model.ts',
   'booking-occupancy/booking-counts.read-model.ts',
 ];
 

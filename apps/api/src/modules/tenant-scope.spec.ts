@@ -114,7 +114,7 @@ describe('tenant scope', () => {
     const callers = sourceFiles(APPS)
       .filter((path) => readFileSync(path, 'utf8').includes('verifiedTenantScope('))
       .map((path) => relative(APPS, path));
-    expect(callers).toEqual([join('api', 'src', 'modules', 'global-lookups', 'global-lookups.ts')]);
+    expect(callers).toEqual([join('api', 'src', 'modules', 'global-lookups', 'global-lookups.read-model.ts')]);
   });
 
   it('is branded: only tenantScope(principal) makes one (checked by npm run typecheck, which CI runs)', () => {

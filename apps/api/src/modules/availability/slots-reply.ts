@@ -1,7 +1,7 @@
 import { Negotiator } from '@fastify/accept-negotiator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { appendVary, COMPRESS_THRESHOLD_BYTES } from '@app/common';
-import { type ContentEncoding, encodedBody } from './availability-cache.js';
+import { type ContentEncoding, encodedBody } from './availability-cache.service.js';
 import type { SlotsAnswer } from './availability.service.js';
 
 const encodings = new Negotiator<ContentEncoding>({ supportedValues: ['br', 'gzip'] });

@@ -2,7 +2,7 @@ import { Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/co
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Access, ApiErrors, AppError, CurrentPrincipal, type Principal, Public } from '@app/common';
-import { BookingFeeds } from './booking-feeds.js';
+import { BookingFeeds } from './booking-feeds.service.js';
 import { CalendarFeedResponse } from './dto/booking.dto.js';
 
 /**

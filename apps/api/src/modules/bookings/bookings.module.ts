@@ -12,7 +12,7 @@ import { BookingChangesService } from './booking-changes.service.js';
 import { BookingCreateService } from './booking-create.service.js';
 import { BookingEffectsService } from './booking-effects.service.js';
 import { BookingQueriesService } from './booking-queries.service.js';
-import { BookingFeeds } from './booking-feeds.js';
+import { BookingFeeds } from './booking-feeds.service.js';
 import { BookingFeedsController } from './booking-feeds.controller.js';
 import { BookingFeed } from './entities/booking-feed.entity.js';
 import { BookingHost } from './entities/booking-host.entity.js';

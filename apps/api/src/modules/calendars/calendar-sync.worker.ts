@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, jobTenantScope } from '@app/common';
 import { JobLoop, type TickResult } from '../../jobs/index.js';
-import { CalendarSync } from './calendar-sync.js';
+import { CalendarSync } from './calendar-sync.service.js';
 import { CALENDAR_SYNC_CHANNEL, CalendarsRepository } from './calendars.repository.js';
 
 /** Catches connections that became due while nobody listened; due times are minutes apart anyway. */

@@ -2,8 +2,8 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { AppConfig, jobTenantScope } from '@app/common';
 import { JobLoop, type TickResult } from '../../jobs/index.js';
 import { CalDavReader } from './caldav-source.js';
-import { CalendarSecrets } from './calendar-secrets.js';
-import { CALENDAR_WRITES_CHANNEL } from './calendar-write-back.js';
+import { CalendarSecrets } from './calendar-secrets.service.js';
+import { CALENDAR_WRITES_CHANNEL } from './calendar-write-back.service.js';
 import { CalendarsRepository } from './calendars.repository.js';
 import type { CalendarWrite } from './entities/calendar-write.entity.js';
 import { SourceError } from './ics-source.js';

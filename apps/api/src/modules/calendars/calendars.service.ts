@@ -16,8 +16,8 @@ import {
 } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { SchedulesService } from '../availability/schedules.service.js';
-import { CalendarSecrets } from './calendar-secrets.js';
-import { CalendarSync } from './calendar-sync.js';
+import { CalendarSecrets } from './calendar-secrets.service.js';
+import { CalendarSync } from './calendar-sync.service.js';
 import { calendarView, displayUrlOf } from './calendar-view.js';
 import { CalendarsRepository, SOURCE_KEY } from './calendars.repository.js';
 import {

@@ -16,7 +16,7 @@ import {
 } from '@app/common';
 import { BookingCounts } from '../booking-occupancy/index.js';
 import { TeamService } from '../team/team.service.js';
-import { DomainEvents, type DomainEventType } from '../outbox/domain-events.js';
+import { DomainEvents, type DomainEventType } from '../outbox/domain-events.service.js';
 import {
   CreateEventTypeDto,
   EventTypeListResponse,

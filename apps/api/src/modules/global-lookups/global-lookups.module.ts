@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { GlobalLookups } from './global-lookups.js';
+import { GlobalLookups } from './global-lookups.read-model.js';
 
 /** The lookups not scoped by organization (credentials, global uniqueness), injectable everywhere. */
 @Global()

@@ -5,4 +5,4 @@ export {
   GlobalLookups,
   type InvitationCredential,
   type SessionCredential,
-} from './global-lookups.js';
+} from './global-lookups.read-model.js';

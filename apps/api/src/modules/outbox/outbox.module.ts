@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../../jobs/index.js';
-import { DomainEvents } from './domain-events.js';
+import { DomainEvents } from './domain-events.service.js';
 import { DomainEvent } from './entities/domain-event.entity.js';
 
 /** Global: every feature records its domain events through the same writer. */

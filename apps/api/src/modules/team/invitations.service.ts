@@ -18,7 +18,7 @@ import { MailOutbox } from '../mail/index.js';
 import { InvitedMemberResponse, InviteMemberDto, JoinedMemberView } from './dto/team.dto.js';
 import { Member } from './entities/member.entity.js';
 import { invitationMail } from './invitation-mail.js';
-import { TeamPolicy } from './team-policy.js';
+import { TeamPolicy } from './team-policy.service.js';
 import { TeamRepository } from './team.repository.js';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;

@@ -5,7 +5,7 @@ import { Member } from './entities/member.entity.js';
 import { Organization } from './entities/organization.entity.js';
 import { InvitationsService } from './invitations.service.js';
 import { TeamController } from './team.controller.js';
-import { TeamPolicy } from './team-policy.js';
+import { TeamPolicy } from './team-policy.service.js';
 import { TeamRepository } from './team.repository.js';
 import { TeamService } from './team.service.js';
 

@@ -17,7 +17,7 @@ import {
 import { TransactionHost } from '@app/database';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { MailOutbox } from '../mail/index.js';
-import { DomainEvents } from '../outbox/domain-events.js';
+import { DomainEvents } from '../outbox/domain-events.service.js';
 import {
   ListMembersQueryDto,
   MemberListResponse,
@@ -28,7 +28,7 @@ import {
 import { Member } from './entities/member.entity.js';
 import { Organization } from './entities/organization.entity.js';
 import { slugify } from './slug.js';
-import { TeamPolicy } from './team-policy.js';
+import { TeamPolicy } from './team-policy.service.js';
 import { TeamRepository } from './team.repository.js';
 import { memberView, organizationView } from './team-views.js';
 

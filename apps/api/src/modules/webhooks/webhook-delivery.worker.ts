@@ -8,7 +8,7 @@ import { GroupCommit } from './group-commit.js';
 import { decideOutcome } from './retry-policy.js';
 import { WebhookHttpClient } from './webhook-http.js';
 import { type AttemptRecord, type ClaimedDelivery, type RecordedOutcome, WebhookQueueRepository } from './webhook-queue.repository.js';
-import { WebhookSecrets } from './webhook-secrets.js';
+import { WebhookSecrets } from './webhook-secrets.service.js';
 import { WEBHOOK_DELIVERIES_CHANNEL } from './webhooks.repository.js';
 
 /** Attempts in flight per instance; more instances share the work through the leases. */

@@ -17,7 +17,7 @@ import { Webhook } from './entities/webhook.entity.js';
 import { newSigningSecret } from './secret-box.js';
 import { checkWebhookUrl, UnsafeUrlError } from '@app/common';
 import { serializePayload, WEBHOOK_TEST_EVENT } from './webhook-events.js';
-import { WebhookSecrets } from './webhook-secrets.js';
+import { WebhookSecrets } from './webhook-secrets.service.js';
 import { WebhookChanges, WebhooksRepository } from './webhooks.repository.js';
 
 /** Bounds the create/PATCH request when a resolver stalls. */

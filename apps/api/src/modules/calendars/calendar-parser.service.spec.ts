@@ -1,6 +1,6 @@
 import { CalendarParseError, CalendarTooLargeError } from '@app/calendar';
 import type { AppConfig } from '@app/common';
-import { CalendarParser } from './calendar-parser.js';
+import { CalendarParser } from './calendar-parser.service.js';
 
 const WINDOW = { timeZone: 'Europe/Berlin', from: Date.parse('2027-01-01T00:00:00Z'), to: Date.parse('2029-01-01T00:00:00Z') };
 const event = (...lines: string[]): string =>

@@ -1,4 +1,4 @@
-import { fanOut } from './webhook-dispatcher.js';
+import { fanOut } from './webhook-dispatcher.worker.js';
 import type { PendingEvent, SubscribedWebhook } from './webhook-queue.repository.js';
 
 const event = (id: string, organizationId: string, livemode: boolean, type: string): PendingEvent => ({

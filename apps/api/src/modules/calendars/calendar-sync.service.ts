@@ -3,9 +3,9 @@ import { type BusyInterval, CalendarParseError, CalendarTooLargeError } from '@a
 import { AppConfig, Clock, liveScopeOf, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { SchedulesService } from '../availability/schedules.service.js';
-import { DomainEvents } from '../outbox/domain-events.js';
-import { CalendarParser } from './calendar-parser.js';
-import { CalendarSecrets } from './calendar-secrets.js';
+import { DomainEvents } from '../outbox/domain-events.service.js';
+import { CalendarParser } from './calendar-parser.service.js';
+import { CalendarSecrets } from './calendar-secrets.service.js';
 import { calendarView } from './calendar-view.js';
 import { CalendarsRepository } from './calendars.repository.js';
 import { CalDavReader } from './caldav-source.js';

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { forEachInBatches, PeriodicJobs } from '../../jobs/index.js';
-import { CalendarSecrets } from './calendar-secrets.js';
+import { CalendarSecrets } from './calendar-secrets.service.js';
 import { CalendarsRepository } from './calendars.repository.js';
 
 const RESEAL_INTERVAL_MS = 60 * 60 * 1000;

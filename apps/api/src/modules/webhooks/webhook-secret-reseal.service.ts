@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { forEachInBatches, PeriodicJobs } from '../../jobs/index.js';
 import { WebhookQueueRepository } from './webhook-queue.repository.js';
-import { WebhookSecrets } from './webhook-secrets.js';
+import { WebhookSecrets } from './webhook-secrets.service.js';
 
 const RESEAL_INTERVAL_MS = 60 * 60 * 1000;
 const BATCH = 200;
