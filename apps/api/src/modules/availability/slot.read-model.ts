@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from '../booking-occupancy/index.js';
-import type { EventTypeRow } from '../event-types/event-type-row.js';
+import { EVENT_TYPE_ROW_JSON_SQL, type EventTypeRow } from '../event-types/event-type-row.js';
 import type { OverrideType } from './entities/date-override.entity.js';
 import type { StoredScheduleDay, StoredTimeSlot } from './entities/weekly-schedule.entity.js';
 
@@ -101,9 +101,7 @@ export class SlotReadModel {
                 WHERE v.organization_id = $1
                   AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2))
               ) AS fingerprint,
-              (SELECT to_jsonb(et) || jsonb_build_object(
-                        'host_user_ids', ARRAY(SELECT h.user_id FROM event_type_hosts h WHERE h.event_type_id = et.id ORDER BY h.position))
-                 FROM event_types et WHERE et.id = $2 AND et.organization_id = $1) AS event_type`,
+              (SELECT ${EVENT_TYPE_ROW_JSON_SQL} FROM event_types et WHERE et.id = $2 AND et.organization_id = $1) AS event_type`,
       [scope.organizationId, eventTypeId],
     );
     const eventType = row.event_type;

@@ -1,5 +1,15 @@
 import { EventType } from './entities/event-type.entity.js';
 
+/** The hosts' user ids of the event type `et`, in order: the one subquery every reader of an EventTypeRow adds. */
+export const HOST_USER_IDS_SQL = 'ARRAY(SELECT h.user_id FROM event_type_hosts h WHERE h.event_type_id = et.id ORDER BY h.position)';
+
+/**
+ * The whole row of the event type `et` with its hosts, as SQL columns (`SELECT … FROM event_types et`) or as one
+ * JSON object: every column, so a new one reaches every reader (the repository and the slot read model) at once.
+ */
+export const EVENT_TYPE_ROW_COLUMNS_SQL = `et.*, ${HOST_USER_IDS_SQL} AS host_user_ids`;
+export const EVENT_TYPE_ROW_JSON_SQL = `to_jsonb(et) || jsonb_build_object('host_user_ids', ${HOST_USER_IDS_SQL})`;
+
 /** An event_types row as SQL returns it, with its hosts' user ids in order. */
 export interface EventTypeRow {
   id: string;

@@ -3,7 +3,7 @@ import { In } from 'typeorm';
 import { PageRequest, pageOffset, type TenantScope } from '@app/common';
 import { EventType } from './entities/event-type.entity.js';
 import { TransactionHost } from '@app/database';
-import { type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
+import { EVENT_TYPE_ROW_COLUMNS_SQL, type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
 
 export const SLUG_ACTIVE_KEY = 'event_types_organization_slug_active_key';
 
@@ -47,7 +47,7 @@ export class EventTypesRepository {
    */
   async findOne(scope: TenantScope, id: string, lock = false): Promise<EventTypeWithHosts | null> {
     const rows: EventTypeRow[] = await (lock ? this.tx.transactional : this.tx.manager).query(
-      `SELECT et.*, ARRAY(SELECT h.user_id FROM event_type_hosts h WHERE h.event_type_id = et.id ORDER BY h.position) AS host_user_ids
+      `SELECT ${EVENT_TYPE_ROW_COLUMNS_SQL}
          FROM event_types et
         WHERE et.id = $1 AND et.organization_id = $2${lock ? ' FOR UPDATE' : ''}`,
       [id, scope.organizationId],
@@ -58,7 +58,7 @@ export class EventTypesRepository {
   /** Active event types with their hosts, oldest first, limited to `ids` unless null; one query. */
   async findActive(scope: TenantScope, ids: readonly string[] | null, limit: number): Promise<EventTypeWithHosts[]> {
     const rows: EventTypeRow[] = await this.tx.manager.query(
-      `SELECT et.*, ARRAY(SELECT h.user_id FROM event_type_hosts h WHERE h.event_type_id = et.id ORDER BY h.position) AS host_user_ids
+      `SELECT ${EVENT_TYPE_ROW_COLUMNS_SQL}
          FROM event_types et
         WHERE et.organization_id = $1 AND et.is_active AND ($2::text[] IS NULL OR et.id = ANY($2::text[]))
         ORDER BY et.created_at, et.id
