@@ -34,6 +34,21 @@ function crossingsIn(file: string, text: string): string[] {
   return found;
 }
 
+/** Imports of another module's inner files (anything but its index.js) in one file of a module. */
+function innerImportsIn(file: string, text: string): string[] {
+  const own = moduleOf(file);
+  if (!own) return [];
+  const found: string[] = [];
+  for (const match of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
+    const target = resolve(dirname(file), match[1]);
+    const owner = moduleOf(target);
+    if (!owner || owner === own || owner.endsWith('.ts')) continue;
+    const inside = relative(join(MODULES, owner), target);
+    if (inside !== 'index.js') found.push(`${relative(MODULES, file)} imports ${owner}/${inside}`);
+  }
+  return found;
+}
+
 /** Who owns each table (docs/architecture.md). */
 const TABLE_OWNERS: Record<string, string> = {
   users: 'auth',
@@ -132,6 +147,18 @@ describe('module boundaries', () => {
     ['UPDATE "users" SET first_name = $1', 1],
   ])('`%s` in modules/bookings names %s foreign table(s)', (sql, count) => {
     expect(foreignTablesIn(join(MODULES, 'bookings', 'bookings.repository.ts'), sql)).toHaveLength(count);
+  });
+
+  it('a module uses another only through its index.ts', () => {
+    expect(sourceFiles(MODULES).flatMap((file) => innerImportsIn(file, readFileSync(file, 'utf8')))).toEqual([]);
+  });
+
+  it.each([
+    ["import { TeamService } from '../team/team.service.js';", 1],
+    ["import { TeamService } from '../team/index.js';", 0],
+    ["import { BookingView } from './dto/booking.dto.js';", 0],
+  ])('%s in modules/bookings counts %s inner import(s)', (line, count) => {
+    expect(innerImportsIn(join(MODULES, 'bookings', 'booking-create.service.ts'), line)).toHaveLength(count);
   });
 
   it('module folders depend on each other without cycles', () => {

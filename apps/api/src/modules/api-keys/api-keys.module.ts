@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
-import { EventTypesModule } from '../event-types/event-types.module.js';
+import { EventTypesModule } from '../event-types/index.js';
 import { ApiKey } from './entities/api-key.entity.js';
 
 @Module({

@@ -16,7 +16,7 @@ import {
 } from '@app/common';
 import { type ApiKeyCredential, GlobalLookups } from '../global-lookups/index.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
-import { EventTypesService } from '../event-types/event-types.service.js';
+import { EventTypesService } from '../event-types/index.js';
 import {
   ApiKeyListResponse,
   ApiKeyResponse,

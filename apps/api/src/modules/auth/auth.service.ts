@@ -15,10 +15,10 @@ import {
   type TenantScope,
 } from '@app/common';
 import { GlobalLookups } from '../global-lookups/index.js';
-import { SchedulesService } from '../availability/schedules.service.js';
-import { InvitationsService } from '../team/invitations.service.js';
-import { organizationView } from '../team/team-views.js';
-import { TeamService } from '../team/team.service.js';
+import { SchedulesService } from '../availability/index.js';
+import { InvitationsService } from '../team/index.js';
+import { organizationView } from '../team/index.js';
+import { TeamService } from '../team/index.js';
 import { AuthRepository } from './auth.repository.js';
 import { MeReadModel, type MeRow } from './me.read-model.js';
 import {

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventTypesModule } from '../event-types/event-types.module.js';
-import { TeamModule } from '../team/team.module.js';
+import { EventTypesModule } from '../event-types/index.js';
+import { TeamModule } from '../team/index.js';
 import { AvailabilityCache } from './availability-cache.service.js';
 import { AvailabilityController } from './availability.controller.js';
 import { AvailabilityRepository } from './availability.repository.js';

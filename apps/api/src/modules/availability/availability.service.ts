@@ -15,7 +15,7 @@ import {
 } from '@app/availability';
 import fastJson from 'fast-json-stringify';
 import { AppError, Clock, Principal, daysBetween, isIanaTimeZone, tenantScope, type TenantScope } from '@app/common';
-import { type EventTypeDetails, EventTypesService, schedulingDetailsOf } from '../event-types/event-types.service.js';
+import { type EventTypeDetails, EventTypesService, schedulingDetailsOf } from '../event-types/index.js';
 import { AvailabilityCache, type ContentEncoding } from './availability-cache.service.js';
 import { type BusyRow, type HostOverride, type HostSchedule, SlotReadModel } from './slot.read-model.js';
 import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';

@@ -14,7 +14,7 @@ import {
   tenantScope,
   type TenantScope,
 } from '@app/common';
-import { TeamService } from '../team/team.service.js';
+import { TeamService } from '../team/index.js';
 import { AvailabilityRepository, OVERRIDE_DATE_KEY } from './availability.repository.js';
 import {
   CreateOverrideDto,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from '../booking-occupancy/index.js';
-import { EVENT_TYPE_ROW_JSON_SQL, type EventTypeRow } from '../event-types/event-type-row.js';
+import { EVENT_TYPE_ROW_JSON_SQL, type EventTypeRow } from '../event-types/index.js';
 import type { OverrideType } from './entities/date-override.entity.js';
 import type { StoredScheduleDay, StoredTimeSlot } from './entities/weekly-schedule.entity.js';
 

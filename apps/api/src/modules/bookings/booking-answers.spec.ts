@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { BookingQuestion } from '../event-types/questions.js';
+import type { BookingQuestion } from '../event-types/index.js';
 import { answerText, checkAnswers } from './booking-answers.js';
 
 const QUESTIONS: BookingQuestion[] = [

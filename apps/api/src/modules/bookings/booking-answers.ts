@@ -1,5 +1,5 @@
 import { isEmail } from 'class-validator';
-import type { BookingQuestion, QuestionType } from '../event-types/questions.js';
+import type { BookingQuestion, QuestionType } from '../event-types/index.js';
 
 export type AnswerValue = string | number | boolean | string[];
 

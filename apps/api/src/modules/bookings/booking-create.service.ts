@@ -14,7 +14,7 @@ import { BookingSeries } from './entities/booking-series.entity.js';
 import { HoldsService } from './holds.service.js';
 import { type LockedSlotQuery, SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
 import type { Hold } from './entities/hold.entity.js';
-import type { EventTypeDetails } from '../event-types/event-types.service.js';
+import type { EventTypeDetails } from '../event-types/index.js';
 
 const MINUTE_MS = 60_000;
 

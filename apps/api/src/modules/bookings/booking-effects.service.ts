@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, type TenantScope } from '@app/common';
-import { type BookingForCalendar, CalendarWriteBack } from '../calendars/calendar-write-back.service.js';
-import { type EventTypeSummary, EventTypesService } from '../event-types/event-types.service.js';
+import { type BookingForCalendar, CalendarWriteBack } from '../calendars/index.js';
+import { type EventTypeSummary, EventTypesService } from '../event-types/index.js';
 import { MailOutbox } from '../mail/index.js';
-import { DomainEvents, type DomainEventType } from '../outbox/domain-events.service.js';
-import { TeamService } from '../team/team.service.js';
+import { DomainEvents, type DomainEventType } from '../outbox/index.js';
+import { TeamService } from '../team/index.js';
 import { type BookingMailFacts, bookingMails, type BookingMailKind } from './booking-mail.js';
 import { attendeeNameOf } from './booking-views.js';
 import type { Booking } from './entities/booking.entity.js';

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import ical, { ICalEventStatus } from 'ical-generator';
 import { AppConfig, AppError, Clock, ensureEncryptionKey, type Principal, sha256, tenantScope } from '@app/common';
 import { GlobalLookups } from '../global-lookups/index.js';
-import { EventTypesService } from '../event-types/event-types.service.js';
+import { EventTypesService } from '../event-types/index.js';
 import { attendeeNameOf } from './booking-views.js';
 import { BookingsRepository } from './bookings.repository.js';
 

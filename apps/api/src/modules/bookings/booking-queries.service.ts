@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, looksLikeId, pageMeta, type Principal, tenantScope } from '@app/common';
-import { EventTypesService } from '../event-types/event-types.service.js';
+import { EventTypesService } from '../event-types/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { mayActOnBooking, seesAllBookings } from './booking-access.js';
 import { BookingEffectsService } from './booking-effects.service.js';

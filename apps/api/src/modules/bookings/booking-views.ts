@@ -1,4 +1,4 @@
-import type { EventTypeSummary } from '../event-types/event-types.service.js';
+import type { EventTypeSummary } from '../event-types/index.js';
 import type { AttendeeBookingView, BookingDetailView, BookingView } from './dto/booking.dto.js';
 import type { Booking } from './entities/booking.entity.js';
 

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AvailabilityModule } from '../availability/availability.module.js';
-import { CalendarsModule } from '../calendars/calendars.module.js';
-import { EventTypesModule } from '../event-types/event-types.module.js';
+import { AvailabilityModule } from '../availability/index.js';
+import { CalendarsModule } from '../calendars/index.js';
+import { EventTypesModule } from '../event-types/index.js';
 import { IdempotencyModule } from '../idempotency/index.js';
 import { MailModule } from '../mail/index.js';
-import { TeamModule } from '../team/team.module.js';
+import { TeamModule } from '../team/index.js';
 import { BookingsController } from './bookings.controller.js';
 import { BookingsRepository } from './bookings.repository.js';
 import { BookingChangesService } from './booking-changes.service.js';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AvailabilityModule } from '../availability/availability.module.js';
+import { AvailabilityModule } from '../availability/index.js';
 import { JobsModule } from '../../jobs/index.js';
 import { CalendarParser } from './calendar-parser.service.js';
 import { CalendarSecretReseal } from './calendar-secret-reseal.service.js';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BookingCountsModule } from '../booking-occupancy/index.js';
-import { TeamModule } from '../team/team.module.js';
+import { TeamModule } from '../team/index.js';
 import { EventTypeHost } from './entities/event-type-host.entity.js';
 import { EventType } from './entities/event-type.entity.js';
 import { EventTypesController } from './event-types.controller.js';

@@ -15,8 +15,8 @@ import {
   type TenantScope,
 } from '@app/common';
 import { BookingCounts } from '../booking-occupancy/index.js';
-import { TeamService } from '../team/team.service.js';
-import { DomainEvents, type DomainEventType } from '../outbox/domain-events.service.js';
+import { TeamService } from '../team/index.js';
+import { DomainEvents, type DomainEventType } from '../outbox/index.js';
 import {
   CreateEventTypeDto,
   EventTypeListResponse,

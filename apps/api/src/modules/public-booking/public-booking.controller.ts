@@ -2,10 +2,10 @@ import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from 
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ApiErrors, AppError, CurrentPrincipal, IdParam, type Principal } from '@app/common';
-import { SlotsQueryDto } from '../availability/dto/slots.dto.js';
-import { sendSlots } from '../availability/slots-reply.js';
-import { PublicBookingResponse, SlotRequestDto } from '../bookings/dto/booking.dto.js';
-import { BookingQueriesService } from '../bookings/booking-queries.service.js';
+import { SlotsQueryDto } from '../availability/index.js';
+import { sendSlots } from '../availability/index.js';
+import { PublicBookingResponse, SlotRequestDto } from '../bookings/index.js';
+import { BookingQueriesService } from '../bookings/index.js';
 import { IDEMPOTENCY_HEADER, idempotencyKey, sendStored } from '../idempotency/index.js';
 import {
   PublicBookingDto,

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { AvailabilityModule } from '../availability/availability.module.js';
-import { BookingsModule } from '../bookings/bookings.module.js';
-import { EventTypesModule } from '../event-types/event-types.module.js';
-import { TeamModule } from '../team/team.module.js';
+import { AvailabilityModule } from '../availability/index.js';
+import { BookingsModule } from '../bookings/index.js';
+import { EventTypesModule } from '../event-types/index.js';
+import { TeamModule } from '../team/index.js';
 import { PublicBookingController } from './public-booking.controller.js';
 import { PublicBookingService } from './public-booking.service.js';
 

@@ -1,13 +1,13 @@
-import type { SlotRequestDto } from '../bookings/dto/booking.dto.js';
+import type { SlotRequestDto } from '../bookings/index.js';
 import { Injectable } from '@nestjs/common';
 import { AppError, type Principal, tenantScope } from '@app/common';
-import { AvailabilityService, type SlotsAnswer } from '../availability/availability.service.js';
-import type { SlotsQueryDto } from '../availability/dto/slots.dto.js';
-import { BookingCreateService } from '../bookings/booking-create.service.js';
-import { HoldsService } from '../bookings/holds.service.js';
+import { AvailabilityService, type SlotsAnswer } from '../availability/index.js';
+import type { SlotsQueryDto } from '../availability/index.js';
+import { BookingCreateService } from '../bookings/index.js';
+import { HoldsService } from '../bookings/index.js';
 import type { StoredResponse } from '../idempotency/index.js';
-import { type EventTypeDetails, EventTypesService } from '../event-types/event-types.service.js';
-import { TeamService } from '../team/team.service.js';
+import { type EventTypeDetails, EventTypesService } from '../event-types/index.js';
+import { TeamService } from '../team/index.js';
 import type {
   PublicBookingDto,
   PublicEventTypeListResponse,

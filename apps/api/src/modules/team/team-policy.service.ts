@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, liveScopeOf, Permission, type Principal, Role, roleHas, tenantScope, type TenantScope } from '@app/common';
-import { DomainEvents, type DomainEventType } from '../outbox/domain-events.service.js';
+import { DomainEvents, type DomainEventType } from '../outbox/index.js';
 import type { Member } from './entities/member.entity.js';
 import type { Organization } from './entities/organization.entity.js';
 import { TeamRepository } from './team.repository.js';

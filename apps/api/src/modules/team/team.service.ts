@@ -17,7 +17,7 @@ import {
 import { TransactionHost } from '@app/database';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { MailOutbox } from '../mail/index.js';
-import { DomainEvents } from '../outbox/domain-events.service.js';
+import { DomainEvents } from '../outbox/index.js';
 import {
   ListMembersQueryDto,
   MemberListResponse,

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, Clock, daysBefore, newId } from '@app/common';
-import { DOMAIN_EVENTS_CHANNEL, DomainEvents } from '../outbox/domain-events.service.js';
+import { DOMAIN_EVENTS_CHANNEL, DomainEvents } from '../outbox/index.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
 import { isSubscribed, serializePayload } from './webhook-events.js';
 import { type PendingEvent, type QueuedDeliveryRow, type SubscribedWebhook, WebhookQueueRepository } from './webhook-queue.repository.js';

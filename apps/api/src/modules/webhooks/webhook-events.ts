@@ -1,4 +1,4 @@
-import { DOMAIN_EVENT_TYPES } from '../outbox/domain-events.service.js';
+import { DOMAIN_EVENT_TYPES } from '../outbox/index.js';
 
 /** Sent by `POST /webhooks/:id/test` to that one endpoint; never recorded as a domain event. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test';

@@ -7,7 +7,7 @@ import type { NewDeliveryRow } from './webhooks.repository.js';
 export type QueuedDeliveryRow = NewDeliveryRow & { organizationId: string };
 import { TransactionHost } from '@app/database';
 
-export type { PendingEvent } from '../outbox/domain-events.service.js';
+export type { PendingEvent } from '../outbox/index.js';
 
 export type SubscribedWebhook = Pick<Webhook, 'id' | 'organizationId' | 'livemode' | 'events'>;
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { IsIanaTimeZone } from '@app/common';
-import { JoinedMemberView } from '../../team/dto/team.dto.js';
+import { JoinedMemberView } from '../../team/index.js';
 import { TokensResponse } from './auth.dto.js';
 
 export class AcceptInvitationDto {

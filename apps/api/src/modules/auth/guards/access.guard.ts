@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ACCESS_METADATA, AccessRule, AppError, ErrorCode, type Principal, type RequestWithPrincipal, roleHas } from '@app/common';
-import { ApiKeysService } from '../../api-keys/api-keys.service.js';
+import { ApiKeysService } from '../../api-keys/index.js';
 import { AuthService } from '../auth.service.js';
 import type { AccessTokenClaims, RequestWithBearer } from '../jwt.strategy.js';
 import { parseAuthorization } from './credentials.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, type Principal, type RequestWithPrincipal } from '@app/common';
-import { ApiKeysService } from '../../api-keys/api-keys.service.js';
+import { ApiKeysService } from '../../api-keys/index.js';
 import type { ApiKeyCredential } from '../../global-lookups/index.js';
 import { parseAuthorization } from './credentials.js';
 

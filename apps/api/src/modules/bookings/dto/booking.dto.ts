@@ -18,7 +18,7 @@ import {
 } from 'class-validator';
 import { IsIanaTimeZone, PaginationQueryDto, IsId } from '@app/common';
 import { SERIES_FREQUENCIES, type SeriesFrequency } from '@app/calendar';
-import { QUESTION_TYPES, type QuestionType } from '../../event-types/questions.js';
+import { QUESTION_TYPES, type QuestionType } from '../../event-types/index.js';
 import type { AnswerValue } from '../booking-answers.js';
 
 const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
 import { IsCalendarDate, IsId, PaginationQueryDto } from '@app/common';
-import { UserQueryDto } from '../../availability/dto/schedule.dto.js';
+import { UserQueryDto } from '../../availability/index.js';
 
 export const CALENDAR_TYPES = ['ics', 'caldav'] as const;
 

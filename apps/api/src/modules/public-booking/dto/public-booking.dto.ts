@@ -1,14 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
-import { CreateBookingDto } from '../../bookings/dto/booking.dto.js';
-import { HoldView } from '../../bookings/dto/hold.dto.js';
-import {
-  LOCATION_TYPES,
-  type LocationType,
-  QuestionView,
-  RECURRENCE_SCHEMA,
-  type RecurrenceDto,
-} from '../../event-types/dto/event-type.dto.js';
+import { CreateBookingDto } from '../../bookings/index.js';
+import { HoldView } from '../../bookings/index.js';
+import { LOCATION_TYPES, type LocationType, QuestionView, RECURRENCE_SCHEMA, type RecurrenceDto } from '../../event-types/index.js';
 
 const EVENT_TYPE_EXAMPLE = 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a';
 

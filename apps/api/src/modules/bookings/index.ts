@@ -1,0 +1,7 @@
+// What other modules may use of this one; they import nothing else from its folder (module-boundaries.spec.ts).
+export * from './booking-create.service.js';
+export * from './booking-queries.service.js';
+export * from './bookings.module.js';
+export * from './dto/booking.dto.js';
+export * from './dto/hold.dto.js';
+export * from './holds.service.js';
