@@ -22,9 +22,9 @@ const UNSCOPED: Record<string, string> = {
   'MailRepository.markFailed': 'mail queue (jobs framework)',
   'MailRepository.msUntilNextDue': 'mail queue (jobs framework)',
   'MailRepository.deleteSentBefore': 'retention job over all organizations',
-  'DomainEvents.claimUndispatched': 'outbox queue (jobs framework)',
-  'DomainEvents.markDispatched': 'outbox queue (jobs framework)',
-  'DomainEvents.deleteDispatchedBefore': 'retention job over all organizations',
+  'DomainEventsRepository.claimUndispatched': 'outbox queue (jobs framework)',
+  'DomainEventsRepository.markDispatched': 'outbox queue (jobs framework)',
+  'DomainEventsRepository.deleteDispatchedBefore': 'retention job over all organizations',
   'IdempotencyRepository.deleteExpired': 'cleanup job over all organizations',
   'CalendarsRepository.claimDue': 'sync queue (jobs framework)',
   'CalendarsRepository.release': 'sync queue (jobs framework)',
@@ -87,7 +87,14 @@ describe('tenant scope', () => {
 
   it('finds the data-access classes', () => {
     const classes = new Set(methods.map((m) => m.className));
-    for (const name of ['BookingsRepository', 'TeamRepository', 'SlotReadModel', 'GlobalLookups', 'DomainEvents', 'BookingCounts']) {
+    for (const name of [
+      'BookingsRepository',
+      'TeamRepository',
+      'SlotReadModel',
+      'GlobalLookups',
+      'DomainEventsRepository',
+      'BookingCounts',
+    ]) {
       expect(classes).toContain(name);
     }
   });

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../../jobs/index.js';
+import { DomainEventsRepository } from './domain-events.repository.js';
 import { DomainEvents } from './domain-events.service.js';
 import { DomainEvent } from './entities/domain-event.entity.js';
 
@@ -8,7 +9,7 @@ import { DomainEvent } from './entities/domain-event.entity.js';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([DomainEvent]), JobsModule],
-  providers: [DomainEvents],
+  providers: [DomainEventsRepository, DomainEvents],
   exports: [DomainEvents],
 })
 export class OutboxModule {}

@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import type { TenantScope } from '@app/common';
+import { TransactionHost } from '@app/database';
+import { DOMAIN_EVENTS_CHANNEL, type DomainEventInput, type PendingEvent } from './domain-event.js';
+
+/** The outbox's table (`domain_events`): written in the recording feature's transaction, read by the dispatcher. */
+@Injectable()
+export class DomainEventsRepository {
+  constructor(private readonly tx: TransactionHost) {}
+
+  /** One event, written with the caller's other writes; its notification is delivered on commit. */
+  async insert(scope: TenantScope, id: string, input: DomainEventInput, at: Date): Promise<void> {
+    await this.tx.write(
+      `WITH inserted AS (
+         INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
+       SELECT pg_notify($7, id) FROM inserted`,
+      [id, scope.organizationId, scope.livemode, input.type, JSON.stringify(input.data), at, DOMAIN_EVENTS_CHANNEL],
+    );
+  }
+
+  /** Several events in one statement (a recurring series' occurrences). */
+  async insertMany(scope: TenantScope, ids: readonly string[], inputs: readonly DomainEventInput[], at: Date): Promise<void> {
+    await this.tx.write(
+      `WITH inserted AS (
+         INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at)
+         SELECT e.id, $1, $2, e.type, e.data::jsonb, $3 FROM unnest($4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS e(id, type, data, n)
+          ORDER BY e.n
+         RETURNING id)
+       SELECT pg_notify($7, id) FROM inserted`,
+      [
+        scope.organizationId,
+        scope.livemode,
+        at,
+        [...ids],
+        inputs.map((input) => input.type),
+        inputs.map((input) => JSON.stringify(input.data)),
+        DOMAIN_EVENTS_CHANNEL,
+      ],
+    );
+  }
+
+  /** Retention: events already fanned out to webhooks, older than `cutoff` (deliveries carry their own body). */
+  async deleteDispatchedBefore(cutoff: Date): Promise<number> {
+    const [, count]: [unknown[], number] = await this.tx.manager.query(
+      `DELETE FROM domain_events WHERE dispatched_at IS NOT NULL AND created_at < $1`,
+      [cutoff],
+    );
+    return count ?? 0;
+  }
+
+  /**
+   * The reading side of the outbox, for the webhooks dispatcher: locks the oldest undispatched events
+   * until the caller's transaction ends (other dispatchers skip them), which marks them dispatched in it.
+   */
+  async claimUndispatched(limit: number): Promise<PendingEvent[]> {
+    const rows: {
+      id: string;
+      organization_id: string;
+      livemode: boolean;
+      type: string;
+      data: Record<string, unknown>;
+      created_at: Date;
+    }[] = await this.tx.transactional.query(
+      `SELECT id, organization_id, livemode, type, data, created_at
+           FROM domain_events
+          WHERE dispatched_at IS NULL
+          ORDER BY created_at, id
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      organizationId: r.organization_id,
+      livemode: r.livemode,
+      type: r.type,
+      data: r.data,
+      createdAt: r.created_at,
+    }));
+  }
+
+  async markDispatched(eventIds: string[]): Promise<void> {
+    if (eventIds.length === 0) return;
+    await this.tx.transactional.query(`UPDATE domain_events SET dispatched_at = now() WHERE id = ANY($1::text[])`, [eventIds]);
+  }
+
+  /** Everything a deleted organization recorded (no foreign key ties these rows to it). */
+  async deleteOfOrganization(scope: TenantScope): Promise<void> {
+    await this.tx.transactional.query(`DELETE FROM domain_events WHERE organization_id = $1`, [scope.organizationId]);
+  }
+}
