@@ -2,7 +2,8 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { AppConfig, jobTenantScope } from '@app/common';
 import { JobLoop, type TickResult } from '../../jobs/index.js';
 import { CalendarSync } from './calendar-sync.service.js';
-import { CALENDAR_SYNC_CHANNEL, CalendarsRepository } from './calendars.repository.js';
+import { CalendarQueueRepository } from './calendar-queue.repository.js';
+import { CALENDAR_SYNC_CHANNEL } from './calendars.repository.js';
 
 /** Catches connections that became due while nobody listened; due times are minutes apart anyway. */
 const POLL_INTERVAL_MS = 5_000;
@@ -21,7 +22,7 @@ export class CalendarSyncWorker implements OnApplicationBootstrap, OnApplication
 
   constructor(
     private readonly config: AppConfig,
-    private readonly repository: CalendarsRepository,
+    private readonly queue: CalendarQueueRepository,
     private readonly sync: CalendarSync,
   ) {
     this.loop = new JobLoop({
@@ -43,15 +44,15 @@ export class CalendarSyncWorker implements OnApplicationBootstrap, OnApplication
 
   private async syncDue(): Promise<TickResult> {
     const leaseSeconds = Math.ceil((this.config.calendarTimeoutMs * 5) / 1000) + 60;
-    const due = await this.repository.claimDue(CLAIM, leaseSeconds);
-    if (due.length === 0) return (await this.repository.msUntilNextDue()) ?? undefined;
+    const due = await this.queue.claimDue(CLAIM, leaseSeconds);
+    if (due.length === 0) return (await this.queue.msUntilNextDue()) ?? undefined;
     await Promise.all(
       due.map(async (connection) => {
         try {
           // Calendars are organization data shared by both modes.
           await this.sync.sync(jobTenantScope(connection.organizationId, true), connection);
         } finally {
-          await this.repository.release(connection.id).catch(() => undefined);
+          await this.queue.release(connection.id).catch(() => undefined);
         }
       }),
     );

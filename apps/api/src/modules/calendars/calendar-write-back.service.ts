@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import ical, { ICalEventStatus } from 'ical-generator';
 import { newId, type TenantScope } from '@app/common';
-import { TransactionHost } from '@app/database';
+import { CalendarQueueRepository } from './calendar-queue.repository.js';
 import type { CalendarWriteAction } from './entities/calendar-write.entity.js';
 
-export const CALENDAR_WRITES_CHANNEL = 'calendar_writes';
+export { CALENDAR_WRITES_CHANNEL } from './calendar-queue.repository.js';
 
 /** What a host's calendar shows of a booking. */
 export interface BookingForCalendar {
@@ -23,7 +23,7 @@ export interface BookingForCalendar {
  */
 @Injectable()
 export class CalendarWriteBack {
-  constructor(private readonly tx: TransactionHost) {}
+  constructor(private readonly queue: CalendarQueueRepository) {}
 
   async confirmed(scope: TenantScope, booking: BookingForCalendar, hostUserIds: readonly string[]): Promise<void> {
     await this.confirmedMany(scope, [booking], hostUserIds);
@@ -52,22 +52,7 @@ export class CalendarWriteBack {
   ): Promise<void> {
     if (!scope.livemode || hostUserIds.length === 0 || items.length === 0) return;
     const writes = items.flatMap((item) => hostUserIds.map((userId) => ({ ...item, userId, id: newId('calw') })));
-    await this.tx.write(
-      `WITH inserted AS (
-         INSERT INTO calendar_writes (id, organization_id, booking_id, user_id, action, ics, status, attempts, next_attempt_at, created_at)
-         SELECT w.id, $1, w.booking_id, w.user_id, $2, w.ics, 'pending', 0, now(), now()
-           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS w(id, booking_id, user_id, ics)
-         RETURNING id)
-       SELECT pg_notify('${CALENDAR_WRITES_CHANNEL}', '') FROM inserted LIMIT 1`,
-      [
-        scope.organizationId,
-        action,
-        writes.map((write) => write.id),
-        writes.map((write) => write.bookingId),
-        writes.map((write) => write.userId),
-        writes.map((write) => write.ics),
-      ],
-    );
+    await this.queue.recordWrites(scope, writes, action);
   }
 }
 

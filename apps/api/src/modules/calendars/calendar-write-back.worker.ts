@@ -4,6 +4,7 @@ import { JobLoop, type TickResult } from '../../jobs/index.js';
 import { CalDavReader } from './caldav-source.js';
 import { CalendarSecrets } from './calendar-secrets.service.js';
 import { CALENDAR_WRITES_CHANNEL } from './calendar-write-back.service.js';
+import { CalendarQueueRepository } from './calendar-queue.repository.js';
 import { CalendarsRepository } from './calendars.repository.js';
 import type { CalendarWrite } from './entities/calendar-write.entity.js';
 import { SourceError } from './ics-source.js';
@@ -30,6 +31,7 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
   constructor(
     private readonly config: AppConfig,
     private readonly repository: CalendarsRepository,
+    private readonly queue: CalendarQueueRepository,
     private readonly secrets: CalendarSecrets,
   ) {
     this.dav = new CalDavReader(config.calendarAllowPrivateUrls, config.calendarTimeoutMs);
@@ -53,8 +55,8 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
 
   private async writeDue(): Promise<TickResult> {
     const leaseSeconds = Math.ceil((this.config.calendarTimeoutMs * 3) / 1000) + 30;
-    const writes = await this.repository.claimWrites(CLAIM, leaseSeconds);
-    if (writes.length === 0) return (await this.repository.msUntilNextWrite()) ?? undefined;
+    const writes = await this.queue.claimWrites(CLAIM, leaseSeconds);
+    if (writes.length === 0) return (await this.queue.msUntilNextWrite()) ?? undefined;
     await Promise.all(writes.map((write) => this.carryOut(write)));
     return 'again';
   }
@@ -73,21 +75,21 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
           };
         } catch {
           // Not the server's fault: the write waits (pending, the attempt not counted) for the key to come back.
-          await this.repository.holdWrite(write.id, SECRET_UNREADABLE_RETRY_SECONDS, CALENDAR_SECRET_UNREADABLE);
+          await this.queue.holdWrite(write.id, SECRET_UNREADABLE_RETRY_SECONDS, CALENDAR_SECRET_UNREADABLE);
           if (write.lastError !== CALENDAR_SECRET_UNREADABLE) this.logger.warn({ msg: CALENDAR_SECRET_UNREADABLE, writeId: write.id });
           return;
         }
         await this.dav.write(account, calendarId, `${write.bookingId}.ics`, write.action === 'put' ? write.ics : null);
       }
-      await this.repository.finishWrite(write.id);
+      await this.queue.finishWrite(write.id);
     } catch (error) {
       const reason = error instanceof SourceError ? error.message : error instanceof Error ? error.name : 'error';
       const delay = this.config.calendarRetrySchedule[write.attempts - 1];
       if (delay === undefined) {
-        await this.repository.failWrite(write.id, reason);
+        await this.queue.failWrite(write.id, reason);
         this.logger.error({ msg: 'Calendar write-back failed for good', writeId: write.id, error: reason });
       } else {
-        await this.repository.retryWrite(write.id, delay, reason);
+        await this.queue.retryWrite(write.id, delay, reason);
         this.logger.warn({ msg: 'Calendar write-back failed; will retry', writeId: write.id, error: reason, retryInSeconds: delay });
       }
     }

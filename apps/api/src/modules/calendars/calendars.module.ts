@@ -11,6 +11,7 @@ import { CalendarWriteBack } from './calendar-write-back.service.js';
 import { CalendarWriteBackWorker } from './calendar-write-back.worker.js';
 import { CalendarWrite } from './entities/calendar-write.entity.js';
 import { CalendarsController } from './calendars.controller.js';
+import { CalendarQueueRepository } from './calendar-queue.repository.js';
 import { CalendarsRepository } from './calendars.repository.js';
 import { CalendarsService } from './calendars.service.js';
 import { CalendarBusyTime } from './entities/calendar-busy-time.entity.js';
@@ -22,6 +23,7 @@ import { CalendarConnection } from './entities/calendar-connection.entity.js';
   controllers: [CalendarsController],
   providers: [
     CalendarsRepository,
+    CalendarQueueRepository,
     CalendarParser,
     CalendarSecrets,
     CalendarSecretReseal,

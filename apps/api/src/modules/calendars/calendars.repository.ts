@@ -3,7 +3,6 @@ import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import type { BusyInterval } from '@app/calendar';
 import { CalendarConnection } from './entities/calendar-connection.entity.js';
-import { CalendarWrite } from './entities/calendar-write.entity.js';
 
 export const CALENDAR_SYNC_CHANNEL = 'calendar_sync';
 export const SOURCE_KEY = 'calendar_connections_member_source_key';
@@ -27,7 +26,7 @@ function stateColumns({ nextSyncInSeconds, ...state }: Partial<SyncState>): Reco
   return nextSyncInSeconds === undefined ? state : { ...state, nextSyncAt: () => `now() + interval '${seconds} seconds'` };
 }
 
-/** Calendar connections and their busy times; every method but the job queue's is scoped by organization. */
+/** Calendar connections and their busy times, scoped by organization (the re-sealing job's two methods excepted). */
 @Injectable()
 export class CalendarsRepository {
   constructor(private readonly tx: TransactionHost) {}
@@ -133,42 +132,6 @@ export class CalendarsRepository {
     return rows.map((r) => ({ connectionId: r.connection_id, start: r.starts_at, end: r.ends_at }));
   }
 
-  /**
-   * Job queue: leases up to `limit` connections due for a sync, across organizations. SKIP LOCKED lets
-   * instances claim side by side; the lease keeps one connection with one worker at a time.
-   */
-  async claimDue(limit: number, leaseSeconds: number): Promise<CalendarConnection[]> {
-    const ids: { id: string }[] = await this.tx.manager.query(
-      `WITH claimed AS (
-         UPDATE calendar_connections SET locked_until = now() + make_interval(secs => $2)
-          WHERE id IN (SELECT id FROM calendar_connections
-                        WHERE next_sync_at <= now() AND (locked_until IS NULL OR locked_until <= now())
-                        ORDER BY next_sync_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-          RETURNING id)
-       SELECT id FROM claimed`,
-      [limit, leaseSeconds],
-    );
-    if (ids.length === 0) return [];
-    return this.tx.manager.find(CalendarConnection, { where: ids.map(({ id }) => ({ id })) });
-  }
-
-  /** Job queue: the lease ends with the sync. */
-  async release(id: string): Promise<void> {
-    await this.tx.manager.query(`UPDATE calendar_connections SET locked_until = NULL WHERE id = $1`, [id]);
-  }
-
-  /** Job queue: milliseconds until the next connection is due, or null when none is. */
-  async msUntilNextDue(): Promise<number | null> {
-    const rows: { ms: number | null }[] = await this.tx.manager.query(
-      // greatest() skips NULLs: without the CASE, no connection at all would read as "due now".
-      `SELECT CASE WHEN min(next_sync_at) IS NULL THEN NULL
-                  ELSE greatest(0, extract(epoch FROM min(next_sync_at) - now()) * 1000)::float8 END AS ms
-         FROM calendar_connections
-        WHERE locked_until IS NULL OR locked_until <= now()`,
-    );
-    return rows[0]?.ms ?? null;
-  }
-
   /** Re-sealing job: the sealed secrets of connections after `afterId`, across organizations. */
   async sealedSecretsAfter(afterId: string, limit: number): Promise<{ id: string; url: string; password: string | null }[]> {
     const rows: { id: string; sealed_url: string; sealed_password: string | null }[] = await this.tx.manager.query(
@@ -205,67 +168,5 @@ export class CalendarsRepository {
       if (calendar) return { connection, calendarId: calendar.id };
     }
     return null;
-  }
-
-  /**
-   * Job queue: leases up to `limit` due write-backs across organizations, the oldest first, skipping a
-   * booking whose earlier write is still pending (a delete never overtakes its put).
-   */
-  async claimWrites(limit: number, leaseSeconds: number): Promise<CalendarWrite[]> {
-    const rows: { id: string }[] = await this.tx.manager.query(
-      `WITH claimed AS (
-         UPDATE calendar_writes SET locked_until = now() + make_interval(secs => $2), attempts = attempts + 1
-          WHERE id IN (SELECT w.id FROM calendar_writes w
-                        WHERE w.status = 'pending' AND w.next_attempt_at <= now() AND (w.locked_until IS NULL OR w.locked_until <= now())
-                          AND NOT EXISTS (SELECT 1 FROM calendar_writes e
-                                           WHERE e.booking_id = w.booking_id AND e.user_id = w.user_id AND e.status = 'pending'
-                                             AND (e.created_at, e.id) < (w.created_at, w.id))
-                        ORDER BY w.created_at, w.id LIMIT $1 FOR UPDATE SKIP LOCKED)
-          RETURNING id)
-       SELECT id FROM claimed`,
-      [limit, leaseSeconds],
-    );
-    if (rows.length === 0) return [];
-    return this.tx.manager.find(CalendarWrite, { where: rows.map(({ id }) => ({ id })), order: { createdAt: 'ASC', id: 'ASC' } });
-  }
-
-  /** Job queue. */
-  async finishWrite(id: string): Promise<void> {
-    await this.tx.manager.query(`UPDATE calendar_writes SET status = 'done', locked_until = NULL, last_error = NULL WHERE id = $1`, [id]);
-  }
-
-  /** Job queue. */
-  async retryWrite(id: string, delaySeconds: number, error: string): Promise<void> {
-    await this.tx.manager.query(
-      `UPDATE calendar_writes SET locked_until = NULL, last_error = $3, next_attempt_at = now() + make_interval(secs => $2) WHERE id = $1`,
-      [id, delaySeconds, error],
-    );
-  }
-
-  /** Job queue. */
-  /** Job queue: the write waits (still pending) and the attempt it was claimed for does not count. */
-  async holdWrite(id: string, delaySeconds: number, error: string): Promise<void> {
-    await this.tx.manager.query(
-      `UPDATE calendar_writes SET locked_until = NULL, last_error = $3, attempts = greatest(attempts - 1, 0),
-              next_attempt_at = now() + make_interval(secs => $2) WHERE id = $1`,
-      [id, delaySeconds, error],
-    );
-  }
-
-  async failWrite(id: string, error: string): Promise<void> {
-    await this.tx.manager.query(`UPDATE calendar_writes SET status = 'failed', locked_until = NULL, last_error = $2 WHERE id = $1`, [
-      id,
-      error,
-    ]);
-  }
-
-  /** Job queue: milliseconds until the next write-back is due, or null when none is pending. */
-  async msUntilNextWrite(): Promise<number | null> {
-    const rows: { ms: number | null }[] = await this.tx.manager.query(
-      `SELECT (extract(epoch FROM min(greatest(next_attempt_at, coalesce(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
-         FROM calendar_writes WHERE status = 'pending'`,
-    );
-    const ms = rows[0]?.ms ?? null;
-    return ms === null ? null : Math.max(0, ms);
   }
 }
