@@ -2195,7 +2195,10 @@ export interface components {
             livemode: boolean;
         };
         PublicBookingResponse: {
+            /** @description With recurrenceCount: the first occurrence; its token opens every one */
             booking: components["schemas"]["AttendeeBookingView"];
+            /** @description Only when POST /public/bookings booked a series (recurrenceCount) */
+            series?: components["schemas"]["SeriesView"];
         };
         CreateWebhookDto: {
             /**

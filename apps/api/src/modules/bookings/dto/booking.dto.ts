@@ -418,5 +418,8 @@ export class AttendeeBookingView {
 }
 
 export class PublicBookingResponse {
-  @ApiProperty({ type: AttendeeBookingView }) booking!: AttendeeBookingView;
+  @ApiProperty({ type: AttendeeBookingView, description: 'With recurrenceCount: the first occurrence; its token opens every one' })
+  booking!: AttendeeBookingView;
+  @ApiPropertyOptional({ type: SeriesView, description: 'Only when POST /public/bookings booked a series (recurrenceCount)' })
+  series?: SeriesView;
 }
