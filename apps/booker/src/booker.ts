@@ -349,16 +349,19 @@ export class SchedBooker extends HTMLElement {
     target.focus();
   }
 
+  /** A time went to someone else: the month's times again, then the message, so what is said is what is shown. */
+  private async showTaken(): Promise<void> {
+    await this.loadMonth();
+    this.announce(this.t.taken);
+  }
+
   private async placeHold(slot: Slot): Promise<void> {
     const eventType = this.eventType!;
     const { data, error, response } = await this.api.POST('/v1/public/holds', {
       body: { eventTypeId: eventType.id, startTime: slot.start, timezone: this.timeZone },
     });
     if (!data) {
-      if (response.status === 409) {
-        this.announce(this.t.taken);
-        return this.loadMonth();
-      }
+      if (response.status === 409) return this.showTaken();
       return this.fail(error);
     }
     this.hold = data;
@@ -574,8 +577,7 @@ export class SchedBooker extends HTMLElement {
     if (response.status === 409) {
       window.clearInterval(this.countdown);
       this.hold = null;
-      this.announce(t.taken);
-      return this.loadMonth();
+      return this.showTaken();
     }
     this.fail(error);
   }
