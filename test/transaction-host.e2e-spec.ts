@@ -20,7 +20,7 @@ describe('TransactionHost', () => {
     await t.close();
   });
 
-  const insert = (value: string): Promise<unknown> => tx.manager.query('INSERT INTO tx_probe (value) VALUES ($1)', [value]);
+  const insert = (value: string): Promise<unknown> => tx.transactional.query('INSERT INTO tx_probe (value) VALUES ($1)', [value]);
   const values = async (): Promise<string[]> =>
     ((await dataSource.query('SELECT value FROM tx_probe ORDER BY value')) as { value: string }[]).map((row) => row.value);
 
@@ -32,7 +32,7 @@ describe('TransactionHost', () => {
           await new Promise((resolve) => setTimeout(resolve, 5));
           await insert('b');
         });
-        expect(await tx.manager.query('SELECT count(*)::int AS n FROM tx_probe')).toEqual([{ n: 2 }]);
+        expect(await tx.reads.query('SELECT count(*)::int AS n FROM tx_probe')).toEqual([{ n: 2 }]);
         throw new Error('the use case fails after both writes');
       }),
     ).rejects.toThrow('the use case fails');
@@ -51,6 +51,19 @@ describe('TransactionHost', () => {
     expect(tx.inTransaction).toBe(false);
     expect(() => tx.transactional).toThrow(/inside TransactionHost.transaction/);
     await tx.transaction(async () => expect(tx.inTransaction).toBe(true));
+  });
+
+  it('outside(reason) runs on its own: its write stays when the caller’s transaction rolls back', async () => {
+    await dataSource.query('DELETE FROM tx_probe');
+    await expect(
+      tx.transaction(async () => {
+        await insert('rolled back');
+        await tx.outside('the probe must outlive the transaction').query('INSERT INTO tx_probe (value) VALUES ($1)', ['kept']);
+        throw new Error('the use case fails');
+      }),
+    ).rejects.toThrow('the use case fails');
+    expect(await values()).toEqual(['kept']);
+    expect(() => tx.outside(' ')).toThrow(/Say why/);
   });
 
   it('keeps concurrent transactions apart', async () => {

@@ -98,6 +98,16 @@ export function inlineParameters({ text, values }: Write): string {
   return out + text.slice(copied);
 }
 
+/**
+ * A batch carries its values as literal text, which PostgreSQL would copy into its server log with a statement that
+ * fails (a refused double booking) or runs long: attendee data and mail bodies in a log no one reviews. The batch
+ * turns that logging off for itself and back on after it; a bound statement is logged with `$n`, never its values.
+ */
+const QUIET_LOG = 'SET LOCAL log_min_error_statement = panic;\nSET LOCAL log_min_duration_statement = -1';
+const USUAL_LOG = 'SET LOCAL log_min_error_statement TO DEFAULT;\nSET LOCAL log_min_duration_statement TO DEFAULT';
+const MAY_QUIET_LOG = `SELECT has_parameter_privilege('log_min_error_statement', 'SET')
+                          AND has_parameter_privilege('log_min_duration_statement', 'SET') AS quiet`;
+
 /** What pg's client and pool take: a named statement is parsed and planned once per connection. */
 interface PreparedClient {
   query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
@@ -105,19 +115,24 @@ interface PreparedClient {
 
 /**
  * Transactions travel in context, not in parameters: a service method opens one with `transaction()`,
- * and every repository call inside it, in any module, finds it through `manager` (AsyncLocalStorage
- * follows the async calls). A nested `transaction()` joins the open one. Writes that are only correct
- * inside a transaction (row locks, outbox rows) read `transactional`, which throws outside one, so
- * forgetting to open it fails loudly instead of running on autocommit.
+ * and every repository call inside it, in any module, finds it (AsyncLocalStorage follows the async
+ * calls). A nested `transaction()` joins the open one. Each statement says which of four modes it runs in:
+ * - `reads`: reads only; they join the open transaction (and see its writes and locks), or use the pool.
+ * - `transactional` and `write()`: writes; they throw outside a transaction, so a forgotten `transaction()`
+ *   fails loudly instead of running on autocommit.
+ * - `outside(reason)`: the one way out of the caller's transaction, for the few statements that must not join it.
+ * transaction-modes.spec.ts fails on a write through `reads`.
  */
 @Injectable()
 export class TransactionHost {
   private readonly current = new AsyncLocalStorage<Open>();
+  /** Whether this role may set the two log settings (a superuser may; another role needs GRANT SET ON PARAMETER). */
+  private mayQuietLog?: Promise<boolean>;
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The open transaction's manager, or the pool's (autocommit) outside one. */
-  get manager(): EntityManager {
+  /** For reads: the open transaction's manager, or the pool's outside one. Never for writes. */
+  get reads(): EntityManager {
     return this.current.getStore()?.manager ?? this.dataSource.manager;
   }
 
@@ -159,8 +174,10 @@ export class TransactionHost {
   /**
    * Runs `work` in the open transaction with its writes (`write()`) deferred, then sends them all as one
    * multi-statement query, parameters written in as literals (the simple protocol takes several statements,
-   * the extended one a single one). A hot transaction of five or six outbox and row writes becomes one
-   * round trip. Reads inside `work` must not need the deferred writes; an error of any write surfaces here.
+   * the extended one a single one), with the server's statement logging off around them (QUIET_LOG). A hot
+   * transaction of five or six outbox and row writes becomes one round trip. A role that may not change those
+   * settings gets its writes one by one, bound. Reads inside `work` must not need the deferred writes; an error
+   * of any write surfaces here.
    */
   async batched<T>(work: () => Promise<T>): Promise<T> {
     const open = this.open();
@@ -169,12 +186,22 @@ export class TransactionHost {
     try {
       const result = await work();
       const writes = open.batch.splice(0);
-      if (writes.length === 1) await open.manager.query(writes[0].text, [...writes[0].values]);
-      else if (writes.length > 1) await open.manager.query(writes.map(inlineParameters).join(';\n'));
+      if (writes.length > 1 && (await this.quietLogAllowed()))
+        await open.manager.query([QUIET_LOG, ...writes.map(inlineParameters), USUAL_LOG].join(';\n'));
+      else for (const { text, values } of writes) await open.manager.query(text, [...values]);
       return result;
     } finally {
       open.batch = undefined;
     }
+  }
+
+  /** Asked once, on the pool: inside the transaction a failing check would abort it. */
+  private quietLogAllowed(): Promise<boolean> {
+    this.mayQuietLog ??= this.dataSource
+      .query(MAY_QUIET_LOG)
+      .then((rows: { quiet: boolean }[]) => rows[0]?.quiet === true)
+      .catch(() => false);
+    return this.mayQuietLog;
   }
 
   private open(): Open {

@@ -9,11 +9,11 @@ export class ApiKeysRepository {
   constructor(private readonly tx: TransactionHost) {}
 
   async insert(scope: TenantScope, key: ApiKey): Promise<void> {
-    await this.tx.manager.insert(ApiKey, { ...key, organizationId: scope.organizationId });
+    await this.tx.transactional.insert(ApiKey, { ...key, organizationId: scope.organizationId });
   }
 
   async listActive(scope: TenantScope, page: PageRequest): Promise<[ApiKey[], number]> {
-    return this.tx.manager.findAndCount(ApiKey, {
+    return this.tx.reads.findAndCount(ApiKey, {
       where: { organizationId: scope.organizationId, revokedAt: IsNull() },
       order: { createdAt: 'DESC', id: 'ASC' },
       skip: pageOffset(page),
@@ -23,7 +23,7 @@ export class ApiKeysRepository {
 
   /** A key of the organization that is not revoked. */
   async findActive(scope: TenantScope, id: string): Promise<ApiKey | null> {
-    return this.tx.manager.findOne(ApiKey, { where: { id, organizationId: scope.organizationId, revokedAt: IsNull() } });
+    return this.tx.reads.findOne(ApiKey, { where: { id, organizationId: scope.organizationId, revokedAt: IsNull() } });
   }
 
   /** Returns false when the key was revoked meanwhile (or is not the organization's). */
@@ -32,13 +32,13 @@ export class ApiKeysRepository {
     id: string,
     changes: Partial<Pick<ApiKey, 'name' | 'allowedOrigins' | 'eventTypeIds'>>,
   ): Promise<boolean> {
-    const result = await this.tx.manager.update(ApiKey, { id, organizationId: scope.organizationId, revokedAt: IsNull() }, changes);
+    const result = await this.tx.transactional.update(ApiKey, { id, organizationId: scope.organizationId, revokedAt: IsNull() }, changes);
     return (result.affected ?? 0) > 0;
   }
 
   /** Returns false when no live key of the organization has that id (unknown, foreign or already revoked). */
   async revoke(scope: TenantScope, id: string, at: Date): Promise<boolean> {
-    const result = await this.tx.manager.update(
+    const result = await this.tx.transactional.update(
       ApiKey,
       { id, organizationId: scope.organizationId, revokedAt: IsNull() },
       { revokedAt: at },

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@app/database';
 import {
   ALL_SCOPES,
   AppError,
@@ -76,6 +77,7 @@ export class ApiKeysService {
     private readonly lookups: GlobalLookups,
     private readonly eventTypes: EventTypesService,
     private readonly clock: Clock,
+    private readonly tx: TransactionHost,
   ) {}
 
   async create(principal: Principal, dto: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
@@ -115,7 +117,7 @@ export class ApiKeysService {
       allowedOrigins,
       eventTypeIds,
     } satisfies ApiKey);
-    await this.repository.insert(scope, key);
+    await this.tx.transaction(() => this.repository.insert(scope, key));
     const { lastUsedAt: _unused, apiKey: _shown, ...shown } = view(key);
     return { apiKey, key: shown };
   }
@@ -133,7 +135,8 @@ export class ApiKeysService {
     if (dto.name !== undefined) changes.name = dto.name;
     if (dto.allowedOrigins !== undefined) changes.allowedOrigins = originsOf(dto.allowedOrigins);
     if (dto.eventTypeIds !== undefined) changes.eventTypeIds = await this.ownEventTypes(scope, dto.eventTypeIds);
-    if (Object.keys(changes).length > 0 && !(await this.repository.update(scope, id, changes))) throw AppError.notFound('API key');
+    if (Object.keys(changes).length > 0 && !(await this.tx.transaction(() => this.repository.update(scope, id, changes))))
+      throw AppError.notFound('API key');
     return { key: view(Object.assign(key, changes)) };
   }
 
@@ -143,7 +146,8 @@ export class ApiKeysService {
   }
 
   async revoke(principal: Principal, id: string): Promise<void> {
-    if (!(await this.repository.revoke(tenantScope(principal), id, this.clock.now()))) throw AppError.notFound('API key');
+    const revoked = await this.tx.transaction(() => this.repository.revoke(tenantScope(principal), id, this.clock.now()));
+    if (!revoked) throw AppError.notFound('API key');
   }
 
   /** A publishable key's event types must be this organization's (any other id → 400 naming eventTypeIds). */

@@ -20,32 +20,32 @@ export class AuthRepository {
   constructor(private readonly tx: TransactionHost) {}
 
   findUserByEmail(email: string): Promise<User | null> {
-    return this.tx.manager.findOne(User, { where: { email } });
+    return this.tx.reads.findOne(User, { where: { email } });
   }
 
   findUser(id: string): Promise<User | null> {
-    return this.tx.manager.findOne(User, { where: { id } });
+    return this.tx.reads.findOne(User, { where: { id } });
   }
 
   async insertUser(user: User): Promise<void> {
-    await this.tx.manager.insert(User, user);
+    await this.tx.transactional.insert(User, user);
   }
 
   async updateUser(id: string, changes: Partial<User>): Promise<void> {
-    await this.tx.manager.update(User, { id }, changes);
+    await this.tx.transactional.update(User, { id }, changes);
   }
 
   async insertSession(session: Session): Promise<void> {
-    await this.tx.manager.insert(Session, session);
+    await this.tx.transactional.insert(Session, session);
   }
 
   findSession(id: string): Promise<Session | null> {
-    return this.tx.manager.findOne(Session, { where: { id } });
+    return this.tx.reads.findOne(Session, { where: { id } });
   }
 
   /** Rotation succeeds only from the hash the caller saw, so two refreshes with one token cannot both win. */
   async rotateRefreshToken(id: string, fromHash: string, toHash: string, at: Date): Promise<boolean> {
-    const result = await this.tx.manager.update(
+    const result = await this.tx.transactional.update(
       Session,
       { id, refreshTokenHash: fromHash, revokedAt: IsNull() },
       { refreshTokenHash: toHash, lastUsedAt: at },
@@ -54,7 +54,11 @@ export class AuthRepository {
   }
 
   async revokeSession(id: string, at: Date, userId?: string): Promise<boolean> {
-    const result = await this.tx.manager.update(Session, { id, revokedAt: IsNull(), ...(userId ? { userId } : {}) }, { revokedAt: at });
+    const result = await this.tx.transactional.update(
+      Session,
+      { id, revokedAt: IsNull(), ...(userId ? { userId } : {}) },
+      { revokedAt: at },
+    );
     return (result.affected ?? 0) > 0;
   }
 
@@ -65,7 +69,7 @@ export class AuthRepository {
   }
 
   listActiveSessions(userId: string, now: Date): Promise<Session[]> {
-    return this.tx.manager.find(Session, {
+    return this.tx.reads.find(Session, {
       where: { userId, revokedAt: IsNull(), expiresAt: MoreThan(now) },
       order: { createdAt: 'DESC', id: 'ASC' },
     });
@@ -98,6 +102,6 @@ export class AuthRepository {
 
   /** After a successful login from this address: its failures for the email no longer count (other addresses' still do). */
   async clearLoginFailures(email: string, clientIp: string): Promise<void> {
-    await this.tx.manager.delete(LoginFailure, { email, clientIp });
+    await this.tx.transactional.delete(LoginFailure, { email, clientIp });
   }
 }

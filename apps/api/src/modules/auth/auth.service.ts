@@ -216,8 +216,10 @@ export class AuthService {
       await this.repository.recordLoginFailure(dto.email, clientIp, now, since);
       throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
     }
-    await this.repository.clearLoginFailures(dto.email, clientIp);
-    return this.startSession(user.id, member.memberId, member.scope, userAgent);
+    return this.tx.transaction(async () => {
+      await this.repository.clearLoginFailures(dto.email, clientIp);
+      return this.startSession(user.id, member.memberId, member.scope, userAgent);
+    });
   }
 
   /** A new session and its first token pair. */
@@ -250,15 +252,16 @@ export class AuthService {
     const presentedHash = sha256(parts.secret);
     const session = await this.repository.findSession(parts.sessionId);
     const nextSecret = randomBase62(43);
-    const rotated =
-      session !== null &&
-      session.refreshTokenHash === presentedHash &&
-      (await this.repository.rotateRefreshToken(parts.sessionId, presentedHash, sha256(nextSecret), now));
-    if (!rotated) {
+    const rotated = await this.tx.transaction(async () => {
+      const ok =
+        session !== null &&
+        session.refreshTokenHash === presentedHash &&
+        (await this.repository.rotateRefreshToken(parts.sessionId, presentedHash, sha256(nextSecret), now));
       // A rotated token came back: someone holds a copy. End the whole session.
-      await this.repository.revokeSession(parts.sessionId, now);
-      throw AppError.unauthorized('Refresh token reuse detected; the session has been revoked');
-    }
+      if (!ok) await this.repository.revokeSession(parts.sessionId, now);
+      return ok;
+    });
+    if (!rotated) throw AppError.unauthorized('Refresh token reuse detected; the session has been revoked');
     return this.tokens(principal.sessionId, principal.userId, principal.scope.organizationId, nextSecret);
   }
 
@@ -307,7 +310,8 @@ export class AuthService {
   }
 
   async logout(principal: Principal): Promise<void> {
-    if (principal.sessionId) await this.repository.revokeSession(principal.sessionId, this.clock.now());
+    const sessionId = principal.sessionId;
+    if (sessionId) await this.tx.transaction(() => this.repository.revokeSession(sessionId, this.clock.now()));
   }
 
   /** Ends the session a refresh token belongs to, if the token is its current one; anything else is ignored. */
@@ -315,7 +319,8 @@ export class AuthService {
     const parts = splitRefreshToken(refreshToken);
     if (!parts) return;
     const session = await this.repository.findSession(parts.sessionId);
-    if (session?.refreshTokenHash === sha256(parts.secret)) await this.repository.revokeSession(session.id, this.clock.now());
+    if (session?.refreshTokenHash === sha256(parts.secret))
+      await this.tx.transaction(() => this.repository.revokeSession(session.id, this.clock.now()));
   }
 
   async listSessions(principal: Principal): Promise<SessionListResponse> {
@@ -332,7 +337,8 @@ export class AuthService {
   }
 
   async deleteSession(principal: Principal, sessionId: string): Promise<void> {
-    if (!(await this.repository.revokeSession(sessionId, this.clock.now(), principal.userId))) throw AppError.notFound('Session');
+    const revoked = await this.tx.transaction(() => this.repository.revokeSession(sessionId, this.clock.now(), principal.userId));
+    if (!revoked) throw AppError.notFound('Session');
   }
 
   async me(principal: Principal): Promise<MeResponse> {

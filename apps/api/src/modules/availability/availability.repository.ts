@@ -14,7 +14,7 @@ export class AvailabilityRepository {
 
   /** Creates the member's schedule or replaces its hours; the id and createdAt stay. */
   async upsertSchedule(scope: TenantScope, schedule: WeeklyScheduleEntity): Promise<WeeklyScheduleEntity> {
-    const rows: { id: string; created_at: Date }[] = await this.tx.manager.query(
+    const rows: { id: string; created_at: Date }[] = await this.tx.transactional.query(
       `INSERT INTO weekly_schedules (id, organization_id, member_id, user_id, timezone, days, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $7)
        ON CONFLICT (member_id) DO UPDATE SET timezone = EXCLUDED.timezone, days = EXCLUDED.days, updated_at = EXCLUDED.updated_at
@@ -48,25 +48,25 @@ export class AvailabilityRepository {
   }
 
   findSchedule(scope: TenantScope, userId: string): Promise<WeeklyScheduleEntity | null> {
-    return this.tx.manager.findOne(WeeklyScheduleEntity, { where: { organizationId: scope.organizationId, userId } });
+    return this.tx.reads.findOne(WeeklyScheduleEntity, { where: { organizationId: scope.organizationId, userId } });
   }
 
   async insertOverride(scope: TenantScope, override: DateOverrideEntity): Promise<void> {
-    await this.tx.manager.insert(DateOverrideEntity, { ...override, organizationId: scope.organizationId });
+    await this.tx.transactional.insert(DateOverrideEntity, { ...override, organizationId: scope.organizationId });
   }
 
   findOverride(scope: TenantScope, id: string): Promise<DateOverrideEntity | null> {
-    return this.tx.manager.findOne(DateOverrideEntity, { where: { organizationId: scope.organizationId, id } });
+    return this.tx.reads.findOne(DateOverrideEntity, { where: { organizationId: scope.organizationId, id } });
   }
 
   async deleteOverride(scope: TenantScope, id: string): Promise<boolean> {
-    const result = await this.tx.manager.delete(DateOverrideEntity, { organizationId: scope.organizationId, id });
+    const result = await this.tx.transactional.delete(DateOverrideEntity, { organizationId: scope.organizationId, id });
     return (result.affected ?? 0) > 0;
   }
 
   /** Inclusive dates, in date order. */
   findOverrides(scope: TenantScope, userId: string, startDate: string, endDate: string): Promise<DateOverrideEntity[]> {
-    return this.tx.manager.find(DateOverrideEntity, {
+    return this.tx.reads.find(DateOverrideEntity, {
       where: { organizationId: scope.organizationId, userId, date: Between(startDate, endDate) },
       order: { date: 'ASC' },
     });

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@app/database';
 import {
   AppError,
   Clock,
@@ -99,6 +100,7 @@ export class SchedulesService {
     private readonly repository: AvailabilityRepository,
     private readonly team: TeamService,
     private readonly clock: Clock,
+    private readonly tx: TransactionHost,
   ) {}
 
   async getSchedule(principal: Principal, userId: string | undefined): Promise<ScheduleResponse> {
@@ -141,7 +143,8 @@ export class SchedulesService {
       createdAt: now,
       updatedAt: now,
     } satisfies WeeklyScheduleEntity);
-    return { schedule: scheduleView(await this.repository.upsertSchedule(tenantScope(principal), schedule)) };
+    const saved = await this.tx.transaction(() => this.repository.upsertSchedule(tenantScope(principal), schedule));
+    return { schedule: scheduleView(saved) };
   }
 
   /**
@@ -189,7 +192,7 @@ export class SchedulesService {
       createdAt: this.clock.now(),
     } satisfies DateOverrideEntity);
     try {
-      await this.repository.insertOverride(tenantScope(principal), override);
+      await this.tx.transaction(() => this.repository.insertOverride(tenantScope(principal), override));
     } catch (error) {
       // Checked by the unique index, so two concurrent requests for one date give one 201 and one 409.
       if (isUniqueViolation(error, OVERRIDE_DATE_KEY)) {
@@ -215,7 +218,7 @@ export class SchedulesService {
     const override = await this.repository.findOverride(tenantScope(principal), id);
     if (!override) throw AppError.notFound('Override');
     this.assertMayManage(principal, override.userId);
-    if (!(await this.repository.deleteOverride(tenantScope(principal), id))) throw AppError.notFound('Override');
+    if (!(await this.tx.transaction(() => this.repository.deleteOverride(tenantScope(principal), id)))) throw AppError.notFound('Override');
   }
 
   /**

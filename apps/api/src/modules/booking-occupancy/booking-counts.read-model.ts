@@ -16,7 +16,7 @@ export class BookingCounts {
   async activeByEventType(scope: TenantScope, eventTypeIds: readonly string[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>(eventTypeIds.map((id) => [id, 0]));
     if (eventTypeIds.length === 0) return counts;
-    const rows: { event_type_id: string; count: number }[] = await this.tx.manager.query(
+    const rows: { event_type_id: string; count: number }[] = await this.tx.reads.query(
       `SELECT event_type_id, count(*)::int AS count
          FROM bookings
         WHERE organization_id = $1 AND livemode = $2 AND event_type_id = ANY($3::text[]) AND status IN ${BUSY_STATUSES_SQL}

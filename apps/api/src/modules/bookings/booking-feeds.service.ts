@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@app/database';
 import ical, { ICalEventStatus } from 'ical-generator';
 import { AppConfig, AppError, Clock, ensureEncryptionKey, type Principal, sha256, tenantScope } from '@app/common';
 import { GlobalLookups } from '../global-lookups/index.js';
@@ -26,6 +27,7 @@ export class BookingFeeds {
     private readonly eventTypes: EventTypesService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly tx: TransactionHost,
   ) {
     this.key = ensureEncryptionKey(config);
   }
@@ -89,7 +91,7 @@ export class BookingFeeds {
 
   private async save(principal: Principal, version: number): Promise<void> {
     const memberId = this.memberOf(principal);
-    await this.repository.saveFeed(tenantScope(principal), {
+    const feed = {
       memberId,
       organizationId: principal.organizationId,
       userId: principal.userId,
@@ -97,7 +99,8 @@ export class BookingFeeds {
       tokenHash: sha256(this.tokenOf(memberId, version)),
       createdAt: this.clock.now(),
       updatedAt: this.clock.now(),
-    });
+    };
+    await this.tx.transaction(() => this.repository.saveFeed(tenantScope(principal), feed));
   }
 
   /** 256 bits that only this service can compute: HMAC of the member and version under ENCRYPTION_KEY. */

@@ -143,7 +143,7 @@ export class BookingsRepository {
   }
 
   async findSeries(scope: TenantScope, id: string): Promise<BookingSeries | null> {
-    return this.tx.manager.findOne(BookingSeries, { where: { id, organizationId: scope.organizationId, livemode: scope.livemode } });
+    return this.tx.reads.findOne(BookingSeries, { where: { id, organizationId: scope.organizationId, livemode: scope.livemode } });
   }
 
   /**
@@ -151,7 +151,7 @@ export class BookingsRepository {
    * not the original), by occurrence.
    */
   async occurrencesOf(scope: TenantScope, seriesId: string): Promise<BookingWithHosts[]> {
-    const bookings = await this.tx.manager.find(Booking, {
+    const bookings = await this.tx.reads.find(Booking, {
       where: { seriesId, organizationId: scope.organizationId, livemode: scope.livemode, rescheduledToBookingId: IsNull() },
       order: { occurrence: 'ASC', startsAt: 'ASC' },
     });
@@ -227,7 +227,7 @@ export class BookingsRepository {
   }
 
   async find(scope: TenantScope, id: string): Promise<BookingWithHosts | null> {
-    const booking = await this.tx.manager.findOne(Booking, {
+    const booking = await this.tx.reads.findOne(Booking, {
       where: { id, organizationId: scope.organizationId, livemode: scope.livemode },
     });
     return booking ? { booking, hostUserIds: (await this.hostsOfMany(scope, [booking.id])).get(booking.id) ?? [] } : null;
@@ -237,7 +237,7 @@ export class BookingsRepository {
   async hostsOfMany(scope: TenantScope, bookingIds: readonly string[]): Promise<Map<string, string[]>> {
     const result = new Map<string, string[]>();
     if (bookingIds.length === 0) return result;
-    const rows: { booking_id: string; host_user_id: string }[] = await this.tx.manager.query(
+    const rows: { booking_id: string; host_user_id: string }[] = await this.tx.reads.query(
       `SELECT booking_id, host_user_id FROM booking_hosts
         WHERE organization_id = $1 AND booking_id = ANY($2::text[])
         ORDER BY booking_id, position, host_user_id`,
@@ -248,7 +248,7 @@ export class BookingsRepository {
   }
 
   async list(scope: TenantScope, filters: BookingFilters, page: PageRequest): Promise<[Booking[], number]> {
-    const query = this.tx.manager
+    const query = this.tx.reads
       .createQueryBuilder(Booking, 'b')
       .where('b.organization_id = :organizationId AND b.livemode = :livemode', scope)
       .orderBy('b.starts_at', 'ASC')
@@ -276,7 +276,7 @@ export class BookingsRepository {
 
   /** Live confirmed and pending bookings `userId` hosts, starting in [from, to), for its calendar feed. */
   async hostedBookings(scope: TenantScope, userId: string, from: Date, to: Date): Promise<Booking[]> {
-    return this.tx.manager
+    return this.tx.reads
       .createQueryBuilder(Booking, 'b')
       .where('b.organization_id = :organizationId AND b.livemode = true', { organizationId: scope.organizationId })
       .andWhere(`b.status IN ${BUSY_STATUSES_SQL}`)
@@ -289,12 +289,12 @@ export class BookingsRepository {
   }
 
   async findFeed(scope: TenantScope, memberId: string): Promise<BookingFeed | null> {
-    return this.tx.manager.findOne(BookingFeed, { where: { organizationId: scope.organizationId, memberId } });
+    return this.tx.reads.findOne(BookingFeed, { where: { organizationId: scope.organizationId, memberId } });
   }
 
   /** Creates the member's feed or moves it to a new version (token), in one statement. */
   async saveFeed(scope: TenantScope, feed: BookingFeed): Promise<void> {
-    await this.tx.manager.query(
+    await this.tx.transactional.query(
       `INSERT INTO booking_feeds (member_id, organization_id, user_id, version, token_hash, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $6)
        ON CONFLICT (member_id) DO UPDATE SET version = EXCLUDED.version, token_hash = EXCLUDED.token_hash, updated_at = EXCLUDED.updated_at`,

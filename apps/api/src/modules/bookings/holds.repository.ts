@@ -146,12 +146,12 @@ export class HoldsRepository {
       AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM booking_hosts bh WHERE bh.booking_id = h.id AND bh.host_user_id = $5))`;
     const values = [scope.organizationId, scope.livemode, now, filters.eventTypeId ?? null, filters.hostedBy ?? null];
     const [rows, [{ total }]]: [HoldRow[], { total: number }[]] = await Promise.all([
-      this.tx.manager.query(`SELECT h.* FROM holds h WHERE ${where} ORDER BY h.starts_at, h.id LIMIT $6 OFFSET $7`, [
+      this.tx.reads.query(`SELECT h.* FROM holds h WHERE ${where} ORDER BY h.starts_at, h.id LIMIT $6 OFFSET $7`, [
         ...values,
         page.limit,
         pageOffset(page),
       ]),
-      this.tx.manager.query(`SELECT count(*)::int AS total FROM holds h WHERE ${where}`, values),
+      this.tx.reads.query(`SELECT count(*)::int AS total FROM holds h WHERE ${where}`, values),
     ]);
     return [rows.map(holdFromRow), total];
   }

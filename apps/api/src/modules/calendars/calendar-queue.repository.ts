@@ -44,7 +44,7 @@ export class CalendarQueueRepository {
    * instances claim side by side; the lease keeps one connection with one worker at a time.
    */
   async claimDue(limit: number, leaseSeconds: number): Promise<CalendarConnection[]> {
-    const ids: { id: string }[] = await this.tx.manager.query(
+    const ids: { id: string }[] = await this.tx.outside('a claim commits at once, so other workers skip what it took').query(
       `WITH claimed AS (
          UPDATE calendar_connections SET locked_until = now() + make_interval(secs => $2)
           WHERE id IN (SELECT id FROM calendar_connections
@@ -55,17 +55,19 @@ export class CalendarQueueRepository {
       [limit, leaseSeconds],
     );
     if (ids.length === 0) return [];
-    return this.tx.manager.find(CalendarConnection, { where: ids.map(({ id }) => ({ id })) });
+    return this.tx.reads.find(CalendarConnection, { where: ids.map(({ id }) => ({ id })) });
   }
 
   /** Job queue: the lease ends with the sync. */
   async release(id: string): Promise<void> {
-    await this.tx.manager.query(`UPDATE calendar_connections SET locked_until = NULL WHERE id = $1`, [id]);
+    await this.tx
+      .outside('a job’s outcome is written after its work, on its own')
+      .query(`UPDATE calendar_connections SET locked_until = NULL WHERE id = $1`, [id]);
   }
 
   /** Job queue: milliseconds until the next connection is due, or null when none is. */
   async msUntilNextDue(): Promise<number | null> {
-    const rows: { ms: number | null }[] = await this.tx.manager.query(
+    const rows: { ms: number | null }[] = await this.tx.reads.query(
       // greatest() skips NULLs: without the CASE, no connection at all would read as "due now".
       `SELECT CASE WHEN min(next_sync_at) IS NULL THEN NULL
                   ELSE greatest(0, extract(epoch FROM min(next_sync_at) - now()) * 1000)::float8 END AS ms
@@ -80,7 +82,7 @@ export class CalendarQueueRepository {
    * booking whose earlier write is still pending (a delete never overtakes its put).
    */
   async claimWrites(limit: number, leaseSeconds: number): Promise<CalendarWrite[]> {
-    const rows: { id: string }[] = await this.tx.manager.query(
+    const rows: { id: string }[] = await this.tx.outside('a claim commits at once, so other workers skip what it took').query(
       `WITH claimed AS (
          UPDATE calendar_writes SET locked_until = now() + make_interval(secs => $2), attempts = attempts + 1
           WHERE id IN (SELECT w.id FROM calendar_writes w
@@ -94,25 +96,29 @@ export class CalendarQueueRepository {
       [limit, leaseSeconds],
     );
     if (rows.length === 0) return [];
-    return this.tx.manager.find(CalendarWrite, { where: rows.map(({ id }) => ({ id })), order: { createdAt: 'ASC', id: 'ASC' } });
+    return this.tx.reads.find(CalendarWrite, { where: rows.map(({ id }) => ({ id })), order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
   /** Job queue. */
   async finishWrite(id: string): Promise<void> {
-    await this.tx.manager.query(`UPDATE calendar_writes SET status = 'done', locked_until = NULL, last_error = NULL WHERE id = $1`, [id]);
+    await this.tx
+      .outside('a job’s outcome is written after its work, on its own')
+      .query(`UPDATE calendar_writes SET status = 'done', locked_until = NULL, last_error = NULL WHERE id = $1`, [id]);
   }
 
   /** Job queue. */
   async retryWrite(id: string, delaySeconds: number, error: string): Promise<void> {
-    await this.tx.manager.query(
-      `UPDATE calendar_writes SET locked_until = NULL, last_error = $3, next_attempt_at = now() + make_interval(secs => $2) WHERE id = $1`,
-      [id, delaySeconds, error],
-    );
+    await this.tx
+      .outside('a job’s outcome is written after its work, on its own')
+      .query(
+        `UPDATE calendar_writes SET locked_until = NULL, last_error = $3, next_attempt_at = now() + make_interval(secs => $2) WHERE id = $1`,
+        [id, delaySeconds, error],
+      );
   }
 
   /** Job queue: the write waits (still pending) and the attempt it was claimed for does not count. */
   async holdWrite(id: string, delaySeconds: number, error: string): Promise<void> {
-    await this.tx.manager.query(
+    await this.tx.outside('a job’s outcome is written after its work, on its own').query(
       `UPDATE calendar_writes SET locked_until = NULL, last_error = $3, attempts = greatest(attempts - 1, 0),
               next_attempt_at = now() + make_interval(secs => $2) WHERE id = $1`,
       [id, delaySeconds, error],
@@ -120,15 +126,14 @@ export class CalendarQueueRepository {
   }
 
   async failWrite(id: string, error: string): Promise<void> {
-    await this.tx.manager.query(`UPDATE calendar_writes SET status = 'failed', locked_until = NULL, last_error = $2 WHERE id = $1`, [
-      id,
-      error,
-    ]);
+    await this.tx
+      .outside('a job’s outcome is written after its work, on its own')
+      .query(`UPDATE calendar_writes SET status = 'failed', locked_until = NULL, last_error = $2 WHERE id = $1`, [id, error]);
   }
 
   /** Job queue: milliseconds until the next write-back is due, or null when none is pending. */
   async msUntilNextWrite(): Promise<number | null> {
-    const rows: { ms: number | null }[] = await this.tx.manager.query(
+    const rows: { ms: number | null }[] = await this.tx.reads.query(
       `SELECT (extract(epoch FROM min(greatest(next_attempt_at, coalesce(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
          FROM calendar_writes WHERE status = 'pending'`,
     );

@@ -106,13 +106,8 @@ export class CalendarSync implements OnModuleDestroy {
         calendars: connection.calendars,
       });
       if (content.notModified) {
-        await this.repository.recordSync(scope, connection.id, {
-          status: 'ok',
-          lastSyncError: null,
-          lastSyncedAt: now,
-          updatedAt: now,
-          nextSyncInSeconds: next,
-        });
+        const unchanged = { status: 'ok' as const, lastSyncError: null, lastSyncedAt: now, updatedAt: now, nextSyncInSeconds: next };
+        await this.tx.transaction(() => this.repository.recordSync(scope, connection.id, unchanged));
         return;
       }
       await this.repository.replaceBusy(scope, connection.id, connection.userId, content.busy, {

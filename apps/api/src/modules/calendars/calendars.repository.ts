@@ -41,19 +41,19 @@ export class CalendarsRepository {
   }
 
   async sourceConnected(scope: TenantScope, memberId: string, sourceHash: string): Promise<boolean> {
-    return this.tx.manager.exists(CalendarConnection, { where: { organizationId: scope.organizationId, memberId, sourceHash } });
+    return this.tx.reads.exists(CalendarConnection, { where: { organizationId: scope.organizationId, memberId, sourceHash } });
   }
 
   async countOfMember(scope: TenantScope, memberId: string): Promise<number> {
-    return this.tx.manager.count(CalendarConnection, { where: { organizationId: scope.organizationId, memberId } });
+    return this.tx.reads.count(CalendarConnection, { where: { organizationId: scope.organizationId, memberId } });
   }
 
   async find(scope: TenantScope, id: string): Promise<CalendarConnection | null> {
-    return this.tx.manager.findOne(CalendarConnection, { where: { organizationId: scope.organizationId, id } });
+    return this.tx.reads.findOne(CalendarConnection, { where: { organizationId: scope.organizationId, id } });
   }
 
   async list(scope: TenantScope, userId: string, page: PageRequest): Promise<[CalendarConnection[], number]> {
-    return this.tx.manager.findAndCount(CalendarConnection, {
+    return this.tx.reads.findAndCount(CalendarConnection, {
       where: { organizationId: scope.organizationId, userId },
       order: { createdAt: 'ASC', id: 'ASC' },
       skip: pageOffset(page),
@@ -62,7 +62,7 @@ export class CalendarsRepository {
   }
 
   async update(scope: TenantScope, id: string, changes: Partial<CalendarConnection>): Promise<void> {
-    await this.tx.manager.update(CalendarConnection, { organizationId: scope.organizationId, id }, changes);
+    await this.tx.transactional.update(CalendarConnection, { organizationId: scope.organizationId, id }, changes);
   }
 
   /** No calendar of the member's CalDAV accounts is the destination any more. */
@@ -78,13 +78,13 @@ export class CalendarsRepository {
 
   /** Its busy times go with it (ON DELETE CASCADE), so they stop blocking at once. */
   async delete(scope: TenantScope, id: string): Promise<boolean> {
-    const result = await this.tx.manager.delete(CalendarConnection, { organizationId: scope.organizationId, id });
+    const result = await this.tx.transactional.delete(CalendarConnection, { organizationId: scope.organizationId, id });
     return (result.affected ?? 0) > 0;
   }
 
   /** Makes the connection due now and wakes the sync workers of every instance (on commit). */
   async requestSync(scope: TenantScope, id: string): Promise<void> {
-    await this.tx.manager.query(
+    await this.tx.transactional.query(
       `WITH due AS (UPDATE calendar_connections SET next_sync_at = now() WHERE organization_id = $1 AND id = $2 RETURNING id)
        SELECT pg_notify('${CALENDAR_SYNC_CHANNEL}', id) FROM due`,
       [scope.organizationId, id],
@@ -117,12 +117,12 @@ export class CalendarsRepository {
 
   /** A failed sync: the stored busy times stay. */
   async recordSync(scope: TenantScope, id: string, state: Partial<SyncState>): Promise<void> {
-    await this.tx.manager.update(CalendarConnection, { organizationId: scope.organizationId, id }, stateColumns(state));
+    await this.tx.transactional.update(CalendarConnection, { organizationId: scope.organizationId, id }, stateColumns(state));
   }
 
   /** The member's stored busy times of connections that block, overlapping [from, to). */
   async busyOf(scope: TenantScope, userId: string, from: Date, to: Date): Promise<StoredBusy[]> {
-    const rows: { connection_id: string; starts_at: Date; ends_at: Date }[] = await this.tx.manager.query(
+    const rows: { connection_id: string; starts_at: Date; ends_at: Date }[] = await this.tx.reads.query(
       `SELECT b.connection_id, b.starts_at, b.ends_at FROM calendar_busy_times b
          JOIN calendar_connections c ON c.id = b.connection_id AND c.blocks_availability
         WHERE b.organization_id = $1 AND b.user_id = $2 AND b.ends_at > $3 AND b.starts_at < $4
@@ -134,7 +134,7 @@ export class CalendarsRepository {
 
   /** Re-sealing job: the sealed secrets of connections after `afterId`, across organizations. */
   async sealedSecretsAfter(afterId: string, limit: number): Promise<{ id: string; url: string; password: string | null }[]> {
-    const rows: { id: string; sealed_url: string; sealed_password: string | null }[] = await this.tx.manager.query(
+    const rows: { id: string; sealed_url: string; sealed_password: string | null }[] = await this.tx.reads.query(
       `SELECT id, sealed_url, sealed_password FROM calendar_connections WHERE id > $1 ORDER BY id LIMIT $2`,
       [afterId, limit],
     );
@@ -147,7 +147,7 @@ export class CalendarsRepository {
     from: { url: string; password: string | null },
     to: { url: string; password: string | null },
   ): Promise<boolean> {
-    const rows: unknown[] = await this.tx.manager.query(
+    const rows: unknown[] = await this.tx.outside('re-sealing swaps one row at a time, each on its own (compare and set)').query(
       `WITH changed AS (
          UPDATE calendar_connections SET sealed_url = $4, sealed_password = $5
           WHERE id = $1 AND sealed_url = $2 AND sealed_password IS NOT DISTINCT FROM $3
@@ -160,7 +160,7 @@ export class CalendarsRepository {
 
   /** The member's CalDAV connection that holds its destination calendar, and that calendar's id. */
   async destinationOf(scope: TenantScope, userId: string): Promise<{ connection: CalendarConnection; calendarId: string } | null> {
-    const connections = await this.tx.manager.find(CalendarConnection, {
+    const connections = await this.tx.reads.find(CalendarConnection, {
       where: { organizationId: scope.organizationId, userId, type: 'caldav' },
     });
     for (const connection of connections) {

@@ -179,7 +179,7 @@ export class CalendarsService {
       await this.repository.update(scope, id, changes);
     });
     // New calendar flags or a new password take effect at the next sync, which starts now.
-    if (dto.calendars !== undefined || dto.password !== undefined) await this.repository.requestSync(scope, id);
+    if (dto.calendars !== undefined || dto.password !== undefined) await this.tx.transaction(() => this.repository.requestSync(scope, id));
     return { calendar: calendarView(Object.assign(connection, changes)) };
   }
 
@@ -199,13 +199,14 @@ export class CalendarsService {
 
   async remove(principal: Principal, id: string): Promise<void> {
     const connection = await this.owned(principal, id);
-    if (!(await this.repository.delete(tenantScope(principal), connection.id))) throw AppError.notFound('Calendar');
+    if (!(await this.tx.transaction(() => this.repository.delete(tenantScope(principal), connection.id))))
+      throw AppError.notFound('Calendar');
   }
 
   /** 202: the connection is due now and a worker of any instance syncs it. */
   async requestSync(principal: Principal, id: string): Promise<CalendarResponse> {
     const connection = await this.owned(principal, id);
-    await this.repository.requestSync(tenantScope(principal), connection.id);
+    await this.tx.transaction(() => this.repository.requestSync(tenantScope(principal), connection.id));
     return { calendar: calendarView(connection) };
   }
 

@@ -46,7 +46,7 @@ export class EventTypesRepository {
    * request); `lock` holds the event type row until the transaction ends.
    */
   async findOne(scope: TenantScope, id: string, lock = false): Promise<EventTypeWithHosts | null> {
-    const rows: EventTypeRow[] = await (lock ? this.tx.transactional : this.tx.manager).query(
+    const rows: EventTypeRow[] = await (lock ? this.tx.transactional : this.tx.reads).query(
       `SELECT ${EVENT_TYPE_ROW_COLUMNS_SQL}
          FROM event_types et
         WHERE et.id = $1 AND et.organization_id = $2${lock ? ' FOR UPDATE' : ''}`,
@@ -57,7 +57,7 @@ export class EventTypesRepository {
 
   /** Active event types with their hosts, oldest first, limited to `ids` unless null; one query. */
   async findActive(scope: TenantScope, ids: readonly string[] | null, limit: number): Promise<EventTypeWithHosts[]> {
-    const rows: EventTypeRow[] = await this.tx.manager.query(
+    const rows: EventTypeRow[] = await this.tx.reads.query(
       `SELECT ${EVENT_TYPE_ROW_COLUMNS_SQL}
          FROM event_types et
         WHERE et.organization_id = $1 AND et.is_active AND ($2::text[] IS NULL OR et.id = ANY($2::text[]))
@@ -69,7 +69,7 @@ export class EventTypesRepository {
   }
 
   async list(scope: TenantScope, isActive: boolean, page: PageRequest): Promise<[EventType[], number]> {
-    return this.tx.manager.findAndCount(EventType, {
+    return this.tx.reads.findAndCount(EventType, {
       where: { organizationId: scope.organizationId, isActive },
       order: { createdAt: 'DESC', id: 'DESC' },
       skip: pageOffset(page),
@@ -95,7 +95,7 @@ export class EventTypesRepository {
   /** Title, slug, duration and location of these event types, deleted ones included; one query. */
   async findMany(scope: TenantScope, ids: readonly string[]): Promise<EventType[]> {
     if (ids.length === 0) return [];
-    return this.tx.manager.find(EventType, { where: { organizationId: scope.organizationId, id: In([...new Set(ids)]) } });
+    return this.tx.reads.find(EventType, { where: { organizationId: scope.organizationId, id: In([...new Set(ids)]) } });
   }
 
   async update(scope: TenantScope, id: string, changes: Partial<EventType>): Promise<void> {

@@ -174,7 +174,7 @@ export class GlobalLookups {
 
   /** Login and invitation acceptance: the user's active membership, wherever it is. */
   async activeMembershipOf(userId: string): Promise<ActiveMembership | null> {
-    const rows: { id: string; organization_id: string; role: Role }[] = await this.tx.manager.query(
+    const rows: { id: string; organization_id: string; role: Role }[] = await this.tx.reads.query(
       `SELECT id, organization_id, role FROM members WHERE user_id = $1 AND status = 'active'`,
       [userId],
     );
@@ -194,7 +194,7 @@ export class GlobalLookups {
       first_name: string | null;
       last_name: string | null;
       invited_at: Date | null;
-    }[] = await (lock ? this.tx.transactional : this.tx.manager).query(
+    }[] = await (lock ? this.tx.transactional : this.tx.reads).query(
       `SELECT id, organization_id, email, first_name, last_name, invited_at FROM members
         WHERE invitation_token_hash = $1 AND status = 'invited' ${lock ? 'FOR UPDATE' : ''}`,
       [tokenHash],
@@ -217,7 +217,7 @@ export class GlobalLookups {
    */
   async bookingForAttendee(bookingId: string, token: string): Promise<TenantScope | 'invalid' | null> {
     const rows: { organization_id: string; livemode: boolean; confirmation_token_hash: string; series_token_hash: string | null }[] =
-      await this.tx.manager.query(
+      await this.tx.reads.query(
         `SELECT b.organization_id, b.livemode, b.confirmation_token_hash, s.token_hash AS series_token_hash
            FROM bookings b LEFT JOIN booking_series s ON s.id = b.series_id AND s.organization_id = b.organization_id
           WHERE b.id = $1`,
@@ -236,7 +236,7 @@ export class GlobalLookups {
 
   /** A member's calendar feed by its token's hash: the URL is the credential. */
   async bookingFeedByTokenHash(tokenHash: string): Promise<{ scope: TenantScope; userId: string } | null> {
-    const rows: { organization_id: string; user_id: string }[] = await this.tx.manager.query(
+    const rows: { organization_id: string; user_id: string }[] = await this.tx.reads.query(
       `SELECT organization_id, user_id FROM booking_feeds WHERE token_hash = $1`,
       [tokenHash],
     );
@@ -246,13 +246,13 @@ export class GlobalLookups {
 
   /** Slugs are unique across organizations. */
   async organizationSlugTaken(slug: string): Promise<boolean> {
-    const rows: unknown[] = await this.tx.manager.query(`SELECT 1 FROM organizations WHERE slug = $1`, [slug]);
+    const rows: unknown[] = await this.tx.reads.query(`SELECT 1 FROM organizations WHERE slug = $1`, [slug]);
     return rows.length > 0;
   }
 
   /** One organization per user: is this email an active member of an organization other than `scope`'s? */
   async activeMemberElsewhere(scope: TenantScope, email: string): Promise<boolean> {
-    const rows: unknown[] = await this.tx.manager.query(
+    const rows: unknown[] = await this.tx.reads.query(
       `SELECT 1 FROM members WHERE organization_id <> $1 AND email = $2 AND status = 'active' LIMIT 1`,
       [scope.organizationId, email],
     );

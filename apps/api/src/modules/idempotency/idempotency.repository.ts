@@ -27,7 +27,7 @@ export class IdempotencyRepository {
 
   /** The response stored for the key, unless it has expired. Read after `lock`, so a finished run is seen. */
   async find(scope: TenantScope, key: string, now: Date): Promise<StoredRecord | null> {
-    const rows: { fingerprint: string; response_status: number; response_body: unknown }[] = await this.tx.manager.query(
+    const rows: { fingerprint: string; response_status: number; response_body: unknown }[] = await this.tx.reads.query(
       `SELECT fingerprint, response_status, response_body FROM idempotency_keys
         WHERE organization_id = $1 AND livemode = $2 AND key = $3 AND expires_at > $4`,
       [scope.organizationId, scope.livemode, key, now],
@@ -37,11 +37,11 @@ export class IdempotencyRepository {
   }
 
   /**
-   * Stores the key's response for `ttlMs`. Inside the request's transaction it commits with what the
-   * request wrote or not at all; an expired record is replaced, a live one is kept.
+   * Stores the key's response for `ttlMs`, in the request's transaction (and its batch, when one is open): it
+   * commits with what the request wrote or not at all; an expired record is replaced, a live one is kept.
    */
   async store(scope: TenantScope, key: string, record: StoredRecord, now: Date, ttlMs: number): Promise<void> {
-    await this.tx.manager.query(
+    await this.tx.write(
       `INSERT INTO idempotency_keys AS k (organization_id, livemode, key, fingerprint, response_status, response_body, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (organization_id, livemode, key) DO UPDATE

@@ -117,10 +117,9 @@ export class MailRepository {
 
   /** Retention: sent mail older than `cutoff` (failed mail stays for operators to look at). */
   async deleteSentBefore(cutoff: Date): Promise<number> {
-    const [, count]: [unknown[], number] = await this.tx.manager.query(
-      `DELETE FROM mail_outbox WHERE status = 'sent' AND created_at < $1`,
-      [cutoff],
-    );
+    const [, count]: [unknown[], number] = await this.tx
+      .outside('retention runs as a job of its own, in autocommit')
+      .query(`DELETE FROM mail_outbox WHERE status = 'sent' AND created_at < $1`, [cutoff]);
     return count ?? 0;
   }
 

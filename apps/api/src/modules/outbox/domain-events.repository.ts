@@ -41,10 +41,9 @@ export class DomainEventsRepository {
 
   /** Retention: events already fanned out to webhooks, older than `cutoff` (deliveries carry their own body). */
   async deleteDispatchedBefore(cutoff: Date): Promise<number> {
-    const [, count]: [unknown[], number] = await this.tx.manager.query(
-      `DELETE FROM domain_events WHERE dispatched_at IS NOT NULL AND created_at < $1`,
-      [cutoff],
-    );
+    const [, count]: [unknown[], number] = await this.tx
+      .outside('retention runs as a job of its own, in autocommit')
+      .query(`DELETE FROM domain_events WHERE dispatched_at IS NOT NULL AND created_at < $1`, [cutoff]);
     return count ?? 0;
   }
 

@@ -28,11 +28,11 @@ export class TeamRepository {
   constructor(private readonly tx: TransactionHost) {}
 
   async insertOrganization(scope: TenantScope, organization: Organization): Promise<void> {
-    await this.tx.manager.insert(Organization, { ...organization, id: scope.organizationId });
+    await this.tx.transactional.insert(Organization, { ...organization, id: scope.organizationId });
   }
 
   async findOrganization(scope: TenantScope): Promise<Organization | null> {
-    return this.tx.manager.findOne(Organization, { where: { id: scope.organizationId } });
+    return this.tx.reads.findOne(Organization, { where: { id: scope.organizationId } });
   }
 
   /** Takes the organization's row lock for the rest of the transaction; false when the organization is gone. */
@@ -44,7 +44,7 @@ export class TeamRepository {
   }
 
   async updateOrganization(scope: TenantScope, changes: Pick<Organization, 'name' | 'updatedAt'>): Promise<void> {
-    await this.tx.manager.update(Organization, { id: scope.organizationId }, changes);
+    await this.tx.transactional.update(Organization, { id: scope.organizationId }, changes);
   }
 
   /**
@@ -63,16 +63,16 @@ export class TeamRepository {
   }
 
   async insertMember(scope: TenantScope, member: Member): Promise<void> {
-    await this.tx.manager.insert(Member, { ...member, organizationId: scope.organizationId });
+    await this.tx.transactional.insert(Member, { ...member, organizationId: scope.organizationId });
   }
 
   /** The member; an active member's names are kept equal to its user's (updateNamesOfUser). */
   async findMember(scope: TenantScope, memberId: string): Promise<Member | null> {
-    return this.tx.manager.findOne(Member, { where: { organizationId: scope.organizationId, id: memberId } });
+    return this.tx.reads.findOne(Member, { where: { organizationId: scope.organizationId, id: memberId } });
   }
 
   async listMembers(scope: TenantScope, filter: MemberFilter, page: PageRequest): Promise<[Member[], number]> {
-    const query = this.tx.manager
+    const query = this.tx.reads
       .createQueryBuilder(Member, 'm')
       .where('m.organizationId = :organizationId', { organizationId: scope.organizationId });
     if (filter.status) query.andWhere('m.status = :status', { status: filter.status });
@@ -81,7 +81,7 @@ export class TeamRepository {
   }
 
   async memberEmailExists(scope: TenantScope, email: string): Promise<boolean> {
-    return this.tx.manager.exists(Member, { where: { organizationId: scope.organizationId, email } });
+    return this.tx.reads.exists(Member, { where: { organizationId: scope.organizationId, email } });
   }
 
   async countActiveOwners(scope: TenantScope): Promise<number> {
@@ -136,10 +136,10 @@ export class TeamRepository {
   }
 
   async findActiveMember(scope: TenantScope, userId: string): Promise<Member | null> {
-    return this.tx.manager.findOne(Member, { where: { organizationId: scope.organizationId, userId, status: 'active' } });
+    return this.tx.reads.findOne(Member, { where: { organizationId: scope.organizationId, userId, status: 'active' } });
   }
 
   async updateNamesOfUser(scope: TenantScope, userId: string, names: { firstName: string | null; lastName: string | null }): Promise<void> {
-    await this.tx.manager.update(Member, { organizationId: scope.organizationId, userId }, names);
+    await this.tx.transactional.update(Member, { organizationId: scope.organizationId, userId }, names);
   }
 }

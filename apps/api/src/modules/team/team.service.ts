@@ -137,7 +137,7 @@ export class TeamService {
 
   async updateOrganization(principal: Principal, organizationId: string, dto: UpdateOrganizationDto): Promise<OrganizationResponse> {
     const scope = this.policy.ownOrganization(principal, organizationId);
-    await this.repository.updateOrganization(scope, { name: dto.name, updatedAt: this.clock.now() });
+    await this.tx.transaction(() => this.repository.updateOrganization(scope, { name: dto.name, updatedAt: this.clock.now() }));
     return { organization: organizationView(await this.policy.organization(scope)) };
   }
 

@@ -210,16 +210,15 @@ export class WebhookQueueRepository {
 
   /** Retention: finished deliveries older than `cutoff`, with their attempt log (ON DELETE CASCADE). */
   async deleteFinishedBefore(cutoff: Date): Promise<number> {
-    const [, count]: [unknown[], number] = await this.tx.manager.query(
-      `DELETE FROM webhook_deliveries WHERE status IN ('succeeded', 'failed') AND created_at < $1`,
-      [cutoff],
-    );
+    const [, count]: [unknown[], number] = await this.tx
+      .outside('retention runs as a job of its own, in autocommit')
+      .query(`DELETE FROM webhook_deliveries WHERE status IN ('succeeded', 'failed') AND created_at < $1`, [cutoff]);
     return count ?? 0;
   }
 
   /** Job: webhooks' sealed secrets in id order after `afterId`, across organizations (re-sealing). */
   async sealedSecretsAfter(afterId: string, limit: number): Promise<{ id: string; sealed: string }[]> {
-    const rows: { id: string; secret_ciphertext: string }[] = await this.tx.manager.query(
+    const rows: { id: string; secret_ciphertext: string }[] = await this.tx.reads.query(
       `SELECT id, secret_ciphertext FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2`,
       [afterId, limit],
     );
@@ -228,10 +227,12 @@ export class WebhookQueueRepository {
 
   /** Job: swaps one sealed secret for another, unless someone changed it meanwhile. */
   async replaceSealedSecret(id: string, from: string, to: string): Promise<boolean> {
-    const rows: unknown[] = await this.tx.manager.query(
-      `WITH changed AS (UPDATE webhooks SET secret_ciphertext = $3 WHERE id = $1 AND secret_ciphertext = $2 RETURNING id) SELECT id FROM changed`,
-      [id, from, to],
-    );
+    const rows: unknown[] = await this.tx
+      .outside('re-sealing swaps one row at a time, each on its own (compare and set)')
+      .query(
+        `WITH changed AS (UPDATE webhooks SET secret_ciphertext = $3 WHERE id = $1 AND secret_ciphertext = $2 RETURNING id) SELECT id FROM changed`,
+        [id, from, to],
+      );
     return rows.length > 0;
   }
 }

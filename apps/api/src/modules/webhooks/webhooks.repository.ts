@@ -20,15 +20,15 @@ export class WebhooksRepository {
   constructor(private readonly tx: TransactionHost) {}
 
   async insert(scope: TenantScope, webhook: Webhook): Promise<void> {
-    await this.tx.manager.insert(Webhook, { ...webhook, organizationId: scope.organizationId, livemode: scope.livemode });
+    await this.tx.transactional.insert(Webhook, { ...webhook, organizationId: scope.organizationId, livemode: scope.livemode });
   }
 
   async find(scope: TenantScope, id: string): Promise<Webhook | null> {
-    return this.tx.manager.findOne(Webhook, { where: { id, organizationId: scope.organizationId, livemode: scope.livemode } });
+    return this.tx.reads.findOne(Webhook, { where: { id, organizationId: scope.organizationId, livemode: scope.livemode } });
   }
 
   async list(scope: TenantScope, page: PageRequest): Promise<[Webhook[], number]> {
-    return this.tx.manager.findAndCount(Webhook, {
+    return this.tx.reads.findAndCount(Webhook, {
       where: { organizationId: scope.organizationId, livemode: scope.livemode },
       order: { createdAt: 'DESC', id: 'ASC' },
       skip: pageOffset(page),
@@ -50,7 +50,7 @@ export class WebhooksRepository {
 
   /** Deliveries and their attempt log go with it (ON DELETE CASCADE). */
   async delete(scope: TenantScope, id: string): Promise<boolean> {
-    const result = await this.tx.manager.delete(Webhook, { id, organizationId: scope.organizationId, livemode: scope.livemode });
+    const result = await this.tx.transactional.delete(Webhook, { id, organizationId: scope.organizationId, livemode: scope.livemode });
     return (result.affected ?? 0) > 0;
   }
 
@@ -69,7 +69,7 @@ export class WebhooksRepository {
     page: PageRequest,
     filters: { status?: DeliveryStatus; since?: Date } = {},
   ): Promise<[WebhookDelivery[], number]> {
-    return this.tx.manager.findAndCount(WebhookDelivery, {
+    return this.tx.reads.findAndCount(WebhookDelivery, {
       where: {
         organizationId: scope.organizationId,
         webhookId,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@app/database';
 import { AppConfig, AppError, Clock, looksLikeId, newId, PageRequest, pageMeta, type Principal, tenantScope } from '@app/common';
 import {
   CreatedWebhookResponse,
@@ -58,6 +59,7 @@ export class WebhooksService {
     private readonly secrets: WebhookSecrets,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly tx: TransactionHost,
   ) {}
 
   async create(principal: Principal, dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
@@ -77,7 +79,7 @@ export class WebhooksService {
       createdAt: now,
       updatedAt: now,
     } satisfies Webhook);
-    await this.repository.insert(tenantScope(principal), webhook);
+    await this.tx.transaction(() => this.repository.insert(tenantScope(principal), webhook));
     return { webhook: webhookView(webhook), secret };
   }
 
@@ -104,7 +106,7 @@ export class WebhooksService {
   }
 
   async remove(principal: Principal, id: string): Promise<void> {
-    if (!looksLikeId(id, 'wh') || !(await this.repository.delete(tenantScope(principal), id))) {
+    if (!looksLikeId(id, 'wh') || !(await this.tx.transaction(() => this.repository.delete(tenantScope(principal), id)))) {
       throw AppError.notFound('Webhook');
     }
   }
