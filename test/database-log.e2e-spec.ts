@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { type EmbeddedDatabase, runMigrations, startEmbeddedPostgres, TransactionHost } from '@app/database';
+import { startTestApp, type TestApp } from './support/app.js';
+import { bookingBody, bookingOrg } from './support/bookings.js';
+
+/**
+ * What PostgreSQL writes to its own log when a statement fails. Its own server here, started for this file, so
+ * the test reads that server's log (its stderr) whatever the machine's cluster logs to.
+ */
+describe('the database server’s log', () => {
+  let db: EmbeddedDatabase;
+  let log = '';
+  let t: TestApp;
+
+  beforeAll(async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sched-pglog-'));
+    chmodSync(dataDir, 0o755); // run as root, the server runs as the postgres user, which must reach its directory
+    db = await startEmbeddedPostgres(dataDir, {
+      database: 'scheduling_log',
+      log: (message) => (log += message),
+    });
+    await runMigrations(db.url);
+    t = await startTestApp({ databaseUrl: db.url });
+  }, 120_000);
+  afterAll(async () => {
+    await t?.app.close();
+    await db?.stop();
+  });
+
+  /** Everything the server logged until now: a failing marker statement, then its line in the log. */
+  async function serverLog(url = db.url): Promise<string> {
+    const marker = `marker_${randomBytes(6).toString('hex')}`;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(`SELECT 1 / 0 AS ${marker}`).catch(() => undefined);
+    await client.end();
+    for (let i = 0; i < 200 && !log.includes(marker); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(log).toContain(marker);
+    return log;
+  }
+
+  /** The race a second instance wins between the check and the insert: the database refuses the overlap. */
+  async function refuseOverlapsFor(email: string): Promise<void> {
+    await t.app.get(DataSource).query(`
+      CREATE OR REPLACE FUNCTION test_race() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM bookings WHERE id = NEW.booking_id AND attendee_email = '${email}') THEN
+          RAISE EXCEPTION 'conflicting key value violates exclusion constraint "booking_hosts_no_overlap"'
+            USING ERRCODE = 'exclusion_violation', CONSTRAINT = 'booking_hosts_no_overlap';
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE OR REPLACE TRIGGER test_race BEFORE INSERT ON booking_hosts FOR EACH ROW EXECUTE FUNCTION test_race();`);
+  }
+
+  it('a control: a failing multi-statement query with a literal email puts the email in the log', async () => {
+    const email = `control-${randomBytes(4).toString('hex')}@example.com`;
+    await t.app
+      .get(DataSource)
+      .query(`SELECT '${email}' AS attendee; SELECT 1 / 0`)
+      .catch(() => undefined);
+    expect(await serverLog()).toContain(email);
+  });
+
+  it('keeps the attendee’s email, name and answers out of it when a double booking is refused', async () => {
+    const org = await bookingOrg(t, { questions: [{ id: 'company', label: 'Company', type: 'text' }] });
+    const first = await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-02T10:00:00Z'), { apiKey: org.apiKey });
+    expect(first.status).toBe(201);
+    const tag = randomBytes(4).toString('hex');
+    const emails = Array.from({ length: 10 }, (_, i) => `late-${tag}-${i}@example.com`);
+    // Refused by the check under the hosts' lock.
+    const refused = await Promise.all(
+      emails.map((email) =>
+        t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-02T10:00:00Z', { attendee: { email } }), { apiKey: org.apiKey }),
+      ),
+    );
+    expect(refused.map((r) => r.status)).toEqual(emails.map(() => 409));
+    // Refused by the database itself, as when another instance won the race: the batch fails.
+    const racer = `racer-${tag}@example.com`;
+    await refuseOverlapsFor(racer);
+    const raced = await t.http.post(
+      '/v1/bookings',
+      bookingBody(org.eventTypeId, '2027-03-02T11:00:00Z', {
+        attendee: { email: racer, firstName: `Racer${tag}` },
+        answers: { company: `Company${tag}` },
+      }),
+      { apiKey: org.apiKey },
+    );
+    expect(raced.status).toBe(409);
+    expect(raced.body).toMatchObject({ code: 'SLOT_UNAVAILABLE' });
+    const text = await serverLog();
+    expect(text).toContain('booking_hosts_no_overlap');
+    for (const secret of [...emails, racer, `Racer${tag}`, `Company${tag}`]) expect(text).not.toContain(secret);
+  });
+
+  it('sends a role that may not turn the log off its batch one bound statement at a time, still keeping the values out', async () => {
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    const password = randomBytes(12).toString('hex');
+    await admin.query(`CREATE ROLE plain_app LOGIN PASSWORD '${password}'`);
+    await admin.query(`CREATE TABLE log_probe (value text NOT NULL); GRANT INSERT, SELECT ON log_probe TO plain_app`);
+    await admin.end();
+    const url = db.url.replace(/\/\/[^@]+@/, `//plain_app:${password}@`);
+    const dataSource = await new DataSource({ type: 'postgres', url }).initialize();
+    const tx = new TransactionHost(dataSource);
+    const email = `plain-${randomBytes(4).toString('hex')}@example.com`;
+    try {
+      await tx.transaction(() =>
+        tx.batched(async () => {
+          await tx.write('INSERT INTO log_probe (value) VALUES ($1)', ['kept']);
+          await tx.write('INSERT INTO log_probe (value) VALUES ($1)', [email]);
+        }),
+      );
+      expect(await dataSource.query('SELECT value FROM log_probe ORDER BY value')).toEqual([{ value: 'kept' }, { value: email }]);
+      await expect(
+        tx.transaction(() =>
+          tx.batched(async () => {
+            await tx.write('INSERT INTO log_probe (value) VALUES ($1)', [email]);
+            await tx.write('INSERT INTO log_probe (value) VALUES ($1)', [null]);
+          }),
+        ),
+      ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23502' }) });
+      expect(await serverLog()).not.toContain(email);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+});
