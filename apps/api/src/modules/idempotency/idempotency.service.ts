@@ -38,7 +38,7 @@ export function fingerprintOf(operation: string, body: unknown): string {
 }
 
 /**
- * Idempotency-Key handling for booking writes (contract section 8): same key and body → the stored
+ * Idempotency-Key handling for booking writes (api-rules.md § Bookings): same key and body → the stored
  * response again; another body → 422; still running → 409. 400s and 5xx are not stored.
  */
 @Injectable()
@@ -87,9 +87,9 @@ export class IdempotencyService {
       // The work's refusals (409, 404, 422 …) are answers too and are kept; 400s and 5xx are not.
       const rendered = ran ? renderError(error, requestId) : undefined;
       if (rendered && rendered.status !== 400 && rendered.status < 500) {
-        await this.repository
-          .store(scope, key, { fingerprint, status: rendered.status, body: rendered.body }, this.clock.now(), TTL_MS)
-          .catch(() => undefined);
+        const refusal = { fingerprint, status: rendered.status, body: rendered.body };
+        // The work's transaction rolled back: the refusal is stored in one of its own.
+        await this.tx.transaction(() => this.repository.store(scope, key, refusal, this.clock.now(), TTL_MS)).catch(() => undefined);
       }
       throw error;
     }
