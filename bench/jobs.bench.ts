@@ -2,8 +2,8 @@
  * The jobs-framework choice (issue 13): how fast each candidate drains a backlog of no-op jobs from
  * PostgreSQL with 32 in flight, measured in one run on one database.
  *
- * - ours: `JobLoop` with the claim the webhook worker uses (one `UPDATE … FOR UPDATE SKIP LOCKED …
- *   RETURNING` leasing up to the free slots) and outcomes written in groups (`GroupCommit`).
+ * - ours: `JobLoop` with the `LeaseQueue` every queue of the service claims with (one `UPDATE … FOR UPDATE SKIP
+ *   LOCKED … RETURNING` leasing up to the free slots) and outcomes written in groups (`GroupCommit`).
  * - pg-boss and graphile-worker, when installed. Their current versions need Node 22 (pg-boss 11+ and
  *   graphile-worker 0.17+); the last ones that run on Node 20 are measured:
  *     npm install --no-save pg-boss@10.4.2 graphile-worker@0.16.6
@@ -12,8 +12,9 @@
  */
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
-import { JobLoop } from '../apps/api/src/jobs/index.js';
-import { GroupCommit } from '../apps/api/src/modules/webhooks/group-commit.js';
+import { DataSource } from 'typeorm';
+import { TransactionHost } from '@app/database';
+import { GroupCommit, JobLoop, LeaseQueue } from '../apps/api/src/jobs/index.js';
 import { machine } from './support/harness.js';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 5000);
@@ -62,6 +63,15 @@ async function ours(url: string): Promise<Result> {
     next_attempt_at timestamptz NOT NULL DEFAULT now(), locked_until timestamptz)`);
   await pool.query(`CREATE INDEX jobs_due ON jobs (next_attempt_at) WHERE status = 'pending'`);
   await pool.query(`INSERT INTO jobs (status) SELECT 'pending' FROM generate_series(1, $1)`, [JOBS]);
+  const dataSource = await new DataSource({ type: 'postgres', url, poolSize: 10 }).initialize();
+  const queue = new LeaseQueue<{ id: string }>(new TransactionHost(dataSource), {
+    table: 'jobs',
+    waiting: `c.status = 'pending'`,
+    dueColumn: 'next_attempt_at',
+    order: 'c.next_attempt_at',
+    countsAttempts: true,
+    returning: 'q.id',
+  });
   let done = 0;
   let inFlight = 0;
   const outcomes = new GroupCommit<number>(async (ids) => {
@@ -75,14 +85,7 @@ async function ours(url: string): Promise<Result> {
     tick: async () => {
       const free = CONCURRENCY - inFlight;
       if (free <= 0) return undefined;
-      const { rows } = await pool.query<{ id: string }>(
-        `UPDATE jobs j SET attempts = j.attempts + 1, locked_until = now() + interval '30 seconds'
-           FROM (SELECT id FROM jobs WHERE status = 'pending' AND next_attempt_at <= now()
-                   AND (locked_until IS NULL OR locked_until <= now())
-                 ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
-          WHERE j.id = due.id RETURNING j.id`,
-        [free],
-      );
+      const rows = await queue.claim(free, 30);
       for (const row of rows) {
         inFlight++;
         // The job itself does nothing: what is measured is the queue's own cost.
@@ -99,8 +102,9 @@ async function ours(url: string): Promise<Result> {
   await until(() => done, JOBS);
   const seconds = (performance.now() - started) / 1000;
   await loop.stop();
+  await dataSource.destroy();
   await pool.end();
-  return { engine: 'ours (JobLoop + SKIP LOCKED claim + group commit)', version: '-', jobsPerSecond: JOBS / seconds, seconds };
+  return { engine: 'ours (JobLoop + LeaseQueue claim + group commit)', version: '-', jobsPerSecond: JOBS / seconds, seconds };
 }
 
 type Loader = (name: string) => Promise<Record<string, unknown>>;

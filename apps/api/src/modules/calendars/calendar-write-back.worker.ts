@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, jobTenantScope } from '@app/common';
-import { JobLoop, type TickResult } from '../../jobs/index.js';
+import { JobLoop, nextRetrySeconds, type TickResult } from '../../jobs/index.js';
 import { CalDavReader } from './caldav-source.js';
 import { CalendarSecrets } from './calendar-secrets.service.js';
 import { CALENDAR_WRITES_CHANNEL } from './calendar-write-back.service.js';
@@ -84,8 +84,8 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
       await this.queue.finishWrite(write.id);
     } catch (error) {
       const reason = error instanceof SourceError ? error.message : error instanceof Error ? error.name : 'error';
-      const delay = this.config.calendarRetrySchedule[write.attempts - 1];
-      if (delay === undefined) {
+      const delay = nextRetrySeconds(this.config.calendarRetrySchedule, write.attempts);
+      if (delay === null) {
         await this.queue.failWrite(write.id, reason);
         this.logger.error({ msg: 'Calendar write-back failed for good', writeId: write.id, error: reason });
       } else {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { MailMessage } from './entities/mail-message.entity.js';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
+import { LeaseQueue } from '../../jobs/index.js';
 
 /** The channel `enqueue` notifies and the worker listens on; PostgreSQL delivers it only on commit. */
 export const MAIL_OUTBOX_CHANNEL = 'mail_outbox';
@@ -14,7 +15,19 @@ export type NewMailRow = Pick<MailMessage, 'id' | 'recipients' | 'subject' | 'te
  */
 @Injectable()
 export class MailRepository {
-  constructor(private readonly tx: TransactionHost) {}
+  private readonly queue: LeaseQueue<MailRow>;
+
+  constructor(private readonly tx: TransactionHost) {
+    this.queue = new LeaseQueue(tx, {
+      table: 'mail_outbox',
+      waiting: `c.status = 'pending'`,
+      dueColumn: 'next_attempt_at',
+      order: 'c.next_attempt_at',
+      countsAttempts: true,
+      returning: 'q.*',
+      errorColumn: 'last_error',
+    });
+  }
 
   /** Inserts with the caller's manager, so the row and the wake-up commit or roll back with its transaction. */
   async insert(scope: TenantScope, row: NewMailRow): Promise<void> {
@@ -37,82 +50,30 @@ export class MailRepository {
   }
 
   /**
-   * Takes the oldest due message and leases it for `leaseSeconds`. SKIP LOCKED lets instances claim
-   * side by side without waiting on each other; the lease (not the row lock, which ends with this
-   * short transaction) keeps the others away while it is sent. Counting the attempt here means a
-   * message that crashes its worker still runs out of retries.
+   * Takes the oldest due message and leases it for `leaseSeconds` (the jobs' `LeaseQueue`): the lease keeps other
+   * instances away while it is sent, and the attempt counts at the claim, so a message that crashes its worker
+   * still runs out of retries.
    */
   async claimNext(leaseSeconds: number): Promise<MailMessage | null> {
-    return this.tx.transaction(async () => {
-      const due = await this.tx.transactional
-        .createQueryBuilder(MailMessage, 'm')
-        .where(`m.status = 'pending'`)
-        .andWhere('m.nextAttemptAt <= now()')
-        .andWhere('(m.lockedUntil IS NULL OR m.lockedUntil <= now())')
-        .orderBy('m.nextAttemptAt', 'ASC')
-        .limit(1)
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked')
-        .getOne();
-      if (!due) return null;
-      await this.tx.transactional
-        .createQueryBuilder()
-        .update(MailMessage)
-        .set({
-          attempts: () => 'attempts + 1',
-          lockedUntil: () => 'now() + make_interval(secs => CAST(:lease AS double precision))',
-        })
-        .where('id = :id', { id: due.id, lease: leaseSeconds })
-        .execute();
-      due.attempts += 1;
-      return due;
-    });
+    const [row] = await this.queue.claim(1, leaseSeconds);
+    return row ? mailMessageOf(row) : null;
   }
 
   async markSent(id: string): Promise<void> {
-    await this.tx
-      .outside('a message’s outcome is written after its send, on its own')
-      .createQueryBuilder()
-      .update(MailMessage)
-      .set({ status: 'sent', sentAt: () => 'now()', lockedUntil: null, lastError: null })
-      .where(`id = :id AND status = 'pending'`, { id })
-      .execute();
+    await this.queue.finish(id, 'sent', null, 'sent_at = now()');
   }
 
   async scheduleRetry(id: string, delaySeconds: number, lastError: string): Promise<void> {
-    await this.tx
-      .outside('a message’s outcome is written after its send, on its own')
-      .createQueryBuilder()
-      .update(MailMessage)
-      .set({
-        nextAttemptAt: () => 'now() + make_interval(secs => CAST(:delay AS double precision))',
-        lockedUntil: null,
-        lastError,
-      })
-      .where(`id = :id AND status = 'pending'`, { id, delay: delaySeconds })
-      .execute();
+    await this.queue.retry(id, delaySeconds, lastError);
   }
 
   async markFailed(id: string, lastError: string): Promise<void> {
-    await this.tx
-      .outside('a message’s outcome is written after its send, on its own')
-      .createQueryBuilder()
-      .update(MailMessage)
-      .set({ status: 'failed', lockedUntil: null, lastError })
-      .where(`id = :id AND status = 'pending'`, { id })
-      .execute();
+    await this.queue.finish(id, 'failed', lastError);
   }
 
   /** Milliseconds until the next pending message may be claimed (0 when one is due), or null when none waits. */
   async msUntilNextDue(): Promise<number | null> {
-    const rows: { ms: number | null }[] = await this.tx.outside('the worker’s next wake-up, read between claims').query(
-      `SELECT (EXTRACT(EPOCH FROM min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
-         FROM mail_outbox
-        WHERE status = 'pending'`,
-    );
-    // GREATEST ignores NULL in PostgreSQL, so clamping happens here: no row must mean null, not 0.
-    const ms = rows[0]?.ms ?? null;
-    return ms === null ? null : Math.max(0, ms);
+    return this.queue.msUntilNextDue();
   }
 
   /** Retention: sent mail older than `cutoff` (failed mail stays for operators to look at). */
@@ -126,4 +87,40 @@ export class MailRepository {
   async deleteOfOrganization(scope: TenantScope): Promise<void> {
     await this.tx.transactional.query(`DELETE FROM mail_outbox WHERE organization_id = $1`, [scope.organizationId]);
   }
+}
+
+interface MailRow {
+  id: string;
+  organization_id: string | null;
+  recipients: string[];
+  subject: string;
+  text_body: string;
+  html_body: string;
+  ical: MailMessage['ical'];
+  status: MailMessage['status'];
+  attempts: number;
+  next_attempt_at: Date;
+  locked_until: Date | null;
+  last_error: string | null;
+  sent_at: Date | null;
+  created_at: Date;
+}
+
+function mailMessageOf(row: MailRow): MailMessage {
+  return Object.assign(new MailMessage(), {
+    id: row.id,
+    organizationId: row.organization_id,
+    recipients: row.recipients,
+    subject: row.subject,
+    textBody: row.text_body,
+    htmlBody: row.html_body,
+    ical: row.ical,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    lockedUntil: row.locked_until,
+    lastError: row.last_error,
+    sentAt: row.sent_at,
+    createdAt: row.created_at,
+  } satisfies MailMessage);
 }

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, Clock, daysBefore } from '@app/common';
-import { JobLoop, PeriodicJobs, RETENTION_INTERVAL_MS, type TickResult } from '../../jobs/index.js';
+import { JobLoop, nextRetrySeconds, PeriodicJobs, RETENTION_INTERVAL_MS, type TickResult } from '../../jobs/index.js';
 import type { MailMessage } from './entities/mail-message.entity.js';
 import { describeSendError, smtpUrlSecrets } from './mail-errors.js';
 import { MAIL_OUTBOX_CHANNEL, MailRepository } from './mail.repository.js';
@@ -66,9 +66,8 @@ export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown
       await this.transport.send(mail);
     } catch (error) {
       const failure = describeSendError(error, this.secrets);
-      const schedule = this.config.mailRetrySchedule;
-      const delaySeconds = schedule[mail.attempts - 1];
-      if (delaySeconds === undefined) {
+      const delaySeconds = nextRetrySeconds(this.config.mailRetrySchedule, mail.attempts);
+      if (delaySeconds === null) {
         await this.repository.markFailed(mail.id, failure.reason);
         this.logger.error({ msg: 'Mail delivery failed for good', ...context, error: failure.code });
       } else {

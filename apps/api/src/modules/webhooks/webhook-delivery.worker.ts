@@ -3,8 +3,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { AppConfig } from '@app/common';
 import { describeSendError } from '@app/common';
-import { JobLoop, type TickResult } from '../../jobs/index.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, JobLoop, type TickResult } from '../../jobs/index.js';
 import { decideOutcome } from './retry-policy.js';
 import { WebhookHttpClient } from './webhook-http.js';
 import { type AttemptRecord, type ClaimedDelivery, type RecordedOutcome, WebhookQueueRepository } from './webhook-queue.repository.js';

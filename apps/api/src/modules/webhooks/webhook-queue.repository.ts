@@ -6,6 +6,21 @@ import type { NewDeliveryRow } from './webhooks.repository.js';
 /** A delivery fanned out by the dispatcher, which handles the events of every organization at once. */
 export type QueuedDeliveryRow = NewDeliveryRow & { organizationId: string };
 import { TransactionHost } from '@app/database';
+import { LeaseQueue } from '../../jobs/index.js';
+
+interface DeliveryRow {
+  id: string;
+  organization_id: string;
+  webhook_id: string;
+  event_id: string;
+  body: string;
+  attempts: number;
+  max_attempts: number;
+  url: string;
+  secret_ciphertext: string;
+  last_attempt_at: Date;
+  last_error: string | null;
+}
 
 export type { PendingEvent } from '../outbox/index.js';
 
@@ -62,7 +77,23 @@ export interface AttemptRecord {
  */
 @Injectable()
 export class WebhookQueueRepository {
-  constructor(private readonly tx: TransactionHost) {}
+  /** Due deliveries of active webhooks, with the webhook's URL and sealed secret for the attempt. */
+  private readonly queue: LeaseQueue<DeliveryRow>;
+
+  constructor(private readonly tx: TransactionHost) {
+    this.queue = new LeaseQueue(tx, {
+      table: 'webhook_deliveries',
+      join: 'JOIN webhooks w ON w.id = c.webhook_id',
+      waiting: `c.status = 'pending' AND w.active`,
+      dueColumn: 'next_attempt_at',
+      carry: 'w.url, w.secret_ciphertext',
+      order: 'c.next_attempt_at',
+      countsAttempts: true,
+      onClaim: 'last_attempt_at = now()',
+      returning: `q.id, q.organization_id, q.webhook_id, q.event_id, q.body, q.attempts, q.max_attempts, q.last_attempt_at,
+                  q.last_error, due.url, due.secret_ciphertext`,
+    });
+  }
 
   async activeWebhooks(organizationIds: string[]): Promise<SubscribedWebhook[]> {
     if (organizationIds.length === 0) return [];
@@ -85,42 +116,7 @@ export class WebhookQueueRepository {
    * away during the attempt. Counting the attempt here means one that crashes its worker still counts.
    */
   async claimDue(limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
-    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
-    const [rows]: [
-      {
-        id: string;
-        organization_id: string;
-        webhook_id: string;
-        event_id: string;
-        body: string;
-        attempts: number;
-        max_attempts: number;
-        url: string;
-        secret_ciphertext: string;
-        last_attempt_at: Date;
-        last_error: string | null;
-      }[],
-      number,
-    ] = await this.tx.outside('a claim commits at once, so other dispatchers skip what it took').query(
-      `UPDATE webhook_deliveries d
-          SET attempts = d.attempts + 1,
-              locked_until = now() + make_interval(secs => CAST($2 AS double precision)),
-              last_attempt_at = now()
-         FROM (SELECT d2.id, w.url, w.secret_ciphertext
-                 FROM webhook_deliveries d2
-                 JOIN webhooks w ON w.id = d2.webhook_id
-                WHERE d2.status = 'pending'
-                  AND d2.next_attempt_at <= now()
-                  AND (d2.locked_until IS NULL OR d2.locked_until <= now())
-                  AND w.active
-                ORDER BY d2.next_attempt_at
-                LIMIT $1
-                  FOR UPDATE OF d2 SKIP LOCKED) due
-        WHERE d.id = due.id
-    RETURNING d.id, d.organization_id, d.webhook_id, d.event_id, d.body, d.attempts, d.max_attempts, d.last_attempt_at,
-              d.last_error, due.url, due.secret_ciphertext`,
-      [limit, leaseSeconds],
-    );
+    const rows = await this.queue.claim(limit, leaseSeconds);
     return rows.map((r) => ({
       id: r.id,
       organizationId: r.organization_id,
@@ -197,15 +193,7 @@ export class WebhookQueueRepository {
 
   /** Milliseconds until a delivery may be claimed (0 when one is due), or null when none waits. */
   async msUntilNextDue(): Promise<number | null> {
-    const rows: { ms: number | null }[] = await this.tx.outside('the worker’s next wake-up, read between claims').query(
-      `SELECT (EXTRACT(EPOCH FROM min(GREATEST(d.next_attempt_at, COALESCE(d.locked_until, d.next_attempt_at))) - now()) * 1000)::float8 AS ms
-         FROM webhook_deliveries d
-         JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.status = 'pending' AND w.active`,
-    );
-    // GREATEST ignores NULL in PostgreSQL, so clamping happens here: no row must mean null, not 0.
-    const ms = rows[0]?.ms ?? null;
-    return ms === null ? null : Math.max(0, ms);
+    return this.queue.msUntilNextDue();
   }
 
   /** Retention: finished deliveries older than `cutoff`, with their attempt log (ON DELETE CASCADE). */

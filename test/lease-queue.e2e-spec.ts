@@ -1,0 +1,160 @@
+import { DataSource } from 'typeorm';
+import { TransactionHost } from '@app/database';
+import { LeaseQueue } from '../apps/api/src/jobs/index.js';
+import { cloneTestDatabase } from './support/database.js';
+
+interface Job {
+  id: string;
+  attempts: number;
+}
+
+/** The lease queue every background queue runs on, against a table of its own in a real database. */
+describe('LeaseQueue', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let dataSource: DataSource;
+  let queue: LeaseQueue<Job>;
+  let ordered: LeaseQueue<Job>;
+
+  beforeAll(async () => {
+    database = await cloneTestDatabase();
+    dataSource = await new DataSource({ type: 'postgres', url: database.url, poolSize: 10 }).initialize();
+    await dataSource.query(`CREATE TABLE q_jobs (
+      id text PRIMARY KEY, grp text NOT NULL DEFAULT '', status text NOT NULL DEFAULT 'pending',
+      attempts int NOT NULL DEFAULT 0, next_attempt_at timestamptz NOT NULL DEFAULT now(), locked_until timestamptz,
+      last_error text, finished_at timestamptz, created_at timestamptz NOT NULL DEFAULT now())`);
+    const tx = new TransactionHost(dataSource);
+    const table = {
+      table: 'q_jobs',
+      waiting: `c.status = 'pending'`,
+      dueColumn: 'next_attempt_at',
+      order: 'c.next_attempt_at, c.id',
+      countsAttempts: true,
+      returning: 'q.id, q.attempts',
+      errorColumn: 'last_error',
+    };
+    queue = new LeaseQueue(tx, table);
+    ordered = new LeaseQueue(tx, {
+      ...table,
+      claimable: `NOT EXISTS (SELECT 1 FROM q_jobs e WHERE e.grp = c.grp AND e.status = 'pending' AND e.id < c.id)`,
+      order: 'c.id',
+    });
+  });
+  afterAll(async () => {
+    await dataSource.destroy();
+    await database.drop();
+  });
+  beforeEach(() => dataSource.query('TRUNCATE q_jobs'));
+
+  /** Rows due `minutesAgo` minutes ago (negative: in the future). */
+  const add = (rows: [id: string, minutesAgo: number, grp?: string][]): Promise<unknown> =>
+    dataSource.query(
+      `INSERT INTO q_jobs (id, next_attempt_at, grp) SELECT id, now() - make_interval(mins => m), g
+         FROM unnest($1::text[], $2::int[], $3::text[]) AS r(id, m, g)`,
+      [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2] ?? '')],
+    );
+  const row = async (id: string): Promise<{ status: string; attempts: number; last_error: string | null; leased: boolean; in_s: number }> =>
+    (
+      await dataSource.query(
+        `SELECT status, attempts, last_error, locked_until > now() AS leased, extract(epoch FROM next_attempt_at - now())::float8 AS in_s
+           FROM q_jobs WHERE id = $1`,
+        [id],
+      )
+    )[0];
+
+  it('claims due rows only, the oldest first, up to the limit, counting the attempt and leasing them', async () => {
+    await add([
+      ['a', 5],
+      ['b', 4],
+      ['c', 3],
+      ['d', 2],
+      ['later', -10],
+    ]);
+    expect(await queue.claim(3, 30)).toEqual([
+      { id: 'a', attempts: 1 },
+      { id: 'b', attempts: 1 },
+      { id: 'c', attempts: 1 },
+    ]);
+    expect(await row('a')).toMatchObject({ attempts: 1, leased: true });
+    expect(await queue.claim(10, 30)).toEqual([{ id: 'd', attempts: 1 }]);
+    expect(await queue.claim(10, 30)).toEqual([]);
+  });
+
+  it('gives each row to one of many claims running at once (SKIP LOCKED), and every due row to some claim', async () => {
+    await add(Array.from({ length: 200 }, (_, i): [string, number] => [`j${String(i).padStart(3, '0')}`, 1]));
+    const claims = await Promise.all(Array.from({ length: 10 }, () => queue.claim(25, 30)));
+    const ids = claims.flat().map((job) => job.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const rest = await queue.claim(200, 30);
+    expect(ids.length + rest.length).toBe(200);
+  });
+
+  it('claims a row again once its lease has run out (a killed worker loses nothing), counting a second attempt', async () => {
+    await add([['a', 1]]);
+    await queue.claim(1, 30);
+    expect(await queue.claim(1, 30)).toEqual([]);
+    await dataSource.query(`UPDATE q_jobs SET locked_until = now() - interval '1 second'`);
+    expect(await queue.claim(1, 30)).toEqual([{ id: 'a', attempts: 2 }]);
+  });
+
+  it('says when to wake: null with nothing waiting, 0 when due, the end of a lease or of a retry delay otherwise', async () => {
+    expect(await queue.msUntilNextDue()).toBeNull();
+    await add([['a', 1]]);
+    expect(await queue.msUntilNextDue()).toBe(0);
+    await queue.claim(1, 60);
+    const leased = (await queue.msUntilNextDue())!;
+    expect(leased).toBeGreaterThan(55_000);
+    expect(leased).toBeLessThanOrEqual(60_000);
+    await queue.retry('a', 300, 'refused');
+    const retried = (await queue.msUntilNextDue())!;
+    expect(retried).toBeGreaterThan(295_000);
+    expect(retried).toBeLessThanOrEqual(300_000);
+    await queue.finish('a', 'done');
+    expect(await queue.msUntilNextDue()).toBeNull();
+  });
+
+  it('retries after the delay with the error, ending the lease; refund takes back the attempt', async () => {
+    await add([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    await queue.claim(2, 30);
+    await queue.retry('a', 120, 'timeout');
+    await queue.retry('b', 120, 'no key', { refund: true });
+    expect(await row('a')).toMatchObject({ status: 'pending', attempts: 1, last_error: 'timeout', leased: null });
+    expect((await row('a')).in_s).toBeGreaterThan(115);
+    expect(await row('b')).toMatchObject({ attempts: 0, last_error: 'no key' });
+    expect(await queue.claim(2, 30)).toEqual([]);
+  });
+
+  it('finishes a waiting row with its status, error and extra columns; a finished row stays as it was', async () => {
+    await add([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    await queue.claim(2, 30);
+    await queue.finish('a', 'sent', null, 'finished_at = now()');
+    await queue.finish('b', 'failed', 'refused');
+    await queue.finish('b', 'sent');
+    expect(await row('a')).toMatchObject({ status: 'sent', last_error: null, leased: null });
+    expect(await row('b')).toMatchObject({ status: 'failed', last_error: 'refused' });
+    expect((await dataSource.query(`SELECT finished_at IS NOT NULL AS f FROM q_jobs WHERE id = 'a'`))[0].f).toBe(true);
+  });
+
+  it('release ends a lease and leaves the row as it is', async () => {
+    await add([['a', 1]]);
+    await queue.claim(1, 30);
+    await queue.release('a');
+    expect(await queue.claim(1, 30)).toEqual([{ id: 'a', attempts: 2 }]);
+  });
+
+  it('keeps a queue’s own claim rule: a row waits while an earlier one of its group is pending', async () => {
+    await add([
+      ['1', 1, 'x'],
+      ['2', 1, 'x'],
+      ['3', 1, 'y'],
+    ]);
+    expect((await ordered.claim(10, 30)).map((job) => job.id)).toEqual(['1', '3']);
+    await ordered.finish('1', 'done');
+    expect((await ordered.claim(10, 30)).map((job) => job.id)).toEqual(['2']);
+  });
+});
