@@ -113,7 +113,7 @@ async function seed(bench: BenchApp, name: string, externalBusyPerHost: number):
       (await api<{ apiKey: string }>(bench, 'POST', '/v1/api-keys', { name: `${name} ${i}`, rateLimitPerMinute: 10000 }, bearer)).apiKey,
     );
   }
-  // Publishable keys for GET /v1/public/availability (contract section 14), likewise one per load process.
+  // Publishable keys for GET /v1/public/availability (api-rules.md § Browser booking), likewise one per load process.
   const publishableKeys: string[] = [];
   for (let i = 0; i <= PROCESSES; i++) {
     const body = { name: `${name} page ${i}`, kind: 'publishable', allowedOrigins: [SHOP_ORIGIN], rateLimitPerMinute: 10000 };

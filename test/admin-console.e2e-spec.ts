@@ -37,7 +37,7 @@ const FEED = [
 ].join('\r\n');
 
 /**
- * The admin console (contract section 13) in a real Chromium: every page's main action, checked through the
+ * The admin console (api-rules.md § Console) in a real Chromium: every page's main action, checked through the
  * API; what a member may not see; accessibility (axe) and screenshots at 1280 and 390 pixels on every page.
  */
 describe('admin console in a browser', () => {

@@ -47,7 +47,7 @@ async function hostPage(api: string, element: () => string): Promise<HostPage> {
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-describe('the embeddable booker (contract section 14): one script tag books from another origin', () => {
+describe('the embeddable booker (api-rules.md § Browser booking): one script tag books from another origin', () => {
   let t: TestApp;
   let org: BookingOrg;
   let browser: Browser;

@@ -17,7 +17,7 @@ const QUESTIONS = [
   { id: 'start', label: 'Start date', type: 'date', placeholder: 'YYYY-MM-DD' },
 ];
 
-describe('booking questions (contract section 14)', () => {
+describe('booking questions (api-rules.md § Browser booking)', () => {
   let smtp: SmtpTestServer;
   let t: TestApp;
   let org: BookingOrg;

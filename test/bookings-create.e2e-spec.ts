@@ -12,7 +12,7 @@ describe('bookings: create, read, list', () => {
     await t.close();
   });
 
-  it('books a free slot: 201 with every field of the contract and a 128-bit+ token', async () => {
+  it('books a free slot: 201 with every documented field and a 128-bit+ token', async () => {
     const org = await bookingOrg(t);
     const res = await t.http.post(
       '/v1/bookings',

@@ -4,7 +4,7 @@ import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js'
 import { addMember } from './support/factories.js';
 import { call } from './support/outage.js';
 
-/** The outbound feed (contract section 12): a member subscribes to the bookings it hosts. */
+/** The outbound feed (api-rules.md § Calendars): a member subscribes to the bookings it hosts. */
 describe('calendar feed', () => {
   let t: TestApp;
   let org: BookingOrg;
@@ -55,7 +55,7 @@ describe('calendar feed', () => {
       const answer = await fetch(`${t.url}${path(first.body.url)}`, { headers: { 'if-none-match': ifNoneMatch } });
       expect({ ifNoneMatch, status: answer.status }).toEqual({ ifNoneMatch, status });
     }
-    // Its errors are the contract's JSON, as the document now says.
+    // Its errors are the API's error JSON, as the document now says.
     const missing = await t.http.get(`/v1/calendar-feeds/${'A'.repeat(43)}.ics`);
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-type')).toContain('application/json');

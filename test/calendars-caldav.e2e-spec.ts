@@ -28,7 +28,7 @@ function ics(...lines: string[]): string {
   ].join('\r\n');
 }
 
-/** A CalDAV account on a real Radicale server blocks the member's slots (contract section 12). */
+/** A CalDAV account on a real Radicale server blocks the member's slots (api-rules.md § Calendars). */
 describe('calendars: CalDAV accounts', () => {
   let t: TestApp;
   let dav: RadicaleServer;

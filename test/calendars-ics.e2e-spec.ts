@@ -165,7 +165,7 @@ describe('calendars: ICS feeds block slots', () => {
     expect(JSON.stringify(busy.body)).not.toContain('Secret meeting');
   });
 
-  it('refuses the same source twice, bad URLs and sources that cannot be read, with the contract’s codes', async () => {
+  it('refuses the same source twice, bad URLs and sources that cannot be read, with the documented codes', async () => {
     const requests = source.requests.length;
     const again = await t.http.post('/v1/calendars', { type: 'ics', url: source.url() }, auth);
     expect(again.status).toBe(409);

@@ -26,7 +26,7 @@ function feed([start, end]: [string, string]): string {
   ].join('\r\n');
 }
 
-/** Calendar conflicts in every scheduling type and on every path that decides a time (contract section 12). */
+/** Calendar conflicts in every scheduling type and on every path that decides a time (api-rules.md § Calendars). */
 describe('calendars: conflicts for one_on_one, round robin and collective', () => {
   let t: TestApp;
   let server: Server;

@@ -155,7 +155,7 @@ describe('faults: PostgreSQL goes away under load', () => {
       )} after ${JSON.stringify(tally(outcomes.filter((o) => o.at >= restarted)))}\n`,
     );
 
-    // Requests that started and ended inside the outage: all fast 503s with the contract's body.
+    // Requests that started and ended inside the outage: all fast 503s with the API's error body.
     const during = outcomes.filter((o) => o.at - o.ms > outageStart + 200 && o.at < restartAt);
     expect(during.length).toBeGreaterThan(20);
     expect(during.filter((o) => o.status !== 503)).toEqual([]);

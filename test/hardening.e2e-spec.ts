@@ -37,7 +37,7 @@ describe('hardening: what the fuzzer found', () => {
     await t.close();
   });
 
-  describe('the HTTP parser’s refusals carry the contract’s error body', () => {
+  describe('the HTTP parser’s refusals carry the API’s error body', () => {
     const controls = [0x00, 0x01, 0x0a, 0x1b, 0x1f, 0x7f].map((byte) => [byte.toString(16).padStart(2, '0'), byte] as const);
     it.each(controls)('a header value holding byte 0x%s gets 400 VALIDATION_ERROR with X-Request-Id', async (_hex, byte) => {
       const answer = await rawRequest(

@@ -6,7 +6,7 @@ import { check, createEventType, putSchedule, starts } from './support/schedulin
 const TEN = '2027-03-02T10:00:00Z';
 const TEN_ISO = '2027-03-02T10:00:00.000Z';
 
-describe('holds (contract section 14)', () => {
+describe('holds (api-rules.md § Browser booking)', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
@@ -229,7 +229,7 @@ describe('holds (contract section 14)', () => {
     expect((await a.http.get('/v1/holds', { apiKey: org.testKey })).body.totalCount).toBe(1);
   });
 
-  it('refuses bad input with the contract’s codes, never a 500', async () => {
+  it('refuses bad input with the documented codes, never a 500', async () => {
     const org = await bookingOrg(a);
     const foreign = await bookingOrg(a);
     const cases: [Record<string, unknown>, number, string?][] = [

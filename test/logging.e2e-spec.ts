@@ -3,7 +3,7 @@ import { createRootLogger } from '../apps/api/src/logging/logger.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { registerOwner } from './support/factories.js';
 
-/** Keys, tokens and passwords never reach the logs (contract section 11). */
+/** Keys, tokens and passwords never reach the logs (api-rules.md § Running). */
 describe('logs', () => {
   const lines: string[] = [];
   let t: TestApp;

@@ -19,7 +19,7 @@ async function servePage(): Promise<{ server: Server; origin: string }> {
 /** What the page's fetch got: an answer it could read, or the browser's refusal. */
 type Outcome = { status?: number; body?: any; blocked?: string };
 
-describe('CORS from a real browser on another origin (contract section 14)', () => {
+describe('CORS from a real browser on another origin (api-rules.md § Browser booking)', () => {
   let t: TestApp;
   let org: BookingOrg;
   let browser: Browser;

@@ -40,7 +40,7 @@ function requestFrom(
   });
 }
 
-describe('booking from the browser: publishable keys, public routes, CORS (contract section 14)', () => {
+describe('booking from the browser: publishable keys, public routes, CORS (api-rules.md § Browser booking)', () => {
   let a: TestApp;
   let b: TestApp;
   let org: BookingOrg;
@@ -459,7 +459,7 @@ describe('booking from the browser: publishable keys, public routes, CORS (contr
       expect((await a.http.get(`/v1/bookings/${booked.body.booking.id}`, { apiKey: org.apiKey })).status).toBe(404);
     });
 
-    it('refuses hostile and malformed input with the contract’s codes, never a 500', async () => {
+    it('refuses hostile and malformed input with the documented codes, never a 500', async () => {
       const cases: [string, string, unknown, number][] = [
         ['POST', '/v1/public/holds', { eventTypeId: org.eventTypeId, startTime: TEN, timezone: 'UTC', ttlSeconds: 60 }, 400],
         ['POST', '/v1/public/holds', { eventTypeId: org.eventTypeId, startTime: 'soon', timezone: 'UTC' }, 400],
@@ -494,7 +494,7 @@ describe('booking from the browser: publishable keys, public routes, CORS (contr
         headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
       });
 
-    it('answers a preflight on the public and attendee-token routes with 204 and the contract’s headers', async () => {
+    it('answers a preflight on the public and attendee-token routes with 204 and the documented headers', async () => {
       for (const path of [
         '/v1/public/holds',
         '/v1/public/bookings',

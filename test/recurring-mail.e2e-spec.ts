@@ -16,7 +16,7 @@ function eventsOf(mail: ParsedMail): { method: string; events: ical.VEvent[]; te
 
 const WEEKLY = { frequency: 'weekly', interval: 1, maxCount: 8 };
 
-/** Mail and webhooks of series and seats (contract section 16), read from a real SMTP server and a verifying receiver. */
+/** Mail and webhooks of series and seats (api-rules.md § Seats and series), read from a real SMTP server and a verifying receiver. */
 describe('series and seats in mail and webhooks', () => {
   let smtp: SmtpTestServer;
   let receiver: WebhookReceiver;

@@ -30,7 +30,7 @@ const FEED = [
   '',
 ].join('\r\n');
 
-describe('recurring bookings (contract section 16)', () => {
+describe('recurring bookings (api-rules.md § Seats and series)', () => {
   let a: TestApp;
   let b: TestApp;
   let feedServer: Server;

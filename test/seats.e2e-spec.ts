@@ -7,7 +7,7 @@ const TEN = '2027-03-02T10:00:00Z';
 const TEN_ISO = '2027-03-02T10:00:00.000Z';
 const SHOP = 'https://shop.example.com';
 
-describe('seats (contract section 16)', () => {
+describe('seats (api-rules.md § Seats and series)', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {

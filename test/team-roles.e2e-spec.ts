@@ -83,7 +83,7 @@ const actions: Record<string, Action> = {
   },
 };
 
-// Contract section 4: owner everything; admin all but granting or touching `owner`; member reads only.
+// api-rules.md § Keys: owner everything; admin all but granting or touching `owner`; member reads only.
 const MATRIX: [string, number, number, number][] = [
   ['read organization', 200, 200, 200],
   ['list members', 200, 200, 200],

@@ -6,7 +6,7 @@ import { registerOwner } from './support/factories.js';
 import { waitFor } from './support/process.js';
 import { createWebhook, WebhookReceiver } from './support/webhooks.js';
 
-/** Webhook secrets at rest under ENCRYPTION_KEY (contract section 12), older ones re-sealed by a job. */
+/** Webhook secrets at rest under ENCRYPTION_KEY (api-rules.md § Calendars), older ones re-sealed by a job. */
 describe('webhook secrets at rest', () => {
   let t: TestApp;
   let receiver: WebhookReceiver;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 
-/** Contract section 14: booker.js is at most 25 KB gzipped, everything included; the build fails above it. */
+/** api-rules.md § Browser booking: booker.js is at most 25 KB gzipped, everything included; the build fails above it. */
 const BUDGET_BYTES = 25 * 1024;
 const outDir = fileURLToPath(new URL('../../dist/booker', import.meta.url));
 

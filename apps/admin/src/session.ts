@@ -6,7 +6,7 @@ let timer: ReturnType<typeof setTimeout> | undefined;
 
 /**
  * When to rotate: a minute before the access token expires, or halfway through a short one. The refresh
- * token never reaches script: it lives in an HttpOnly cookie on /v1/auth/console (contract section 13).
+ * token never reaches script: it lives in an HttpOnly cookie on /v1/auth/console (api-rules.md § Console).
  */
 export function refreshDelayMs(expiresInSeconds: number): number {
   return Math.max(expiresInSeconds / 2, expiresInSeconds - 60) * 1000;

@@ -45,7 +45,7 @@ export function routeApp(app: NestFastifyApplication): void {
 }
 
 /**
- * CORS (contract section 14) through @fastify/cors: no route answers other origins (global `origin: false`)
+ * CORS (api-rules.md § Browser booking) through @fastify/cors: no route answers other origins (global `origin: false`)
  * except those whose Access rule gives them a BrowserRouteConfig (the (P) routes and the attendee-token
  * routes), each of which also gets an OPTIONS route for the preflight. On (P) routes the publishable key and
  * its allowed origins are checked first, in a hook ahead of the plugin's, so a refused origin gets no
@@ -86,7 +86,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register({ config, clock: options.clock ?? new SystemClock(), extraModules: options.extraModules }),
     adapter,
-    // Nest's own body parsers would accept urlencoded bodies; the contract takes JSON only.
+    // Nest's own body parsers would accept urlencoded bodies; the API takes JSON only (api-rules.md § Basics).
     { logger: new PinoNestLogger(logger), abortOnError: false, bodyParser: false },
   );
   const fastify = app.getHttpAdapter().getInstance();

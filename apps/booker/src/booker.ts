@@ -72,7 +72,7 @@ function randomKey(): string {
 }
 
 /**
- * `<sched-booker key="pk_…" event-type="evt_…">`: the booking flow of contract section 14 in its own open shadow root.
+ * `<sched-booker key="pk_…" event-type="evt_…">`: the booking flow of api-rules.md § Browser booking in its own open shadow root.
  * Days with free slots → that day's times in the chosen zone → a hold while the form is filled in → book → a
  * confirmation with an "add to calendar" file. Talks to the public routes with a publishable key.
  */

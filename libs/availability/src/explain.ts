@@ -23,7 +23,7 @@ export function explainStart(input: StartQuery, start: number): StartVerdict {
     case 'one_on_one':
       return verdict(reasons[0], hosts[0].userId, seats(hosts.slice(0, 1)));
     case 'round_robin': {
-      // A seated start belongs to the host of its first seat (contract section 16).
+      // A seated start belongs to the host of its first seat (api-rules.md § Seats and series).
       const owner = seatOwner(engine, hosts, start);
       if (owner >= 0) return verdict(reasons[owner], hosts[owner].userId, seats([hosts[owner]]));
       const free = roundRobinOrder(hosts).find((index) => reasons[index] === null);

@@ -7,7 +7,7 @@ export function seatsTaken(seated: SeatedStart): number {
 }
 
 /**
- * A host's seated starts of the event type (contract section 16): each is free at its own start while seats
+ * A host's seated starts of the event type (api-rules.md § Seats and series): each is free at its own start while seats
  * remain, and blocks every other start it reaches like one booking (reason `already_booked`, or `held` when
  * only holds sit there). Without seats on the event type, a seated start blocks its own start too.
  */

@@ -2,7 +2,7 @@ import { explainStart } from './explain.js';
 import { roundRobinOrder } from './slots.js';
 import type { StartQuery, StartVerdict, UnavailableReason } from './types.js';
 
-/** Later occurrences of a series ignore the booking window (contract section 16): this many days stand for "none". */
+/** Later occurrences of a series ignore the booking window (api-rules.md § Seats and series): this many days stand for "none". */
 const NO_WINDOW_DAYS = 365 * 200;
 
 export interface RefusedOccurrence {

@@ -19,7 +19,7 @@ import {
 
 /*
  * Random weeks around the 2027 DST transitions in zones with odd offsets and odd shifts, checked
- * against the rules as written in the contract. The oracle here is deliberately naive: it converts
+ * against the rules as written in docs/api-rules.md. The oracle here is deliberately naive: it converts
  * every window with localDateTimeToInstant and scans every busy interval for every candidate.
  */
 
@@ -388,7 +388,7 @@ describe('computeSlots properties', () => {
     );
   });
 
-  it('a live hold blocks exactly like a booking with the same buffers (contract section 14)', () => {
+  it('a live hold blocks exactly like a booking with the same buffers (api-rules.md § Browser booking)', () => {
     fc.assert(
       fc.property(scenario(ALL_TYPES), fc.array(fc.boolean(), { minLength: 25, maxLength: 25 }), (query, asHold) => {
         // Turn some bookings into holds that are live for a while yet: the slots must not change.
@@ -406,7 +406,7 @@ describe('computeSlots properties', () => {
     );
   });
 
-  it('with seats, seatsRemaining and the offered starts equal a brute-force count (contract section 16)', () => {
+  it('with seats, seatsRemaining and the offered starts equal a brute-force count (api-rules.md § Seats and series)', () => {
     const seated = scenario(['one_on_one']).chain((query) => {
       // Seats may sit on a day the daily cap has closed to new starts.
       const free = oracleStarts({ ...query, rules: { ...query.rules, maxBookingsPerDay: null } }, query.hosts[0]);

@@ -67,7 +67,7 @@ export function seatsRemaining(engine: Engine, hosts: readonly PreparedHost[], s
 }
 
 /**
- * Round robin with seats: every seat of a start goes to the host of its first seat (contract section 16).
+ * Round robin with seats: every seat of a start goes to the host of its first seat (api-rules.md § Seats and series).
  * The index of the first host, in hostUserIds order, with seats taken at `start`; -1 when no host has a seat taken there.
  */
 export function seatOwner(engine: Engine, hosts: readonly PreparedHost[], start: number): number {

@@ -16,7 +16,7 @@ export interface EventTypeRules {
   readonly schedulingType: SchedulingType;
   /** Ordered: round robin breaks ties by it and collective reports the first host. */
   readonly hostUserIds: readonly string[];
-  /** Attendees per start (contract section 16); null or absent: one booking per slot. */
+  /** Attendees per start (api-rules.md § Seats and series); null or absent: one booking per slot. */
   readonly seatsPerSlot?: number | null;
 }
 
@@ -53,7 +53,7 @@ export interface BusyInterval {
 }
 
 /**
- * A live hold of the host (contract section 14): blocks like a booking, with the event type's buffers, until
+ * A live hold of the host (api-rules.md § Browser booking): blocks like a booking, with the event type's buffers, until
  * `expiresAt` (epoch ms), after which it blocks nothing. Callers pass only holds that are live at `now`.
  */
 export interface HeldInterval extends BusyInterval {
@@ -89,7 +89,7 @@ export interface HostAvailability {
   readonly held?: readonly HeldInterval[];
   /** Seats taken at starts of this event type when it is seated; busy/held then leave them out. */
   readonly seats?: readonly SeatedStart[];
-  /** Busy times read from the host's connected calendars (contract section 12); none when absent. */
+  /** Busy times read from the host's connected calendars (api-rules.md § Calendars); none when absent. */
   readonly externalBusy?: readonly ExternalBusy[];
   /** This event type's confirmed/pending bookings per local date of the schedule's zone; see countByLocalDate. */
   readonly bookingsPerDate: Readonly<Record<string, number>>;

@@ -27,7 +27,7 @@ export interface PreparedHost {
   readonly held: BusyIndex;
   /** The host's calendar busy times, padded by the event type's buffers only. */
   readonly calendarBusy: BusyIndex;
-  /** The host's seated starts of this event type (contract section 16). */
+  /** The host's seated starts of this event type (api-rules.md § Seats and series). */
   readonly seats: SeatIndex;
 }
 

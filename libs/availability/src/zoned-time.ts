@@ -8,7 +8,7 @@ import { type CivilDate, DAY_MS, civilToEpochDay, epochDayToCivil, epochDayToIso
 
 const INPUT_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?<offset>[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 
-/** Wall-clock date and time in `timeZone` → instant, with the gap and fall-back rules of the contract. */
+/** Wall-clock date and time in `timeZone` → instant, with the gap and fall-back rules of api-rules.md § Slots. */
 export function localDateTimeToInstant(date: string, time: string, timeZone: string): number {
   return resolveWallTime(parseIsoDate(date), parseWallTime(time), timeZone);
 }
@@ -87,7 +87,7 @@ export function resolveWallTime(date: CivilDate, msOfDay: number, timeZone: stri
 
 /**
  * 'earlier' already gives the first occurrence of a repeated time. For a time inside a gap it lands
- * before the jump instead (02:30 → 01:30 EST); the contract wants the instant the gap ends, which is
+ * before the jump instead (02:30 → 01:30 EST); api-rules.md § Slots wants the instant the gap ends, which is
  * the next transition. Temporal's own 'compatible' would give 03:30, shifted by the gap length.
  */
 function resolvePlainDateTime(local: Temporal.PlainDateTime, timeZone: string): number {

@@ -2,7 +2,7 @@ import { seriesStarts, type SeriesRule } from './series.js';
 
 const iso = (starts: number[]): string[] => starts.map((start) => new Date(start).toISOString().replace(':00.000Z', 'Z'));
 
-describe('seriesStarts (contract section 16: occurrences keep the first one’s wall-clock time)', () => {
+describe('seriesStarts (api-rules.md § Seats and series: occurrences keep the first one’s wall-clock time)', () => {
   const cases: [string, string, string, SeriesRule, string[]][] = [
     [
       'weekly 10:00 in New York across the March change',

@@ -1232,7 +1232,7 @@ export interface components {
         CreateApiKeyDto: {
             name: string;
             /**
-             * @description publishable: safe in a web page (contract section 14)
+             * @description publishable: safe in a web page (api-rules.md § Browser booking)
              * @default secret
              * @enum {string}
              */

@@ -7,7 +7,7 @@ import { Show } from '../ui/states';
 
 type ApiKey = Schemas['ApiKeyView'];
 
-/** The booker's script, once per page: served by this origin (contract section 14), so the console's CSP allows it. */
+/** The booker's script, once per page: served by this origin (api-rules.md § Browser booking), so the console's CSP allows it. */
 function loadBookerScript(): void {
   if (document.querySelector('script[data-booker]')) return;
   const script = document.createElement('script');

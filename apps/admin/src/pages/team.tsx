@@ -17,7 +17,7 @@ export function TeamPage(): JSX.Element {
   const members = useMembers();
   const orgId = me.organization.id;
   const isOwner = me.member.role === 'owner';
-  // An admin cannot grant owner nor change or remove an owner (contract section 4): not offered.
+  // An admin cannot grant owner nor change or remove an owner (api-rules.md § Keys): not offered.
   const grantable = inviteMemberDtoRoleValues.filter((role) => isOwner || role !== 'owner');
   const [rowProblem, setRowProblem] = useState<FormProblem | null>(null);
 

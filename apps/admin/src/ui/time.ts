@@ -1,4 +1,4 @@
-/** Times are shown in the member's own timezone (contract section 13). */
+/** Times are shown in the member's own timezone (api-rules.md § Console). */
 export function formatDateTime(iso: string | null | undefined, timeZone: string): string {
   if (!iso) return '—';
   return new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));

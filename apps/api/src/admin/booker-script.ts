@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 
 /**
- * `GET /booker.js` (contract section 14): the embeddable booker, built by `npm run build` into `dist/booker`. Any
+ * `GET /booker.js` (api-rules.md § Browser booking): the embeddable booker, built by `npm run build` into `dist/booker`. Any
  * site may load it (a script tag needs no CORS); a page's CSP names this origin for it. Cached five minutes, so a
  * deploy reaches every page within that. Kept in memory once read: it is one small file.
  */

@@ -16,7 +16,7 @@ export const ACCESS_METADATA = 'access:rule';
  *   signed-in member may call.
  * - `attendeeToken`: also reachable without credentials when the body carries an attendee token;
  *   the service checks the token. Browsers of any origin may call it (CORS).
- * - `publishable`: a (P) route of contract section 14: only a publishable key, from one of its allowed
+ * - `publishable`: a (P) route of api-rules.md § Browser booking: only a publishable key, from one of its allowed
  *   origins, which alone get CORS headers.
  * - `browser`: a public route that browsers of any origin may call (CORS), e.g. with a token of its own.
  */

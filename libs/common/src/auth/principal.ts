@@ -6,7 +6,7 @@ import type { Scope } from './scopes.js';
 export type KeyMode = 'live' | 'test';
 export type KeyKind = 'secret' | 'publishable';
 
-/** What a publishable key allows (contract section 14). */
+/** What a publishable key allows (api-rules.md § Browser booking). */
 export interface PublishableAccess {
   allowedOrigins: string[];
   /** null: every active event type of the organization. */
@@ -46,7 +46,7 @@ export interface Principal {
     /** Set for a publishable key only. */
     publishable?: PublishableAccess;
   };
-  /** False only for test-mode keys (contract section 9). */
+  /** False only for test-mode keys (api-rules.md § Test mode). */
   livemode: boolean;
 }
 

@@ -1,4 +1,4 @@
-/** Member roles and what each may do as a JWT caller: the role table of contract section 4, as data. */
+/** Member roles and what each may do as a JWT caller: the role table of api-rules.md § Keys, as data. */
 export const Role = { Owner: 'owner', Admin: 'admin', Member: 'member' } as const;
 export type Role = (typeof Role)[keyof typeof Role];
 export const ALL_ROLES: readonly Role[] = [Role.Owner, Role.Admin, Role.Member];
@@ -30,7 +30,7 @@ export function roleHas(role: Role, permission: Permission): boolean {
   return ROLE_PERMISSIONS[role].includes(permission);
 }
 
-/** Admins manage members but cannot grant `owner` nor touch an owner (contract section 4). */
+/** Admins manage members but cannot grant `owner` nor touch an owner (api-rules.md § Keys). */
 export function canManageMember(actor: Role, targetRole: Role, newRole?: Role): boolean {
   if (!roleHas(actor, Permission.ManageMembers)) return false;
   if (actor === Role.Owner) return true;

@@ -1,4 +1,4 @@
-/** API-key scopes, `resource:action` (contract section 4). The only place they are spelled. */
+/** API-key scopes, `resource:action` (api-rules.md § Keys). The only place they are spelled. */
 export const Scope = {
   BookingsRead: 'bookings:read',
   BookingsWrite: 'bookings:write',

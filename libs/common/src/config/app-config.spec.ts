@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from './app-config.js';
 
 describe('loadConfig', () => {
-  it('applies the defaults of contract section 11', () => {
+  it('applies the defaults of api-rules.md § Running', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       nodeEnv: 'development',
@@ -67,7 +67,7 @@ describe('loadConfig', () => {
     },
   );
 
-  it('reads the calendar settings with the contract’s defaults', () => {
+  it('reads the calendar settings with the documented defaults', () => {
     const config = loadConfig({});
     expect([config.calendarSyncIntervalSeconds, config.calendarTimeoutMs, config.calendarAllowPrivateUrls]).toEqual([300, 10000, true]);
     expect(config.calendarRetrySchedule).toEqual([5, 60, 300, 1800, 7200]);

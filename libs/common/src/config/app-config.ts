@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-/** The validated environment of contract section 11. Built once at boot by `loadConfig`. */
+/** The validated environment of api-rules.md § Running. Built once at boot by `loadConfig`. */
 export class AppConfig {
   nodeEnv!: 'development' | 'production' | 'test';
   port!: number;

@@ -5,7 +5,7 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** The one exception type features throw; the global filter renders it as contract section 2's body. */
+/** The one exception type features throw; the global filter renders it as api-rules.md § Errors's body. */
 export class AppError extends Error {
   readonly status: number;
 

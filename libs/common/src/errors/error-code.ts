@@ -1,4 +1,4 @@
-/** Every error code of contract section 2, with the HTTP status it is sent with. */
+/** Every error code of api-rules.md § Errors, with the HTTP status it is sent with. */
 export const ErrorCode = {
   VALIDATION_ERROR: 'VALIDATION_ERROR',
   UNAUTHORIZED: 'UNAUTHORIZED',
@@ -9,7 +9,7 @@ export const ErrorCode = {
   FORBIDDEN: 'FORBIDDEN',
   INSUFFICIENT_SCOPE: 'INSUFFICIENT_SCOPE',
   NOT_FOUND: 'NOT_FOUND',
-  /** Not in the contract's table: a path that exists, with another method (README, API notes). */
+  /** Not in the table of api-rules.md § Errors: a path that exists, with another method (README, API notes). */
   METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
   INVITATION_NOT_FOUND: 'INVITATION_NOT_FOUND',
   INVITATION_EXPIRED: 'INVITATION_EXPIRED',
@@ -35,7 +35,7 @@ export const ErrorCode = {
   ORIGIN_NOT_ALLOWED: 'ORIGIN_NOT_ALLOWED',
   SEATS_IN_USE: 'SEATS_IN_USE',
   INTERNAL_ERROR: 'INTERNAL_ERROR',
-  /** Not in the contract's table: the readiness probe's 503 (contract section 1). */
+  /** Not in the table of api-rules.md § Errors: the readiness probe's 503 (api-rules.md § Basics). */
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { renderError } from './error-body.js';
 
-/** The single place where errors become HTTP responses (contract section 2). */
+/** The single place where errors become HTTP responses (api-rules.md § Errors). */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');

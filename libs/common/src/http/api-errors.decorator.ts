@@ -7,7 +7,7 @@ export class ErrorDetailDto {
   @ApiProperty() message!: string;
 }
 
-/** Contract section 2's error body, for the OpenAPI document. */
+/** api-rules.md § Errors's error body, for the OpenAPI document. */
 export class ErrorResponseDto {
   @ApiProperty({ enum: Object.values(ErrorCode) }) code!: string;
   @ApiProperty() message!: string;

@@ -5,7 +5,7 @@ import { newRequestId } from './request-id.js';
 
 /**
  * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses (a control character in a header, a
- * malformed request line, headers over the limit) never reaches a route, yet it gets the contract's body
+ * malformed request line, headers over the limit) never reaches a route, yet it gets the API's error body
  * and an `X-Request-Id` like every other answer. The connection is closed: the parser lost its place.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {

@@ -1,5 +1,5 @@
 /**
- * CORS (contract section 14), expressed as @fastify/cors route options: only the routes that carry them
+ * CORS (api-rules.md § Browser booking), expressed as @fastify/cors route options: only the routes that carry them
  * answer other origins; every other route sends no CORS header at all (the plugin's global origin is false).
  */
 export const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];

@@ -53,7 +53,7 @@ function statusOf(error: unknown): number | undefined {
 
 const WWW_AUTHENTICATE = 'Bearer realm="scheduling", ApiKey realm="scheduling"';
 
-/** Maps anything thrown anywhere to contract section 2's body; every 401 carries WWW-Authenticate. */
+/** Maps anything thrown anywhere to api-rules.md § Errors's body; every 401 carries WWW-Authenticate. */
 export function renderError(error: unknown, requestId: string): RenderedError {
   const rendered = render(error, requestId);
   if (rendered.status === 401 && !rendered.headers['WWW-Authenticate']) {

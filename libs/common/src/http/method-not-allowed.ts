@@ -49,7 +49,7 @@ export function answerMethodNotAllowed(fastify: FastifyInstance): void {
       Allow: allow,
     });
     if (!catchAll) throw error;
-    // The catch-all route was registered before Nest installed its error handler: render the contract's body here.
+    // The catch-all route was registered before Nest installed its error handler: render the API's error body here.
     const rendered = renderError(error, String(request.id));
     return reply.code(rendered.status).headers(rendered.headers).send(rendered.body);
   });

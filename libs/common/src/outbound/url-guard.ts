@@ -73,7 +73,7 @@ function hostOf(url: URL): string {
 }
 
 /**
- * The SSRF guard of contract section 10, for create, PATCH and every delivery attempt. Unless private
+ * The SSRF guard of api-rules.md § Webhooks, for create, PATCH and every delivery attempt. Unless private
  * targets are allowed, the URL must be https and EVERY address its host resolves to must be public:
  * one private record among public ones is enough for an attacker who controls the DNS answer.
  */

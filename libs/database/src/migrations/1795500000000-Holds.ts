@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Holds (contract section 14): a slot kept for a few minutes while an attendee fills in the form.
+ * Holds (api-rules.md § Browser booking): a slot kept for a few minutes while an attendee fills in the form.
  *
  * A hold occupies its host(s) in `booking_hosts` itself, as rows with status `held` whose `booking_id` is the
  * hold's id, so the one exclusion constraint that refuses overlapping bookings also refuses a booking or a

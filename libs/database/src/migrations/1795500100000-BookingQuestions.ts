@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Booking questions (contract section 14): the event type's form, and each booking's answers as asked. */
+/** Booking questions (api-rules.md § Browser booking): the event type's form, and each booking's answers as asked. */
 export class BookingQuestions1795500100000 implements MigrationInterface {
   name = 'BookingQuestions1795500100000';
 

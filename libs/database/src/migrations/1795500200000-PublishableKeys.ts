@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Publishable keys (contract section 14): a kind of API key that is safe in a web page. It is public by design,
+ * Publishable keys (api-rules.md § Browser booking): a kind of API key that is safe in a web page. It is public by design,
  * so it is kept as it is (`publishable_key`) besides its hash (the lookup stays one unique-index probe), with
  * the origins it answers and the event types it may book (null: every active one).
  */

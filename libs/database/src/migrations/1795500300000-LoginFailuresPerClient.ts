@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Login lockout per email and client address (contract section 3): 10 failures of one email from one address
+ * Login lockout per email and client address (api-rules.md § Auth): 10 failures of one email from one address
  * lock that address out for it; 100 from all addresses lock the email. Failures recorded before this have no
  * address ('') and count toward the email's cap only.
  */

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Seats and recurring bookings (contract section 16). Generated from the entities, then reviewed: the
+ * Seats and recurring bookings (api-rules.md § Seats and series). Generated from the entities, then reviewed: the
  * generator's drops of the hand-made foreign keys are left out, and the exclusion constraint (which it does
  * not compare) is reshaped by hand.
  *

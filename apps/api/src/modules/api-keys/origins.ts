@@ -1,4 +1,4 @@
-/** The most origins one publishable key may list (contract section 14). */
+/** The most origins one publishable key may list (api-rules.md § Browser booking). */
 export const MAX_ORIGINS = 20;
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);

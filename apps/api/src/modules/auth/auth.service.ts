@@ -189,7 +189,7 @@ export class AuthService {
   }
 
   /**
-   * Lockout (contract section 3): 10 failures of one email from one client address within 15 minutes lock that
+   * Lockout (api-rules.md § Auth): 10 failures of one email from one client address within 15 minutes lock that
    * address out for the email, the right password included; other addresses are not locked by them, so one
    * client cannot lock a user out. 100 from all addresses together lock the email everywhere.
    */

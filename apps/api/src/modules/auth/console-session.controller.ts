@@ -11,7 +11,7 @@ export const CONSOLE_REFRESH_COOKIE = 'sched_console_refresh';
 const COOKIE_PATH = '/v1/auth/console';
 
 /**
- * Sessions for the admin console (contract section 13): the same logins and rotating refresh tokens as
+ * Sessions for the admin console (api-rules.md § Console): the same logins and rotating refresh tokens as
  * `/auth/login` and `/auth/refresh`, but the refresh token travels only in an `HttpOnly`, `Secure`,
  * `SameSite=Strict` cookie scoped to these routes, and the body carries the access token alone.
  */

@@ -147,7 +147,7 @@ function hostAvailability(
   }
   // Holds of this event type count toward its daily cap: each may become a booking. Seats of one start count once.
   const ownStarts = rules.maxBookingsPerDay === null ? [] : busy.filter((row) => row.eventTypeId === eventTypeId).map((row) => row.start);
-  // With seats, this event type's seated starts stay open while seats remain (contract section 16).
+  // With seats, this event type's seated starts stay open while seats remain (api-rules.md § Seats and series).
   const seated = (row: BusyRow): boolean => row.seats !== null && (rules.seatsPerSlot ?? null) !== null && row.eventTypeId === eventTypeId;
   const seats = busy.filter(seated);
   const others = busy.filter((row) => !seated(row));

@@ -29,7 +29,7 @@ import { PutScheduleDto, ScheduleResponse, ScheduleView, TimeSlotDto } from './d
 import { DateOverrideEntity } from './entities/date-override.entity.js';
 import { StoredScheduleDay, StoredTimeSlot, WeeklyScheduleEntity } from './entities/weekly-schedule.entity.js';
 
-/** Monday–Friday 09:00–17:00, what every new member starts with (contract section 3). */
+/** Monday–Friday 09:00–17:00, what every new member starts with (api-rules.md § Auth). */
 const DEFAULT_DAYS: StoredScheduleDay[] = [1, 2, 3, 4, 5].map((dayOfWeek) => ({
   dayOfWeek,
   slots: [{ startTime: '09:00', endTime: '17:00' }],

@@ -54,7 +54,7 @@ export interface HostData {
   schedules: HostSchedule[];
   overrides: HostOverride[];
   busy: BusyRow[];
-  /** Busy times from the hosts' blocking calendars (contract section 12), both modes. */
+  /** Busy times from the hosts' blocking calendars (api-rules.md § Calendars), both modes. */
   external: { hostUserId: string; start: number; end: number }[];
   lastBookedAt: Map<string, number>;
   /** Whether any of these hosts has a hold that expired by `now` and is still stored (a writer deletes it first). */

@@ -1,6 +1,6 @@
 export type BookingStatus = 'confirmed' | 'pending' | 'cancelled';
 
-/** The statuses that occupy a host's time (contract section 7, rule 2). */
+/** The statuses that occupy a host's time (api-rules.md § Slots, rule 2). */
 export const BUSY_BOOKING_STATUSES = ['confirmed', 'pending'] as const satisfies readonly BookingStatus[];
 
 /**
@@ -9,7 +9,7 @@ export const BUSY_BOOKING_STATUSES = ['confirmed', 'pending'] as const satisfies
  */
 export const BUSY_STATUSES_SQL = `(${BUSY_BOOKING_STATUSES.map((status) => `'${status}'`).join(', ')})`;
 
-/** A booking_hosts row is a booking's, or a hold's (contract section 14) while it lives. */
+/** A booking_hosts row is a booking's, or a hold's (api-rules.md § Browser booking) while it lives. */
 export type OccupancyStatus = BookingStatus | 'held';
 
 /** What the exclusion constraint refuses to overlap: bookings that occupy time and holds (live or not yet deleted). */

@@ -60,7 +60,7 @@ export class BookingChangesService {
 
   /**
    * Cancels the booking; with `scope: "following"` on an occurrence of a series, also every later active
-   * occurrence (contract section 16), each locked, in this one transaction, with one mail for them all.
+   * occurrence (api-rules.md § Seats and series), each locked, in this one transaction, with one mail for them all.
    */
   async cancel(principal: Principal | undefined, id: string, dto: CancelBookingDto): Promise<CancelledBookingResponse> {
     return this.tx.transaction(async () => {
@@ -235,7 +235,7 @@ export class BookingChangesService {
   }
 
   private async lockForAction(principal: Principal | undefined, id: string, token: string | undefined): Promise<LockedBooking> {
-    // Neither credentials nor a token → 401, whatever the id (contract section 8).
+    // Neither credentials nor a token → 401, whatever the id (api-rules.md § Bookings).
     if (!principal && !token) throw noCredentials();
     if (!looksLikeId(id, 'bkg')) throw AppError.notFound('Booking');
     if (principal) {

@@ -46,7 +46,7 @@ export class BookingCreateService {
     dto: CreateBookingDto,
     idempotencyKey: string | undefined,
     requestId: string,
-    /** POST /public/bookings (contract section 14): the hold's token is required, and the answer is the attendee's view. */
+    /** POST /public/bookings (api-rules.md § Browser booking): the hold's token is required, and the answer is the attendee's view. */
     publicRoute?: { holdToken: string | null },
   ): Promise<StoredResponse> {
     const start = parseInputTimestamp(dto.startTime, dto.timezone);
@@ -101,7 +101,7 @@ export class BookingCreateService {
   }
 
   /**
-   * A recurring series (contract section 16), all or nothing in the caller's transaction: under every host's
+   * A recurring series (api-rules.md § Seats and series), all or nothing in the caller's transaction: under every host's
    * lock, each occurrence judged by the rules of a single booking (the window by the first only), one host for
    * all of them, then every row in one batch, where the exclusion constraint still has the last word on each.
    */

@@ -9,7 +9,7 @@ import { type BookingMailFacts, bookingMails, type BookingMailKind } from './boo
 import { attendeeNameOf } from './booking-views.js';
 import type { Booking } from './entities/booking.entity.js';
 
-/** What a host's calendar shows of a booking (contract section 12, write-back). */
+/** What a host's calendar shows of a booking (api-rules.md § Calendars, write-back). */
 function forCalendar(booking: Booking, title: string): BookingForCalendar {
   return {
     id: booking.id,
@@ -98,7 +98,7 @@ export class BookingEffectsService {
     await this.sendMails(scope, kind, bookings[0], details, occurrences.length > 1 ? occurrences : undefined);
   }
 
-  /** Test-mode bookings send no mail (contract section 9). */
+  /** Test-mode bookings send no mail (api-rules.md § Test mode). */
   async sendMails(
     scope: TenantScope,
     kind: BookingMailKind,

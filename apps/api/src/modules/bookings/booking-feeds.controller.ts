@@ -52,7 +52,7 @@ export class BookingFeedsController {
       'Live confirmed (CONFIRMED) and pending (TENTATIVE) bookings the member hosts, 30 days back to 365 ahead. ETag; 304 for If-None-Match.',
   })
   @ApiParam({ name: 'file', description: '`<token>.ics`', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}\\.ics$' } })
-  // The iCalendar body is the 200's alone: errors are the contract's JSON like everywhere else.
+  // The iCalendar body is the 200's alone: errors are the API's error JSON like everywhere else.
   @ApiResponse({ status: 200, description: 'text/calendar; charset=utf-8', content: { 'text/calendar': { schema: { type: 'string' } } } })
   @ApiResponse({ status: 304, description: 'Not modified since the ETag sent in If-None-Match' })
   @ApiErrors(404)

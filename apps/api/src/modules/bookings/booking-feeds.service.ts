@@ -16,7 +16,7 @@ export interface RenderedFeed {
   etag: string;
 }
 
-/** The outbound feed of contract section 12: a member subscribes to the bookings it hosts from any calendar app. */
+/** The outbound feed of api-rules.md § Calendars: a member subscribes to the bookings it hosts from any calendar app. */
 @Injectable()
 export class BookingFeeds {
   private readonly key: Buffer;

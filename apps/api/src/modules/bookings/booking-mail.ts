@@ -26,7 +26,7 @@ export interface BookingMailFacts {
   previousStartsAt?: Date;
   appUrl: string;
   /**
-   * A recurring series' occurrences (contract section 16), the first being the booking above: the mail lists
+   * A recurring series' occurrences (api-rules.md § Seats and series), the first being the booking above: the mail lists
    * every date and its `.ics` holds each occurrence as its own event (UID = that occurrence's booking id).
    */
   occurrences?: readonly { bookingId: string; startsAt: Date; endsAt: Date }[];

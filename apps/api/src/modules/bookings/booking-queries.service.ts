@@ -17,7 +17,7 @@ function hasRealDate(value: string): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-/** A date is inclusive (UTC); a timestamp is exact (contract section 8). */
+/** A date is inclusive (UTC); a timestamp is exact (api-rules.md § Bookings). */
 function rangeBound(value: string, field: string, end: boolean): Date {
   const isDate = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const ms = Date.parse(isDate ? `${value}T00:00:00Z` : value);

@@ -16,7 +16,7 @@ function attendeeOf(booking: Booking): BookingView['attendee'] {
   };
 }
 
-/** Entities never leave the service: these build the API's booking shapes (contract section 8). */
+/** Entities never leave the service: these build the API's booking shapes (api-rules.md § Bookings). */
 export function bookingView(booking: Booking, hostUserIds: readonly string[]): BookingView {
   return {
     id: booking.id,
@@ -45,7 +45,7 @@ function meetingUrlOf(location: string | null): string | null {
 }
 
 /**
- * What an attendee sees of a booking (contract section 14): no host ids, no notes or metadata of the host's, no
+ * What an attendee sees of a booking (api-rules.md § Browser booking): no host ids, no notes or metadata of the host's, no
  * other booking. `confirmationToken` only in the answer that creates it.
  */
 export function attendeeBookingView(booking: Booking, confirmationToken?: string): AttendeeBookingView {

@@ -87,7 +87,7 @@ export class BookingsRepository {
   /**
    * The booking and one row per host, in one statement: it runs while the hosts' locks are held.
    * `hostUserIds` in order, the primary first; the order is kept (position). `seated`: a seat of its start
-   * (contract section 16), sharing the start's occupancy with the other seats.
+   * (api-rules.md § Seats and series), sharing the start's occupancy with the other seats.
    */
   async insert(scope: TenantScope, booking: Booking, hostUserIds: readonly string[], seated = false): Promise<void> {
     await this.tx.write(

@@ -48,7 +48,7 @@ export class HoldsRepository {
   constructor(private readonly tx: TransactionHost) {}
 
   /** The hold and one occupancy row per host, in one statement (deferred with the transaction's other writes). */
-  /** `seatGroup`: the seated start's group (contract section 16), or null. */
+  /** `seatGroup`: the seated start's group (api-rules.md § Seats and series), or null. */
   async insert(scope: TenantScope, hold: Hold, hostUserIds: readonly string[], seatGroup: string | null): Promise<void> {
     await this.tx.write(
       `WITH inserted AS (

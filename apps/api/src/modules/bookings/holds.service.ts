@@ -23,7 +23,7 @@ import { SlotDecisionService, slotUnavailable } from './slot-decision.service.js
 
 const MINUTE_MS = 60_000;
 
-/** At most this many live holds per publishable key and client address (contract section 14). */
+/** At most this many live holds per publishable key and client address (api-rules.md § Browser booking). */
 export const HOLDS_PER_VISITOR = 5;
 
 /** Who placed a hold through a publishable key: the per-visitor limit counts by these. */
@@ -100,7 +100,7 @@ export class HoldsService {
             createdAt: now,
           } satisfies Hold);
           await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
-          // A hold of a seated start takes one of its seats (contract section 16).
+          // A hold of a seated start takes one of its seats (api-rules.md § Seats and series).
           const seatGroup = eventType.seatsPerSlot !== null ? seatGroupOf(eventType.id, hold.startsAt) : null;
           await this.repository.insert(scope, hold, hostUserIds, seatGroup);
           return token === undefined ? { hold: holdView(hold) } : { hold: holdView(hold), holdToken: token };

@@ -4,7 +4,7 @@ import { Access, ApiErrors, CurrentPrincipal, IdParam, type Principal, Scope } f
 import { BookingQueriesService } from './booking-queries.service.js';
 import { SeriesResponse } from './dto/booking.dto.js';
 
-/** Recurring series (contract section 16): made by POST /bookings with recurrenceCount, read here. */
+/** Recurring series (api-rules.md § Seats and series): made by POST /bookings with recurrenceCount, read here. */
 @ApiTags('bookings')
 @Controller('series')
 export class SeriesController {

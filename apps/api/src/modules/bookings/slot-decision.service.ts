@@ -82,7 +82,7 @@ export class SlotDecisionService {
   }
 
   /**
-   * A series (contract section 16): the hosts' locks, then the event type, from which `plan` derives the
+   * A series (api-rules.md § Seats and series): the hosts' locks, then the event type, from which `plan` derives the
    * occurrences' starts (ascending), then everything the slot engine needs from the first start to the last,
    * past the booking window; all in this transaction, under the locks.
    */

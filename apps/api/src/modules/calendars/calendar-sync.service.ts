@@ -13,7 +13,7 @@ import type { CalendarConnection, RemoteCalendar } from './entities/calendar-con
 import { IcsFetcher, SourceError, type Validators } from './ics-source.js';
 
 const DAY_MS = 86_400_000;
-/** The sync window: from yesterday to 730 days ahead (contract section 12). */
+/** The sync window: from yesterday to 730 days ahead (api-rules.md § Calendars). */
 const WINDOW_BEFORE_DAYS = 1;
 const WINDOW_AFTER_DAYS = 730;
 

@@ -17,7 +17,7 @@ import { CalendarsService } from './calendars.service.js';
 import { CalendarBusyTime } from './entities/calendar-busy-time.entity.js';
 import { CalendarConnection } from './entities/calendar-connection.entity.js';
 
-/** Owns calendar_connections and calendar_busy_times: hosts' own calendars and their busy times (contract section 12). */
+/** Owns calendar_connections and calendar_busy_times: hosts' own calendars and their busy times (api-rules.md § Calendars). */
 @Module({
   imports: [TypeOrmModule.forFeature([CalendarConnection, CalendarBusyTime, CalendarWrite]), AvailabilityModule, JobsModule],
   controllers: [CalendarsController],

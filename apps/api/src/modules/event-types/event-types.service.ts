@@ -122,7 +122,7 @@ function recurrenceOf(dto: Recurrence | null | undefined): Recurrence | null {
   return dto ? { frequency: dto.frequency, interval: dto.interval, maxCount: dto.maxCount } : null;
 }
 
-/** Seats and recurrence exclude each other (contract section 16). */
+/** Seats and recurrence exclude each other (api-rules.md § Seats and series). */
 function assertSeatsOrRecurrence(eventType: Pick<EventType, 'seatsPerSlot' | 'recurrence'>): void {
   if (eventType.seatsPerSlot !== null && eventType.recurrence !== null) {
     throw AppError.validation('seatsPerSlot', 'seatsPerSlot cannot be set together with recurrence');

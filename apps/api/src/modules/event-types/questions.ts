@@ -1,6 +1,6 @@
 import { AppError } from '@app/common';
 
-/** Booking questions (contract section 14): the event type's own form. */
+/** Booking questions (api-rules.md § Browser booking): the event type's own form. */
 export const QUESTION_TYPES = ['text', 'textarea', 'email', 'phone', 'number', 'select', 'multiselect', 'checkbox', 'date'] as const;
 export type QuestionType = (typeof QUESTION_TYPES)[number];
 

@@ -225,7 +225,7 @@ export class GlobalLookups {
       );
     const row = rows[0];
     if (!row) return null;
-    // An occurrence of a series opens with its own token or the series' (contract section 16).
+    // An occurrence of a series opens with its own token or the series' (api-rules.md § Seats and series).
     const hash = sha256(token);
     const opens =
       constantTimeEqual(hash, row.confirmation_token_hash) ||

@@ -4,7 +4,7 @@ import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
 import { AppError, ErrorCode, ErrorResponseDto, Public } from '@app/common';
 
-/** Probes sit outside /v1 and need no credentials (contract section 1). */
+/** Probes sit outside /v1 and need no credentials (api-rules.md § Basics). */
 @ApiTags('health')
 @Public()
 @SkipThrottle()

@@ -6,7 +6,7 @@ import { TeamModule } from '../team/index.js';
 import { PublicBookingController } from './public-booking.controller.js';
 import { PublicBookingService } from './public-booking.service.js';
 
-/** The routes of contract section 14 for publishable keys: an attendee's page books with no backend in between. */
+/** The routes of api-rules.md § Browser booking for publishable keys: an attendee's page books with no backend in between. */
 @Module({
   imports: [BookingsModule, EventTypesModule, AvailabilityModule, TeamModule],
   controllers: [PublicBookingController],

@@ -25,7 +25,7 @@ function keyEventTypes(principal: Principal): string[] | null {
 }
 
 /**
- * The public routes of contract section 14: what an attendee's page may see and do with a publishable key,
+ * The public routes of api-rules.md § Browser booking: what an attendee's page may see and do with a publishable key,
  * nothing more. Each answer is built here from the owning modules' services; the slot rules, holds and
  * bookings are theirs, unchanged.
  */

@@ -4,7 +4,7 @@ import { DOMAIN_EVENT_TYPES } from '../outbox/index.js';
 export const WEBHOOK_TEST_EVENT = 'webhook.test';
 export const ALL_EVENTS_WILDCARD = '*';
 
-/** What `events` may list (contract section 10). */
+/** What `events` may list (api-rules.md § Webhooks). */
 export const SUBSCRIBABLE_EVENTS: readonly string[] = [...DOMAIN_EVENT_TYPES, WEBHOOK_TEST_EVENT, ALL_EVENTS_WILDCARD];
 
 export function isSubscribed(events: readonly string[], type: string): boolean {

@@ -3,7 +3,7 @@ import { AppConfig, SecretSealer } from '@app/common';
 import { SecretBox } from './secret-box.js';
 
 /**
- * Webhook signing secrets at rest, sealed with ENCRYPTION_KEY (contract section 12). Secrets sealed
+ * Webhook signing secrets at rest, sealed with ENCRYPTION_KEY (api-rules.md § Calendars). Secrets sealed
  * before that, with the key derived from JWT_SECRET (`v1.` values), still open, and the
  * `webhook-secret-reseal` job rewrites them, and those of a previous ENCRYPTION_KEY, under the current key.
  */

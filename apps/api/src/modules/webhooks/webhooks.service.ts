@@ -51,7 +51,7 @@ export function deliveryView(delivery: WebhookDelivery): WebhookDeliveryView {
   };
 }
 
-/** The webhook endpoints of the caller's organization, in the caller's mode (contract sections 9 and 10). */
+/** The webhook endpoints of the caller's organization, in the caller's mode (api-rules.md § Test mode and § Webhooks). */
 @Injectable()
 export class WebhooksService {
   constructor(

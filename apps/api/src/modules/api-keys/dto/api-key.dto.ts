@@ -59,7 +59,7 @@ export class CreateApiKeyDto {
   @ApiPropertyOptional({
     enum: ['secret', 'publishable'],
     default: 'secret',
-    description: 'publishable: safe in a web page (contract section 14)',
+    description: 'publishable: safe in a web page (api-rules.md § Browser booking)',
   })
   @IsOptional()
   @IsIn(['secret', 'publishable'])

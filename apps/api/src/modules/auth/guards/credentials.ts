@@ -4,7 +4,7 @@ const MAX_HEADER_LENGTH = 4096;
 const KEY_PREFIX = /^(mk|pk)_(live|test)_/;
 
 /**
- * `ApiKey <key>` or `Bearer <jwt>`; a Bearer value that looks like a key is a key (contract section 3).
+ * `ApiKey <key>` or `Bearer <jwt>`; a Bearer value that looks like a key is a key (api-rules.md § Auth).
  * Anything else (extra spaces, unknown scheme, an oversized value) is malformed.
  */
 export function parseAuthorization(header: string | string[] | undefined): Credential {

@@ -29,7 +29,7 @@ export function keyPrincipal(key: ApiKeyCredential): Principal {
 }
 
 /**
- * The (P) routes' door (contract section 14): a publishable key, presented from one of its allowed origins.
+ * The (P) routes' door (api-rules.md § Browser booking): a publishable key, presented from one of its allowed origins.
  * Runs before any CORS header is written (a Fastify preHandler hook ahead of @fastify/cors), so a page on
  * another origin never gets to read the answer, and again from the access guard, which finds the principal
  * it set.

@@ -6,7 +6,7 @@ import { AppConfig, AppError, ErrorCode, type RequestWithPrincipal } from '@app/
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /**
- * Per API key, per user for sessions, per client IP for everyone else (contract section 5); a publishable key
+ * Per API key, per user for sessions, per client IP for everyone else (api-rules.md § Rate limits); a publishable key
  * counts per key and client IP together, so one visitor cannot use up a site's limit (section 14).
  */
 export function rateLimitSubject(request: RequestWithPrincipal, config: AppConfig): { tracker: string; limit: number } {

@@ -399,7 +399,7 @@ export class CalendarFeedResponse {
   @ApiProperty({ example: 'http://localhost:3000/v1/calendar-feeds/Qm9va2luZ3NGZWVkVG9rZW5FeGFtcGxlMTIzNDU2Nzg5.ics' }) url!: string;
 }
 
-/** A booking as its attendee sees it (the public routes of contract section 14). */
+/** A booking as its attendee sees it (the public routes of api-rules.md § Browser booking). */
 export class AttendeeBookingView {
   @ApiProperty({ example: 'bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
   @ApiProperty() eventTypeId!: string;

@@ -5,12 +5,12 @@ import { OCCUPYING_STATUSES_SQL, type OccupancyStatus } from '../../booking-occu
  * One row per host a booking or a hold occupies (a collective booking occupies every host). The exclusion
  * constraint is what makes double booking impossible, whatever the number of instances: two confirmed or
  * pending meetings or holds of one host in one mode cannot overlap. `during` is the meeting itself, without
- * buffers, because buffers may overlap each other (contract section 7, rule 2). A hold's rows carry its
+ * buffers, because buffers may overlap each other (api-rules.md § Slots, rule 2). A hold's rows carry its
  * `expires_at`; the constraint cannot read the clock, so expired ones are deleted under the hosts' locks by
  * the next booking or hold of those hosts (HoldsRepository.clearExpired), and readers ignore them meanwhile.
  * The organization and the event type cascade here (migration Holds1795500000000).
  *
- * Seats (contract section 16): the bookings and holds of one start of a seated event type carry one
+ * Seats (api-rules.md § Seats and series): the bookings and holds of one start of a seated event type carry one
  * `seat_group`, and rows of one group do not exclude each other (`<>`); every other overlap still does, so a
  * seated start occupies its host once, against everything else. How many share a group is counted under the
  * host's lock (BookingsRepository.lockHosts), which every writer of these rows holds. `during` comes before the

@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { SeriesFrequency } from '@app/calendar';
 
 /**
- * A recurring series (contract section 16): made in one transaction with all its occurrences, which are
+ * A recurring series (api-rules.md § Seats and series): made in one transaction with all its occurrences, which are
  * bookings carrying its id and their 1-based `occurrence`. The rule is kept as it was when booked.
  */
 @Entity('booking_series')

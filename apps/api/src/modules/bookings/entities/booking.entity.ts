@@ -93,7 +93,7 @@ export class Booking {
   @Column('text', { nullable: true })
   rescheduledToBookingId!: string | null;
 
-  /** The recurring series (`ser_…`) this occurrence belongs to, or null (contract section 16). */
+  /** The recurring series (`ser_…`) this occurrence belongs to, or null (api-rules.md § Seats and series). */
   @Column('text', { nullable: true })
   seriesId!: string | null;
 

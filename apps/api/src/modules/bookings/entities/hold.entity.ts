@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * A slot kept for an attendee for a few minutes (contract section 14). Its occupancy lives in booking_hosts
+ * A slot kept for an attendee for a few minutes (api-rules.md § Browser booking). Its occupancy lives in booking_hosts
  * (status `held`, `booking_id` = this id), under the constraint that refuses overlapping bookings; this row
  * keeps what the occupancy does not: who may use it and how it was asked for.
  */

@@ -12,7 +12,7 @@ export interface RemoteCalendar {
 }
 
 /**
- * A member's connected calendar (contract section 12). The source's secret parts (an ICS URL's path, a
+ * A member's connected calendar (api-rules.md § Calendars). The source's secret parts (an ICS URL's path, a
  * CalDAV password) are sealed (`CalendarSecrets`); `displayUrl` is what the API shows.
  */
 @Entity('calendar_connections')

@@ -35,7 +35,7 @@ export const MAX_HOSTS = 50;
 /** Optional, but null is not a value: `{ "title": null }` is a 400, not "no change". */
 const OptionalNotNull = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
-/** One booking question as a write sends it (contract section 14); the rules between fields are the service's. */
+/** One booking question as a write sends it (api-rules.md § Browser booking); the rules between fields are the service's. */
 export class QuestionDto {
   @ApiProperty({ minLength: 1, maxLength: 50, pattern: QUESTION_ID.source, description: 'Unique in the list; answers are keyed by it' })
   @IsString()
@@ -115,7 +115,7 @@ export const RECURRENCE_SCHEMA = {
   },
 } as ApiPropertyOptions; // Swagger's option types have no `$ref` inside `properties`, though the document takes one.
 
-/** How bookings of an event type may repeat (contract section 16). */
+/** How bookings of an event type may repeat (api-rules.md § Seats and series). */
 export class RecurrenceDto implements Recurrence {
   @ApiProperty({ enum: SERIES_FREQUENCIES })
   @IsIn(SERIES_FREQUENCIES)

@@ -7,7 +7,7 @@ import { EventTypeHost } from './event-type-host.entity.js';
 export const LOCATION_TYPES = ['zoom', 'meet', 'phone', 'in_person'] as const;
 export type LocationType = (typeof LOCATION_TYPES)[number];
 
-/** How a booking of the event type may repeat (contract section 16). */
+/** How a booking of the event type may repeat (api-rules.md § Seats and series). */
 export interface Recurrence {
   frequency: SeriesFrequency;
   /** Every `interval` days, weeks or months, 1..12. */
@@ -73,19 +73,19 @@ export class EventType {
   @Column('boolean', { default: false })
   requiresConfirmation!: boolean;
 
-  /** How long a hold of this event type keeps its slot (contract section 14). */
+  /** How long a hold of this event type keeps its slot (api-rules.md § Browser booking). */
   @Column('integer', { default: 10 })
   holdMinutes!: number;
 
-  /** The booking form's questions, in order, defaults written out (contract section 14). */
+  /** The booking form's questions, in order, defaults written out (api-rules.md § Browser booking). */
   @Column('jsonb', { default: () => "'[]'" })
   questions!: BookingQuestion[];
 
-  /** Attendees per start, 2..1000; null: one booking per slot (contract section 16). Never with `recurrence`. */
+  /** Attendees per start, 2..1000; null: one booking per slot (api-rules.md § Seats and series). Never with `recurrence`. */
   @Column('integer', { nullable: true })
   seatsPerSlot!: number | null;
 
-  /** How bookings may repeat; null: they do not (contract section 16). */
+  /** How bookings may repeat; null: they do not (api-rules.md § Seats and series). */
   @Column('jsonb', { nullable: true })
   recurrence!: Recurrence | null;
 

@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * The stored response of one Idempotency-Key of an organization in one mode (contract section 8). A
+ * The stored response of one Idempotency-Key of an organization in one mode (api-rules.md § Bookings). A
  * request running under a key holds a transaction-scoped advisory lock instead of a row, so a request
  * that dies leaves nothing behind (IdempotencyRepository.lock).
  */
