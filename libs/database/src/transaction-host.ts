@@ -105,8 +105,11 @@ export function inlineParameters({ text, values }: Write): string {
  */
 const QUIET_LOG = 'SET LOCAL log_min_error_statement = panic;\nSET LOCAL log_min_duration_statement = -1';
 const USUAL_LOG = 'SET LOCAL log_min_error_statement TO DEFAULT;\nSET LOCAL log_min_duration_statement TO DEFAULT';
-const MAY_QUIET_LOG = `SELECT has_parameter_privilege('log_min_error_statement', 'SET')
-                          AND has_parameter_privilege('log_min_duration_statement', 'SET') AS quiet`;
+/** Neither can fail, so both may run inside the caller's transaction (PostgreSQL before 15 has no such privilege). */
+const ROLE_LOG_RIGHTS = `SELECT current_setting('is_superuser') = 'on' AS superuser,
+                                to_regprocedure('pg_catalog.has_parameter_privilege(text,text)') IS NOT NULL AS grantable`;
+const GRANTED_LOG_RIGHTS = `SELECT has_parameter_privilege('log_min_error_statement', 'SET')
+                                   AND has_parameter_privilege('log_min_duration_statement', 'SET') AS granted`;
 
 /** What pg's client and pool take: a named statement is parsed and planned once per connection. */
 interface PreparedClient {
@@ -186,7 +189,7 @@ export class TransactionHost {
     try {
       const result = await work();
       const writes = open.batch.splice(0);
-      if (writes.length > 1 && (await this.quietLogAllowed()))
+      if (writes.length > 1 && (await this.quietLogAllowed(open.manager)))
         await open.manager.query([QUIET_LOG, ...writes.map(inlineParameters), USUAL_LOG].join(';\n'));
       else for (const { text, values } of writes) await open.manager.query(text, [...values]);
       return result;
@@ -195,12 +198,21 @@ export class TransactionHost {
     }
   }
 
-  /** Asked once, on the pool: inside the transaction a failing check would abort it. */
-  private quietLogAllowed(): Promise<boolean> {
-    this.mayQuietLog ??= this.dataSource
-      .query(MAY_QUIET_LOG)
-      .then((rows: { quiet: boolean }[]) => rows[0]?.quiet === true)
-      .catch(() => false);
+  /**
+   * Asked once per process, on the transaction's own connection (a second one from the pool could wait forever when
+   * every connection is held by a transaction waiting here). An error is not remembered: the next batch asks again.
+   */
+  private quietLogAllowed(manager: EntityManager): Promise<boolean> {
+    this.mayQuietLog ??= (async () => {
+      const [role]: { superuser: boolean; grantable: boolean }[] = await manager.query(ROLE_LOG_RIGHTS);
+      if (role?.superuser) return true;
+      if (!role?.grantable) return false;
+      const [rights]: { granted: boolean }[] = await manager.query(GRANTED_LOG_RIGHTS);
+      return rights?.granted === true;
+    })().catch((error: unknown) => {
+      this.mayQuietLog = undefined;
+      throw error;
+    });
     return this.mayQuietLog;
   }
 
