@@ -111,8 +111,10 @@ export class LeaseQueue<Row> {
     );
   }
 
+  /** retry and finish address one row of the table alone: a queue that joins (webhooks) writes its own outcomes. */
   private errorColumn(): string {
-    if (!this.queue.errorColumn) throw new Error(`${this.queue.table}: a queue without an error column has no retry or finish`);
+    if (!this.queue.errorColumn || this.queue.join)
+      throw new Error(`${this.queue.table}: retry and finish need an error column and a queue without a join`);
     return this.queue.errorColumn;
   }
 }
