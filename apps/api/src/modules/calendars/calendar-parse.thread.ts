@@ -1,4 +1,5 @@
 import { parentPort } from 'node:worker_threads';
+import { THREAD_READY } from './calendar-parse.protocol.js';
 // Relative, not `@app/calendar`: a worker thread is loaded by Node itself, where the path alias does not exist.
 import {
   busyFromICalendar,
@@ -58,3 +59,4 @@ parentPort?.on('message', (request: ParseRequest) => {
   const answer = reply(request);
   parentPort!.postMessage(answer, 'busy' in answer ? [answer.busy.buffer] : []);
 });
+parentPort?.postMessage(THREAD_READY);

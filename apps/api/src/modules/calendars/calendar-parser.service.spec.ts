@@ -46,6 +46,15 @@ describe('CalendarParser (worker threads)', () => {
     expect(await parser.busy({ texts: [quick], eachOnItsOwn: false, ...WINDOW })).toHaveLength(1);
   });
 
+  it('counts CALENDAR_TIMEOUT_MS from when a new thread is ready, not from its start (loading takes seconds on a busy machine)', async () => {
+    parser = new CalendarParser({ calendarTimeoutMs: 100 } as AppConfig);
+    const started = performance.now();
+    const quick = event('DTSTART:20270301T090000Z', 'DURATION:PT1H');
+    expect(await parser.busy({ texts: [quick], eachOnItsOwn: false, ...WINDOW })).toHaveLength(1);
+    // The cold thread took longer than the limit to load, and the parse still counted only its own time.
+    expect(performance.now() - started).toBeGreaterThan(100);
+  });
+
   it('runs parses side by side and in order of arrival, each answered with its own result', async () => {
     parser = new CalendarParser({ calendarTimeoutMs: 10_000 } as AppConfig);
     const results = await Promise.all(

@@ -3,12 +3,15 @@ import { Worker } from 'node:worker_threads';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { type BusyInterval, CalendarParseError, CalendarTooLargeError } from '@app/calendar';
 import { AppConfig } from '@app/common';
+import { THREAD_READY } from './calendar-parse.protocol.js';
 import type { ParseReply, ParseRequest } from './calendar-parse.thread.js';
 
 /** Heap a parse may use: a 5 MiB feed of 100,000 events needs about 200 MB. */
 const THREAD_HEAP_MB = 512;
 /** Threads stay for this long without work, then end (a process that syncs nothing holds none). */
 const IDLE_MS = 30_000;
+/** A new thread loads its modules before it parses: on a busy machine that takes seconds, not counted as parsing. */
+const STARTUP_MS = 60_000;
 
 interface Task {
   request: Omit<ParseRequest, 'id'>;
@@ -18,6 +21,8 @@ interface Task {
 
 interface Thread {
   worker: Worker;
+  /** Loaded and listening (THREAD_READY arrived). */
+  ready: boolean;
   task: (Task & { id: number; timer: NodeJS.Timeout }) | null;
   idle: NodeJS.Timeout | null;
 }
@@ -62,14 +67,19 @@ export class CalendarParser implements OnModuleDestroy {
       const id = this.nextId++;
       if (thread.idle) clearTimeout(thread.idle);
       thread.idle = null;
-      const timer = setTimeout(
-        () => void this.end(thread, new CalendarTooLargeError(`reading it took longer than ${this.config.calendarTimeoutMs} ms`)),
-        this.config.calendarTimeoutMs,
-      );
-      thread.task = { ...task, id, timer };
+      thread.task = { ...task, id, timer: this.deadline(thread) };
       thread.worker.ref();
       thread.worker.postMessage({ id, ...task.request } satisfies ParseRequest);
     }
+  }
+
+  /** The parse's time limit, from now on a ready thread; a thread still loading gets STARTUP_MS first. */
+  private deadline(thread: Thread): NodeJS.Timeout {
+    if (!thread.ready) return setTimeout(() => void this.end(thread, new Error('The calendar parser thread did not start')), STARTUP_MS);
+    return setTimeout(
+      () => void this.end(thread, new CalendarTooLargeError(`reading it took longer than ${this.config.calendarTimeoutMs} ms`)),
+      this.config.calendarTimeoutMs,
+    );
   }
 
   private spawn(): Thread | null {
@@ -79,8 +89,14 @@ export class CalendarParser implements OnModuleDestroy {
       execArgv: typescript ? ['--loader', 'ts-node/esm/transpile-only', '--no-warnings'] : [],
       resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
     });
-    const thread: Thread = { worker, task: null, idle: null };
-    worker.on('message', (reply: ParseReply) => this.settle(thread, reply));
+    const thread: Thread = { worker, ready: false, task: null, idle: null };
+    worker.on('message', (reply: ParseReply | typeof THREAD_READY) => {
+      if (reply !== THREAD_READY) return this.settle(thread, reply);
+      thread.ready = true;
+      if (!thread.task) return;
+      clearTimeout(thread.task.timer);
+      thread.task.timer = this.deadline(thread);
+    });
     worker.on('error', (error: Error & { code?: string }) => {
       const reason =
         error.code === 'ERR_WORKER_OUT_OF_MEMORY'
