@@ -40,6 +40,7 @@ describe('bookings: create, read, list', () => {
       livemode: true,
       seriesId: null,
       occurrence: null,
+      noShow: { attendee: false, host: false },
     });
     const detail = await t.http.get(`/v1/bookings/${res.body.booking.id}`, { apiKey: org.apiKey });
     expect(detail.status).toBe(200);

@@ -167,6 +167,8 @@ describe('calendars: CalDAV accounts', () => {
 
   it('writes live confirmed bookings into the destination calendar and removes them when cancelled; test mode never', async () => {
     const written = (id: string): Promise<{ status: number; text: string }> => dav.get(USER, PASSWORD, `/${USER}/work/${id}.ics`);
+    // A meeting link of its own per booking (api-rules.md § Reminders) reaches the calendar too.
+    await t.http.patch(`/v1/event-types/${org.eventTypeId}`, { location: 'https://meet.example/r-{bookingId}' }, { apiKey: org.apiKey });
     const live = await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-05T13:00:00Z'), { apiKey: org.apiKey });
     expect(live.status).toBe(201);
     const id = live.body.booking.id;
@@ -181,6 +183,8 @@ describe('calendars: CalDAV accounts', () => {
     expect(object).toContain(`UID:${id}`);
     expect(object).toContain('DTSTART:20270305T130000Z');
     expect(object).toContain('attendee@example.com');
+    expect(object.replace(/\r?\n[ \t]/g, '')).toContain(`LOCATION:https://meet.example/r-${id}`);
+    await t.http.patch(`/v1/event-types/${org.eventTypeId}`, { location: null }, { apiKey: org.apiKey });
     // The copy is the service's own: it does not block the booking's host a second time.
     await t.http.post(`/v1/calendars/${calendarId}/sync`, undefined, auth);
 

@@ -96,10 +96,12 @@ describe('console calendar views', () => {
     feedServer?.close();
   });
 
-  async function signedIn(): Promise<{ context: BrowserContext; page: Page }> {
+  /** `now`: the browser's clock as well, for what the console decides by the time (the API's is the test's Clock). */
+  async function signedIn(now?: string): Promise<{ context: BrowserContext; page: Page }> {
     // en-GB: weeks start on Monday, so the week of 2027-03-10 runs Monday 8 to Sunday 14 March.
     const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
     const page = await context.newPage();
+    if (now) await page.clock.setFixedTime(new Date(now));
     await page.goto('/admin/');
     await page.getByLabel('Email').fill(owner.email);
     await page.getByLabel('Password').fill(owner.password);
@@ -273,6 +275,34 @@ describe('console calendar views', () => {
     await page.getByRole('button', { name: 'Save timezone' }).click();
     await page.getByText('Timezone saved.').waitFor();
     expect((await t.http.get('/v1/users/me', { token: owner.accessToken })).body.user.timezone).toBe('Asia/Tokyo');
+    await context.close();
+  }, 60_000);
+
+  it('after a meeting, marks who did not come from the booking; the location field shows what a template gives', async () => {
+    const now = '2027-03-13T15:30:00Z'; // Saturday's meeting (14:00–15:00Z) is over, Sunday's is ahead
+    t.clock.set(now);
+    const { context, page } = await signedIn(now);
+    await page.goto(`/admin/bookings/${ids.saturday}`);
+    const attendee = page.getByRole('button', { name: 'The attendee did not come' });
+    await attendee.waitFor();
+    expect(await attendee.getAttribute('aria-pressed')).toBe('false');
+    await attendee.click();
+    await page.locator('button[aria-pressed="true"]', { hasText: 'The attendee did not come' }).waitFor();
+    const marked = (await t.http.get(`/v1/bookings/${ids.saturday}`, { apiKey })).body.booking;
+    expect(marked.noShow).toEqual({ attendee: true, host: false });
+    await check(page, 'booking-no-show');
+
+    await page.goto(`/admin/bookings/${ids.sunday}`);
+    await page.getByText('Attendee’s timezone').waitFor();
+    expect(await page.getByRole('heading', { name: 'Who did not come' }).count()).toBe(0);
+
+    await page.goto(`/admin/event-types/${coaching}`);
+    await page.getByLabel('Location').fill('https://meet.example/c-{bookingId}');
+    await page.getByText('Each booking gets its own: https://meet.example/c-bkg_…').waitFor();
+    await page.getByRole('button', { name: 'Save event type' }).click();
+    await page.getByRole('heading', { name: 'Event types', exact: true }).waitFor();
+    const saved = (await t.http.get(`/v1/event-types/${coaching}`, { apiKey })).body.eventType;
+    expect(saved.location).toBe('https://meet.example/c-{bookingId}');
     await context.close();
   }, 60_000);
 });

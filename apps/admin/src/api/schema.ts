@@ -602,6 +602,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bookings/{id}/no-show": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark who did not come (or take the mark back): host credentials for either party, the attendee’s token for the host
+         * @description Only a confirmed booking whose start has passed: before it → 409 BOOKING_NOT_STARTED; cancelled or pending → 409 BOOKING_NOT_ACTIVE. The attendee’s token marking the attendee → 403. A mark turning true sends `booking.no_show` (`data.booking`, `data.party`).
+         */
+        post: operations["markNoShow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bookings/{id}/decline": {
         parameters: {
             query?: never;
@@ -1067,7 +1087,7 @@ export interface components {
         };
         ErrorResponseDto: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "KEY_REVOKED" | "KEY_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "EMAIL_TAKEN" | "MEMBER_EXISTS" | "LAST_OWNER" | "SLUG_TAKEN" | "OVERRIDE_EXISTS" | "SLOT_UNAVAILABLE" | "EVENT_TYPE_INACTIVE" | "BOOKING_NOT_ACTIVE" | "BOOKING_IN_PAST" | "BOOKING_NOT_PENDING" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CALENDAR_UNREACHABLE" | "CALENDAR_EXISTS" | "CALENDAR_LIMIT_REACHED" | "RATE_LIMITED" | "HOLD_LIMIT_REACHED" | "ORIGIN_NOT_ALLOWED" | "SEATS_IN_USE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "KEY_REVOKED" | "KEY_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "EMAIL_TAKEN" | "MEMBER_EXISTS" | "LAST_OWNER" | "SLUG_TAKEN" | "OVERRIDE_EXISTS" | "SLOT_UNAVAILABLE" | "EVENT_TYPE_INACTIVE" | "BOOKING_NOT_ACTIVE" | "BOOKING_IN_PAST" | "BOOKING_NOT_STARTED" | "BOOKING_NOT_PENDING" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CALENDAR_UNREACHABLE" | "CALENDAR_EXISTS" | "CALENDAR_LIMIT_REACHED" | "RATE_LIMITED" | "HOLD_LIMIT_REACHED" | "ORIGIN_NOT_ALLOWED" | "SEATS_IN_USE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             message: string;
             details?: components["schemas"]["ErrorDetailDto"][];
             /** @example req_8dJ2kQ0xWm3nB7vR1sTz */
@@ -1445,7 +1465,7 @@ export interface components {
             description?: string | null;
             /** @enum {string|null} */
             locationType?: "zoom" | "meet" | "phone" | "in_person" | null;
-            /** @description Link, phone number or address shown to the attendee */
+            /** @description Link, phone number or address shown to the attendee. `{bookingId}` (the only placeholder) becomes each booking’s id, e.g. `https://meet.jit.si/acme-{bookingId}` gives every meeting a room of its own. */
             location?: string | null;
             /** @default 0 */
             bufferBeforeMinutes?: number;
@@ -1565,7 +1585,7 @@ export interface components {
             description?: string | null;
             /** @enum {string|null} */
             locationType?: "zoom" | "meet" | "phone" | "in_person" | null;
-            /** @description Link, phone number or address shown to the attendee */
+            /** @description Link, phone number or address shown to the attendee. `{bookingId}` (the only placeholder) becomes each booking’s id, e.g. `https://meet.jit.si/acme-{bookingId}` gives every meeting a room of its own. */
             location?: string | null;
             /** @default 0 */
             bufferBeforeMinutes?: number;
@@ -1804,6 +1824,12 @@ export interface components {
             /** @description text, textarea, email, phone, select, date: a string; number: a number; checkbox: a boolean; multiselect: strings */
             value: string | number | boolean | string[];
         };
+        NoShowView: {
+            /** @description The attendee did not come */
+            attendee: boolean;
+            /** @description The host did not come */
+            host: boolean;
+        };
         CreatedBookingView: {
             /** @example bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
@@ -1836,6 +1862,8 @@ export interface components {
             seriesId: string | null;
             /** @description 1-based place in its series */
             occurrence: number | null;
+            /** @description Marked once the meeting has started (POST /bookings/:id/no-show) */
+            noShow: components["schemas"]["NoShowView"];
             /** @description The attendee’s token for cancel and reschedule; shown only here and in the email */
             confirmationToken: string;
         };
@@ -1901,6 +1929,8 @@ export interface components {
             seriesId: string | null;
             /** @description 1-based place in its series */
             occurrence: number | null;
+            /** @description Marked once the meeting has started (POST /bookings/:id/no-show) */
+            noShow: components["schemas"]["NoShowView"];
             eventType: components["schemas"]["BookingEventTypeView"];
             /** @description The event type’s location when it is a link */
             meetingUrl: string | null;
@@ -1980,6 +2010,20 @@ export interface components {
         };
         DecisionDto: {
             reason?: string;
+        };
+        NoShowDto: {
+            /**
+             * @description Who did not come
+             * @enum {string}
+             */
+            party: "attendee" | "host";
+            /**
+             * @description false takes the mark back
+             * @default true
+             */
+            noShow?: boolean;
+            /** @description The attendee’s confirmationToken, instead of host credentials; it may mark only the host */
+            token?: string;
         };
         CalendarFeedResponse: {
             /** @example http://localhost:3000/v1/calendar-feeds/Qm9va2luZ3NGZWVkVG9rZW5FeGFtcGxlMTIzNDU2Nzg5.ics */
@@ -2213,7 +2257,7 @@ export interface components {
              *       "booking.cancelled"
              *     ]
              */
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
             description?: string | null;
             /** @default true */
             active?: boolean;
@@ -2222,7 +2266,7 @@ export interface components {
             /** @example wh_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             url: string;
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
             description: string | null;
             active: boolean;
             /** @description false for webhooks made with test-mode keys; they receive test-mode events only */
@@ -2252,7 +2296,7 @@ export interface components {
              * @example https://example.com/hooks/scheduling
              */
             url?: string;
-            events?: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
+            events?: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
             /** @description `null` clears it */
             description?: string | null;
             /** @description Pending deliveries of an inactive webhook wait until it is active again */
@@ -5647,6 +5691,8 @@ export interface operations {
                 attendeeEmail?: string;
                 /** @description The occurrences of one recurring series */
                 seriesId?: string;
+                /** @description The bookings with that no-show mark */
+                noShow?: "attendee" | "host";
             };
             header?: never;
             path?: never;
@@ -6191,6 +6237,123 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DecisionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BookingResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict: see the operation’s description for the codes */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    markNoShow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoShowDto"];
             };
         };
         responses: {
@@ -9066,8 +9229,9 @@ export const pathsHealthReadyGetResponses200ContentApplicationJsonStatusValues: 
 export const pathsV1OrganizationsOrgIdMembersGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/organizations/{orgId}/members"]["get"]["parameters"]["query"]["status"]> = ["invited", "active"];
 export const pathsV1OrganizationsOrgIdMembersGetParametersQueryRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/organizations/{orgId}/members"]["get"]["parameters"]["query"]["role"]> = ["owner", "admin", "member"];
 export const pathsV1BookingsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["status"]> = ["confirmed", "cancelled", "pending"];
+export const pathsV1BookingsGetParametersQueryNoShowValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["noShow"]> = ["attendee", "host"];
 export const pathsV1WebhooksIdDeliveriesGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["status"]> = ["pending", "succeeded", "failed"];
-export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
 export const registerResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegisterResponse"]["tokenType"]> = ["Bearer"];
 export const tokensResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokensResponse"]["tokenType"]> = ["Bearer"];
 export const consoleTokenResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConsoleTokenResponse"]["tokenType"]> = ["Bearer"];
@@ -9107,12 +9271,13 @@ export const cancelBookingDtoScopeValues: ReadonlyArray<FlattenedDeepRequired<co
 export const cancelledBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CancelledBookingView"]["status"]> = ["cancelled"];
 export const cancelledBookingViewCancelledByValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CancelledBookingView"]["cancelledBy"]> = ["host", "attendee"];
 export const rescheduledBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RescheduledBookingView"]["status"]> = ["confirmed", "pending"];
+export const noShowDtoPartyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NoShowDto"]["party"]> = ["attendee", "host"];
 export const recurrenceFrequencyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecurrenceFrequency"]> = ["daily", "weekly", "monthly"];
 export const publicEventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PublicEventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
 export const attendeeBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AttendeeBookingView"]["status"]> = ["confirmed", "pending", "cancelled"];
-export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
-export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
-export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
+export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
+export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
+export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
 export const webhookDeliveryViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryView"]["status"]> = ["pending", "succeeded", "failed"];
 export const createCalendarDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateCalendarDto"]["type"]> = ["ics", "caldav"];
 export const calendarViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CalendarView"]["type"]> = ["ics", "caldav"];

@@ -208,6 +208,14 @@ export function BookingDetailPage(): JSX.Element {
               </dd>
               <dt>Attendee’s timezone</dt>
               <dd>{booking.timezone}</dd>
+              {booking.meetingUrl && (
+                <>
+                  <dt>Meeting link</dt>
+                  <dd>
+                    <a href={booking.meetingUrl}>{booking.meetingUrl}</a>
+                  </dd>
+                </>
+              )}
               {booking.notes && (
                 <>
                   <dt>Notes</dt>
@@ -240,6 +248,7 @@ export function BookingDetailPage(): JSX.Element {
                 </>
               )}
             </dl>
+            <NoShowActions booking={booking} onChanged={loaded.reload} />
             <BookingActions booking={booking} onChanged={loaded.reload} />
           </>
         )}
@@ -276,6 +285,38 @@ function SeriesOccurrences({ seriesId, current, status }: { seriesId: string; cu
         </>
       )}
     </Show>
+  );
+}
+
+/** Once a confirmed meeting has started: who did not come (each a toggle; pressing again takes the mark back). */
+function NoShowActions({ booking, onChanged }: { booking: Schemas['BookingDetailView']; onChanged: () => void }): JSX.Element | null {
+  const toggleMark = async (party: 'attendee' | 'host'): Promise<void> => {
+    const body = { party, noShow: !booking.noShow[party] };
+    await unwrap(api.POST('/v1/bookings/{id}/no-show', { params: { path: { id: booking.id } }, body }));
+    onChanged();
+  };
+  const marks = { attendee: useSubmit(() => toggleMark('attendee')), host: useSubmit(() => toggleMark('host')) };
+  if (booking.status !== 'confirmed' || Date.parse(booking.startsAt) > Date.now()) return null;
+  const toggle = (party: 'attendee' | 'host', label: string): JSX.Element => (
+    <button
+      type="button"
+      class="secondary"
+      aria-pressed={booking.noShow[party] ? 'true' : 'false'}
+      disabled={marks[party].pending}
+      onClick={() => void marks[party].submit()}
+    >
+      {label}
+    </button>
+  );
+  return (
+    <div class="panel">
+      <h2>Who did not come</h2>
+      <FormAlert problem={marks.attendee.problem ?? marks.host.problem} />
+      <div class="actions">
+        {toggle('attendee', 'The attendee did not come')}
+        {toggle('host', 'The host did not come')}
+      </div>
+    </div>
   );
 }
 

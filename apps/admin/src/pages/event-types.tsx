@@ -100,6 +100,7 @@ function draftOf(existing?: EventType): Draft {
     slug: existing.slug,
     durationMinutes: existing.durationMinutes,
     description: existing.description ?? undefined,
+    location: existing.location ?? undefined,
     schedulingType: existing.schedulingType,
     hostUserIds: existing.hostUserIds,
     bufferBeforeMinutes: existing.bufferBeforeMinutes,
@@ -113,6 +114,9 @@ function draftOf(existing?: EventType): Draft {
     recurrence: existing.recurrence ?? null,
   };
 }
+
+/** The placeholder the API replaces with each booking's id (api-rules.md § Reminders). */
+const BOOKING_ID = '{bookingId}';
 
 type Recurrence = NonNullable<EventType['recurrence']>;
 const NEW_RECURRENCE: Recurrence = { frequency: 'weekly', interval: 1, maxCount: 12 };
@@ -148,6 +152,18 @@ function EventTypeForm({ existing, onSaved, onCancel }: { existing?: EventType; 
         {(props) => (
           <textarea {...props} value={draft.description ?? ''} onInput={(e) => set({ description: inputValue(e) || undefined })} />
         )}
+      </Field>
+      <Field
+        label="Location"
+        name="location"
+        problem={problem}
+        hint={
+          draft.location?.includes(BOOKING_ID)
+            ? `Each booking gets its own: ${draft.location.replaceAll(BOOKING_ID, 'bkg_…')}`
+            : `A link, phone number or address; ${BOOKING_ID} in a link gives every booking a room of its own`
+        }
+      >
+        {(props) => <input {...props} value={draft.location ?? ''} onInput={(e) => set({ location: inputValue(e) || null })} />}
       </Field>
       <Field label="Scheduling" name="schedulingType" problem={problem}>
         {(props) => (

@@ -17,6 +17,7 @@ import { BookingQuestions1795500100000 } from './1795500100000-BookingQuestions.
 import { PublishableKeys1795500200000 } from './1795500200000-PublishableKeys.js';
 import { LoginFailuresPerClient1795500300000 } from './1795500300000-LoginFailuresPerClient.js';
 import { SeatsAndSeries1795585466508 } from './1795585466508-SeatsAndSeries.js';
+import { NoShows1795666056335 } from './1795666056335-NoShows.js';
 import { EncryptionKeyCheck1795500400000 } from './1795500400000-EncryptionKeyCheck.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   LoginFailuresPerClient1795500300000,
   EncryptionKeyCheck1795500400000,
   SeatsAndSeries1795585466508,
+  NoShows1795666056335,
 ];

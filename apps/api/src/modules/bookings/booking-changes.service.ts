@@ -19,8 +19,16 @@ import { mayActOnBooking } from './booking-access.js';
 import { BookingEffectsService } from './booking-effects.service.js';
 import { bookingDetailView } from './booking-views.js';
 import { BookingsRepository } from './bookings.repository.js';
-import { BookingResponse, CancelBookingDto, CancelledBookingResponse, DecisionDto, RescheduleBookingDto } from './dto/booking.dto.js';
+import {
+  BookingResponse,
+  CancelBookingDto,
+  CancelledBookingResponse,
+  DecisionDto,
+  NoShowDto,
+  RescheduleBookingDto,
+} from './dto/booking.dto.js';
 import { Booking, type CancelledBy } from './entities/booking.entity.js';
+import { locationFor } from '../event-types/index.js';
 import { SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
 
 const MINUTE_MS = 60_000;
@@ -133,21 +141,24 @@ export class BookingChangesService {
 
           const now = this.clock.now();
           const token = randomBase62(32);
+          const replacementId = newId('bkg');
           const replacement = Object.assign(new Booking(), {
             ...booking,
-            id: newId('bkg'),
+            id: replacementId,
             status: booking.status === 'pending' ? 'pending' : 'confirmed',
             startsAt: new Date(start),
             endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
             hostUserId: hostUserIds[0],
             timezone,
             locationType: eventType.locationType,
-            location: eventType.location,
+            location: locationFor(eventType.location, replacementId),
             bufferBeforeMinutes: eventType.bufferBeforeMinutes,
             bufferAfterMinutes: eventType.bufferAfterMinutes,
             confirmationTokenHash: sha256(token),
             previousBookingId: booking.id,
             rescheduledToBookingId: null,
+            noShowAttendee: false,
+            noShowHost: false,
             createdAt: now,
             updatedAt: now,
           } satisfies Booking);
@@ -230,6 +241,31 @@ export class BookingChangesService {
         title: summary.title,
         reason: dto.reason ?? null,
       });
+      return { booking: detail };
+    });
+  }
+
+  /**
+   * Marks who did not come, or takes the mark back (api-rules.md § Reminders): host credentials for either party, the
+   * attendee's token for the host only; only on a confirmed booking whose meeting has started. `booking.no_show` goes
+   * out when a mark turns true.
+   */
+  async markNoShow(principal: Principal | undefined, id: string, dto: NoShowDto): Promise<BookingResponse> {
+    return this.tx.transaction(async () => {
+      const { scope, booking, hostUserIds, actor } = await this.lockForAction(principal, id, dto.token);
+      if (actor.by === 'attendee' && dto.party !== 'host') throw AppError.forbidden('The attendee’s token may mark only the host');
+      if (booking.status !== 'confirmed') {
+        const why = booking.status === 'pending' ? 'The booking is not confirmed' : 'The booking is cancelled';
+        throw new AppError(ErrorCode.BOOKING_NOT_ACTIVE, why);
+      }
+      const now = this.clock.now();
+      if (booking.startsAt.getTime() > now.getTime()) throw new AppError(ErrorCode.BOOKING_NOT_STARTED, 'The meeting has not started yet');
+      const noShow = dto.noShow ?? true;
+      const changed = await this.repository.markNoShow(scope, booking.id, dto.party, noShow, now);
+      if (changed)
+        Object.assign(booking, dto.party === 'attendee' ? { noShowAttendee: noShow } : { noShowHost: noShow }, { updatedAt: now });
+      const detail = bookingDetailView(booking, hostUserIds, await this.effects.summaryOf(scope, booking));
+      if (changed && noShow) await this.effects.record(scope, 'booking.no_show', { booking: detail, party: dto.party });
       return { booking: detail };
     });
   }

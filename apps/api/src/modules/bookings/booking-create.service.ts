@@ -14,7 +14,7 @@ import { BookingSeries } from './entities/booking-series.entity.js';
 import { HoldsService } from './holds.service.js';
 import { type LockedSlotQuery, SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
 import type { Hold } from './entities/hold.entity.js';
-import type { EventTypeDetails } from '../event-types/index.js';
+import { type EventTypeDetails, locationFor } from '../event-types/index.js';
 
 const MINUTE_MS = 60_000;
 
@@ -212,8 +212,9 @@ export class BookingCreateService {
     hold?: Hold,
   ): Booking {
     const now = this.clock.now();
+    const id = newId('bkg');
     return Object.assign(new Booking(), {
-      id: newId('bkg'),
+      id,
       organizationId: scope.organizationId,
       eventTypeId: eventType.id,
       livemode: scope.livemode,
@@ -227,7 +228,7 @@ export class BookingCreateService {
       attendeePhone: dto.attendee.phone ?? null,
       timezone: dto.timezone,
       locationType: eventType.locationType,
-      location: eventType.location,
+      location: locationFor(eventType.location, id),
       notes: dto.notes ?? null,
       metadata: dto.metadata ?? {},
       answers,
@@ -242,6 +243,8 @@ export class BookingCreateService {
       rescheduledToBookingId: null,
       seriesId: null,
       occurrence: null,
+      noShowAttendee: false,
+      noShowHost: false,
       createdAt: now,
       updatedAt: now,
     } satisfies Booking);

@@ -86,6 +86,7 @@ export class BookingQueriesService {
       hostUserId: query.hostUserId,
       attendeeEmail: query.attendeeEmail,
       seriesId: query.seriesId,
+      noShow: query.noShow,
       hostedBy: seesAllBookings(principal) ? undefined : principal.userId,
     };
     if (query.startDate) filters.startsFrom = rangeBound(query.startDate, 'startDate', false);

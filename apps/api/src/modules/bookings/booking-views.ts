@@ -37,6 +37,7 @@ export function bookingView(booking: Booking, hostUserIds: readonly string[]): B
     livemode: booking.livemode,
     seriesId: booking.seriesId,
     occurrence: booking.occurrence,
+    noShow: { attendee: booking.noShowAttendee, host: booking.noShowHost },
   };
 }
 

@@ -14,6 +14,7 @@ import {
   CreatedBookingResponse,
   DecisionDto,
   ListBookingsQueryDto,
+  NoShowDto,
   RescheduleBookingDto,
   RescheduledBookingResponse,
 } from './dto/booking.dto.js';
@@ -132,6 +133,27 @@ export class BookingsController {
   @ApiErrors(400, 401, 403, 404, 409)
   confirm(@CurrentPrincipal() principal: Principal, @IdParam('id', 'bkg') id: string, @Body() dto: DecisionDto): Promise<BookingResponse> {
     return this.changing.confirm(principal, id, dto);
+  }
+
+  @Post(':id/no-show')
+  @HttpCode(200)
+  @Access({ scope: Scope.BookingsWrite, attendeeToken: true })
+  @ApiOperation({
+    operationId: 'markNoShow',
+    summary: 'Mark who did not come (or take the mark back): host credentials for either party, the attendee’s token for the host',
+    description:
+      'Only a confirmed booking whose start has passed: before it → 409 BOOKING_NOT_STARTED; cancelled or pending → 409 ' +
+      'BOOKING_NOT_ACTIVE. The attendee’s token marking the attendee → 403. A mark turning true sends `booking.no_show` ' +
+      '(`data.booking`, `data.party`).',
+  })
+  @ApiResponse({ status: 200, type: BookingResponse })
+  @ApiErrors(400, 401, 403, 404, 409)
+  markNoShow(
+    @OptionalPrincipal() principal: Principal | undefined,
+    @IdParam('id', 'bkg') id: string,
+    @Body() dto: NoShowDto,
+  ): Promise<BookingResponse> {
+    return this.changing.markNoShow(principal, id, dto);
   }
 
   @Post(':id/decline')

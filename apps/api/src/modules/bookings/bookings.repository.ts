@@ -59,6 +59,7 @@ export interface BookingFilters {
   hostUserId?: string;
   attendeeEmail?: string;
   seriesId?: string;
+  noShow?: 'attendee' | 'host';
   /** Members see only the bookings they host. */
   hostedBy?: string;
 }
@@ -217,6 +218,17 @@ export class BookingsRepository {
     await this.tx.transactional.update(BookingHost, { bookingId: id, organizationId: scope.organizationId }, { status });
   }
 
+  /** Sets one no-show mark; says whether it changed (a mark set twice is one change). */
+  async markNoShow(scope: TenantScope, id: string, party: 'attendee' | 'host', noShow: boolean, at: Date): Promise<boolean> {
+    const column = party === 'attendee' ? 'no_show_attendee' : 'no_show_host';
+    const [, changed]: [unknown[], number] = await this.tx.transactional.query(
+      `UPDATE bookings SET ${column} = $4, updated_at = $5
+        WHERE id = $1 AND organization_id = $2 AND livemode = $3 AND ${column} IS DISTINCT FROM $4`,
+      [id, scope.organizationId, scope.livemode, noShow, at],
+    );
+    return changed > 0;
+  }
+
   /** Locks the booking row: concurrent cancel/reschedule/confirm of one booking take turns. */
   async findForUpdate(scope: TenantScope, id: string): Promise<BookingWithHosts | null> {
     const booking = await this.tx.transactional.findOne(Booking, {
@@ -261,6 +273,7 @@ export class BookingsRepository {
     if (filters.eventTypeId) query.andWhere('b.event_type_id = :eventTypeId', { eventTypeId: filters.eventTypeId });
     if (filters.attendeeEmail) query.andWhere('b.attendee_email = :attendeeEmail', { attendeeEmail: filters.attendeeEmail });
     if (filters.seriesId) query.andWhere('b.series_id = :seriesId', { seriesId: filters.seriesId });
+    if (filters.noShow) query.andWhere(filters.noShow === 'attendee' ? 'b.no_show_attendee' : 'b.no_show_host');
     if (filters.hostUserId) {
       query.andWhere('EXISTS (SELECT 1 FROM booking_hosts h1 WHERE h1.booking_id = b.id AND h1.host_user_id = :hostUserId)', {
         hostUserId: filters.hostUserId,

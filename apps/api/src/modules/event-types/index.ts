@@ -4,3 +4,4 @@ export * from './event-type-row.js';
 export * from './event-types.module.js';
 export * from './event-types.service.js';
 export * from './questions.js';
+export { locationFor } from './meeting-link.js';

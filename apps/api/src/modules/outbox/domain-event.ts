@@ -5,6 +5,7 @@ export const DOMAIN_EVENT_TYPES = [
   'booking.rescheduled',
   'booking.confirmed',
   'booking.declined',
+  'booking.no_show',
   'event_type.created',
   'event_type.updated',
   'event_type.deleted',

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
+  IsBoolean,
   IsEmail,
   IsIn,
   IsInt,
@@ -20,6 +21,10 @@ import { IsIanaTimeZone, PaginationQueryDto, IsId } from '@app/common';
 import { SERIES_FREQUENCIES, type SeriesFrequency } from '@app/calendar';
 import { QUESTION_TYPES, type QuestionType } from '../../event-types/index.js';
 import type { AnswerValue } from '../booking-answers.js';
+
+/** Who may be marked as not having come to a meeting. */
+export const NO_SHOW_PARTIES = ['attendee', 'host'] as const;
+export type NoShowParty = (typeof NO_SHOW_PARTIES)[number];
 
 const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
@@ -250,6 +255,34 @@ export class ListBookingsQueryDto extends PaginationQueryDto {
   @IsString()
   @IsId('ser')
   seriesId?: string;
+
+  @ApiPropertyOptional({ enum: NO_SHOW_PARTIES, description: 'The bookings with that no-show mark' })
+  @IsOptional()
+  @IsIn(NO_SHOW_PARTIES)
+  noShow?: NoShowParty;
+}
+
+/** POST /bookings/:id/no-show (api-rules.md § Reminders). */
+export class NoShowDto {
+  @ApiProperty({ enum: NO_SHOW_PARTIES, description: 'Who did not come' })
+  @IsIn(NO_SHOW_PARTIES)
+  party!: NoShowParty;
+
+  @ApiPropertyOptional({ default: true, description: 'false takes the mark back' })
+  @IsOptional()
+  @IsBoolean()
+  noShow?: boolean;
+
+  @ApiPropertyOptional({ description: 'The attendee’s confirmationToken, instead of host credentials; it may mark only the host' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  token?: string;
+}
+
+export class NoShowView {
+  @ApiProperty({ description: 'The attendee did not come' }) attendee!: boolean;
+  @ApiProperty({ description: 'The host did not come' }) host!: boolean;
 }
 
 export class AttendeeView {
@@ -299,6 +332,8 @@ export class BookingView {
   @ApiProperty({ type: String, nullable: true, example: 'ser_4f9QdY0m2kBz7Lr1Xc8VtN3a', description: 'Its recurring series, if any' })
   seriesId!: string | null;
   @ApiProperty({ type: 'integer', nullable: true, description: '1-based place in its series' }) occurrence!: number | null;
+  @ApiProperty({ type: NoShowView, description: 'Marked once the meeting has started (POST /bookings/:id/no-show)' })
+  noShow!: NoShowView;
 }
 
 export class CreatedBookingView extends BookingView {

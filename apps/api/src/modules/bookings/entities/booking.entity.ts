@@ -10,6 +10,8 @@ export type CancelledBy = 'host' | 'attendee';
 @Index('bookings_organization_livemode_starts_idx', ['organizationId', 'livemode', 'startsAt', 'id'])
 @Index('bookings_event_type_status_idx', ['eventTypeId', 'status'])
 @Index('bookings_series_idx', ['seriesId', 'occurrence'], { where: '"series_id" IS NOT NULL' })
+@Index('bookings_no_show_attendee_idx', ['organizationId', 'livemode', 'startsAt'], { where: '"no_show_attendee"' })
+@Index('bookings_no_show_host_idx', ['organizationId', 'livemode', 'startsAt'], { where: '"no_show_host"' })
 export class Booking {
   @PrimaryColumn('text')
   id!: string;
@@ -100,6 +102,14 @@ export class Booking {
   /** 1-based place in its series; a reschedule keeps it. */
   @Column('smallint', { nullable: true })
   occurrence!: number | null;
+
+  /** Marked once the meeting has started (api-rules.md § Reminders): the attendee did not come. */
+  @Column('boolean', { default: false })
+  noShowAttendee!: boolean;
+
+  /** The host did not come. */
+  @Column('boolean', { default: false })
+  noShowHost!: boolean;
 
   @Column('timestamptz')
   createdAt!: Date;

@@ -27,6 +27,7 @@ import { LOCATION_TYPES, type LocationType, type Recurrence } from '../entities/
 
 export { LOCATION_TYPES, type LocationType };
 import { MAX_QUESTIONS, QUESTION_ID, QUESTION_TYPES, type QuestionType } from '../questions.js';
+import { LOCATION_TEMPLATE } from '../meeting-link.js';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const SCHEDULING_TYPES: readonly SchedulingType[] = ['one_on_one', 'round_robin', 'collective'];
@@ -147,10 +148,17 @@ abstract class EventTypeOptionalFields {
   @IsIn(LOCATION_TYPES)
   locationType?: LocationType | null;
 
-  @ApiPropertyOptional({ maxLength: 500, nullable: true, description: 'Link, phone number or address shown to the attendee' })
+  @ApiPropertyOptional({
+    maxLength: 500,
+    nullable: true,
+    description:
+      'Link, phone number or address shown to the attendee. `{bookingId}` (the only placeholder) becomes each booking’s id, ' +
+      'e.g. `https://meet.jit.si/acme-{bookingId}` gives every meeting a room of its own.',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(500)
+  @Matches(LOCATION_TEMPLATE, { message: 'location may hold {bookingId} and no other placeholder or brace' })
   location?: string | null;
 
   @ApiPropertyOptional({ minimum: 0, maximum: 720, default: 0 })
