@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
 import { addMember, registerOwner } from './support/factories.js';
@@ -72,6 +73,27 @@ describe('no-shows', () => {
     expect(again.body.booking.noShow).toEqual({ attendee: false, host: true });
     await waitFor(() => noShowEvents(id).find((r) => r.payload.data.party === 'host'), 'the host event');
     expect(noShowEvents(id).map((r) => r.payload.data.party)).toEqual(['attendee', 'host']);
+  });
+
+  it('marks once under concurrency: ten requests at once over two instances, one booking.no_show', async () => {
+    const { id, startsAt } = await booked();
+    after(startsAt);
+    const second = await startTestApp({ databaseUrl: t.databaseUrl, clock: t.clock });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 ? second : t).http.post(`/v1/bookings/${id}/no-show`, { party: 'attendee' }, { apiKey: org.apiKey }),
+        ),
+      );
+      expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
+      // The outbox holds what was recorded: one event, however many requests marked.
+      const recorded = await t.app
+        .get(DataSource)
+        .query(`SELECT count(*)::int AS n FROM domain_events WHERE type = 'booking.no_show' AND data->'booking'->>'id' = $1`, [id]);
+      expect(recorded).toEqual([{ n: 1 }]);
+    } finally {
+      await second.app.close();
+    }
   });
 
   it('lists the bookings with a mark through ?noShow=', async () => {
