@@ -83,21 +83,28 @@ export class BookingChangesService {
       const reason = dto.reason ?? null;
       const changes = { cancelledAt: now, cancellationReason: reason, cancelledBy: actor.by, updatedAt: now };
       const summary = await this.effects.summaryOf(scope, booking);
-      for (const occurrence of cancelled) {
-        const wasConfirmed = occurrence.booking.status === 'confirmed';
-        await this.repository.setStatus(scope, occurrence.booking.id, 'cancelled', changes);
-        Object.assign(occurrence.booking, { status: 'cancelled', ...changes });
-        await this.effects.record(scope, 'booking.cancelled', {
-          booking: bookingDetailView(occurrence.booking, occurrence.hostUserIds, summary),
-        });
-        if (wasConfirmed) await this.effects.offCalendars(scope, occurrence.booking.id, occurrence.hostUserIds);
-      }
-      await this.effects.sendSeriesMails(
-        scope,
-        'cancellation',
-        cancelled.map((occurrence) => occurrence.booking),
-        { hostUserIds, title: summary.title, reason },
-      );
+      // Rows, events, calendar removals and the mail leave together in one round trip, however many occurrences.
+      await this.tx.batched(async () => {
+        await this.repository.cancelMany(
+          scope,
+          cancelled.map((occurrence) => occurrence.booking.id),
+          changes,
+        );
+        for (const occurrence of cancelled) {
+          const wasConfirmed = occurrence.booking.status === 'confirmed';
+          Object.assign(occurrence.booking, { status: 'cancelled', ...changes });
+          await this.effects.record(scope, 'booking.cancelled', {
+            booking: bookingDetailView(occurrence.booking, occurrence.hostUserIds, summary),
+          });
+          if (wasConfirmed) await this.effects.offCalendars(scope, occurrence.booking.id, occurrence.hostUserIds);
+        }
+        await this.effects.sendSeriesMails(
+          scope,
+          'cancellation',
+          cancelled.map((occurrence) => occurrence.booking),
+          { hostUserIds, title: summary.title, reason },
+        );
+      });
       return {
         booking: {
           id: booking.id,

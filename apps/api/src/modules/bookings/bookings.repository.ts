@@ -218,6 +218,34 @@ export class BookingsRepository {
     await this.tx.transactional.update(BookingHost, { bookingId: id, organizationId: scope.organizationId }, { status });
   }
 
+  /**
+   * Cancels bookings (one, or a series' occurrence and the following ones) and their host rows, two writes in all
+   * whatever their number; inside `batched()` they leave with the rest of the transaction's writes.
+   */
+  async cancelMany(
+    scope: TenantScope,
+    ids: readonly string[],
+    changes: Pick<Booking, 'cancelledAt' | 'cancellationReason' | 'updatedAt'> & { cancelledBy: CancelledBy },
+  ): Promise<void> {
+    await this.tx.write(
+      `UPDATE bookings SET status = 'cancelled', cancelled_at = $4, cancellation_reason = $5, cancelled_by = $6, updated_at = $7
+        WHERE organization_id = $1 AND livemode = $2 AND id = ANY($3::text[])`,
+      [
+        scope.organizationId,
+        scope.livemode,
+        [...ids],
+        changes.cancelledAt,
+        changes.cancellationReason,
+        changes.cancelledBy,
+        changes.updatedAt,
+      ],
+    );
+    await this.tx.write(`UPDATE booking_hosts SET status = 'cancelled' WHERE organization_id = $1 AND booking_id = ANY($2::text[])`, [
+      scope.organizationId,
+      [...ids],
+    ]);
+  }
+
   /** Sets one no-show mark; says whether it changed (a mark set twice is one change). */
   async markNoShow(scope: TenantScope, id: string, party: 'attendee' | 'host', noShow: boolean, at: Date): Promise<boolean> {
     const column = party === 'attendee' ? 'no_show_attendee' : 'no_show_host';
