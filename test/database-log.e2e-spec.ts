@@ -98,6 +98,23 @@ describe('the database server’s log', () => {
     for (const secret of [...emails, racer, `Racer${tag}`, `Company${tag}`]) expect(text).not.toContain(secret);
   });
 
+  it('keeps an email out of the DETAIL line of a unique violation, on six registrations of one email at once', async () => {
+    // The control: a duplicate key's value is in the DETAIL line PostgreSQL logs.
+    const control = `dup-control-${randomBytes(4).toString('hex')}@example.com`;
+    const dataSource = t.app.get(DataSource);
+    await dataSource.query(`CREATE TEMP TABLE dup_probe (email text UNIQUE); INSERT INTO dup_probe VALUES ('${control}')`);
+    await dataSource.query(`INSERT INTO dup_probe VALUES ($1)`, [control]).catch(() => undefined);
+    expect(await serverLog()).toContain(control);
+
+    const email = `twice-${randomBytes(4).toString('hex')}@example.com`;
+    const register = () => t.http.post('/v1/auth/register', { email, password: 'long enough password', organizationName: 'Twice' });
+    const answers = await Promise.all(Array.from({ length: 6 }, register));
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(5);
+    expect(await serverLog()).not.toContain(email);
+  });
+
   it('sends a role that may not turn the log off its batch one bound statement at a time, still keeping the values out', async () => {
     const admin = new pg.Client({ connectionString: db.url });
     await admin.connect();

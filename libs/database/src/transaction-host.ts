@@ -109,7 +109,8 @@ const USUAL_LOG = 'SET LOCAL log_min_error_statement TO DEFAULT;\nSET LOCAL log_
 const ROLE_LOG_RIGHTS = `SELECT current_setting('is_superuser') = 'on' AS superuser,
                                 to_regprocedure('pg_catalog.has_parameter_privilege(text,text)') IS NOT NULL AS grantable`;
 const GRANTED_LOG_RIGHTS = `SELECT has_parameter_privilege('log_min_error_statement', 'SET')
-                                   AND has_parameter_privilege('log_min_duration_statement', 'SET') AS granted`;
+                                   AND has_parameter_privilege('log_min_duration_statement', 'SET')
+                                   AND has_parameter_privilege('log_error_verbosity', 'SET') AS granted`;
 
 /** What pg's client and pool take: a named statement is parsed and planned once per connection. */
 interface PreparedClient {
@@ -196,6 +197,16 @@ export class TransactionHost {
     } finally {
       open.batch = undefined;
     }
+  }
+
+  /**
+   * For a transaction that may break a unique index over personal data (a user's or member's email): PostgreSQL logs
+   * the duplicate key's value in the error's DETAIL line, which `terse` leaves out for the rest of the transaction.
+   * Without the right to set it (see quietLogAllowed), nothing changes.
+   */
+  async keepErrorDetailsOutOfLog(): Promise<void> {
+    const open = this.open();
+    if (await this.quietLogAllowed(open.manager)) await open.manager.query('SET LOCAL log_error_verbosity = terse');
   }
 
   /**

@@ -88,6 +88,8 @@ export class AuthService {
     const passwordHash = await hashPassword(dto.password);
     try {
       return await this.tx.transaction(async () => {
+        // Two registrations of one email at once: the unique index refuses one, and its email stays out of the log.
+        await this.tx.keepErrorDetailsOutOfLog();
         if (await this.repository.findUserByEmail(dto.email)) throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email is already registered');
         const user = await this.createUser({ ...dto, passwordHash });
         const { organization, member, owner } = await this.team.createOrganizationWithOwner({
@@ -122,6 +124,7 @@ export class AuthService {
     const passwordHash = await hashPassword(dto.password);
     try {
       return await this.tx.transaction(async () => {
+        await this.tx.keepErrorDetailsOutOfLog();
         const invitation = await this.invitations.openInvitation(sha256(dto.token));
         const existing = await this.repository.findUserByEmail(invitation.email);
         let user: User;

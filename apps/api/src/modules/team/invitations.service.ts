@@ -75,6 +75,7 @@ export class InvitationsService {
           createdAt: now,
           updatedAt: now,
         } satisfies Member);
+        await this.tx.keepErrorDetailsOutOfLog();
         await this.repository.insertMember(scope, member);
         await this.mail.enqueue(
           scope,
