@@ -2,7 +2,7 @@ import ical from 'node-ical';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
 import { SmtpTestServer } from './support/smtp.js';
-import { createWebhook, WebhookReceiver } from './support/webhooks.js';
+import { createWebhook, eventually, WebhookReceiver } from './support/webhooks.js';
 
 const TEMPLATE = 'https://meet.jit.si/acme-{bookingId}';
 const room = (bookingId: string): string => `https://meet.jit.si/acme-${bookingId}`;
@@ -54,8 +54,9 @@ describe('meeting links', () => {
       expect(eventOf(part.content.toString('utf8')).location).toBe(room(id));
     }
 
-    const webhook = await waitFor(
-      () => receiver.received.find((r) => r.payload.type === 'booking.created' && r.payload.data.booking.id === id),
+    const webhook = await eventually(
+      async () => receiver.received.find((r) => r.payload.type === 'booking.created' && r.payload.data.booking.id === id),
+      10_000,
       'booking.created',
     );
     expect(webhook.verified).toBe(true);
@@ -77,8 +78,10 @@ describe('meeting links', () => {
     expect(moved.status).toBe(200);
     const next = await t.http.get(`/v1/bookings/${moved.body.booking.id}`, { apiKey: org.apiKey });
     expect(next.body.booking.location).toBe(room(moved.body.booking.id));
-    const webhook = await waitFor(
-      () => receiver.received.find((r) => r.payload.type === 'booking.rescheduled' && r.payload.data.booking.id === moved.body.booking.id),
+    const webhook = await eventually(
+      async () =>
+        receiver.received.find((r) => r.payload.type === 'booking.rescheduled' && r.payload.data.booking.id === moved.body.booking.id),
+      10_000,
       'booking.rescheduled',
     );
     expect(webhook.payload.data.booking.meetingUrl).toBe(room(moved.body.booking.id));
@@ -119,13 +122,3 @@ describe('meeting links', () => {
     await t.http.patch(`/v1/event-types/${org.eventTypeId}`, { location: TEMPLATE }, { apiKey: org.apiKey });
   });
 });
-
-async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

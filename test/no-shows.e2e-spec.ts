@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
 import { addMember, registerOwner } from './support/factories.js';
-import { createWebhook, WebhookReceiver } from './support/webhooks.js';
+import { createWebhook, eventually, WebhookReceiver } from './support/webhooks.js';
 
 const START = '2027-03-02T10:00:00.000Z';
 
@@ -59,7 +59,7 @@ describe('no-shows', () => {
 
     // Marked again: the same answer, no second event.
     expect((await t.http.post(`/v1/bookings/${id}/no-show`, { party: 'attendee', noShow: true }, { apiKey: org.apiKey })).status).toBe(200);
-    const event = await waitFor(() => noShowEvents(id)[0], 'the booking.no_show event');
+    const event = await eventually(async () => noShowEvents(id)[0], 10_000, 'the booking.no_show event');
     expect(event.verified).toBe(true);
     expect(event.payload).toMatchObject({
       type: 'booking.no_show',
@@ -71,7 +71,7 @@ describe('no-shows', () => {
     expect(unmarked.body.booking.noShow).toEqual({ attendee: false, host: false });
     const again = await t.http.post(`/v1/bookings/${id}/no-show`, { party: 'host' }, { apiKey: org.apiKey });
     expect(again.body.booking.noShow).toEqual({ attendee: false, host: true });
-    await waitFor(() => noShowEvents(id).find((r) => r.payload.data.party === 'host'), 'the host event');
+    await eventually(async () => noShowEvents(id).find((r) => r.payload.data.party === 'host'), 10_000, 'the host event');
     expect(noShowEvents(id).map((r) => r.payload.data.party)).toEqual(['attendee', 'host']);
   });
 
@@ -190,13 +190,3 @@ describe('no-shows', () => {
     expect(res.body.booking).toMatchObject({ livemode: false, noShow: { attendee: true } });
   });
 });
-
-async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
