@@ -15,7 +15,8 @@ export const ACCESS_METADATA = 'access:rule';
  * - `permission`: what a JWT caller's role must allow (the role table in roles.ts); without it any
  *   signed-in member may call.
  * - `attendeeToken`: also reachable without credentials when the body carries an attendee token;
- *   the service checks the token. Browsers of any origin may call it (CORS).
+ *   the service checks the token. Browsers of any origin may call it (CORS), unless `crossOrigin: false`: the CORS
+ *   list of api-rules.md § Browser booking is cancel, reschedule and the public booking page, and no other route.
  * - `publishable`: a (P) route of api-rules.md § Browser booking: only a publishable key, from one of its allowed
  *   origins, which alone get CORS headers.
  * - `browser`: a public route that browsers of any origin may call (CORS), e.g. with a token of its own.
@@ -25,6 +26,7 @@ export interface AccessRule {
   scope?: Scope | 'any';
   permission?: Permission;
   attendeeToken?: true;
+  crossOrigin?: false;
   publishable?: true;
   browser?: true;
 }
@@ -34,7 +36,7 @@ const PUBLISHABLE_ROUTE: BrowserRouteConfig = { cors: BROWSER_CORS, publishableK
 
 /** Declares the rule for the guard and shows it in the OpenAPI document (security, scope, roles). */
 export const Access = (rule: AccessRule): MethodDecorator & ClassDecorator => {
-  const cors = rule.attendeeToken || rule.browser ? [RouteConfig(BROWSER_ROUTE)] : [];
+  const cors = (rule.attendeeToken && rule.crossOrigin !== false) || rule.browser ? [RouteConfig(BROWSER_ROUTE)] : [];
   if (rule.public) return applyDecorators(SetMetadata(ACCESS_METADATA, rule), ApiExtension('x-access', 'public'), ...cors);
   if (rule.publishable) {
     return applyDecorators(

@@ -137,7 +137,8 @@ export class BookingsController {
 
   @Post(':id/no-show')
   @HttpCode(200)
-  @Access({ scope: Scope.BookingsWrite, attendeeToken: true })
+  // Not one of the browser routes (api-rules.md § Browser booking lists them): no CORS headers.
+  @Access({ scope: Scope.BookingsWrite, attendeeToken: true, crossOrigin: false })
   @ApiOperation({
     operationId: 'markNoShow',
     summary: 'Mark who did not come (or take the mark back): host credentials for either party, the attendee’s token for the host',
