@@ -50,6 +50,7 @@ describe('event types', () => {
         questions: [],
         seatsPerSlot: null,
         recurrence: null,
+        reminders: [],
         isActive: true,
         bookingsCount: 0,
         createdAt: expect.stringMatching(ISO_UTC),

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
     abortOnError: false,
   });
   exitOnSignals(runtime, () => app.close());
-  logger.info('Worker running: mail, webhook delivery and housekeeping');
+  logger.info('Worker running: mail, webhook delivery, reminders and housekeeping');
 }
 
 main().catch(exitOnStartupFailure);

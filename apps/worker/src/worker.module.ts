@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, Clock } from '@app/common';
 import { CoreModule } from '../../api/src/core.module.js';
+import { BookingsModule } from '../../api/src/modules/bookings/index.js';
 import { CalendarsModule } from '../../api/src/modules/calendars/calendars.module.js';
 import { GlobalLookupsModule } from '../../api/src/modules/global-lookups/index.js';
 import { IdempotencyModule } from '../../api/src/modules/idempotency/index.js';
@@ -9,7 +10,7 @@ import { OutboxModule } from '../../api/src/modules/outbox/outbox.module.js';
 import { WebhooksModule } from '../../api/src/modules/webhooks/index.js';
 
 /**
- * Every background job without the HTTP server: the modules that own jobs (mail, webhooks, calendar sync) or
+ * Every background job without the HTTP server: the modules that own jobs (mail, webhooks, calendar sync, reminders) or
  * housekeeping (outbox retention, idempotency cleanup). Controllers are not mounted in an
  * application context.
  */
@@ -26,6 +27,7 @@ export class WorkerModule {
         WebhooksModule,
         IdempotencyModule,
         CalendarsModule,
+        BookingsModule,
       ],
     };
   }

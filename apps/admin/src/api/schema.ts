@@ -1461,6 +1461,11 @@ export interface components {
             /** @description text and textarea only; default 500 and 5000 */
             maxLength?: number;
         };
+        ReminderDto: {
+            /** @description Before the start; unique in the list */
+            minutesBefore: number;
+            recipients: ("attendee" | "host")[];
+        };
         CreateEventTypeDto: {
             description?: string | null;
             /** @enum {string|null} */
@@ -1520,6 +1525,8 @@ export interface components {
             } | null;
             /** @description The booking form’s own questions, in order; PATCH replaces the whole list. Default []. */
             questions?: components["schemas"]["QuestionDto"][];
+            /** @description Mails and a `booking.reminder` webhook event before each confirmed booking’s start; PATCH replaces the whole list (bookings whose reminder time is still ahead follow it). Default []. */
+            reminders?: components["schemas"]["ReminderDto"][];
             title: string;
             /** @description Unique among the organization’s active event types */
             slug: string;
@@ -1534,6 +1541,10 @@ export interface components {
             options?: string[];
             placeholder?: string;
             maxLength?: number;
+        };
+        ReminderView: {
+            minutesBefore: number;
+            recipients: ("attendee" | "host")[];
         };
         EventTypeView: {
             /** @example evt_4f9QdY0m2kBz7Lr1Xc8VtN3a */
@@ -1565,6 +1576,8 @@ export interface components {
                 /** @description The most occurrences one booking may ask for */
                 maxCount: number;
             } | null;
+            /** @description Earliest first */
+            reminders: components["schemas"]["ReminderView"][];
             isActive: boolean;
             /** @description Confirmed and pending bookings, in the caller’s mode */
             bookingsCount: number;
@@ -1640,6 +1653,8 @@ export interface components {
             } | null;
             /** @description The booking form’s own questions, in order; PATCH replaces the whole list. Default []. */
             questions?: components["schemas"]["QuestionDto"][];
+            /** @description Mails and a `booking.reminder` webhook event before each confirmed booking’s start; PATCH replaces the whole list (bookings whose reminder time is still ahead follow it). Default []. */
+            reminders?: components["schemas"]["ReminderDto"][];
             title?: string;
             slug?: string;
             durationMinutes?: number;
@@ -1897,6 +1912,16 @@ export interface components {
             slug: string;
             durationMinutes: number;
         };
+        BookingReminderView: {
+            minutesBefore: number;
+            /** Format: date-time */
+            dueAt: string;
+            /**
+             * Format: date-time
+             * @description null until its mails and event are written
+             */
+            sentAt: string | null;
+        };
         BookingDetailView: {
             /** @example bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
@@ -1943,6 +1968,8 @@ export interface components {
             cancelledBy: "host" | "attendee" | null;
             previousBookingId: string | null;
             rescheduledToBookingId: string | null;
+            /** @description Only on `GET /bookings/:id`: the reminders of its event type that apply to it, earliest due first. A reminder whose time had passed when the booking was confirmed is absent; one that fell due while no instance ran and the meeting started before it could go stays with `sentAt` null. */
+            reminders?: components["schemas"]["BookingReminderView"][];
         };
         BookingListResponse: {
             bookings: components["schemas"]["BookingDetailView"][];
@@ -2257,7 +2284,7 @@ export interface components {
              *       "booking.cancelled"
              *     ]
              */
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
             description?: string | null;
             /** @default true */
             active?: boolean;
@@ -2266,7 +2293,7 @@ export interface components {
             /** @example wh_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             url: string;
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
             description: string | null;
             active: boolean;
             /** @description false for webhooks made with test-mode keys; they receive test-mode events only */
@@ -2296,7 +2323,7 @@ export interface components {
              * @example https://example.com/hooks/scheduling
              */
             url?: string;
-            events?: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
+            events?: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
             /** @description `null` clears it */
             description?: string | null;
             /** @description Pending deliveries of an inactive webhook wait until it is active again */
@@ -9256,8 +9283,10 @@ export const invitedMemberViewStatusValues: ReadonlyArray<FlattenedDeepRequired<
 export const updateMemberDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateMemberDto"]["role"]> = ["owner", "admin", "member"];
 export const memberRoleViewRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemberRoleView"]["role"]> = ["owner", "admin", "member"];
 export const questionDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["QuestionDto"]["type"]> = ["text", "textarea", "email", "phone", "number", "select", "multiselect", "checkbox", "date"];
+export const reminderDtoRecipientsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReminderDto"]["recipients"]> = ["attendee", "host"];
 export const createEventTypeDtoSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateEventTypeDto"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
 export const questionViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["QuestionView"]["type"]> = ["text", "textarea", "email", "phone", "number", "select", "multiselect", "checkbox", "date"];
+export const reminderViewRecipientsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReminderView"]["recipients"]> = ["attendee", "host"];
 export const eventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
 export const updateEventTypeDtoSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateEventTypeDto"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
 export const checkResponseReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CheckResponse"]["reason"]> = ["in_the_past", "minimum_notice", "outside_booking_window", "outside_availability", "already_booked", "held", "calendar_conflict", "daily_limit_reached"];
@@ -9275,9 +9304,9 @@ export const noShowDtoPartyValues: ReadonlyArray<FlattenedDeepRequired<component
 export const recurrenceFrequencyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecurrenceFrequency"]> = ["daily", "weekly", "monthly"];
 export const publicEventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PublicEventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
 export const attendeeBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AttendeeBookingView"]["status"]> = ["confirmed", "pending", "cancelled"];
-export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
-export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
-export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
+export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
+export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
+export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
 export const webhookDeliveryViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryView"]["status"]> = ["pending", "succeeded", "failed"];
 export const createCalendarDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateCalendarDto"]["type"]> = ["ics", "caldav"];
 export const calendarViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CalendarView"]["type"]> = ["ics", "caldav"];

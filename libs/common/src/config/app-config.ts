@@ -22,6 +22,8 @@ export class AppConfig {
   webhookRetrySchedule!: number[];
   webhookTimeoutMs!: number;
   mailRetrySchedule!: number[];
+  /** Longest wait of the reminder sender between two looks for due reminders (it wakes earlier for the next one it knows). */
+  remindersPollMs!: number;
   logLevel!: string;
   /** Run the background jobs inside the API process (apps/worker runs them alone). */
   runWorkers!: boolean;
@@ -147,6 +149,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.webhookRetrySchedule = retrySchedule(env);
   config.webhookTimeoutMs = intVar(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000);
   config.mailRetrySchedule = retrySchedule(env, 'MAIL_RETRY_SCHEDULE', DEFAULT_MAIL_RETRY_SCHEDULE);
+  config.remindersPollMs = intVar(env, 'REMINDERS_POLL_MS', 10_000, 50, 600_000);
   config.logLevel = oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info');
   config.runWorkers = boolVar(env, 'RUN_WORKERS', true);
   config.retentionDays = intVar(env, 'RETENTION_DAYS', 30, 1, 3650);

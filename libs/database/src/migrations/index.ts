@@ -18,6 +18,7 @@ import { PublishableKeys1795500200000 } from './1795500200000-PublishableKeys.js
 import { LoginFailuresPerClient1795500300000 } from './1795500300000-LoginFailuresPerClient.js';
 import { SeatsAndSeries1795585466508 } from './1795585466508-SeatsAndSeries.js';
 import { NoShows1795666056335 } from './1795666056335-NoShows.js';
+import { BookingReminders1795676048865 } from './1795676048865-BookingReminders.js';
 import { EncryptionKeyCheck1795500400000 } from './1795500400000-EncryptionKeyCheck.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   EncryptionKeyCheck1795500400000,
   SeatsAndSeries1795585466508,
   NoShows1795666056335,
+  BookingReminders1795676048865,
 ];

@@ -51,6 +51,16 @@ export class AvailabilityRepository {
     return this.tx.reads.findOne(WeeklyScheduleEntity, { where: { organizationId: scope.organizationId, userId } });
   }
 
+  /** The schedules' zones of these users, by user id (those without a schedule are absent). */
+  async zonesOf(scope: TenantScope, userIds: readonly string[]): Promise<Map<string, string>> {
+    if (userIds.length === 0) return new Map();
+    const rows: { user_id: string; timezone: string }[] = await this.tx.reads.query(
+      `SELECT user_id, timezone FROM weekly_schedules WHERE organization_id = $1 AND user_id = ANY($2::text[])`,
+      [scope.organizationId, [...userIds]],
+    );
+    return new Map(rows.map((row) => [row.user_id, row.timezone]));
+  }
+
   async insertOverride(scope: TenantScope, override: DateOverrideEntity): Promise<void> {
     await this.tx.transactional.insert(DateOverrideEntity, { ...override, organizationId: scope.organizationId });
   }

@@ -172,6 +172,12 @@ export class SchedulesService {
     return (await this.repository.findSchedule(scope, userId))?.timezone ?? 'UTC';
   }
 
+  /** The same for several members at once, by user id: where a host's reminder shows its times. */
+  async timezonesOf(scope: TenantScope, userIds: readonly string[]): Promise<Map<string, string>> {
+    const zones = await this.repository.zonesOf(scope, userIds);
+    return new Map(userIds.map((userId) => [userId, zones.get(userId) ?? 'UTC']));
+  }
+
   async createOverride(principal: Principal, userId: string | undefined, dto: CreateOverrideDto): Promise<OverrideResponse> {
     const slots = dto.slots ?? [];
     if (dto.type === 'custom' && slots.length === 0) throw AppError.validation('slots', 'custom overrides need at least one slot');

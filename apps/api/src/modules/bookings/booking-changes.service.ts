@@ -96,7 +96,7 @@ export class BookingChangesService {
           await this.effects.record(scope, 'booking.cancelled', {
             booking: bookingDetailView(occurrence.booking, occurrence.hostUserIds, summary),
           });
-          if (wasConfirmed) await this.effects.offCalendars(scope, occurrence.booking.id, occurrence.hostUserIds);
+          if (wasConfirmed) await this.effects.noLongerConfirmed(scope, occurrence.booking.id, occurrence.hostUserIds);
         }
         await this.effects.sendSeriesMails(
           scope,
@@ -188,8 +188,8 @@ export class BookingChangesService {
           await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
           await this.repository.insert(scope, replacement, hostUserIds, eventType.seatsPerSlot !== null);
 
-          if (wasConfirmed) await this.effects.offCalendars(scope, booking.id, original.hostUserIds);
-          if (replacement.status === 'confirmed') await this.effects.toCalendars(scope, replacement, eventType.title, hostUserIds);
+          if (wasConfirmed) await this.effects.noLongerConfirmed(scope, booking.id, original.hostUserIds);
+          if (replacement.status === 'confirmed') await this.effects.nowConfirmed(scope, replacement, eventType.title, hostUserIds);
           await this.effects.record(scope, 'booking.rescheduled', {
             booking: bookingDetailView(replacement, hostUserIds, eventType),
             previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
@@ -242,7 +242,7 @@ export class BookingChangesService {
       const summary = await this.effects.summaryOf(scope, booking);
       const detail = bookingDetailView(booking, hostUserIds, summary);
       await this.effects.record(scope, outcome === 'confirmed' ? 'booking.confirmed' : 'booking.declined', { booking: detail });
-      if (outcome === 'confirmed') await this.effects.toCalendars(scope, booking, summary.title, hostUserIds);
+      if (outcome === 'confirmed') await this.effects.nowConfirmed(scope, booking, summary.title, hostUserIds);
       await this.effects.sendMails(scope, outcome === 'confirmed' ? 'confirmation' : 'cancellation', booking, {
         hostUserIds,
         title: summary.title,

@@ -83,7 +83,7 @@ export class BookingCreateService {
             }
             const detail = bookingDetailView(booking, hostUserIds, eventType);
             await this.effects.record(scope, 'booking.created', { booking: detail });
-            if (booking.status === 'confirmed') await this.effects.toCalendars(scope, booking, eventType.title, hostUserIds);
+            if (booking.status === 'confirmed') await this.effects.nowConfirmed(scope, booking, eventType.title, hostUserIds);
             await this.effects.sendMails(scope, booking.status === 'pending' ? 'pending' : 'confirmation', booking, {
               hostUserIds,
               title: eventType.title,
@@ -176,7 +176,7 @@ export class BookingCreateService {
       bookings.map((booking) => ({ booking: bookingDetailView(booking, hostUserIds, eventType) })),
     );
     const confirmed = bookings.filter((booking) => booking.status === 'confirmed');
-    await this.effects.allToCalendars(scope, confirmed, eventType.title, hostUserIds);
+    await this.effects.allNowConfirmed(scope, confirmed, eventType.title, hostUserIds);
     await this.effects.sendSeriesMails(scope, bookings[0].status === 'pending' ? 'pending' : 'confirmation', bookings, {
       hostUserIds,
       title: eventType.title,

@@ -1,12 +1,14 @@
-import { Injectable } from '@nestjs/common';
-import { AppConfig, type TenantScope } from '@app/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { AppConfig, Clock, type TenantScope } from '@app/common';
+import { SchedulesService } from '../availability/index.js';
 import { type BookingForCalendar, CalendarWriteBack } from '../calendars/index.js';
-import { type EventTypeSummary, EventTypesService } from '../event-types/index.js';
+import { type EventTypeSummary, EventTypesService, type Reminder } from '../event-types/index.js';
 import { MailOutbox } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/index.js';
 import { TeamService } from '../team/index.js';
-import { type BookingMailFacts, bookingMails, type BookingMailKind } from './booking-mail.js';
-import { attendeeNameOf } from './booking-views.js';
+import { type BookingMailFacts, bookingMails, type BookingMailKind, type Contact, reminderMails } from './booking-mail.js';
+import { BookingRemindersRepository } from './booking-reminders.repository.js';
+import { attendeeNameOf, bookingDetailView } from './booking-views.js';
 import type { Booking } from './entities/booking.entity.js';
 
 /** What a host's calendar shows of a booking (api-rules.md § Calendars, write-back). */
@@ -20,6 +22,14 @@ function forCalendar(booking: Booking, title: string): BookingForCalendar {
     attendeeEmail: booking.attendeeEmail,
     attendeeName: attendeeNameOf(booking),
   };
+}
+
+/** One reminder of one booking, due now, with what its event and mails show. */
+export interface DueBookingReminder {
+  booking: Booking;
+  hostUserIds: readonly string[];
+  summary: EventTypeSummary;
+  reminder: Reminder;
 }
 
 /** What booking mails say beyond the booking itself. */
@@ -37,7 +47,7 @@ interface BookingMailDetails {
  * the domain event (webhooks), the mails, and the write-back to the hosts' calendars.
  */
 @Injectable()
-export class BookingEffectsService {
+export class BookingEffectsService implements OnModuleInit {
   constructor(
     private readonly eventTypes: EventTypesService,
     private readonly team: TeamService,
@@ -45,12 +55,32 @@ export class BookingEffectsService {
     private readonly mail: MailOutbox,
     private readonly writeBack: CalendarWriteBack,
     private readonly config: AppConfig,
+    private readonly reminders: BookingRemindersRepository,
+    private readonly schedules: SchedulesService,
+    private readonly clock: Clock,
   ) {}
+
+  /** A new reminder list of an event type moves its bookings' due reminders, in the transaction that changed it. */
+  onModuleInit(): void {
+    this.eventTypes.onRemindersChanged((scope, eventTypeId, reminders) =>
+      this.reminders.followEventType(
+        scope,
+        eventTypeId,
+        reminders.map((reminder) => reminder.minutesBefore),
+        this.clock.now(),
+      ),
+    );
+  }
 
   /** What a booking shows of its event type, deleted ones included. */
   async summaryOf(scope: TenantScope, booking: Booking): Promise<EventTypeSummary> {
     const summaries = await this.eventTypes.summaries(scope, [booking.eventTypeId]);
     return summaries.get(booking.eventTypeId)!;
+  }
+
+  /** The same for several bookings' event types, by event type id. */
+  summariesOf(scope: TenantScope, bookings: readonly Booking[]): Promise<Map<string, EventTypeSummary>> {
+    return this.eventTypes.summaries(scope, [...new Set(bookings.map((booking) => booking.eventTypeId))]);
   }
 
   async record(scope: TenantScope, type: DomainEventType, data: Record<string, unknown>): Promise<void> {
@@ -65,23 +95,70 @@ export class BookingEffectsService {
     );
   }
 
-  /** The booking is on the hosts' calendars from now on (their write-back destinations). */
-  async toCalendars(scope: TenantScope, booking: Booking, title: string, hostUserIds: readonly string[]): Promise<void> {
+  /**
+   * The booking is confirmed from now on (made, confirmed, or a reschedule's new booking): on the hosts' calendars, and
+   * its reminders due (api-rules.md § Reminders).
+   */
+  async nowConfirmed(scope: TenantScope, booking: Booking, title: string, hostUserIds: readonly string[]): Promise<void> {
     await this.writeBack.confirmed(scope, forCalendar(booking, title), [...hostUserIds]);
+    await this.scheduleReminders(scope, [booking]);
   }
 
-  /** Several bookings with the same hosts (a series' occurrences) on their calendars, in one statement. */
-  async allToCalendars(scope: TenantScope, bookings: readonly Booking[], title: string, hostUserIds: readonly string[]): Promise<void> {
+  /** Several bookings with the same hosts (a series' occurrences) confirmed, in one statement each. */
+  async allNowConfirmed(scope: TenantScope, bookings: readonly Booking[], title: string, hostUserIds: readonly string[]): Promise<void> {
+    if (bookings.length === 0) return;
     await this.writeBack.confirmedMany(
       scope,
       bookings.map((booking) => forCalendar(booking, title)),
       hostUserIds,
     );
+    await this.scheduleReminders(scope, bookings);
   }
 
-  /** The booking leaves the hosts' calendars. */
-  async offCalendars(scope: TenantScope, bookingId: string, hostUserIds: readonly string[]): Promise<void> {
+  /**
+   * Due rows for the reminders of confirmed bookings of one event type. Its list is read under the lock that a change
+   * of the list waits for (EventTypesService.remindersForConfirming): either that change sees these bookings once
+   * this transaction commits and moves their rows, or this read waits for it and takes the new list.
+   */
+  private async scheduleReminders(scope: TenantScope, bookings: readonly Booking[]): Promise<void> {
+    const reminders = await this.eventTypes.remindersForConfirming(scope, bookings[0].eventTypeId);
+    await this.reminders.scheduleFor(
+      scope,
+      bookings.map((booking) => booking.id),
+      reminders.map((reminder) => reminder.minutesBefore),
+      this.clock.now(),
+    );
+  }
+
+  /** A confirmed booking is no longer (cancelled, rescheduled away): off the hosts' calendars, its unsent reminders gone. */
+  async noLongerConfirmed(scope: TenantScope, bookingId: string, hostUserIds: readonly string[]): Promise<void> {
     await this.writeBack.removed(scope, bookingId, [...hostUserIds]);
+    await this.reminders.dropUnsent(scope, [bookingId]);
+  }
+
+  /**
+   * The reminders of these bookings that are due now, in the sender's transaction (api-rules.md § Reminders): per
+   * booking and reminder one `booking.reminder` event, and in live mode the mails to its recipients (the attendee's in
+   * its zone; each host's in the zone of its schedule).
+   */
+  async remind(scope: TenantScope, due: readonly DueBookingReminder[]): Promise<void> {
+    await this.events.recordMany(
+      scope,
+      due.map(({ booking, hostUserIds, summary, reminder }) => ({
+        type: 'booking.reminder' as const,
+        data: { booking: bookingDetailView(booking, hostUserIds, summary), reminder: { minutesBefore: reminder.minutesBefore } },
+      })),
+    );
+    if (!scope.livemode) return;
+    const hostIds = [...new Set(due.flatMap(({ hostUserIds }) => hostUserIds))];
+    const [contacts, zones] = await Promise.all([this.team.contactsOf(scope, hostIds), this.schedules.timezonesOf(scope, hostIds)]);
+    for (const { booking, hostUserIds, summary, reminder } of due) {
+      const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
+      const hostZones = new Map<string, string>();
+      for (const id of hostUserIds) if (contacts.has(id)) hostZones.set(contacts.get(id)!.email, zones.get(id) ?? 'UTC');
+      const mails = reminderMails(this.mailFacts(booking, summary.title, hosts), reminder.recipients, hostZones);
+      for (const mail of mails) await this.mail.enqueue(scope, mail);
+    }
   }
 
   /**
@@ -110,8 +187,18 @@ export class BookingEffectsService {
     if (!scope.livemode) return;
     const contacts = await this.team.contactsOf(scope, hostUserIds);
     const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
-    const attendeeName = attendeeNameOf(booking);
     const mails = bookingMails(kind, {
+      ...this.mailFacts(booking, title, hosts),
+      confirmationToken,
+      reason,
+      previousStartsAt,
+      occurrences,
+    });
+    for (const mail of mails) await this.mail.enqueue(scope, mail);
+  }
+
+  private mailFacts(booking: Booking, title: string, hosts: Contact[]): BookingMailFacts {
+    return {
       bookingId: booking.id,
       title,
       startsAt: booking.startsAt,
@@ -119,15 +206,10 @@ export class BookingEffectsService {
       timezone: booking.timezone,
       location: booking.location,
       answers: booking.answers,
-      attendee: { email: booking.attendeeEmail, name: attendeeName },
+      attendee: { email: booking.attendeeEmail, name: attendeeNameOf(booking) },
       hosts,
-      confirmationToken,
       status: booking.status,
-      reason,
-      previousStartsAt,
       appUrl: this.config.appUrl,
-      occurrences,
-    });
-    for (const mail of mails) await this.mail.enqueue(scope, mail);
+    };
   }
 }

@@ -44,13 +44,13 @@ const SUBJECTS: Record<BookingMailKind, (title: string) => string> = {
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** Building an Intl formatter costs far more than using one: one per zone, kept. */
-function when(facts: BookingMailFacts, at: Date): string {
-  let format = formatters.get(facts.timezone);
+function when(zone: string, at: Date): string {
+  let format = formatters.get(zone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: facts.timezone });
-    formatters.set(facts.timezone, format);
+    format = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: zone });
+    formatters.set(zone, format);
   }
-  return `${format.format(at)} (${facts.timezone})`;
+  return `${format.format(at)} (${zone})`;
 }
 
 /** "Company: Acme" per answer, in the questions' order. */
@@ -88,6 +88,33 @@ function occurrencesOf(facts: BookingMailFacts): readonly { bookingId: string; s
   return facts.occurrences ?? [{ bookingId: facts.bookingId, startsAt: facts.startsAt, endsAt: facts.endsAt }];
 }
 
+/** The lines every mail of a booking starts with, its times shown in `zone`. */
+function factLines(facts: BookingMailFacts, zone: string): string[] {
+  const dates = facts.occurrences
+    ? [`When (${facts.occurrences.length} dates):`, ...facts.occurrences.map((occurrence) => `  ${when(zone, occurrence.startsAt)}`)]
+    : [`When: ${when(zone, facts.startsAt)}`];
+  return [
+    `${facts.title}`,
+    ...dates,
+    ...(facts.previousStartsAt ? [`Previously: ${when(zone, facts.previousStartsAt)}`] : []),
+    ...(facts.location ? [`Where: ${facts.location}`] : []),
+    ...(facts.hosts.length > 0 ? [`Hosts: ${facts.hosts.map((host) => host.name ?? host.email).join(', ')}`] : []),
+    `Attendee: ${facts.attendee.name ? `${facts.attendee.name} <${facts.attendee.email}>` : facts.attendee.email}`,
+    ...(facts.reason ? [`Reason: ${facts.reason}`] : []),
+    `Booking: ${facts.bookingId}`,
+  ];
+}
+
+function rendered(lines: readonly string[]): { text: string; html: string } {
+  return { text: lines.join('\n'), html: `<p>${lines.map((l) => escapeHtml(l)).join('<br>\n')}</p>` };
+}
+
+/** "Answers:" and one line per answer, for the hosts' copies; nothing without answers. */
+function answersBlock(facts: BookingMailFacts): string[] {
+  const answers = answerLines(facts);
+  return answers.length > 0 ? ['', 'Answers:', ...answers] : [];
+}
+
 /** One message per recipient group: the attendee's copy carries the token links, the hosts' does not. */
 export function bookingMails(kind: BookingMailKind, facts: BookingMailFacts): OutgoingMail[] {
   const method = kind === 'cancellation' ? ICalCalendarMethod.CANCEL : ICalCalendarMethod.REQUEST;
@@ -95,18 +122,7 @@ export function bookingMails(kind: BookingMailKind, facts: BookingMailFacts): Ou
     kind === 'pending'
       ? undefined
       : { method: kind === 'cancellation' ? 'CANCEL' : 'REQUEST', filename: 'invite.ics', content: bookingIcs(facts, method) };
-  const dates = facts.occurrences
-    ? [`When (${facts.occurrences.length} dates):`, ...facts.occurrences.map((occurrence) => `  ${when(facts, occurrence.startsAt)}`)]
-    : [`When: ${when(facts, facts.startsAt)}`];
-  const lines = [
-    `${facts.title}`,
-    ...dates,
-    ...(facts.previousStartsAt ? [`Previously: ${when(facts, facts.previousStartsAt)}`] : []),
-    ...(facts.location ? [`Where: ${facts.location}`] : []),
-    `Attendee: ${facts.attendee.name ? `${facts.attendee.name} <${facts.attendee.email}>` : facts.attendee.email}`,
-    ...(facts.reason ? [`Reason: ${facts.reason}`] : []),
-    `Booking: ${facts.bookingId}`,
-  ];
+  const lines = factLines(facts, facts.timezone);
   const tokenLines = facts.confirmationToken
     ? [
         '',
@@ -115,19 +131,34 @@ export function bookingMails(kind: BookingMailKind, facts: BookingMailFacts): Ou
         `Reschedule: ${facts.appUrl}/bookings/${facts.bookingId}/reschedule?token=${facts.confirmationToken}`,
       ]
     : [];
-  const render = (extra: string[]): { text: string; html: string } => {
-    const all = [...lines, ...extra];
-    return { text: all.join('\n'), html: `<p>${all.map((l) => escapeHtml(l)).join('<br>\n')}</p>` };
-  };
   const subject = SUBJECTS[kind](facts.title);
-  const attendeeMail: OutgoingMail = {
-    to: [facts.attendee.email],
-    subject,
-    ...render(tokenLines),
-    ical: ics,
-  };
+  const attendeeMail: OutgoingMail = { to: [facts.attendee.email], subject, ...rendered([...lines, ...tokenLines]), ical: ics };
   const hostEmails = facts.hosts.map((h) => h.email).filter((e) => e !== facts.attendee.email);
   if (hostEmails.length === 0) return [attendeeMail];
-  const answers = answerLines(facts);
-  return [attendeeMail, { to: hostEmails, subject, ...render(answers.length > 0 ? ['', 'Answers:', ...answers] : []), ical: ics }];
+  return [attendeeMail, { to: hostEmails, subject, ...rendered([...lines, ...answersBlock(facts)]), ical: ics }];
+}
+
+/**
+ * A reminder's mails (api-rules.md § Reminders), subject `Reminder: <title>`, each with the booking's `.ics` (same UID:
+ * a calendar updates the event it has): the attendee's in the attendee's zone; one per host, in that host's zone
+ * (`hostZones` by email, the attendee's zone without one), with the attendee's answers.
+ */
+export function reminderMails(
+  facts: BookingMailFacts,
+  recipients: readonly ('attendee' | 'host')[],
+  hostZones: ReadonlyMap<string, string>,
+): OutgoingMail[] {
+  const ical: MailIcal = { method: 'REQUEST', filename: 'invite.ics', content: bookingIcs(facts, ICalCalendarMethod.REQUEST) };
+  const subject = `Reminder: ${facts.title}`;
+  const mails: OutgoingMail[] = [];
+  if (recipients.includes('attendee'))
+    mails.push({ to: [facts.attendee.email], subject, ...rendered(factLines(facts, facts.timezone)), ical });
+  if (recipients.includes('host')) {
+    for (const host of facts.hosts) {
+      if (host.email === facts.attendee.email) continue;
+      const zone = hostZones.get(host.email) ?? facts.timezone;
+      mails.push({ to: [host.email], subject, ...rendered([...factLines(facts, zone), ...answersBlock(facts)]), ical });
+    }
+  }
+  return mails;
 }

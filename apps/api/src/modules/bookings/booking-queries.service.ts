@@ -4,6 +4,7 @@ import { EventTypesService } from '../event-types/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { mayActOnBooking, seesAllBookings } from './booking-access.js';
 import { BookingEffectsService } from './booking-effects.service.js';
+import { BookingRemindersRepository } from './booking-reminders.repository.js';
 import { attendeeBookingView, bookingDetailView } from './booking-views.js';
 import { BookingsRepository, type BookingFilters } from './bookings.repository.js';
 import { BookingListResponse, BookingResponse, ListBookingsQueryDto, PublicBookingResponse, SeriesResponse } from './dto/booking.dto.js';
@@ -36,6 +37,7 @@ export class BookingQueriesService {
     private readonly eventTypes: EventTypesService,
     private readonly lookups: GlobalLookups,
     private readonly effects: BookingEffectsService,
+    private readonly reminders: BookingRemindersRepository,
   ) {}
 
   async getForAttendee(id: string, token: string): Promise<PublicBookingResponse> {
@@ -50,7 +52,17 @@ export class BookingQueriesService {
     const scope = tenantScope(principal);
     const found = looksLikeId(id, 'bkg') ? await this.repository.find(scope, id) : null;
     if (!found || !mayActOnBooking(principal, found.hostUserIds)) throw AppError.notFound('Booking');
-    return { booking: bookingDetailView(found.booking, found.hostUserIds, await this.effects.summaryOf(scope, found.booking)) };
+    const [summary, reminders] = await Promise.all([this.effects.summaryOf(scope, found.booking), this.reminders.of(scope, id)]);
+    return {
+      booking: {
+        ...bookingDetailView(found.booking, found.hostUserIds, summary),
+        reminders: reminders.map((reminder) => ({
+          minutesBefore: reminder.minutesBefore,
+          dueAt: reminder.dueAt.toISOString(),
+          sentAt: reminder.sentAt?.toISOString() ?? null,
+        })),
+      },
+    };
   }
 
   /** A series with its occurrences as they stand; a member sees only a series it hosts. */

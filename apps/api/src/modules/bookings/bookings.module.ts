@@ -8,6 +8,9 @@ import { MailModule } from '../mail/index.js';
 import { TeamModule } from '../team/index.js';
 import { BookingsController } from './bookings.controller.js';
 import { BookingsRepository } from './bookings.repository.js';
+import { BookingRemindersRepository } from './booking-reminders.repository.js';
+import { ReminderQueueRepository } from './reminder-queue.repository.js';
+import { ReminderSenderWorker } from './reminder-sender.worker.js';
 import { BookingChangesService } from './booking-changes.service.js';
 import { BookingCreateService } from './booking-create.service.js';
 import { BookingEffectsService } from './booking-effects.service.js';
@@ -16,6 +19,7 @@ import { BookingFeeds } from './booking-feeds.service.js';
 import { BookingFeedsController } from './booking-feeds.controller.js';
 import { BookingFeed } from './entities/booking-feed.entity.js';
 import { BookingHost } from './entities/booking-host.entity.js';
+import { BookingReminder } from './entities/booking-reminder.entity.js';
 import { BookingSeries } from './entities/booking-series.entity.js';
 import { Booking } from './entities/booking.entity.js';
 import { Hold } from './entities/hold.entity.js';
@@ -27,7 +31,7 @@ import { SlotDecisionService } from './slot-decision.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([Booking, BookingHost, BookingFeed, Hold, BookingSeries]),
+    TypeOrmModule.forFeature([Booking, BookingHost, BookingFeed, Hold, BookingSeries, BookingReminder]),
     AvailabilityModule,
     EventTypesModule,
     TeamModule,
@@ -38,6 +42,9 @@ import { SlotDecisionService } from './slot-decision.service.js';
   controllers: [BookingsController, BookingFeedsController, HoldsController, SeriesController],
   providers: [
     BookingsRepository,
+    BookingRemindersRepository,
+    ReminderQueueRepository,
+    ReminderSenderWorker,
     BookingCreateService,
     BookingChangesService,
     BookingQueriesService,

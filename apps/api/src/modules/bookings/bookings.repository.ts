@@ -273,6 +273,19 @@ export class BookingsRepository {
     return booking ? { booking, hostUserIds: (await this.hostsOfMany(scope, [booking.id])).get(booking.id) ?? [] } : null;
   }
 
+  /** These bookings with their hosts, in no particular order; ids of another organization or mode are left out. */
+  async findMany(scope: TenantScope, ids: readonly string[]): Promise<BookingWithHosts[]> {
+    if (ids.length === 0) return [];
+    const bookings = await this.tx.reads.find(Booking, {
+      where: { id: In([...ids]), organizationId: scope.organizationId, livemode: scope.livemode },
+    });
+    const hosts = await this.hostsOfMany(
+      scope,
+      bookings.map((booking) => booking.id),
+    );
+    return bookings.map((booking) => ({ booking, hostUserIds: hosts.get(booking.id) ?? [] }));
+  }
+
   /** Each booking's hosts, the primary first, in the order they were booked in. */
   async hostsOfMany(scope: TenantScope, bookingIds: readonly string[]): Promise<Map<string, string[]>> {
     const result = new Map<string, string[]>();

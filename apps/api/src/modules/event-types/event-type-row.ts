@@ -32,6 +32,7 @@ export interface EventTypeRow {
   questions: EventType['questions'];
   seats_per_slot: number | null;
   recurrence: EventType['recurrence'];
+  reminders: EventType['reminders'];
   is_active: boolean;
   created_at: Date;
   updated_at: Date;
@@ -60,6 +61,7 @@ export function eventTypeFromRow(row: EventTypeRow): EventType {
     questions: row.questions,
     seatsPerSlot: row.seats_per_slot,
     recurrence: row.recurrence,
+    reminders: row.reminders,
     isActive: row.is_active,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -29,6 +29,7 @@ import { EventType, type Recurrence } from './entities/event-type.entity.js';
 import { type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
 import { EventTypesRepository, SLUG_ACTIVE_KEY } from './event-types.repository.js';
 import { normalizeQuestions } from './questions.js';
+import { normalizeReminders, type Reminder } from './reminders.js';
 import { TransactionHost } from '@app/database';
 
 /** An event type as other modules see it (availability, bookings): every field but the bookings count. */
@@ -41,7 +42,15 @@ export interface EventTypeSummary {
   slug: string;
   durationMinutes: number;
   location: string | null;
+  /** The reminders in force (api-rules.md § Reminders). */
+  reminders: Reminder[];
 }
+
+/**
+ * Told inside the transaction that replaced an event type's reminders, after its row is locked: bookings keeps the
+ * due reminders of the event type's bookings in step (api-rules.md § Reminders).
+ */
+export type RemindersChanged = (scope: TenantScope, eventTypeId: string, reminders: readonly Reminder[]) => Promise<void>;
 
 /** The PATCHable columns: everything the update DTO names except the hosts, which live in their own table. */
 const UPDATABLE_FIELDS = [
@@ -86,6 +95,7 @@ function details(eventType: EventType, hostUserIds: readonly string[]): EventTyp
     questions: eventType.questions,
     seatsPerSlot: eventType.seatsPerSlot,
     recurrence: eventType.recurrence,
+    reminders: eventType.reminders,
     isActive: eventType.isActive,
     createdAt: eventType.createdAt.toISOString(),
     updatedAt: eventType.updatedAt.toISOString(),
@@ -135,6 +145,8 @@ function inactive(): AppError {
 
 @Injectable()
 export class EventTypesService {
+  private readonly remindersChanged: RemindersChanged[] = [];
+
   constructor(
     private readonly tx: TransactionHost,
     private readonly repository: EventTypesRepository,
@@ -171,6 +183,7 @@ export class EventTypesService {
       questions: normalizeQuestions(dto.questions ?? []),
       seatsPerSlot: dto.seatsPerSlot ?? null,
       recurrence: recurrenceOf(dto.recurrence),
+      reminders: normalizeReminders(dto.reminders ?? []),
       isActive: true,
       createdAt: now,
       updatedAt: now,
@@ -220,6 +233,7 @@ export class EventTypesService {
           if (dto[field] !== undefined) Object.assign(changes, { [field]: dto[field] });
         }
         if (dto.questions !== undefined) changes.questions = normalizeQuestions(dto.questions);
+        if (dto.reminders !== undefined) changes.reminders = normalizeReminders(dto.reminders);
         if (dto.recurrence !== undefined) changes.recurrence = recurrenceOf(dto.recurrence);
         assertSeatsOrRecurrence({ ...current, ...changes });
         let hostUserIds = found.hostUserIds;
@@ -240,6 +254,9 @@ export class EventTypesService {
         if (Object.keys(changes).length > 0 || dto.hostUserIds !== undefined) {
           updated.updatedAt = this.clock.now();
           await this.repository.update(scope, id, { ...changes, updatedAt: updated.updatedAt });
+          if (changes.reminders !== undefined) {
+            for (const listener of this.remindersChanged) await listener(scope, id, changes.reminders);
+          }
           if (dto.hostUserIds !== undefined) await this.setHosts(principal, id, hostUserIds, false);
           const liveCount = await this.count(liveScopeOf(scope), id);
           await this.record(principal, 'event_type.updated', view(updated, hostUserIds, liveCount));
@@ -270,6 +287,19 @@ export class EventTypesService {
   }
 
   /**
+   * The event type's reminders for bookings being confirmed in the caller's transaction, read under a lock that a change
+   * of the list waits for (and that waits for one in progress): the list those bookings' reminders follow.
+   */
+  async remindersForConfirming(scope: TenantScope, eventTypeId: string): Promise<Reminder[]> {
+    return (await this.repository.lockedReminders(scope, [eventTypeId])).get(eventTypeId) ?? [];
+  }
+
+  /** `listener` runs in every transaction that replaces an event type's reminders (bookings registers it). */
+  onRemindersChanged(listener: RemindersChanged): void {
+    this.remindersChanged.push(listener);
+  }
+
+  /**
    * The event type as slot computation and booking need it, optionally inside the caller's
    * transaction: unknown or another organization's → 404, deleted → 409 EVENT_TYPE_INACTIVE.
    */
@@ -295,7 +325,10 @@ export class EventTypesService {
   async summaries(scope: TenantScope, ids: readonly string[]): Promise<Map<string, EventTypeSummary>> {
     const eventTypes = await this.repository.findMany(scope, ids);
     return new Map(
-      eventTypes.map((e) => [e.id, { id: e.id, title: e.title, slug: e.slug, durationMinutes: e.durationMinutes, location: e.location }]),
+      eventTypes.map((e) => [
+        e.id,
+        { id: e.id, title: e.title, slug: e.slug, durationMinutes: e.durationMinutes, location: e.location, reminders: e.reminders },
+      ]),
     );
   }
 

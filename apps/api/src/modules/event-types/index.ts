@@ -5,3 +5,4 @@ export * from './event-types.module.js';
 export * from './event-types.service.js';
 export * from './questions.js';
 export { locationFor } from './meeting-link.js';
+export * from './reminders.js';

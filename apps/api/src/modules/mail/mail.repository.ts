@@ -50,17 +50,17 @@ export class MailRepository {
   }
 
   /**
-   * Takes the oldest due message and leases it for `leaseSeconds` (the jobs' `LeaseQueue`): the lease keeps other
-   * instances away while it is sent, and the attempt counts at the claim, so a message that crashes its worker
-   * still runs out of retries.
+   * Takes up to `limit` of the oldest due messages and leases them for `leaseSeconds` (the jobs' `LeaseQueue`): the
+   * lease keeps other instances away while they are sent, and the attempt counts at the claim, so a message that
+   * crashes its worker still runs out of retries.
    */
-  async claimNext(leaseSeconds: number): Promise<MailMessage | null> {
-    const [row] = await this.queue.claim(1, leaseSeconds);
-    return row ? mailMessageOf(row) : null;
+  async claimDue(limit: number, leaseSeconds: number): Promise<MailMessage[]> {
+    return (await this.queue.claim(limit, leaseSeconds)).map(mailMessageOf);
   }
 
-  async markSent(id: string): Promise<void> {
-    await this.queue.finish(id, 'sent', null, 'sent_at = now()');
+  /** These messages went out (one statement for a round's successes). */
+  async markSent(ids: readonly string[]): Promise<void> {
+    await this.queue.finishMany(ids, 'sent', 'sent_at = now()');
   }
 
   async scheduleRetry(id: string, delaySeconds: number, lastError: string): Promise<void> {

@@ -4,17 +4,22 @@ import { JobLoop, nextRetrySeconds, PeriodicJobs, RETENTION_INTERVAL_MS, type Ti
 import type { MailMessage } from './entities/mail-message.entity.js';
 import { describeSendError, smtpUrlSecrets } from './mail-errors.js';
 import { MAIL_OUTBOX_CHANNEL, MailRepository } from './mail.repository.js';
-import { MailTransport, SEND_TIMEOUT_MS } from './mail.transport.js';
+import { MAX_CONNECTIONS, MailTransport, SEND_TIMEOUT_MS } from './mail.transport.js';
 
 /** Catches retries and notifications sent while the listener was down. */
 const POLL_INTERVAL_MS = 5_000;
-/** Far beyond one send's own timeout, so a live worker never loses its claim mid-send. */
+/** Messages per round: a few per pooled connection, so the connections stay busy while a round's outcomes are written. */
+const MAIL_BATCH = MAX_CONNECTIONS * 4;
+/**
+ * Far beyond one send's own timeout, so a live worker never loses its claim mid-send: each message of a round has its
+ * own SEND_TIMEOUT_MS from the moment the round hands it to the transport, queued behind the others or not.
+ */
 const LEASE_SECONDS = Math.ceil((SEND_TIMEOUT_MS * 5) / 1000);
 
 /**
- * Sends what `MailOutbox` recorded, one message at a time: claim (short transaction), send (no
- * transaction open), record the outcome. Delivery is at least once: a crash between sending and
- * marking sent means the message goes again when its lease ends.
+ * Sends what `MailOutbox` recorded, a batch at a time: claim (short transaction), send side by side (no
+ * transaction open), record the outcomes. Delivery is at least once: a crash between sending and
+ * marking sent means the message goes again when its lease ends (with the same Message-ID).
  */
 @Injectable()
 export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -52,18 +57,27 @@ export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown
     this.transport.close();
   }
 
-  /** One message: claimed (short transaction, leased), sent, its outcome recorded; or the time until the next is due. */
+  /**
+   * A round: up to MAIL_BATCH due messages claimed (short transaction, leased), sent side by side over the transport's
+   * pooled connections, their outcomes recorded (the successes in one statement); or the time until the next is due.
+   */
   private async sendNext(): Promise<TickResult> {
-    const mail = await this.repository.claimNext(LEASE_SECONDS);
-    if (!mail) return (await this.repository.msUntilNextDue()) ?? undefined;
-    await this.deliver(mail);
+    const mails = await this.repository.claimDue(MAIL_BATCH, LEASE_SECONDS);
+    if (mails.length === 0) return (await this.repository.msUntilNextDue()) ?? undefined;
+    const sent = await Promise.all(mails.map((mail) => this.deliver(mail)));
+    await this.repository.markSent(mails.filter((_, i) => sent[i]).map((mail) => mail.id));
+    for (const [i, mail] of mails.entries()) {
+      if (sent[i]) this.logger.log({ msg: 'Mail sent', mailId: mail.id, recipients: mail.recipients.length, attempt: mail.attempts });
+    }
     return 'again';
   }
 
-  private async deliver(mail: MailMessage): Promise<void> {
+  /** Sends one message; a failure is recorded here (retry or failed for good), a success by the caller. */
+  private async deliver(mail: MailMessage): Promise<boolean> {
     const context = { mailId: mail.id, recipients: mail.recipients.length, attempt: mail.attempts };
     try {
       await this.transport.send(mail);
+      return true;
     } catch (error) {
       const failure = describeSendError(error, this.secrets);
       const delaySeconds = nextRetrySeconds(this.config.mailRetrySchedule, mail.attempts);
@@ -74,9 +88,7 @@ export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown
         await this.repository.scheduleRetry(mail.id, delaySeconds, failure.reason);
         this.logger.warn({ msg: 'Mail delivery failed; will retry', ...context, error: failure.code, retryInSeconds: delaySeconds });
       }
-      return;
+      return false;
     }
-    await this.repository.markSent(mail.id);
-    this.logger.log({ msg: 'Mail sent', ...context });
   }
 }

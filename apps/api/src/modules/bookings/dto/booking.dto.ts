@@ -341,6 +341,14 @@ export class CreatedBookingView extends BookingView {
   confirmationToken!: string;
 }
 
+/** One reminder of a booking (api-rules.md § Reminders). */
+export class BookingReminderView {
+  @ApiProperty({ type: 'integer' }) minutesBefore!: number;
+  @ApiProperty({ type: String, format: 'date-time' }) dueAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null until its mails and event are written' })
+  sentAt!: string | null;
+}
+
 export class BookingDetailView extends BookingView {
   @ApiProperty({ type: BookingEventTypeView }) eventType!: BookingEventTypeView;
   @ApiProperty({ nullable: true, type: String, description: 'The event type’s location when it is a link' }) meetingUrl!: string | null;
@@ -350,6 +358,15 @@ export class BookingDetailView extends BookingView {
   @ApiProperty({ nullable: true, enum: ['host', 'attendee'], type: String }) cancelledBy!: string | null;
   @ApiProperty({ nullable: true, type: String }) previousBookingId!: string | null;
   @ApiProperty({ nullable: true, type: String }) rescheduledToBookingId!: string | null;
+  @ApiPropertyOptional({
+    type: BookingReminderView,
+    isArray: true,
+    description:
+      'Only on `GET /bookings/:id`: the reminders of its event type that apply to it, earliest due first. A reminder whose time ' +
+      'had passed when the booking was confirmed is absent; one that fell due while no instance ran and the meeting started ' +
+      'before it could go stays with `sentAt` null.',
+  })
+  reminders?: BookingReminderView[];
 }
 
 /** One occurrence as a series lists it. */

@@ -28,6 +28,7 @@ import { LOCATION_TYPES, type LocationType, type Recurrence } from '../entities/
 export { LOCATION_TYPES, type LocationType };
 import { MAX_QUESTIONS, QUESTION_ID, QUESTION_TYPES, type QuestionType } from '../questions.js';
 import { LOCATION_TEMPLATE } from '../meeting-link.js';
+import { MAX_MINUTES_BEFORE, MAX_REMINDERS, REMINDER_RECIPIENTS, type Reminder, type ReminderRecipient } from '../reminders.js';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const SCHEDULING_TYPES: readonly SchedulingType[] = ['one_on_one', 'round_robin', 'collective'];
@@ -98,6 +99,28 @@ export class QuestionView {
   @ApiPropertyOptional({ type: String, isArray: true }) options?: string[];
   @ApiPropertyOptional() placeholder?: string;
   @ApiPropertyOptional({ type: 'integer' }) maxLength?: number;
+}
+
+/** One reminder as a write sends it (api-rules.md § Reminders); uniqueness in the list is the service's rule. */
+export class ReminderDto implements Reminder {
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_MINUTES_BEFORE, description: 'Before the start; unique in the list' })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_MINUTES_BEFORE)
+  minutesBefore!: number;
+
+  @ApiProperty({ enum: REMINDER_RECIPIENTS, isArray: true, minItems: 1, uniqueItems: true })
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayUnique()
+  @IsIn(REMINDER_RECIPIENTS, { each: true })
+  recipients!: ReminderRecipient[];
+}
+
+/** A reminder as an event type shows it. */
+export class ReminderView implements Reminder {
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_MINUTES_BEFORE }) minutesBefore!: number;
+  @ApiProperty({ enum: REMINDER_RECIPIENTS, isArray: true }) recipients!: ReminderRecipient[];
 }
 
 /**
@@ -274,6 +297,21 @@ abstract class EventTypeOptionalFields {
   @ValidateNested({ each: true })
   @Type(() => QuestionDto)
   questions?: QuestionDto[];
+
+  @ApiPropertyOptional({
+    type: ReminderDto,
+    isArray: true,
+    maxItems: MAX_REMINDERS,
+    description:
+      'Mails and a `booking.reminder` webhook event before each confirmed booking’s start; PATCH replaces the whole list ' +
+      '(bookings whose reminder time is still ahead follow it). Default [].',
+  })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(MAX_REMINDERS)
+  @ValidateNested({ each: true })
+  @Type(() => ReminderDto)
+  reminders?: ReminderDto[];
 }
 
 export class CreateEventTypeDto extends EventTypeOptionalFields {
@@ -366,6 +404,7 @@ export class EventTypeView {
   @ApiProperty({ type: QuestionView, isArray: true }) questions!: QuestionView[];
   @ApiProperty({ type: 'integer', nullable: true, minimum: 2, maximum: 1000 }) seatsPerSlot!: number | null;
   @ApiProperty(RECURRENCE_SCHEMA) recurrence!: Recurrence | null;
+  @ApiProperty({ type: ReminderView, isArray: true, description: 'Earliest first' }) reminders!: ReminderView[];
   @ApiProperty() isActive!: boolean;
   @ApiProperty({ type: 'integer', description: 'Confirmed and pending bookings, in the caller’s mode' }) bookingsCount!: number;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;

@@ -2,6 +2,7 @@ import { Check, Column, Entity, Index, OneToMany, PrimaryColumn, type Relation }
 import type { SchedulingType } from '@app/availability';
 import type { SeriesFrequency } from '@app/calendar';
 import type { BookingQuestion } from '../questions.js';
+import type { Reminder } from '../reminders.js';
 import { EventTypeHost } from './event-type-host.entity.js';
 
 export const LOCATION_TYPES = ['zoom', 'meet', 'phone', 'in_person'] as const;
@@ -88,6 +89,10 @@ export class EventType {
   /** How bookings may repeat; null: they do not (api-rules.md § Seats and series). */
   @Column('jsonb', { nullable: true })
   recurrence!: Recurrence | null;
+
+  /** Reminders before each confirmed booking's start, earliest first (api-rules.md § Reminders). */
+  @Column('jsonb', { default: () => "'[]'" })
+  reminders!: Reminder[];
 
   @Column('boolean', { default: true })
   isActive!: boolean;

@@ -1,0 +1,34 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * One due reminder of one booking (api-rules.md § Reminders): written with the booking in the transaction that
+ * confirms it, for each of its event type's reminders whose time is still ahead, and moved by every change (cancel,
+ * decline, reschedule, a new reminder list). The sender finds what is due through the partial index on `due_at`, so a
+ * round with nothing due reads one index page however many bookings there are; `sent_at` is set in the transaction
+ * that writes the mails and the `booking.reminder` event, which is what makes each reminder go exactly once.
+ * The booking cascades here (migration BookingReminders1795676048865).
+ */
+@Entity('booking_reminders')
+@Index('booking_reminders_due_idx', ['dueAt'], { where: '"sent_at" IS NULL AND NOT "missed"' })
+export class BookingReminder {
+  @PrimaryColumn('text')
+  organizationId!: string;
+
+  @PrimaryColumn('text')
+  bookingId!: string;
+
+  @PrimaryColumn('integer')
+  minutesBefore!: number;
+
+  /** The booking's start minus `minutesBefore`. */
+  @Column('timestamptz')
+  dueAt!: Date;
+
+  /** When its mails and event were written; null until then. */
+  @Column('timestamptz', { nullable: true })
+  sentAt!: Date | null;
+
+  /** No instance ran between `due_at` and the start: it is never sent (api-rules.md § Reminders). */
+  @Column('boolean', { default: false })
+  missed!: boolean;
+}
