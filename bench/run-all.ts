@@ -21,6 +21,7 @@ const BENCHES = [
   'webhooks',
   'jobs',
   'calendar-sync',
+  'reminders',
 ];
 
 function runBench(name: string): Promise<{ goals: GoalResult[]; ok: boolean }> {

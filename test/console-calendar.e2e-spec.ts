@@ -299,10 +299,18 @@ describe('console calendar views', () => {
     await page.goto(`/admin/event-types/${coaching}`);
     await page.getByLabel('Location').fill('https://meet.example/c-{bookingId}');
     await page.getByText('Each booking gets its own: https://meet.example/c-bkg_…').waitFor();
+    // Reminders: one a day before, to the attendee only; the hint says what the minutes mean.
+    await page.getByText('Reminders', { exact: true }).click();
+    await page.getByRole('button', { name: 'Add a reminder' }).click();
+    await page.getByLabel('Minutes before').fill('1440');
+    await page.getByText('1 day before the start').waitFor();
+    await page.getByLabel('Mail the hosts').uncheck();
+    await check(page, 'event-type-reminders');
     await page.getByRole('button', { name: 'Save event type' }).click();
     await page.getByRole('heading', { name: 'Event types', exact: true }).waitFor();
     const saved = (await t.http.get(`/v1/event-types/${coaching}`, { apiKey })).body.eventType;
     expect(saved.location).toBe('https://meet.example/c-{bookingId}');
+    expect(saved.reminders).toEqual([{ minutesBefore: 1440, recipients: ['attendee'] }]);
     await context.close();
   }, 60_000);
 });

@@ -207,6 +207,25 @@ describe('seats (api-rules.md § Seats and series)', () => {
     expect(added.body.details.map((d: { field: string }) => d.field)).toContain('seatsPerSlot');
   });
 
+  it('lowers seatsPerSlot while seats are taken on two instances: never a 500, never below the seats taken', async () => {
+    const org = await bookingOrg(a, { seatsPerSlot: 10 });
+    const patch = (t: TestApp, seatsPerSlot: number) =>
+      t.http.patch(`/v1/event-types/${org.eventTypeId}`, { seatsPerSlot }, { apiKey: org.apiKey });
+    const results = await Promise.all([
+      ...Array.from({ length: 12 }, (_, i) => book(i % 2 ? b : a, org, TEN, `racer${i}@example.com`)),
+      ...[8, 6, 4, 2].map((seats, i) => patch(i % 2 ? a : b, seats)),
+    ]);
+    const bookings = results.slice(0, 12).map((r) => r.status);
+    const patches = results.slice(12).map((r) => r.status);
+    expect(bookings.filter((status) => status !== 201 && status !== 409)).toEqual([]);
+    expect(patches.filter((status) => status !== 200 && status !== 409)).toEqual([]);
+    const seats = (await a.http.get(`/v1/event-types/${org.eventTypeId}`, { apiKey: org.apiKey })).body.eventType.seatsPerSlot;
+    const taken = (await a.http.get(`/v1/bookings?eventTypeId=${org.eventTypeId}&status=confirmed&limit=100`, { apiKey: org.apiKey })).body
+      .bookings.length;
+    expect(taken).toBe(bookings.filter((status) => status === 201).length);
+    expect(taken).toBeLessThanOrEqual(seats);
+  });
+
   it.each([
     ['1', 1],
     ['1001', 1001],

@@ -112,6 +112,7 @@ function draftOf(existing?: EventType): Draft {
     requiresConfirmation: existing.requiresConfirmation,
     seatsPerSlot: existing.seatsPerSlot,
     recurrence: existing.recurrence ?? null,
+    reminders: existing.reminders,
   };
 }
 
@@ -119,6 +120,9 @@ function draftOf(existing?: EventType): Draft {
 const BOOKING_ID = '{bookingId}';
 
 type Recurrence = NonNullable<EventType['recurrence']>;
+type Reminder = EventType['reminders'][number];
+const MAX_REMINDERS = 5;
+const NEW_REMINDER: Reminder = { minutesBefore: 60, recipients: ['attendee', 'host'] };
 const NEW_RECURRENCE: Recurrence = { frequency: 'weekly', interval: 1, maxCount: 12 };
 const UNITS: Record<Recurrence['frequency'], string> = { daily: 'days', weekly: 'weeks', monthly: 'months' };
 
@@ -290,6 +294,7 @@ function EventTypeForm({ existing, onSaved, onCancel }: { existing?: EventType; 
           <RecurrenceFields recurrence={draft.recurrence as Recurrence} problem={problem} onChange={(recurrence) => set({ recurrence })} />
         )}
       </details>
+      <RemindersFields reminders={draft.reminders ?? []} problem={problem} onChange={(reminders) => set({ reminders })} />
       <div class="actions">
         <button type="submit" disabled={pending}>
           {existing ? 'Save event type' : 'Create event type'}
@@ -299,6 +304,81 @@ function EventTypeForm({ existing, onSaved, onCancel }: { existing?: EventType; 
         </button>
       </div>
     </form>
+  );
+}
+
+/** "1 day 2 hours before": what a reminder's minutes mean, under its field. */
+function beforeText(minutes: number): string {
+  if (!Number.isInteger(minutes) || minutes < 1) return 'A whole number of minutes from 1 to 43,200 (30 days)';
+  const parts = [
+    [Math.floor(minutes / 1440), 'day'],
+    [Math.floor((minutes % 1440) / 60), 'hour'],
+    [minutes % 60, 'minute'],
+  ] as const;
+  const said = parts.filter(([n]) => n > 0).map(([n, unit]) => `${n} ${unit}${n === 1 ? '' : 's'}`);
+  return `${said.join(' ')} before the start`;
+}
+
+/** The event type's reminders (api-rules.md § Reminders): up to five, each with its time and who gets it. */
+function RemindersFields({
+  reminders,
+  problem,
+  onChange,
+}: {
+  reminders: Reminder[];
+  problem: FormProblem | null;
+  onChange: (reminders: Reminder[]) => void;
+}): JSX.Element {
+  const change = (index: number, patch: Partial<Reminder>): void =>
+    onChange(reminders.map((reminder, i) => (i === index ? { ...reminder, ...patch } : reminder)));
+  return (
+    <details open={reminders.length > 0}>
+      <summary>Reminders</summary>
+      <p class="hint">Mails before each confirmed booking, and a booking.reminder webhook event.</p>
+      {reminders.map((reminder, index) => (
+        <fieldset key={index}>
+          <legend>Reminder {index + 1}</legend>
+          <Field
+            label="Minutes before"
+            name={`reminders[${index}].minutesBefore`}
+            problem={problem}
+            hint={beforeText(reminder.minutesBefore)}
+          >
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                inputMode="numeric"
+                value={Number.isNaN(reminder.minutesBefore) ? '' : reminder.minutesBefore}
+                onInput={(e) => change(index, { minutesBefore: inputValue(e) === '' ? Number.NaN : Number(inputValue(e)) })}
+              />
+            )}
+          </Field>
+          {(['attendee', 'host'] as const).map((recipient) => (
+            <label key={recipient} class="check">
+              <input
+                type="checkbox"
+                checked={reminder.recipients.includes(recipient)}
+                onChange={(e) => {
+                  const others = reminder.recipients.filter((r) => r !== recipient);
+                  change(index, { recipients: checked(e) ? [...others, recipient] : others });
+                }}
+              />
+              {recipient === 'attendee' ? 'Mail the attendee' : 'Mail the hosts'}
+            </label>
+          ))}
+          <button type="button" class="secondary" onClick={() => onChange(reminders.filter((_, i) => i !== index))}>
+            Remove reminder {index + 1}
+          </button>
+        </fieldset>
+      ))}
+      {problem?.fields.reminders && <p class="field-error">{problem.fields.reminders}</p>}
+      {reminders.length < MAX_REMINDERS && (
+        <button type="button" class="secondary" onClick={() => onChange([...reminders, NEW_REMINDER])}>
+          Add a reminder
+        </button>
+      )}
+    </details>
   );
 }
 

@@ -28,12 +28,22 @@ export class BookingCounts {
   }
 
   /**
+   * Takes the hosts' booking locks of both modes until the caller's transaction ends, in the order every booking
+   * takes them. A change that will count seats takes them before it locks its event type row: a booking holds its
+   * hosts' locks before its insert reads that row (FOR KEY SHARE), so the other order could deadlock.
+   */
+  async lockHosts(hostUserIds: readonly string[]): Promise<void> {
+    if (hostUserIds.length === 0) return;
+    await this.tx.transactional.query(LOCK_HOSTS_SQL, [[...hostLockKeys(false, hostUserIds), ...hostLockKeys(true, hostUserIds)]]);
+  }
+
+  /**
    * The most seats (bookings and live holds) taken at one future start of the event type with one host, in
    * either mode, under the hosts' booking locks of both modes (held until the caller's transaction ends): no
    * seat can be taken between this count and the caller's change of `seatsPerSlot`.
    */
   async mostSeatsTaken(scope: TenantScope, eventTypeId: string, hostUserIds: readonly string[], now: Date): Promise<number> {
-    await this.tx.transactional.query(LOCK_HOSTS_SQL, [[...hostLockKeys(false, hostUserIds), ...hostLockKeys(true, hostUserIds)]]);
+    await this.lockHosts(hostUserIds);
     const [row]: { most: number }[] = await this.tx.transactional.query(
       `SELECT coalesce(max(taken), 0)::int AS most
          FROM (SELECT count(*) AS taken FROM booking_hosts

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TenantScope } from '@app/common';
+import { AppConfig, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 
 /** A booking's reminder as `GET /bookings/:id` shows it. */
@@ -7,6 +7,17 @@ export interface BookingReminderState {
   minutesBefore: number;
   dueAt: Date;
   sentAt: Date | null;
+}
+
+export const BOOKING_REMINDERS_CHANNEL = 'booking_reminders';
+
+/**
+ * Wakes the senders (on commit) when a row of `inserted` is due before their next look anyway: they sleep until the
+ * next due reminder they know of, or REMINDERS_POLL_MS at most, so a row due later is found by a look.
+ */
+function notifyIfSoon(now: string, pollMs: string): string {
+  return `SELECT pg_notify('${BOOKING_REMINDERS_CHANNEL}', '') FROM inserted
+    WHERE due_at <= ${now}::timestamptz + make_interval(secs => ${pollMs}::double precision / 1000) LIMIT 1`;
 }
 
 /** `starts_at` minus the reminder's minutes. */
@@ -19,7 +30,15 @@ const DUE_AT_SQL = `b.starts_at - make_interval(mins => r.minutes_before)`;
  */
 @Injectable()
 export class BookingRemindersRepository {
-  constructor(private readonly tx: TransactionHost) {}
+  /** How far ahead a new row wakes the senders: their longest sleep. */
+  private readonly soonMs: number;
+
+  constructor(
+    private readonly tx: TransactionHost,
+    config: AppConfig,
+  ) {
+    this.soonMs = config.remindersPollMs;
+  }
 
   /**
    * One row per reminder (`minutesBefore`, the list of the bookings' one event type, read under its lock by the caller)
@@ -28,13 +47,17 @@ export class BookingRemindersRepository {
   async scheduleFor(scope: TenantScope, bookingIds: readonly string[], minutesBefore: readonly number[], now: Date): Promise<void> {
     if (bookingIds.length === 0 || minutesBefore.length === 0) return;
     await this.tx.write(
-      `INSERT INTO booking_reminders (organization_id, booking_id, minutes_before, due_at)
-       SELECT b.organization_id, b.id, r.minutes_before, ${DUE_AT_SQL}
-         FROM bookings b CROSS JOIN unnest($3::integer[]) AS r(minutes_before)
-        WHERE b.organization_id = $1 AND b.livemode = $4 AND b.id = ANY($2::text[]) AND b.status = 'confirmed'
-          AND ${DUE_AT_SQL} > $5
-       ON CONFLICT DO NOTHING`,
-      [scope.organizationId, [...bookingIds], [...minutesBefore], scope.livemode, now],
+      `WITH inserted AS (
+         INSERT INTO booking_reminders (organization_id, booking_id, minutes_before, due_at)
+         SELECT b.organization_id, b.id, r.minutes_before, ${DUE_AT_SQL}
+           FROM bookings b CROSS JOIN unnest($3::integer[]) AS r(minutes_before)
+          WHERE b.organization_id = $1 AND b.livemode = $4 AND b.id = ANY($2::text[]) AND b.status = 'confirmed'
+            AND ${DUE_AT_SQL} > $5
+         ON CONFLICT DO NOTHING
+         RETURNING due_at
+       )
+       ${notifyIfSoon('$5', '$6')}`,
+      [scope.organizationId, [...bookingIds], [...minutesBefore], scope.livemode, now, this.soonMs],
     );
   }
 
@@ -61,12 +84,16 @@ export class BookingRemindersRepository {
     );
     if (minutesBefore.length === 0) return;
     await this.tx.transactional.query(
-      `INSERT INTO booking_reminders (organization_id, booking_id, minutes_before, due_at)
-       SELECT b.organization_id, b.id, r.minutes_before, ${DUE_AT_SQL}
-         FROM bookings b CROSS JOIN unnest($3::integer[]) AS r(minutes_before)
-        WHERE b.organization_id = $1 AND b.event_type_id = $2 AND b.status = 'confirmed' AND ${DUE_AT_SQL} > $4
-       ON CONFLICT DO NOTHING`,
-      [scope.organizationId, eventTypeId, [...minutesBefore], now],
+      `WITH inserted AS (
+         INSERT INTO booking_reminders (organization_id, booking_id, minutes_before, due_at)
+         SELECT b.organization_id, b.id, r.minutes_before, ${DUE_AT_SQL}
+           FROM bookings b CROSS JOIN unnest($3::integer[]) AS r(minutes_before)
+          WHERE b.organization_id = $1 AND b.event_type_id = $2 AND b.status = 'confirmed' AND ${DUE_AT_SQL} > $4
+         ON CONFLICT DO NOTHING
+         RETURNING due_at
+       )
+       ${notifyIfSoon('$4', '$5')}`,
+      [scope.organizationId, eventTypeId, [...minutesBefore], now, this.soonMs],
     );
   }
 

@@ -8,7 +8,7 @@ import type { MailMessage } from './entities/mail-message.entity.js';
 /** A server that accepts the connection and then stalls must not hold the worker (and its lease) for minutes. */
 const SMTP_TIMEOUT_MS = 10_000;
 /** SMTP connections one process keeps open at most; `MailWorker` sends as many messages at once. */
-export const MAX_CONNECTIONS = 4;
+export const MAX_CONNECTIONS = 8;
 /** Upper bound for one whole send; `MailWorker`'s lease is several times longer. */
 export const SEND_TIMEOUT_MS = 60_000;
 

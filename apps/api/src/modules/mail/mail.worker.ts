@@ -8,8 +8,8 @@ import { MAX_CONNECTIONS, MailTransport, SEND_TIMEOUT_MS } from './mail.transpor
 
 /** Catches retries and notifications sent while the listener was down. */
 const POLL_INTERVAL_MS = 5_000;
-/** Messages per round: a few per pooled connection, so the connections stay busy while a round's outcomes are written. */
-const MAIL_BATCH = MAX_CONNECTIONS * 4;
+/** Messages per round: eight per pooled connection, so the connections stay busy while a round is claimed and recorded. */
+const MAIL_BATCH = MAX_CONNECTIONS * 8;
 /**
  * Far beyond one send's own timeout, so a live worker never loses its claim mid-send: each message of a round has its
  * own SEND_TIMEOUT_MS from the moment the round hands it to the transport, queued behind the others or not.

@@ -10,6 +10,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity('booking_reminders')
 @Index('booking_reminders_due_idx', ['dueAt'], { where: '"sent_at" IS NULL AND NOT "missed"' })
+@Index('booking_reminders_booking_idx', ['bookingId'])
 export class BookingReminder {
   @PrimaryColumn('text')
   organizationId!: string;
