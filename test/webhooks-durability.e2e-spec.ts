@@ -5,23 +5,29 @@ import { DataSource } from 'typeorm';
 import { startTestApp, TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from './support/app.js';
 import { registerOwner } from './support/factories.js';
 import { cleanEnv, compileEntries, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
+import { createEventType } from './support/scheduling.js';
+import { SmtpTestServer } from './support/smtp.js';
 import { createWebhook, eventually, recordEvents, WebhookReceiver } from './support/webhooks.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
+const REMINDERS = 500;
 
 /**
- * The worker as it runs in production (compiled JS, its own process), killed with SIGKILL while
- * attempts are in flight. Built into a directory of its own, so it never races a build of dist/.
+ * The worker as it runs in production (compiled JS, its own process, the system clock), killed with SIGKILL while
+ * webhook attempts are in flight, and while it sends a burst of reminders. Built into a directory of its own, so it
+ * never races a build of dist/.
  */
-describe('webhook delivery survives kill -9', () => {
+describe('the worker survives kill -9: webhook delivery, reminders', () => {
   const buildDir = join(ROOT, '.data', `wh-build-${process.pid}`);
   let api: TestApp;
   let receiver: WebhookReceiver;
+  let smtp: SmtpTestServer;
   const processes: SpawnedProcess[] = [];
 
   beforeAll(async () => {
     await compileEntries(buildDir, ['apps/worker/src/main.ts']);
     receiver = await WebhookReceiver.start();
+    smtp = await SmtpTestServer.start();
     api = await startTestApp({ env: { RUN_WORKERS: 'false' } });
   }, 60_000);
 
@@ -29,6 +35,7 @@ describe('webhook delivery survives kill -9', () => {
     for (const proc of processes) if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
     await api?.close();
     await receiver?.stop();
+    await smtp?.stop();
     rmSync(buildDir, { recursive: true, force: true });
   });
 
@@ -43,6 +50,8 @@ describe('webhook delivery survives kill -9', () => {
       DATA_DIR: join(buildDir, 'data'),
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1,1,1',
+      SMTP_URL: smtp.url,
+      REMINDERS_POLL_MS: '100',
     };
     const proc = spawnShell(`exec node ${join(buildDir, 'apps/worker/src/main.js')}`, env, ROOT);
     processes.push(proc);
@@ -95,4 +104,90 @@ describe('webhook delivery survives kill -9', () => {
     if (code !== 0) console.log(second.output().slice(-3000));
     expect(code).toBe(0);
   }, 60_000);
+
+  const count = async (sql: string, params: unknown[] = []): Promise<number> =>
+    (await api.app.get(DataSource).query(sql, params))[0].n as number;
+
+  it('writes every reminder’s event and mails exactly once after the worker is killed mid-burst and started again', async () => {
+    const owner = await registerOwner(api.http);
+    const eventTypeId = await createEventType(
+      api,
+      { token: owner.accessToken },
+      { durationMinutes: 30, reminders: [{ minutesBefore: 60, recipients: ['attendee', 'host'] }] },
+    );
+    const hook = await createWebhook(
+      api.http,
+      { token: owner.accessToken },
+      { url: receiver.url('/reminders'), events: ['booking.reminder'] },
+    );
+    receiver.expectSecret('/reminders', hook.secret);
+    // A burst due now (by the worker's system clock), written as the booking path writes it: the bookings a day ahead,
+    // half an hour apart, each with its host row and its due row.
+    await api.app.get(DataSource).query(
+      `WITH b AS (
+         INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id, attendee_email,
+                               timezone, confirmation_token_hash, created_at, updated_at)
+         SELECT 'bkg_rem' || lpad(i::text, 20, '0'), $1, $2, true, 'confirmed', now() + make_interval(days => 1, mins => 30 * i),
+                now() + make_interval(days => 1, mins => 30 * i + 30), $3, 'attendee' || i || '@example.com', 'UTC', md5(i::text), now(), now()
+           FROM generate_series(1, $4::integer) AS i
+         RETURNING id, starts_at, ends_at
+       ), h AS (
+         INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at)
+         SELECT id, $3, $1, $2, true, 'confirmed', tstzrange(starts_at, ends_at, '[)'), now() FROM b
+       )
+       INSERT INTO booking_reminders (organization_id, booking_id, minutes_before, due_at)
+       SELECT $1, id, 60, now() - interval '1 minute' FROM b`,
+      [owner.organizationId, eventTypeId, owner.userId, REMINDERS],
+    );
+    const recorded = (): Promise<number> => count(`SELECT count(*)::int AS n FROM domain_events WHERE type = 'booking.reminder'`);
+
+    const first = startWorker();
+    await waitFor(async () => ((await recorded()) > 0 ? true : undefined), 30_000, `the first reminders (${first.output().slice(-500)})`);
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBeNull();
+    const atKill = await recorded();
+
+    const second = startWorker();
+    await waitFor(async () => ((await recorded()) === REMINDERS ? true : undefined), 60_000, 'every reminder recorded');
+    await receiver.waitFor(() => receiver.ids('/reminders').size === REMINDERS, 60_000, 'every event delivered');
+    await waitFor(
+      async () =>
+        (await count(
+          `SELECT count(*)::int AS n FROM mail_outbox WHERE subject LIKE 'Reminder:%' AND status = 'pending' AND locked_until IS NULL`,
+        )) === 0
+          ? true
+          : undefined,
+      60_000,
+      'every mail sent or leased',
+    );
+    console.log(`killed after ${atKill} of ${REMINDERS} reminders`);
+
+    expect(await recorded()).toBe(REMINDERS);
+    expect(await count(`SELECT count(*)::int AS n FROM booking_reminders WHERE sent_at IS NOT NULL`)).toBe(REMINDERS);
+    expect(await count(`SELECT count(DISTINCT data->'booking'->>'id')::int AS n FROM domain_events WHERE type = 'booking.reminder'`)).toBe(
+      REMINDERS,
+    );
+    // One mail per recipient and reminder in the outbox; the SMTP server has each message at most once (a message the
+    // killed worker had in flight goes again, with its Message-ID, when its lease runs out).
+    expect(await count(`SELECT count(*)::int AS n FROM mail_outbox WHERE subject LIKE 'Reminder:%'`)).toBe(REMINDERS * 2);
+    const messageIds = smtp.messages.map((m) => m.parsed.messageId);
+    expect(new Set(messageIds).size).toBe(messageIds.length);
+    expect(receiver.unverified()).toEqual([]);
+    const deliveries = await eventually(
+      async () => {
+        const rows: { status: string; n: number }[] = await api.app
+          .get(DataSource)
+          .query(`SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY status`, [hook.id]);
+        return rows.length === 1 && rows[0].status === 'succeeded' ? rows : undefined;
+      },
+      30_000,
+      'every delivery marked succeeded',
+    );
+    expect(deliveries).toEqual([{ status: 'succeeded', n: REMINDERS }]);
+
+    second.child.kill('SIGTERM');
+    const code = await second.exited;
+    if (code !== 0) console.log(second.output().slice(-3000));
+    expect(code).toBe(0);
+  }, 180_000);
 });

@@ -32,7 +32,7 @@ export class BookingCounts {
    * takes them. A change that will count seats takes them before it locks its event type row: a booking holds its
    * hosts' locks before its insert reads that row (FOR KEY SHARE), so the other order could deadlock.
    */
-  async lockHosts(hostUserIds: readonly string[]): Promise<void> {
+  async lockHosts(_scope: TenantScope, hostUserIds: readonly string[]): Promise<void> {
     if (hostUserIds.length === 0) return;
     await this.tx.transactional.query(LOCK_HOSTS_SQL, [[...hostLockKeys(false, hostUserIds), ...hostLockKeys(true, hostUserIds)]]);
   }
@@ -43,7 +43,7 @@ export class BookingCounts {
    * seat can be taken between this count and the caller's change of `seatsPerSlot`.
    */
   async mostSeatsTaken(scope: TenantScope, eventTypeId: string, hostUserIds: readonly string[], now: Date): Promise<number> {
-    await this.lockHosts(hostUserIds);
+    await this.lockHosts(scope, hostUserIds);
     const [row]: { most: number }[] = await this.tx.transactional.query(
       `SELECT coalesce(max(taken), 0)::int AS most
          FROM (SELECT count(*) AS taken FROM booking_hosts

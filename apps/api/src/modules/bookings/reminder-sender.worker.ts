@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig, Clock, jobTenantScope } from '@app/common';
+import { AppConfig, Clock, jobTenantScope, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { JobLoop, type TickResult } from '../../jobs/index.js';
 import { BookingEffectsService, type DueBookingReminder } from './booking-effects.service.js';
@@ -75,7 +75,7 @@ export class ReminderSenderWorker implements OnApplicationBootstrap, OnApplicati
       const missed = due.filter((one) => one.status === 'confirmed' && one.startsAt.getTime() <= now.getTime());
       const dropped = due.filter((one) => one.status !== 'confirmed');
       const sent: DueReminder[] = [];
-      const work: { scope: ReturnType<typeof jobTenantScope>; reminders: DueBookingReminder[] }[] = [];
+      const work: { scope: TenantScope; reminders: DueBookingReminder[] }[] = [];
       for (const group of byScope(due.filter((one) => one.status === 'confirmed' && one.startsAt.getTime() > now.getTime()))) {
         const scope = jobTenantScope(group[0].organizationId, group[0].livemode);
         const found = new Map(
@@ -116,7 +116,9 @@ function byScope(due: readonly DueReminder[]): DueReminder[][] {
   const groups = new Map<string, DueReminder[]>();
   for (const one of due) {
     const key = `${one.organizationId}:${one.livemode}`;
-    groups.set(key, [...(groups.get(key) ?? []), one]);
+    const group = groups.get(key);
+    if (group) group.push(one);
+    else groups.set(key, [one]);
   }
   return [...groups.values()];
 }

@@ -225,7 +225,7 @@ export class EventTypesService {
       return await this.tx.transaction(async () => {
         const scope = tenantScope(principal);
         // Seats may be counted below under the hosts' locks: those first, then the row, as bookings take them.
-        if (dto.seatsPerSlot !== undefined) await this.bookingCounts.lockHosts(await this.hostUserIdsOf(scope, id));
+        if (dto.seatsPerSlot !== undefined) await this.bookingCounts.lockHosts(scope, await this.hostUserIdsOf(scope, id));
         const found = await this.repository.findOne(scope, id, true);
         if (!found) throw AppError.notFound('Event type');
         const current = found.eventType;
