@@ -10,7 +10,7 @@ import { SmtpTestServer } from './support/smtp.js';
 import { createWebhook, eventually, recordEvents, WebhookReceiver } from './support/webhooks.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
-const REMINDERS = 500;
+const REMINDERS = 300;
 
 /**
  * The worker as it runs in production (compiled JS, its own process, the system clock), killed with SIGKILL while
