@@ -72,13 +72,18 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')}`));
 }
 
-/** The page at 1280 and at 390 pixels wide, full length, under test-output/console/. */
-export async function screenshots(page: Page, name: string): Promise<void> {
+/**
+ * The page at 1280 and at 390 pixels wide, full length, under test-output/console/; answers how wide the document is
+ * at 390 (wider: something does not fit a phone). Two layouts in all, the page's own size restored after.
+ */
+export async function screenshots(page: Page, name: string): Promise<number> {
   mkdirSync(OUTPUT_DIR, { recursive: true });
   const original = page.viewportSize() ?? { width: 1280, height: 800 };
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 800 });
-    await page.screenshot({ path: join(OUTPUT_DIR, `${name}-${width}.png`), fullPage: true });
-  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: join(OUTPUT_DIR, `${name}-1280.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 800 });
+  const phoneWidth = await page.evaluate<number>('document.documentElement.scrollWidth');
+  await page.screenshot({ path: join(OUTPUT_DIR, `${name}-390.png`), fullPage: true });
   await page.setViewportSize(original);
+  return phoneWidth;
 }
