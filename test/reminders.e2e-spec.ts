@@ -313,6 +313,39 @@ describe('reminders', () => {
     await eventually(async () => (reminderEventsOf(newId).length === 2 ? true : undefined), 10_000, 'the new booking’s 1440 and 60');
   });
 
+  it('gives every occurrence of a series its own reminders; cancelling “following” removes theirs, the earlier keep theirs', async () => {
+    const eventType = (
+      await api.http.post(
+        '/v1/event-types',
+        {
+          title: 'Weekly',
+          slug: 'weekly',
+          durationMinutes: 30,
+          recurrence: { frequency: 'weekly', interval: 1, maxCount: 4 },
+          reminders: [{ minutesBefore: 60, recipients: ['attendee'] }],
+        },
+        { apiKey: org.apiKey },
+      )
+    ).body.eventType;
+    api.clock.set(NOW);
+    const first = nextStart();
+    const made = await api.http.post('/v1/bookings', bookingBody(eventType.id, first, { recurrenceCount: 3 }), { apiKey: org.apiKey });
+    expect(made.status).toBe(201);
+    const occurrences = made.body.series.bookings as { id: string; startsAt: string }[];
+    for (const occurrence of occurrences) {
+      expect(await remindersOf(occurrence.id)).toEqual([{ minutesBefore: 60, dueAt: at(occurrence.startsAt, -60), sentAt: null }]);
+    }
+    const cancelled = await api.http.post(
+      `/v1/bookings/${occurrences[1].id}/cancel`,
+      { scope: 'following', token: made.body.booking.confirmationToken },
+      {},
+    );
+    expect(cancelled.body.cancelledBookingIds).toEqual([occurrences[1].id, occurrences[2].id]);
+    expect((await remindersOf(occurrences[0].id)).map((r: { minutesBefore: number }) => r.minutesBefore)).toEqual([60]);
+    expect(await remindersOf(occurrences[1].id)).toEqual([]);
+    expect(await remindersOf(occurrences[2].id)).toEqual([]);
+  });
+
   it('gives a pending booking reminders once confirmed, only those still ahead; a declined one none', async () => {
     const eventType = (
       await api.http.post(

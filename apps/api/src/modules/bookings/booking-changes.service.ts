@@ -90,14 +90,16 @@ export class BookingChangesService {
           cancelled.map((occurrence) => occurrence.booking.id),
           changes,
         );
+        const wereConfirmed = cancelled
+          .filter((occurrence) => occurrence.booking.status === 'confirmed')
+          .map((occurrence) => ({ bookingId: occurrence.booking.id, hostUserIds: occurrence.hostUserIds }));
         for (const occurrence of cancelled) {
-          const wasConfirmed = occurrence.booking.status === 'confirmed';
           Object.assign(occurrence.booking, { status: 'cancelled', ...changes });
           await this.effects.record(scope, 'booking.cancelled', {
             booking: bookingDetailView(occurrence.booking, occurrence.hostUserIds, summary),
           });
-          if (wasConfirmed) await this.effects.noLongerConfirmed(scope, occurrence.booking.id, occurrence.hostUserIds);
         }
+        await this.effects.allNoLongerConfirmed(scope, wereConfirmed);
         await this.effects.sendSeriesMails(
           scope,
           'cancellation',

@@ -132,8 +132,19 @@ export class BookingEffectsService implements OnModuleInit {
 
   /** A confirmed booking is no longer (cancelled, rescheduled away): off the hosts' calendars, its unsent reminders gone. */
   async noLongerConfirmed(scope: TenantScope, bookingId: string, hostUserIds: readonly string[]): Promise<void> {
-    await this.writeBack.removed(scope, bookingId, [...hostUserIds]);
-    await this.reminders.dropUnsent(scope, [bookingId]);
+    await this.allNoLongerConfirmed(scope, [{ bookingId, hostUserIds }]);
+  }
+
+  /** The same for several bookings (a series' occurrences cancelled together), their reminders in one statement. */
+  async allNoLongerConfirmed(
+    scope: TenantScope,
+    bookings: readonly { bookingId: string; hostUserIds: readonly string[] }[],
+  ): Promise<void> {
+    for (const { bookingId, hostUserIds } of bookings) await this.writeBack.removed(scope, bookingId, [...hostUserIds]);
+    await this.reminders.dropUnsent(
+      scope,
+      bookings.map(({ bookingId }) => bookingId),
+    );
   }
 
   /**
