@@ -211,11 +211,19 @@ describe('reminders', () => {
     const id = await book(startsAt, {}, org.apiKey, eventType.id);
     const patched = await api.http.patch(
       `/v1/event-types/${eventType.id}`,
-      { reminders: [{ minutesBefore: 120, recipients: ['attendee', 'host'] }] },
+      { reminders: [{ minutesBefore: 120, recipients: ['attendee'] }] },
       { apiKey: org.apiKey },
     );
     expect(patched.status).toBe(200);
-    expect(patched.body.eventType.reminders).toEqual([{ minutesBefore: 120, recipients: ['attendee', 'host'] }]);
+    expect(patched.body.eventType.reminders).toEqual([{ minutesBefore: 120, recipients: ['attendee'] }]);
+    expect(await remindersOf(id)).toEqual([{ minutesBefore: 120, dueAt: at(startsAt, -120), sentAt: null }]);
+    // The same times with other recipients: the rows stay; the recipients in force when it goes are the ones used.
+    const recipientsOnly = await api.http.patch(
+      `/v1/event-types/${eventType.id}`,
+      { reminders: [{ minutesBefore: 120, recipients: ['attendee', 'host'] }] },
+      { apiKey: org.apiKey },
+    );
+    expect(recipientsOnly.status).toBe(200);
     expect(await remindersOf(id)).toEqual([{ minutesBefore: 120, dueAt: at(startsAt, -120), sentAt: null }]);
 
     api.clock.set(at(startsAt, -120));

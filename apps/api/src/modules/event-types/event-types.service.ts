@@ -47,8 +47,8 @@ export interface EventTypeSummary {
 }
 
 /**
- * Told inside the transaction that replaced an event type's reminders, after its row is locked: bookings keeps the
- * due reminders of the event type's bookings in step (api-rules.md § Reminders).
+ * Told inside the transaction that changed the times of an event type's reminders, after its row is locked: bookings
+ * keeps the due reminders of the event type's bookings in step (api-rules.md § Reminders).
  */
 export type RemindersChanged = (scope: TenantScope, eventTypeId: string, reminders: readonly Reminder[]) => Promise<void>;
 
@@ -125,6 +125,11 @@ export function schedulingDetailsOf(row: EventTypeRow | null): EventTypeDetails 
   if (!row) throw AppError.notFound('Event type');
   if (!row.is_active) throw inactive();
   return details(eventTypeFromRow(row), row.host_user_ids);
+}
+
+/** A reminder list's times, as its due rows know them (stored lists are sorted already). */
+function minutesOf(reminders: readonly Reminder[]): number[] {
+  return reminders.map((reminder) => reminder.minutesBefore);
 }
 
 /** The rule as stored: exactly its three fields (the DTO may carry no others, but its class is not the column's). */
@@ -252,12 +257,15 @@ export class EventTypesService {
             ]);
           }
         }
+        // Due rows follow the reminders' times only: a list whose times stay (the console saves it with every edit, or only
+        // its recipients changed) moves no booking's rows.
+        const timesChanged = changes.reminders !== undefined && minutesOf(changes.reminders).join() !== minutesOf(current.reminders).join();
         const updated = Object.assign(current, changes);
         if (Object.keys(changes).length > 0 || dto.hostUserIds !== undefined) {
           updated.updatedAt = this.clock.now();
           await this.repository.update(scope, id, { ...changes, updatedAt: updated.updatedAt });
-          if (changes.reminders !== undefined) {
-            for (const listener of this.remindersChanged) await listener(scope, id, changes.reminders);
+          if (timesChanged) {
+            for (const listener of this.remindersChanged) await listener(scope, id, updated.reminders);
           }
           if (dto.hostUserIds !== undefined) await this.setHosts(principal, id, hostUserIds, false);
           const liveCount = await this.count(liveScopeOf(scope), id);
