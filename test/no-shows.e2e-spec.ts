@@ -119,7 +119,10 @@ describe('no-shows', () => {
     const host = await t.http.post(`/v1/bookings/${id}/no-show`, { party: 'host', token }, { headers: { origin: 'https://any.example' } });
     expect(host.status).toBe(200);
     expect(host.headers.get('access-control-allow-origin')).toBeNull();
-    expect(host.body.booking.noShow).toEqual({ attendee: false, host: true });
+    // The attendee's token gets the attendee's view (api-rules.md § Browser booking): no marks, notes, metadata or host ids.
+    expect(host.body.booking).toMatchObject({ id, status: 'confirmed' });
+    for (const field of ['noShow', 'notes', 'metadata', 'hostUserId', 'hostUserIds']) expect(host.body.booking).not.toHaveProperty(field);
+    expect((await t.http.get(`/v1/bookings/${id}`, { apiKey: org.apiKey })).body.booking.noShow).toEqual({ attendee: false, host: true });
     const attendee = await t.http.post(`/v1/bookings/${id}/no-show`, { party: 'attendee', token });
     expect(attendee.status).toBe(403);
     expect(attendee.body.code).toBe('FORBIDDEN');

@@ -246,7 +246,8 @@ describe('booking from the browser: publishable keys, public routes, CORS (api-r
         ].sort(),
       );
       expect([mine.seatsPerSlot, mine.recurrence]).toEqual([null, null]);
-      expect(mine.hosts).toEqual([{ userId: org.owner.userId, name: expect.any(String) }]);
+      expect(mine.hosts).toEqual([{ name: expect.any(String) }]);
+      expect(res.text).not.toContain(org.owner.userId);
       expect(res.text).not.toContain(org.owner.email);
       expect(res.body.totalCount).toBe(res.body.eventTypes.length);
       expect((await a.http.get(`/v1/public/event-types/${org.eventTypeId}`, fromShop())).body.eventType).toEqual(mine);
@@ -485,6 +486,102 @@ describe('booking from the browser: publishable keys, public routes, CORS (api-r
         expect({ path, body, status: res.status }).toEqual({ path, body, status });
         expect(res.headers.get('access-control-allow-origin')).toBe(SHOP);
       }
+    });
+  });
+
+  describe('attendee views (one mapper for the attendee’s audience)', () => {
+    it('no answer a publishable key or an attendee’s token reaches shows the backend’s notes or metadata, or another attendee', async () => {
+      const seated = await bookingOrg(a, { seatsPerSlot: 3 });
+      const key = (await createApiKey(a.http, seated.owner.accessToken, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+      const NOTE = 'backend-note-7c1e';
+      const META = 'backend-meta-7c1e';
+      const OTHER = 'other-seat@example.com';
+      /** A booking the customer's backend makes with its secret key, carrying its own notes and metadata. */
+      const backend = async (startTime: string, email: string) => {
+        const res = await a.http.post(
+          '/v1/bookings',
+          { eventTypeId: seated.eventTypeId, startTime, timezone: 'UTC', attendee: { email }, notes: NOTE, metadata: { crm: META } },
+          { apiKey: seated.apiKey },
+        );
+        expect(res.status).toBe(201);
+        expect(res.text).toContain(META);
+        return { id: res.body.booking.id as string, token: res.body.booking.confirmationToken as string };
+      };
+      const mine = await backend(TEN, 'me@example.com');
+      await backend(TEN, OTHER);
+      const toCancel = await backend('2027-03-02T12:00:00Z', 'me@example.com');
+      const toMove = await backend('2027-03-02T13:00:00Z', 'me@example.com');
+
+      const answers: { route: string; status: number; text: string }[] = [];
+      const seen = async (route: string, response: Promise<{ status: number; text: string }>) => {
+        const { status, text } = await response;
+        answers.push({ route, status, text });
+      };
+      const byToken = (token: string) => ({ headers: { authorization: `Token ${token}` } });
+      await seen('GET /public/event-types', a.http.get('/v1/public/event-types', fromShop(key)));
+      await seen('GET /public/event-types/:id', a.http.get(`/v1/public/event-types/${seated.eventTypeId}`, fromShop(key)));
+      await seen(
+        'GET /public/availability',
+        a.http.get(`/v1/public/availability?eventTypeId=${seated.eventTypeId}&start=2027-03-02&end=2027-03-02`, fromShop(key)),
+      );
+      const held = await a.http.post(
+        '/v1/public/holds',
+        { eventTypeId: seated.eventTypeId, startTime: TEN, timezone: 'UTC' },
+        fromShop(key),
+      );
+      await seen('POST /public/holds', Promise.resolve(held));
+      // The third seat of the start the backend's two bookings share, from the page.
+      await seen(
+        'POST /public/bookings',
+        a.http.post(
+          '/v1/public/bookings',
+          {
+            eventTypeId: seated.eventTypeId,
+            startTime: TEN,
+            timezone: 'UTC',
+            attendee: { email: 'page@example.com' },
+            notes: 'the visitor’s own words',
+            holdId: held.body.hold.id,
+            holdToken: held.body.holdToken,
+          },
+          fromShop(key),
+        ),
+      );
+      await seen('GET /public/bookings/:id', a.http.get(`/v1/public/bookings/${mine.id}`, byToken(mine.token)));
+      await seen('POST /bookings/:id/cancel (token)', a.http.post(`/v1/bookings/${toCancel.id}/cancel`, { token: toCancel.token }));
+      const moved = await a.http.post(`/v1/bookings/${toMove.id}/reschedule`, {
+        token: toMove.token,
+        newStartTime: '2027-03-02T14:00:00Z',
+      });
+      await seen('POST /bookings/:id/reschedule (token)', Promise.resolve(moved));
+      await seen(
+        'GET /public/bookings/:id (rescheduled)',
+        a.http.get(`/v1/public/bookings/${moved.body.booking.id}`, byToken(moved.body.booking.confirmationToken)),
+      );
+      a.clock.set('2027-03-02T10:05:00Z');
+      await seen(
+        'POST /bookings/:id/no-show (token)',
+        a.http.post(`/v1/bookings/${mine.id}/no-show`, { party: 'host', token: mine.token }),
+      );
+      a.clock.set(NOW);
+
+      const leaks = answers.flatMap(({ route, status, text }) => {
+        const found = [NOTE, META, '"metadata"', '"notes"', OTHER].filter((secret) => text.includes(secret));
+        // Section 8's reschedule answer names its host; no other attendee answer has a host id.
+        if (!route.includes('reschedule') && text.includes(seated.owner.userId)) found.push('host id');
+        return status >= 200 && status < 300 ? found.map((what) => `${route}: ${what}`) : [`${route}: ${status} ${text}`];
+      });
+      // The attendee's own address appears only in the answers about its own booking.
+      const own = answers.filter(({ text }) => text.includes('me@example.com'));
+      expect(own.map(({ route }) => route)).toEqual([
+        'GET /public/bookings/:id',
+        'GET /public/bookings/:id (rescheduled)',
+        'POST /bookings/:id/no-show (token)',
+      ]);
+      expect(leaks).toEqual([]);
+      // The host's credentials still get the host's view, notes and metadata included.
+      const host = await a.http.get(`/v1/bookings/${mine.id}`, { apiKey: seated.apiKey });
+      expect(host.body.booking).toMatchObject({ notes: NOTE, metadata: { crm: META }, noShow: { host: true } });
     });
   });
 

@@ -613,7 +613,7 @@ export interface paths {
         put?: never;
         /**
          * Mark who did not come (or take the mark back): host credentials for either party, the attendee’s token for the host
-         * @description Only a confirmed booking whose start has passed: before it → 409 BOOKING_NOT_STARTED; cancelled or pending → 409 BOOKING_NOT_ACTIVE. The attendee’s token marking the attendee → 403. A mark turning true sends `booking.no_show` (`data.booking`, `data.party`).
+         * @description Only a confirmed booking whose start has passed: before it → 409 BOOKING_NOT_STARTED; cancelled or pending → 409 BOOKING_NOT_ACTIVE. The attendee’s token marking the attendee → 403. A mark turning true sends `booking.no_show` (`data.booking`, `data.party`). Host credentials get the booking as GET /bookings/:id shows it; the attendee’s token gets it as GET /public/bookings/:id does (no notes, metadata or host ids).
          */
         post: operations["markNoShow"];
         delete?: never;
@@ -2038,6 +2038,32 @@ export interface components {
         DecisionDto: {
             reason?: string;
         };
+        AttendeeBookingView: {
+            /** @example bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            eventTypeId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** @enum {string} */
+            status: "confirmed" | "pending" | "cancelled";
+            /** @description Only in the answer that creates the booking (and in the attendee’s mail) */
+            confirmationToken?: string;
+            attendee: components["schemas"]["AttendeeView"];
+            timezone: string;
+            locationType: string | null;
+            location: string | null;
+            meetingUrl: string | null;
+            answers: components["schemas"]["BookingAnswerView"][];
+            livemode: boolean;
+        };
+        PublicBookingResponse: {
+            /** @description With recurrenceCount: the first occurrence; its token opens every one */
+            booking: components["schemas"]["AttendeeBookingView"];
+            /** @description Only when POST /public/bookings booked a series (recurrenceCount) */
+            series?: components["schemas"]["SeriesView"];
+        };
         NoShowDto: {
             /**
              * @description Who did not come
@@ -2117,8 +2143,6 @@ export interface components {
             series: components["schemas"]["SeriesDetailView"];
         };
         PublicHostView: {
-            /** @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a */
-            userId: string;
             /**
              * @description First and last name
              * @example Ada Lovelace
@@ -2145,6 +2169,7 @@ export interface components {
             /** @description How long a hold keeps its time */
             holdMinutes: number;
             questions: components["schemas"]["QuestionView"][];
+            /** @description By name only, in the event type’s order */
             hosts: components["schemas"]["PublicHostView"][];
             /** @description Attendees per start; slots then carry `seatsRemaining` */
             seatsPerSlot: number | null;
@@ -2244,32 +2269,6 @@ export interface components {
             recurrenceCount?: number;
             /** @description Required with holdId: the hold’s token (a wrong one → 401) */
             holdToken?: string;
-        };
-        AttendeeBookingView: {
-            /** @example bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a */
-            id: string;
-            eventTypeId: string;
-            /** Format: date-time */
-            startsAt: string;
-            /** Format: date-time */
-            endsAt: string;
-            /** @enum {string} */
-            status: "confirmed" | "pending" | "cancelled";
-            /** @description Only in the answer that creates the booking (and in the attendee’s mail) */
-            confirmationToken?: string;
-            attendee: components["schemas"]["AttendeeView"];
-            timezone: string;
-            locationType: string | null;
-            location: string | null;
-            meetingUrl: string | null;
-            answers: components["schemas"]["BookingAnswerView"][];
-            livemode: boolean;
-        };
-        PublicBookingResponse: {
-            /** @description With recurrenceCount: the first occurrence; its token opens every one */
-            booking: components["schemas"]["AttendeeBookingView"];
-            /** @description Only when POST /public/bookings booked a series (recurrenceCount) */
-            series?: components["schemas"]["SeriesView"];
         };
         CreateWebhookDto: {
             /**
@@ -6384,12 +6383,13 @@ export interface operations {
             };
         };
         responses: {
+            /** @description With host credentials a BookingResponse; with the attendee’s token a PublicBookingResponse */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BookingResponse"];
+                    "application/json": components["schemas"]["BookingResponse"] | components["schemas"]["PublicBookingResponse"];
                 };
             };
             /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
@@ -9300,10 +9300,10 @@ export const cancelBookingDtoScopeValues: ReadonlyArray<FlattenedDeepRequired<co
 export const cancelledBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CancelledBookingView"]["status"]> = ["cancelled"];
 export const cancelledBookingViewCancelledByValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CancelledBookingView"]["cancelledBy"]> = ["host", "attendee"];
 export const rescheduledBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RescheduledBookingView"]["status"]> = ["confirmed", "pending"];
+export const attendeeBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AttendeeBookingView"]["status"]> = ["confirmed", "pending", "cancelled"];
 export const noShowDtoPartyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NoShowDto"]["party"]> = ["attendee", "host"];
 export const recurrenceFrequencyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecurrenceFrequency"]> = ["daily", "weekly", "monthly"];
 export const publicEventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PublicEventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
-export const attendeeBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AttendeeBookingView"]["status"]> = ["confirmed", "pending", "cancelled"];
 export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
 export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
 export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];

@@ -17,7 +17,8 @@ import { GlobalLookups } from '../global-lookups/index.js';
 import { fingerprintOf, IdempotencyService, type StoredResponse } from '../idempotency/index.js';
 import { mayActOnBooking } from './booking-access.js';
 import { BookingEffectsService } from './booking-effects.service.js';
-import { bookingDetailView } from './booking-views.js';
+import { attendeeBookingView, attendeeCancelledView, attendeeRescheduledView } from './attendee-views.js';
+import { bookingDetailView, cancelledView, rescheduledView } from './booking-views.js';
 import { BookingsRepository } from './bookings.repository.js';
 import {
   BookingResponse,
@@ -25,6 +26,7 @@ import {
   CancelledBookingResponse,
   DecisionDto,
   NoShowDto,
+  PublicBookingResponse,
   RescheduleBookingDto,
 } from './dto/booking.dto.js';
 import { Booking, type CancelledBy } from './entities/booking.entity.js';
@@ -108,13 +110,7 @@ export class BookingChangesService {
         );
       });
       return {
-        booking: {
-          id: booking.id,
-          status: 'cancelled' as const,
-          cancelledAt: now.toISOString(),
-          cancellationReason: reason,
-          cancelledBy: actor.by,
-        },
+        booking: actor.by === 'attendee' ? attendeeCancelledView(booking) : cancelledView(booking),
         ...(dto.scope === 'following' ? { cancelledBookingIds: cancelled.map((occurrence) => occurrence.booking.id) } : {}),
       };
     });
@@ -204,15 +200,7 @@ export class BookingChangesService {
             previousStartsAt: booking.startsAt,
           });
           const body = {
-            booking: {
-              id: replacement.id,
-              previousBookingId: booking.id,
-              startsAt: replacement.startsAt.toISOString(),
-              endsAt: replacement.endsAt.toISOString(),
-              status: replacement.status,
-              hostUserId: replacement.hostUserId,
-              confirmationToken: token,
-            },
+            booking: original.actor.by === 'attendee' ? attendeeRescheduledView(replacement, token) : rescheduledView(replacement, token),
           };
           await complete(200, body);
           return { status: 200, body };
@@ -259,7 +247,7 @@ export class BookingChangesService {
    * attendee's token for the host only; only on a confirmed booking whose meeting has started. `booking.no_show` goes
    * out when a mark turns true.
    */
-  async markNoShow(principal: Principal | undefined, id: string, dto: NoShowDto): Promise<BookingResponse> {
+  async markNoShow(principal: Principal | undefined, id: string, dto: NoShowDto): Promise<BookingResponse | PublicBookingResponse> {
     return this.tx.transaction(async () => {
       const { scope, booking, hostUserIds, actor } = await this.lockForAction(principal, id, dto.token);
       if (actor.by === 'attendee' && dto.party !== 'host') throw AppError.forbidden('The attendee’s token may mark only the host');
@@ -275,7 +263,8 @@ export class BookingChangesService {
         Object.assign(booking, dto.party === 'attendee' ? { noShowAttendee: noShow } : { noShowHost: noShow }, { updatedAt: now });
       const detail = bookingDetailView(booking, hostUserIds, await this.effects.summaryOf(scope, booking));
       if (changed && noShow) await this.effects.record(scope, 'booking.no_show', { booking: detail, party: dto.party });
-      return { booking: detail };
+      // The attendee's token gets the attendee's view, never the host's (api-rules.md § Browser booking).
+      return { booking: actor.by === 'attendee' ? attendeeBookingView(booking) : detail };
     });
   }
 

@@ -5,7 +5,8 @@ import { GlobalLookups } from '../global-lookups/index.js';
 import { mayActOnBooking, seesAllBookings } from './booking-access.js';
 import { BookingEffectsService } from './booking-effects.service.js';
 import { BookingRemindersRepository } from './booking-reminders.repository.js';
-import { attendeeBookingView, bookingDetailView } from './booking-views.js';
+import { attendeeBookingView } from './attendee-views.js';
+import { bookingDetailView } from './booking-views.js';
 import { BookingsRepository, type BookingFilters } from './bookings.repository.js';
 import { BookingListResponse, BookingResponse, ListBookingsQueryDto, PublicBookingResponse, SeriesResponse } from './dto/booking.dto.js';
 

@@ -1,5 +1,5 @@
 import type { EventTypeSummary } from '../event-types/index.js';
-import type { AttendeeBookingView, BookingDetailView, BookingView } from './dto/booking.dto.js';
+import type { BookingDetailView, BookingView, CancelledBookingView, RescheduledBookingView } from './dto/booking.dto.js';
 import type { Booking } from './entities/booking.entity.js';
 
 /** "Ann Attendee", or null when the attendee gave no name. */
@@ -16,7 +16,10 @@ function attendeeOf(booking: Booking): BookingView['attendee'] {
   };
 }
 
-/** Entities never leave the service: these build the API's booking shapes (api-rules.md § Bookings). */
+/**
+ * Entities never leave the service: these build the host's booking shapes (api-rules.md § Bookings). What an attendee's
+ * token or a publishable key reaches is built by attendee-views.ts alone.
+ */
 export function bookingView(booking: Booking, hostUserIds: readonly string[]): BookingView {
   return {
     id: booking.id,
@@ -41,29 +44,32 @@ export function bookingView(booking: Booking, hostUserIds: readonly string[]): B
   };
 }
 
-function meetingUrlOf(location: string | null): string | null {
+/** The booking's location when it is a link. */
+export function meetingUrlOf(location: string | null): string | null {
   return location && /^https?:\/\/\S+$/i.test(location) ? location : null;
 }
 
-/**
- * What an attendee sees of a booking (api-rules.md § Browser booking): no host ids, no notes or metadata of the host's, no
- * other booking. `confirmationToken` only in the answer that creates it.
- */
-export function attendeeBookingView(booking: Booking, confirmationToken?: string): AttendeeBookingView {
+/** The host's cancel answer (the attendee's is attendee-views.ts'). */
+export function cancelledView(booking: Booking): CancelledBookingView {
   return {
     id: booking.id,
-    eventTypeId: booking.eventTypeId,
-    startsAt: booking.startsAt.toISOString(),
-    endsAt: booking.endsAt.toISOString(),
-    status: booking.status,
-    ...(confirmationToken !== undefined ? { confirmationToken } : {}),
-    attendee: attendeeOf(booking),
-    timezone: booking.timezone,
-    locationType: booking.locationType,
-    location: booking.location,
-    meetingUrl: meetingUrlOf(booking.location),
-    answers: booking.answers ?? [],
-    livemode: booking.livemode,
+    status: 'cancelled',
+    cancelledAt: booking.cancelledAt!.toISOString(),
+    cancellationReason: booking.cancellationReason,
+    cancelledBy: booking.cancelledBy!,
+  };
+}
+
+/** The host's reschedule answer: the new booking and its new token for the attendee. */
+export function rescheduledView(replacement: Booking, confirmationToken: string): RescheduledBookingView {
+  return {
+    id: replacement.id,
+    previousBookingId: replacement.previousBookingId!,
+    startsAt: replacement.startsAt.toISOString(),
+    endsAt: replacement.endsAt.toISOString(),
+    status: replacement.status,
+    hostUserId: replacement.hostUserId,
+    confirmationToken,
   };
 }
 

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiHeader, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ApiErrors, CurrentPrincipal, OptionalPrincipal, Permission, type Principal, Scope, IdParam } from '@app/common';
 import { BookingChangesService } from './booking-changes.service.js';
@@ -15,6 +15,7 @@ import {
   DecisionDto,
   ListBookingsQueryDto,
   NoShowDto,
+  PublicBookingResponse,
   RescheduleBookingDto,
   RescheduledBookingResponse,
 } from './dto/booking.dto.js';
@@ -145,15 +146,21 @@ export class BookingsController {
     description:
       'Only a confirmed booking whose start has passed: before it → 409 BOOKING_NOT_STARTED; cancelled or pending → 409 ' +
       'BOOKING_NOT_ACTIVE. The attendee’s token marking the attendee → 403. A mark turning true sends `booking.no_show` ' +
-      '(`data.booking`, `data.party`).',
+      '(`data.booking`, `data.party`). Host credentials get the booking as GET /bookings/:id shows it; the attendee’s token ' +
+      'gets it as GET /public/bookings/:id does (no notes, metadata or host ids).',
   })
-  @ApiResponse({ status: 200, type: BookingResponse })
+  @ApiExtraModels(PublicBookingResponse)
+  @ApiResponse({
+    status: 200,
+    description: 'With host credentials a BookingResponse; with the attendee’s token a PublicBookingResponse',
+    schema: { anyOf: [{ $ref: getSchemaPath(BookingResponse) }, { $ref: getSchemaPath(PublicBookingResponse) }] },
+  })
   @ApiErrors(400, 401, 403, 404, 409)
   markNoShow(
     @OptionalPrincipal() principal: Principal | undefined,
     @IdParam('id', 'bkg') id: string,
     @Body() dto: NoShowDto,
-  ): Promise<BookingResponse> {
+  ): Promise<BookingResponse | PublicBookingResponse> {
     return this.changing.markNoShow(principal, id, dto);
   }
 

@@ -95,7 +95,7 @@ export class PublicBookingService {
       bookingWindowDays: eventType.bookingWindowDays,
       holdMinutes: eventType.holdMinutes,
       questions: eventType.questions,
-      hosts: eventType.hostUserIds.map((userId) => ({ userId, name: contacts.get(userId)?.name ?? null })),
+      hosts: eventType.hostUserIds.map((userId) => ({ name: contacts.get(userId)?.name ?? null })),
       seatsPerSlot: eventType.seatsPerSlot,
       recurrence: eventType.recurrence,
     }));

@@ -6,8 +6,8 @@ import { LOCATION_TYPES, type LocationType, QuestionView, RECURRENCE_SCHEMA, typ
 
 const EVENT_TYPE_EXAMPLE = 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a';
 
+/** A host as an attendee sees it: a name, no user id (api-rules.md § Browser booking). */
 export class PublicHostView {
-  @ApiProperty({ example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) userId!: string;
   @ApiProperty({ type: String, nullable: true, example: 'Ada Lovelace', description: 'First and last name' }) name!: string | null;
 }
 
@@ -25,7 +25,7 @@ export class PublicEventTypeView {
   @ApiProperty({ type: 'integer' }) bookingWindowDays!: number;
   @ApiProperty({ type: 'integer', description: 'How long a hold keeps its time' }) holdMinutes!: number;
   @ApiProperty({ type: QuestionView, isArray: true }) questions!: QuestionView[];
-  @ApiProperty({ type: PublicHostView, isArray: true }) hosts!: PublicHostView[];
+  @ApiProperty({ type: PublicHostView, isArray: true, description: 'By name only, in the event type’s order' }) hosts!: PublicHostView[];
   @ApiProperty({ type: 'integer', nullable: true, description: 'Attendees per start; slots then carry `seatsRemaining`' })
   seatsPerSlot!: number | null;
   @ApiProperty({ ...RECURRENCE_SCHEMA, description: 'With it, a booking may ask for `recurrenceCount` (2..maxCount) occurrences' })

@@ -1,0 +1,58 @@
+import { meetingUrlOf } from './booking-views.js';
+import type { AttendeeBookingView, CancelledBookingView, RescheduledBookingView } from './dto/booking.dto.js';
+import type { Booking } from './entities/booking.entity.js';
+
+/**
+ * The attendee's audience (STYLE habit 19; api-rules.md § Browser booking): every answer a publishable key or an attendee's
+ * token reaches is built here, never by the host's mappers (booking-views.ts), so no route can hand an attendee the
+ * backend's notes or metadata, host ids or another attendee's booking by accident. At most what
+ * `GET /public/bookings/:id` shows; the reschedule answer keeps its documented fields.
+ */
+
+/** The attendee's own booking; `confirmationToken` only in the answer that creates it. */
+export function attendeeBookingView(booking: Booking, confirmationToken?: string): AttendeeBookingView {
+  return {
+    id: booking.id,
+    eventTypeId: booking.eventTypeId,
+    startsAt: booking.startsAt.toISOString(),
+    endsAt: booking.endsAt.toISOString(),
+    status: booking.status,
+    ...(confirmationToken !== undefined ? { confirmationToken } : {}),
+    attendee: {
+      email: booking.attendeeEmail,
+      firstName: booking.attendeeFirstName,
+      lastName: booking.attendeeLastName,
+      phone: booking.attendeePhone,
+    },
+    timezone: booking.timezone,
+    locationType: booking.locationType,
+    location: booking.location,
+    meetingUrl: meetingUrlOf(booking.location),
+    answers: booking.answers ?? [],
+    livemode: booking.livemode,
+  };
+}
+
+/** What a cancel with the attendee's token answers (cancelled by now). */
+export function attendeeCancelledView(booking: Booking): CancelledBookingView {
+  return {
+    id: booking.id,
+    status: 'cancelled',
+    cancelledAt: booking.cancelledAt!.toISOString(),
+    cancellationReason: booking.cancellationReason,
+    cancelledBy: booking.cancelledBy!,
+  };
+}
+
+/** What a reschedule with the attendee's token answers: the new booking and its new token. */
+export function attendeeRescheduledView(replacement: Booking, confirmationToken: string): RescheduledBookingView {
+  return {
+    id: replacement.id,
+    previousBookingId: replacement.previousBookingId!,
+    startsAt: replacement.startsAt.toISOString(),
+    endsAt: replacement.endsAt.toISOString(),
+    status: replacement.status,
+    hostUserId: replacement.hostUserId,
+    confirmationToken,
+  };
+}
