@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingOrg, type BookingOrg } from './support/bookings.js';
 import { buildBooker, launchBrowser, seriousViolations } from './support/browser.js';
@@ -324,5 +324,177 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
     mkdirSync(OUTPUT_DIR, { recursive: true });
     writeFileSync(join(OUTPUT_DIR, 'timings.json'), JSON.stringify({ blankMs: blank, bookerMs: booker, gzipBytes: bytes }, null, 2));
     expect(median(booker)).toBeLessThanOrEqual(3 * median(blank));
+  });
+
+  /** The first free time's form, filled in for `email`. */
+  async function fillForm(page: Page, email: string): Promise<void> {
+    await page.locator('sched-booker button.has').first().click();
+    await page.locator('sched-booker ul button').first().click();
+    await page.locator('sched-booker #sched-name').fill('Ada Lovelace');
+    await page.locator('sched-booker #sched-email').fill(email);
+    await page.locator('sched-booker #sched-q-company').fill('Analytical Engines');
+  }
+
+  /** From now on, everything the booker's live region says, in order: what the attendee is told. */
+  async function listen(page: Page): Promise<() => Promise<string[]>> {
+    await page.evaluate(`(() => {
+      const live = document.querySelector('sched-booker').shadowRoot.querySelector('[role="status"]');
+      window.said = [];
+      new MutationObserver(() => live.textContent && window.said.push(live.textContent)).observe(live, { childList: true, subtree: true });
+    })()`);
+    return () => page.evaluate<string[]>('window.said');
+  }
+
+  interface Attempt {
+    key: string | undefined;
+    sentAt: number;
+    /** When the test began to answer it (a lower bound of when the page's wait began). */
+    answeredAt: number;
+  }
+
+  type Answer = (route: Route, attempt: Attempt) => Promise<void>;
+
+  /** The page's POSTs to `path`, answered in turn by `answers`, then by the API. */
+  async function intercept(page: Page, path: string, answers: Answer[]): Promise<Attempt[]> {
+    const attempts: Attempt[] = [];
+    await page.route(`${t.url}${path}`, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      const attempt: Attempt = { key: route.request().headers()['idempotency-key'], sentAt: Date.now(), answeredAt: 0 };
+      attempts.push(attempt);
+      await (answers[attempts.length - 1] ?? ((r: Route) => r.continue()))(route, attempt);
+    });
+    return attempts;
+  }
+
+  /** An error answer in the API's shape and CORS headers, made up by the test. */
+  const refuse =
+    (status: number, code: string, retryAfter?: number): Answer =>
+    (route, attempt) => {
+      attempt.answeredAt = Date.now();
+      return route.fulfill({
+        status,
+        headers: {
+          'access-control-allow-origin': shop.origin,
+          'access-control-expose-headers': 'Retry-After, X-Request-Id',
+          ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }),
+        },
+        json: { code, message: code, requestId: 'req_test' },
+      });
+    };
+
+  /** The request reaches the API (which books), but the answer never reaches the page. */
+  const dropAnswer: Answer = async (route, attempt) => {
+    await route.fetch();
+    attempt.answeredAt = Date.now();
+    await route.abort('connectionreset');
+  };
+
+  const bookingsOf = async (email: string): Promise<unknown[]> =>
+    (await t.http.get(`/v1/bookings?attendeeEmail=${encodeURIComponent(email)}`, { apiKey: org.apiKey })).body.bookings;
+
+  const HELD = 'This time is held for you for 10 min.';
+
+  it('waits out IDEMPOTENCY_KEY_IN_USE for its Retry-After, then sends the same key again: booked once, never "taken"', async () => {
+    const page = await open(shop.origin);
+    const said = await listen(page);
+    const attempts = await intercept(page, '/v1/public/bookings', [refuse(409, 'IDEMPOTENCY_KEY_IN_USE', 1)]);
+    await fillForm(page, 'in-use@example.com');
+    await page.locator('sched-booker button[type="submit"]').click();
+    await page.locator('sched-booker h2', { hasText: 'You are booked' }).waitFor();
+    expect(await said()).toEqual([HELD, 'You are booked']);
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1].key).toBe(attempts[0].key);
+    expect(attempts[1].sentAt - attempts[0].answeredAt).toBeGreaterThanOrEqual(1000);
+    expect(await bookingsOf('in-use@example.com')).toHaveLength(1);
+    await page.context().close();
+  });
+
+  it('backs off after a dropped connection, then sends the same key again: the API replays the booking it made', async () => {
+    const page = await open(shop.origin);
+    const said = await listen(page);
+    const attempts = await intercept(page, '/v1/public/bookings', [dropAnswer]);
+    await fillForm(page, 'dropped@example.com');
+    await page.locator('sched-booker button[type="submit"]').click();
+    await page.locator('sched-booker h2', { hasText: 'You are booked' }).waitFor();
+    expect(await said()).toEqual([HELD, 'You are booked']);
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1].key).toBe(attempts[0].key);
+    // The first wait is at least half a second.
+    expect(attempts[1].sentAt - attempts[0].answeredAt).toBeGreaterThanOrEqual(500);
+    expect(await bookingsOf('dropped@example.com')).toHaveLength(1);
+    await page.context().close();
+  });
+
+  it('says the outcome is unknown after five tries without a decisive answer (never "taken"), and booking again is safe', async () => {
+    const page = await open(shop.origin);
+    const said = await listen(page);
+    const unavailable = refuse(503, 'SERVICE_UNAVAILABLE');
+    const drop: Answer = (route) => route.abort('connectionreset');
+    const attempts = await intercept(page, '/v1/public/bookings', [dropAnswer, unavailable, drop, unavailable, drop]);
+    await fillForm(page, 'unknown@example.com');
+    await page.locator('sched-booker button[type="submit"]').click();
+    const status = page.locator('sched-booker [role="status"]');
+    // The backoff (0.5 s, 1 s, 2 s, 4 s and their jitter) passes on the page's clock, not the test's.
+    for (let i = 0; i < 200 && !(await status.textContent())?.includes('cannot tell'); i++) {
+      await page.clock.fastForward(10_000);
+      await page.waitForTimeout(20);
+    }
+    const unknown = (await status.textContent())!;
+    expect(await said()).toEqual([HELD, unknown]);
+    expect(unknown).toContain('cannot tell whether this time was booked');
+    expect(attempts).toHaveLength(5);
+    expect(new Set(attempts.map((attempt) => attempt.key)).size).toBe(1);
+    // The first try did book: the attendee's mail has it, and Book again replays it instead of booking twice.
+    expect(await bookingsOf('unknown@example.com')).toHaveLength(1);
+    await page.locator('sched-booker button[type="submit"]').click();
+    await page.locator('sched-booker h2', { hasText: 'You are booked' }).waitFor();
+    expect(attempts.map((attempt) => attempt.key)).toEqual(Array(6).fill(attempts[0].key));
+    expect(await bookingsOf('unknown@example.com')).toHaveLength(1);
+    await page.context().close();
+  });
+
+  it('shows the API’s VALIDATION_ERROR beside its field, keeping what the attendee entered', async () => {
+    const page = await open(shop.origin);
+    await fillForm(page, 'ada@');
+    await page.locator('sched-booker button[type="submit"]').click();
+    await page.locator('sched-booker #sched-email-error').waitFor();
+    expect(await page.locator('sched-booker #sched-email').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('sched-booker [role="status"]').textContent()).toBe('Please check the fields marked below.');
+    expect(await page.locator('sched-booker #sched-name').inputValue()).toBe('Ada Lovelace');
+    expect(await page.locator('sched-booker #sched-q-company').inputValue()).toBe('Analytical Engines');
+    await page.locator('sched-booker #sched-email').fill('ada@example.org');
+    await page.locator('sched-booker button[type="submit"]').click();
+    await page.locator('sched-booker h2', { hasText: 'You are booked' }).waitFor();
+    expect(await bookingsOf('ada@example.org')).toHaveLength(1);
+    await page.context().close();
+  });
+
+  it('says HOLD_LIMIT_REACHED and RATE_LIMITED as they are, keeping the attendee where they were', async () => {
+    const page = await open(shop.origin);
+    const said = await listen(page);
+    await intercept(page, '/v1/public/holds', [refuse(429, 'HOLD_LIMIT_REACHED')]);
+    await page.locator('sched-booker button.has').first().click();
+    const time = page.locator('sched-booker ul button').first();
+    await time.click();
+    await page.locator('sched-booker [role="status"]', { hasText: 'holding too many times' }).waitFor();
+    expect(await page.locator('sched-booker [role="alert"]').count()).toBe(0);
+
+    // The times are still there: once a hold is free, the same click holds it.
+    const attempts = await intercept(page, '/v1/public/bookings', [refuse(429, 'RATE_LIMITED', 90)]);
+    await fillForm(page, 'limited@example.com');
+    await page.locator('sched-booker button[type="submit"]').click();
+    await page.locator('sched-booker [role="status"]', { hasText: 'Too many attempts' }).waitFor();
+    expect(await said()).toEqual([
+      'You are holding too many times at once. Book or go back from one of them, or wait a few minutes.',
+      HELD,
+      'Too many attempts from your connection. Please try again in 2 min.',
+    ]);
+    expect(attempts).toHaveLength(1);
+    expect(await page.locator('sched-booker button[type="submit"]').isEnabled()).toBe(true);
+    expect(await page.locator('sched-booker #sched-name').inputValue()).toBe('Ada Lovelace');
+    expect(await bookingsOf('limited@example.com')).toHaveLength(0);
+    await page.locator('sched-booker button', { hasText: 'Back' }).click();
+    await page.locator('sched-booker ul button').first().waitFor();
+    await page.context().close();
   });
 });

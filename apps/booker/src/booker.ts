@@ -67,6 +67,30 @@ function h<K extends keyof HTMLElementTagNameMap>(
   return element;
 }
 
+/** Tries of one booking request before the attendee is told its outcome is unknown. */
+const TRIES = 5;
+const FIRST_WAIT_MS = 500;
+/** A longer Retry-After than this is not waited out behind a spinner: the attendee is told instead. */
+const LONGEST_WAIT_MS = 30_000;
+
+/**
+ * The wait before retry `attempt` (1, 2, …): doubling, at least the answer's Retry-After (seconds), plus up to half
+ * again at random so that browsers refused together do not come back together; null when that is too long to wait.
+ */
+function backoff(attempt: number, response?: Response): number | null {
+  const wait = Math.max(FIRST_WAIT_MS * 2 ** (attempt - 1), Number(response?.headers.get('retry-after')) * 1000 || 0);
+  return wait > LONGEST_WAIT_MS ? null : wait * (1 + Math.random() / 2);
+}
+
+const CONTROLS = 'input, textarea, select';
+
+/** The form's control for a field the API names; '' when the form has none. */
+function controlOf(field: string): string {
+  if (field === 'attendee.email') return 'email';
+  if (field.startsWith('answers.')) return `q-${field.slice(8)}`;
+  return field.startsWith('attendee') ? 'name' : '';
+}
+
 function randomKey(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
@@ -139,6 +163,13 @@ export class SchedBooker extends HTMLElement {
 
   private announce(message: string): void {
     this.live.textContent = message;
+  }
+
+  /** What to say about a refusal after which the attendee can carry on from where they are. */
+  private refusal(error: ErrorBody | undefined, response: Response): string {
+    if (error?.code === 'HOLD_LIMIT_REACHED') return this.t.holdLimit;
+    if (response.status !== 429) return this.t.failed;
+    return this.t.rateLimited(Math.max(1, Math.ceil(Number(response.headers.get('retry-after')) / 60) || 0));
   }
 
   private fail(error: ErrorBody | undefined): void {
@@ -361,7 +392,8 @@ export class SchedBooker extends HTMLElement {
       body: { eventTypeId: eventType.id, startTime: slot.start, timezone: this.timeZone },
     });
     if (!data) {
-      if (response.status === 409) return this.showTaken();
+      if (error?.code === 'SLOT_UNAVAILABLE') return this.showTaken();
+      if (response.status === 429) return this.announce(this.refusal(error, response));
       return this.fail(error);
     }
     this.hold = data;
@@ -402,6 +434,8 @@ export class SchedBooker extends HTMLElement {
   private renderForm(): void {
     const t = this.t;
     const held = this.hold!;
+    // Re-rendered to show errors: what the attendee entered stays (the same fields, in the same order).
+    const entered = [...(this.root.querySelector('form')?.querySelectorAll<HTMLInputElement>(CONTROLS) ?? [])];
     const field = (id: string, label: string, control: HTMLElement, required = false): HTMLElement => {
       const error = this.errors.get(id);
       control.id = `sched-${id}`;
@@ -443,6 +477,11 @@ export class SchedBooker extends HTMLElement {
       h('p', { class: 'muted', 'data-countdown': true }, t.remaining(minutesLeft(held.hold.expiresAt))),
       form,
     );
+    form.querySelectorAll<HTMLInputElement>(CONTROLS).forEach((control, index) => {
+      if (!entered[index]) return;
+      control.value = entered[index].value;
+      control.checked = entered[index].checked;
+    });
     const invalid = this.root.querySelector<HTMLElement>('[aria-invalid="true"]');
     (invalid ?? this.root.querySelector<HTMLElement>('#sched-name'))?.focus();
   }
@@ -541,17 +580,28 @@ export class SchedBooker extends HTMLElement {
       holdId: held.hold.id,
       holdToken: held.holdToken,
     };
-    // One key for this attempt and its retries: a retried request after a lost answer books once.
+    // One key for this hold's booking and every retry of it: an answer lost on its way back books once, and is replayed.
     const params = { header: { 'Idempotency-Key': this.idempotencyKey } } as never;
     let result;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        result = await this.api.POST('/v1/public/bookings', { body, params });
-        if (result.response.status < 500 || attempt >= 2) break;
-      } catch (error) {
-        if (attempt >= 2) throw error;
+    for (let attempt = 1; ; attempt++) {
+      result = await this.api.POST('/v1/public/bookings', { body, params }).catch(() => undefined);
+      // No answer, a 503 or another instance still booking this key: the booking may be made yet, so only the same
+      // request again can tell; anything else is the API's word.
+      const undecided = !result || result.response.status === 503 || result.error?.code === 'IDEMPOTENCY_KEY_IN_USE';
+      if (!undecided) break;
+      const wait = attempt < TRIES ? backoff(attempt, result?.response) : null;
+      if (wait === null) {
+        result = undefined;
+        break;
       }
+      await new Promise((resolve) => window.setTimeout(resolve, wait));
     }
+    if (submit) {
+      submit.disabled = false;
+      submit.textContent = t.book;
+    }
+    // Sending it again is safe (the same key): it books once or replays what was booked.
+    if (!result) return this.announce(t.unknown);
     const { data, error, response } = result;
     if (data) {
       window.clearInterval(this.countdown);
@@ -565,21 +615,22 @@ export class SchedBooker extends HTMLElement {
       });
       return this.renderDone();
     }
-    if (response.status === 400) {
-      for (const detail of error?.details ?? []) {
-        const id =
-          detail.field === 'attendee.email' ? 'email' : detail.field.startsWith('answers.') ? `q-${detail.field.slice(8)}` : 'name';
-        this.errors.set(id, detail.message);
+    if (error?.code === 'VALIDATION_ERROR') {
+      for (const detail of error.details ?? []) {
+        const id = controlOf(detail.field);
+        if (id) this.errors.set(id, detail.message);
       }
-      this.announce(t.check);
+      // A field the form does not have is the booker's fault, not the attendee's.
+      this.announce(this.errors.size > 0 ? t.check : t.failed);
       return this.renderForm();
     }
-    if (response.status === 409) {
+    if (error?.code === 'SLOT_UNAVAILABLE') {
       window.clearInterval(this.countdown);
       this.hold = null;
       return this.showTaken();
     }
-    this.fail(error);
+    if (error?.code === 'NOT_FOUND' || error?.code === 'EVENT_TYPE_INACTIVE') return this.fail(error);
+    this.announce(this.refusal(error, response));
   }
 
   private renderDone(): void {

@@ -25,6 +25,10 @@ const STRINGS = {
     where: 'Where',
     required: 'Required',
     failed: 'Something went wrong. Please try again.',
+    unknown:
+      'We got no answer, so we cannot tell whether this time was booked. Please check your email for a confirmation, or press Book again: it will not book twice.',
+    holdLimit: 'You are holding too many times at once. Book or go back from one of them, or wait a few minutes.',
+    rateLimited: (minutes: number) => `Too many attempts from your connection. Please try again in ${minutes} min.`,
     check: 'Please check the fields marked below.',
     notAllowed: 'This booking page is not allowed on this site.',
     unavailable: 'This event cannot be booked here.',
@@ -56,6 +60,10 @@ const STRINGS = {
     where: 'Ort',
     required: 'Pflichtfeld',
     failed: 'Etwas ist schiefgegangen. Bitte versuchen Sie es erneut.',
+    unknown:
+      'Wir haben keine Antwort erhalten und wissen daher nicht, ob diese Zeit gebucht wurde. Bitte prüfen Sie Ihre E-Mails auf eine Bestätigung oder klicken Sie erneut auf „Buchen“: Es wird nicht doppelt gebucht.',
+    holdLimit: 'Sie halten zu viele Zeiten gleichzeitig. Buchen Sie eine davon oder gehen Sie zurück, oder warten Sie einige Minuten.',
+    rateLimited: (minutes: number) => `Zu viele Versuche von Ihrer Verbindung. Bitte versuchen Sie es in ${minutes} Min. erneut.`,
     check: 'Bitte prüfen Sie die markierten Felder.',
     notAllowed: 'Diese Buchungsseite ist auf dieser Website nicht erlaubt.',
     unavailable: 'Dieser Termin kann hier nicht gebucht werden.',
