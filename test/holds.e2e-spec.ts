@@ -2,6 +2,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, NOW, WEEKDAYS_9_TO_5 } from './support/bookings.js';
 import { addMember, createApiKey } from './support/factories.js';
 import { check, createEventType, putSchedule, starts } from './support/scheduling.js';
+import { fromAddress } from './support/visitor.js';
 
 const TEN = '2027-03-02T10:00:00Z';
 const TEN_ISO = '2027-03-02T10:00:00.000Z';
@@ -281,5 +282,65 @@ describe('holds (api-rules.md § Browser booking)', () => {
     expect((await a.http.get('/v1/holds', { token: alice.accessToken })).body.totalCount).toBe(0);
     expect((await a.http.delete(`/v1/holds/${placed.body.hold.id}`, { token: alice.accessToken })).status).toBe(404);
     expect((await a.http.get('/v1/holds', { token: org.owner.accessToken })).body.totalCount).toBe(1);
+  });
+
+  describe('holds through publishable keys (api-rules.md § Browser booking)', () => {
+    const SHOP = 'https://shop.example.com';
+    const publicHold = (t: TestApp, key: string, address: string, eventTypeId: string, startTime: string) =>
+      fromAddress(
+        t,
+        address,
+        'POST',
+        '/v1/public/holds',
+        { authorization: `ApiKey ${key}`, origin: SHOP },
+        { eventTypeId, startTime, timezone: 'UTC' },
+      );
+    const halfHours = (day: string, count: number) =>
+      Array.from(
+        { length: count },
+        (_, i) => `2027-03-${day}T${String(9 + Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '30' : '00'}:00Z`,
+      );
+
+    it('counts an IPv6 visitor by its /64: two addresses of one /64 share the 5 holds, the next /64 has its own', async () => {
+      const org = await bookingOrg(a);
+      const key = (await createApiKey(a.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+      const [first, ...rest] = halfHours('03', 7);
+      const one64 = ['2001:db8:1:2::a', '2001:db8:1:2:ffff:ffff:ffff:ffff'];
+      expect((await publicHold(a, key, one64[0], org.eventTypeId, first)).status).toBe(201);
+      for (const [i, startTime] of rest.slice(0, 4).entries()) {
+        expect((await publicHold(i % 2 ? a : b, key, one64[i % 2], org.eventTypeId, startTime)).status).toBe(201);
+      }
+      const sixth = await publicHold(b, key, '2001:db8:1:2:1::1', org.eventTypeId, rest[4]);
+      expect([sixth.status, sixth.body.code]).toEqual([429, 'HOLD_LIMIT_REACHED']);
+      expect((await publicHold(a, key, '2001:db8:1:3::a', org.eventTypeId, rest[4])).status).toBe(201);
+      // An IPv4-mapped IPv6 peer is its IPv4 address.
+      expect((await publicHold(a, key, '::ffff:198.51.100.7', org.eventTypeId, rest[5])).status).toBe(201);
+    });
+
+    it('cover at most 10 start times of one host at once, whatever the addresses, over two instances; seats of a start count once', async () => {
+      const org = await bookingOrg(a, { seatsPerSlot: 2 });
+      const key = (await createApiKey(a.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+      const times = halfHours('04', 14);
+      // One address per hold: the 5-per-visitor limit never applies, only the host's.
+      const results = await Promise.all(
+        times.map((startTime, i) => publicHold(i % 2 ? b : a, key, `203.0.113.${i + 1}`, org.eventTypeId, startTime)),
+      );
+      const granted = times.filter((_, i) => results[i].status === 201);
+      const refused = times.filter((_, i) => results[i].status !== 201);
+      expect(granted).toHaveLength(10);
+      expect(results.filter((r) => r.status !== 201).map((r) => [r.status, r.body.code])).toEqual(
+        Array.from({ length: 4 }, () => [429, 'HOLD_LIMIT_REACHED']),
+      );
+      // Another seat of a held start is no new start; a new start stays refused, with another key too.
+      expect((await publicHold(b, key, '203.0.113.50', org.eventTypeId, granted[0])).status).toBe(201);
+      const otherKey = (await createApiKey(a.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+      expect((await publicHold(a, otherKey, '198.51.100.1', org.eventTypeId, refused[0])).status).toBe(429);
+      // A backend's hold (secret key) is not a booking page's: it is neither counted nor refused.
+      expect((await hold(b, org.apiKey, org.eventTypeId, refused[0])).status).toBe(201);
+      // Released or expired, a hold frees its start for the pages at once.
+      a.clock.advance(10 * 60_000);
+      expect((await publicHold(a, key, '203.0.113.1', org.eventTypeId, refused[1])).status).toBe(201);
+      a.clock.set(NOW);
+    });
   });
 });

@@ -825,7 +825,7 @@ export interface paths {
         put?: never;
         /**
          * Keep a time for the attendee while the form is filled in
-         * @description Granted exactly when a booking would be (else 409 SLOT_UNAVAILABLE with the reason). For the event type’s `holdMinutes` it blocks like a confirmed booking. At most 5 live holds per client IP and key: the 6th → 429 HOLD_LIMIT_REACHED. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
+         * @description Granted exactly when a booking would be (else 409 SLOT_UNAVAILABLE with the reason). For the event type’s `holdMinutes` it blocks like a confirmed booking. At most 5 live holds per client address (an IPv4 address or an IPv6 /64) and key: the 6th → 429 HOLD_LIMIT_REACHED; and the holds of publishable keys cover at most 10 start times of one host at once (seats of one start count once): a hold on an 11th → 429 HOLD_LIMIT_REACHED. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
          */
         post: operations["createPublicHold"];
         delete?: never;

@@ -9,3 +9,4 @@ export * from './id-param.pipe.js';
 export * from './cors.js';
 export * from './compression.js';
 export * from './drain.js';
+export * from './client-address.js';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { Access, ApiErrors, CurrentPrincipal, Public, type Principal, IdParam } from '@app/common';
+import { Access, ApiErrors, clientAddress, CurrentPrincipal, Public, type Principal, IdParam } from '@app/common';
 import { AuthService } from './auth.service.js';
 import { LoginDto, RefreshDto, RegisterDto, RegisterResponse, SessionListResponse, TokensResponse } from './dto/auth.dto.js';
 
@@ -35,7 +35,7 @@ export class AuthController {
   @ApiResponse({ status: 200, type: TokensResponse })
   @ApiErrors(400, 401)
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest, @Headers('user-agent') userAgent?: string): Promise<TokensResponse> {
-    return this.auth.login(dto, userAgent, request.ip);
+    return this.auth.login(dto, userAgent, clientAddress(request));
   }
 
   @Public()

@@ -2,7 +2,7 @@ import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/com
 import { ApiExtension, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import '@fastify/cookie';
-import { ApiErrors, AppError, Public } from '@app/common';
+import { ApiErrors, AppError, clientAddress, Public } from '@app/common';
 import { AuthService, REFRESH_TTL_MS } from './auth.service.js';
 import { ConsoleTokenResponse, LoginDto, type TokensResponse } from './dto/auth.dto.js';
 
@@ -36,7 +36,7 @@ export class ConsoleSessionController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Headers('user-agent') userAgent?: string,
   ): Promise<ConsoleTokenResponse> {
-    return withCookie(reply, await this.auth.login(dto, userAgent, request.ip));
+    return withCookie(reply, await this.auth.login(dto, userAgent, clientAddress(request)));
   }
 
   @Public()

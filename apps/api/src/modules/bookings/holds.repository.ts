@@ -128,6 +128,23 @@ export class HoldsRepository {
     return row.count;
   }
 
+  /**
+   * The most distinct start times, other than `start`, that publishable keys' live holds cover of any one of these
+   * hosts in the scope's mode (a seated start's holds count once). Read under the hosts' locks.
+   */
+  async publicHeldStartsOf(scope: TenantScope, hostUserIds: readonly string[], start: Date, now: Date): Promise<number> {
+    const [row]: { starts: number | null }[] = await this.tx.transactional.query(
+      `SELECT max(starts)::int AS starts FROM (
+         SELECT count(DISTINCT h.starts_at) AS starts
+           FROM booking_hosts bh JOIN holds h ON h.id = bh.booking_id
+          WHERE bh.status = 'held' AND bh.host_user_id = ANY($1::text[]) AND bh.livemode = $2 AND bh.expires_at > $3
+            AND bh.organization_id = $4 AND h.api_key_id IS NOT NULL AND h.starts_at <> $5
+          GROUP BY bh.host_user_id) per_host`,
+      [[...hostUserIds], scope.livemode, now, scope.organizationId, start],
+    );
+    return row.starts ?? 0;
+  }
+
   /** Serializes hold placement per key and client address until the transaction ends (the per-visitor limit). */
   async lockVisitor(scope: TenantScope, apiKeyId: string, clientIp: string): Promise<void> {
     await this.tx.transactional.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [

@@ -26,9 +26,16 @@ const MINUTE_MS = 60_000;
 /** At most this many live holds per publishable key and client address (api-rules.md § Browser booking). */
 export const HOLDS_PER_VISITOR = 5;
 
+/**
+ * Publishable keys' live holds cover at most this many distinct start times of one host (seats of one start count
+ * once), whatever key or address placed them: no visitor, however many addresses it uses, holds a host's whole day.
+ */
+export const HELD_STARTS_PER_HOST = 10;
+
 /** Who placed a hold through a publishable key: the per-visitor limit counts by these. */
 export interface HoldVisitor {
   apiKeyId: string;
+  /** The client address (an IPv4 address or an IPv6 /64: clientAddressOf), stored in `holds.client_ip`. */
   clientIp: string;
 }
 
@@ -81,6 +88,7 @@ export class HoldsService {
           const verdict = this.slots.verdict(query, start);
           if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
           const hostUserIds = this.slots.occupiedHosts(query, verdict.hostUserId);
+          if (visitor) await this.assertHostsHaveFreeHeldStarts(scope, hostUserIds, start);
           const now = this.clock.now();
           const token = visitor ? randomBase62(32) : undefined;
           const hold = Object.assign(new Hold(), {
@@ -172,6 +180,20 @@ export class HoldsService {
     if (!looksLikeId(id, 'hld')) return null;
     const found = await this.repository.findForUpdate(scope, id);
     return found && found.hold.expiresAt.getTime() > this.clock.now().getTime() ? found : null;
+  }
+
+  /**
+   * Under the hosts' locks (taken by lockAndLoad, held by every writer of their rows), so two instances cannot both
+   * place a publishable key's hold on a host's 11th start: the second reads the first's committed hold.
+   */
+  private async assertHostsHaveFreeHeldStarts(scope: TenantScope, hostUserIds: readonly string[], start: number): Promise<void> {
+    const held = await this.repository.publicHeldStartsOf(scope, hostUserIds, new Date(start), this.clock.now());
+    if (held >= HELD_STARTS_PER_HOST) {
+      throw new AppError(
+        ErrorCode.HOLD_LIMIT_REACHED,
+        `Booking pages already hold ${HELD_STARTS_PER_HOST} start times of this host; try again when one is booked or released`,
+      );
+    }
   }
 
   /** Under a per-visitor lock, so that concurrent holds of one visitor cannot pass the count together. */

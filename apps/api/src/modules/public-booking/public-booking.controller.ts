@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Access, ApiErrors, AppError, CurrentPrincipal, IdParam, type Principal } from '@app/common';
+import { Access, ApiErrors, AppError, ClientAddress, CurrentPrincipal, IdParam, type Principal } from '@app/common';
 import { SlotsQueryDto } from '../availability/index.js';
 import { sendSlots } from '../availability/index.js';
 import { PublicBookingResponse, SlotRequestDto } from '../bookings/index.js';
@@ -83,13 +83,19 @@ export class PublicBookingController {
     summary: 'Keep a time for the attendee while the form is filled in',
     description:
       'Granted exactly when a booking would be (else 409 SLOT_UNAVAILABLE with the reason). For the event type’s `holdMinutes` it ' +
-      'blocks like a confirmed booking. At most 5 live holds per client IP and key: the 6th → 429 HOLD_LIMIT_REACHED.' +
+      'blocks like a confirmed booking. At most 5 live holds per client address (an IPv4 address or an IPv6 /64) and key: ' +
+      'the 6th → 429 HOLD_LIMIT_REACHED; and the holds of publishable keys cover at most 10 start times of one host at once ' +
+      '(seats of one start count once): a hold on an 11th → 429 HOLD_LIMIT_REACHED.' +
       PUBLISHABLE,
   })
   @ApiResponse({ status: 201, type: PublicHoldResponse })
   @ApiErrors(400, 401, 403, 404, 409)
-  hold(@CurrentPrincipal() principal: Principal, @Body() dto: SlotRequestDto, @Req() request: FastifyRequest): Promise<PublicHoldResponse> {
-    return this.publicBooking.hold(principal, dto, request.ip);
+  hold(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: SlotRequestDto,
+    @ClientAddress() client: string,
+  ): Promise<PublicHoldResponse> {
+    return this.publicBooking.hold(principal, dto, client);
   }
 
   @Post('holds/:id/release')

@@ -58,9 +58,9 @@ export class PublicBookingService {
     return this.availability.slots(principal, query, 'attendee');
   }
 
-  async hold(principal: Principal, dto: SlotRequestDto, clientIp: string): Promise<PublicHoldResponse> {
+  async hold(principal: Principal, dto: SlotRequestDto, clientAddress: string): Promise<PublicHoldResponse> {
     this.assertMayBook(principal, dto.eventTypeId);
-    const created = await this.holds.create(principal, dto, { apiKeyId: principal.apiKey!.id, clientIp });
+    const created = await this.holds.create(principal, dto, { apiKeyId: principal.apiKey!.id, clientIp: clientAddress });
     return { hold: created.hold, holdToken: created.holdToken! };
   }
 

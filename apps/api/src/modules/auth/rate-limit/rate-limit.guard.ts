@@ -1,22 +1,23 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerRequest } from '@nestjs/throttler';
 import type { FastifyReply } from 'fastify';
-import { AppConfig, AppError, ErrorCode, type RequestWithPrincipal } from '@app/common';
+import { AppConfig, AppError, clientAddress, ErrorCode, type RequestWithPrincipal } from '@app/common';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /**
- * Per API key, per user for sessions, per client IP for everyone else (api-rules.md § Rate limits); a publishable key
- * counts per key and client IP together, so one visitor cannot use up a site's limit (section 14).
+ * Per API key, per user for sessions, per client address for everyone else (api-rules.md § Rate limits); a publishable
+ * key counts per key and client address together, so one visitor cannot use up a site's limit (section 14). A client
+ * address is an IPv4 address or an IPv6 /64 (clientAddress).
  */
 export function rateLimitSubject(request: RequestWithPrincipal, config: AppConfig): { tracker: string; limit: number } {
   const principal = request.principal;
   if (principal?.apiKey?.publishable) {
-    return { tracker: `key:${principal.apiKey.id}:ip:${request.ip ?? 'unknown'}`, limit: principal.apiKey.rateLimitPerMinute };
+    return { tracker: `key:${principal.apiKey.id}:ip:${clientAddress(request)}`, limit: principal.apiKey.rateLimitPerMinute };
   }
   if (principal?.apiKey) return { tracker: `key:${principal.apiKey.id}`, limit: principal.apiKey.rateLimitPerMinute };
   if (principal) return { tracker: `user:${principal.userId}`, limit: config.rateLimitUserPerMinute };
-  return { tracker: `ip:${request.ip ?? 'unknown'}`, limit: config.rateLimitPublicPerMinute };
+  return { tracker: `ip:${clientAddress(request)}`, limit: config.rateLimitPublicPerMinute };
 }
 
 /**
