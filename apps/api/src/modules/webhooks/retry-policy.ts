@@ -32,14 +32,15 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
 }
 
 /**
- * The delay before attempt `attempts + 1`: the schedule's entry for it, ±10 % so endpoints that failed
- * together are not retried in lockstep, or the receiver's Retry-After when that is longer. Manual
+ * The delay before attempt `attempts + 1`: the schedule's entry for it, lengthened by up to 10 % so endpoints that
+ * failed together are not retried in lockstep (never shortened: the schedule is a promise of "not sooner", contract
+ * section 10), or the receiver's Retry-After when that is longer. Manual
  * retries can take a delivery past the schedule's end; its last delay then repeats.
  */
 export function retryDelaySeconds(facts: Pick<AttemptFacts, 'attempts' | 'schedule' | 'retryAfter' | 'nowMs' | 'random'>): number {
   const { schedule } = facts;
   const base = schedule.length ? schedule[Math.min(facts.attempts - 1, schedule.length - 1)] : 0;
-  const jittered = base * (1 - JITTER + 2 * JITTER * (facts.random ?? Math.random)());
+  const jittered = base * (1 + JITTER * (facts.random ?? Math.random)());
   const retryAfter = parseRetryAfter(facts.retryAfter, facts.nowMs) ?? 0;
   return Math.max(jittered, retryAfter);
 }
