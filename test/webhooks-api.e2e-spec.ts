@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { startTestApp, type TestApp } from './support/app.js';
 import { addMember, createApiKey, registerOwner, type RegisteredOwner } from './support/factories.js';
-import { createWebhook, WebhookReceiver } from './support/webhooks.js';
+import { createWebhook, deliveries, eventually, WebhookReceiver } from './support/webhooks.js';
 
 /** Endpoints, validation and access. Whatever gets delivered meanwhile (test events, member.*) lands in a local sink. */
 describe('webhooks API', () => {
@@ -230,6 +230,58 @@ describe('webhooks API', () => {
     const testDelivery = await t.http.post(`/v1/webhooks/${sandbox.id}/test`, undefined, { apiKey: test.apiKey });
     expect(testDelivery.status).toBe(202);
     expect(testDelivery.body.delivery).toMatchObject({ eventType: 'webhook.test', status: 'pending', attempts: 0 });
+  });
+
+  it('lists each webhook with its deliveries that failed in the 24 hours before the Clock’s now', async () => {
+    const org = await registerOwner(t.http);
+    const who = { token: org.accessToken };
+    // An API key reads the list: the access token would not survive the Clock's moves below.
+    const reader = { apiKey: (await createApiKey(t.http, org.accessToken, { scopes: ['webhooks:read'] })).apiKey };
+    sink.respond('/gone', () => ({ status: 410 }));
+    const failing = await createWebhook(t.http, who, { url: url('/gone'), events: ['*'] });
+    const quiet = await createWebhook(t.http, who, { url: url('/quiet'), events: ['*'] });
+    // A real failure: the 410 fails the test event at its first attempt.
+    expect((await t.http.post(`/v1/webhooks/${failing.id}/test`, undefined, who)).status).toBe(202);
+    await eventually(
+      async () => ((await deliveries(t.http, who, failing.id))[0]?.status === 'failed' ? true : undefined),
+      5000,
+      'the 410 to fail the delivery',
+    );
+    // As the worker leaves them: a failure 25 hours before the Clock's now, a recent success, and the quiet one's old failure.
+    const now = t.clock.now();
+    const hoursAgo = (hours: number): Date => new Date(now.getTime() - hours * 3_600_000);
+    for (const [id, webhookId, status, at] of [
+      ['whdel_oldfailure', failing.id, 'failed', hoursAgo(25)],
+      ['whdel_recentsuccess', failing.id, 'succeeded', hoursAgo(1)],
+      ['whdel_quietfailure', quiet.id, 'failed', hoursAgo(30)],
+    ] as const) {
+      await t.app.get(DataSource).query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, event_id, event_type, body, status, attempts, max_attempts,
+                                         next_attempt_at, last_attempt_at, response_status, created_at)
+         VALUES ($1, $2, $3, $1, 'booking.created', '{}', $4, 1, 1, NULL, $5, 500, $5)`,
+        [id, webhookId, org.organizationId, status, at],
+      );
+    }
+    const counts = async (): Promise<Record<string, number>> => {
+      const res = await t.http.get('/v1/webhooks', reader);
+      expect(res.status).toBe(200);
+      return Object.fromEntries(
+        res.body.webhooks.map((w: { id: string; failedDeliveriesLast24h: number }) => [w.id, w.failedDeliveriesLast24h]),
+      );
+    };
+    try {
+      expect(await counts()).toEqual({ [failing.id]: 1, [quiet.id]: 0 });
+      // Two hours earlier by the Clock, the 25-hour-old failure is inside the window too.
+      t.clock.set(hoursAgo(2));
+      expect(await counts()).toEqual({ [failing.id]: 2, [quiet.id]: 0 });
+      // Two days on, neither is.
+      t.clock.set(hoursAgo(-48));
+      expect(await counts()).toEqual({ [failing.id]: 0, [quiet.id]: 0 });
+    } finally {
+      t.clock.set(now);
+    }
+    // Only the list carries the count; the webhook itself is unchanged.
+    expect(Object.keys((await t.http.get(`/v1/webhooks/${failing.id}`, who)).body.webhook)).not.toContain('failedDeliveriesLast24h');
   });
 
   it('documents every webhook operation with its scope', async () => {

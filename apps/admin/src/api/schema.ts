@@ -2308,8 +2308,25 @@ export interface components {
              */
             secret: string;
         };
+        WebhookListItem: {
+            /** @example wh_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            url: string;
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
+            description: string | null;
+            active: boolean;
+            /** @description false for webhooks made with test-mode keys; they receive test-mode events only */
+            livemode: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description Deliveries to this webhook that failed for good (`status: failed`, after the last retry or a 410) whose last attempt was in the 24 hours before this request
+             * @example 2
+             */
+            failedDeliveriesLast24h: number;
+        };
         WebhookListResponse: {
-            webhooks: components["schemas"]["WebhookView"][];
+            webhooks: components["schemas"]["WebhookListItem"][];
             totalCount: number;
             hasMore: boolean;
         };
@@ -9306,6 +9323,7 @@ export const recurrenceFrequencyValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const publicEventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PublicEventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
 export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
 export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
+export const webhookListItemEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookListItem"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
 export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
 export const webhookDeliveryViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryView"]["status"]> = ["pending", "succeeded", "failed"];
 export const createCalendarDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateCalendarDto"]["type"]> = ["ics", "caldav"];

@@ -36,6 +36,22 @@ export class WebhooksRepository {
     });
   }
 
+  /**
+   * How many deliveries of each of `webhookIds` failed for good with their last attempt at or after `since`: one
+   * statement for a page of webhooks. A webhook without any is absent from the map.
+   */
+  async countFailedSince(scope: TenantScope, webhookIds: string[], since: Date): Promise<Map<string, number>> {
+    if (webhookIds.length === 0) return new Map();
+    const rows: { webhook_id: string; failed: number }[] = await this.tx.reads.query(
+      `SELECT webhook_id, count(*)::int AS failed
+         FROM webhook_deliveries
+        WHERE organization_id = $1 AND webhook_id = ANY($2) AND status = 'failed' AND last_attempt_at >= $3
+        GROUP BY webhook_id`,
+      [scope.organizationId, webhookIds, since],
+    );
+    return new Map(rows.map((row) => [row.webhook_id, row.failed]));
+  }
+
   /** The updated webhook, or null when there is none of the organization in that mode. */
   async update(scope: TenantScope, id: string, changes: WebhookChanges): Promise<Webhook | null> {
     return this.tx.transaction(async () => {

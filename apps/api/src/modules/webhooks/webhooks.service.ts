@@ -21,6 +21,9 @@ import { serializePayload, WEBHOOK_TEST_EVENT } from './webhook-events.js';
 import { WebhookSecrets } from './webhook-secrets.service.js';
 import { WebhookChanges, WebhooksRepository } from './webhooks.repository.js';
 
+/** What `failedDeliveriesLast24h` looks back over. */
+const FAILURE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
 /** Bounds the create/PATCH request when a resolver stalls. */
 const URL_CHECK_TIMEOUT_MS = 5_000;
 
@@ -83,9 +86,17 @@ export class WebhooksService {
     return { webhook: webhookView(webhook), secret };
   }
 
+  /** Each with its failures of the last day, counted for the whole page at once (the console's home page lists them). */
   async list(principal: Principal, page: PageRequest): Promise<WebhookListResponse> {
-    const [webhooks, total] = await this.repository.list(tenantScope(principal), page);
-    return { webhooks: webhooks.map(webhookView), ...pageMeta(page, total) };
+    const scope = tenantScope(principal);
+    const [webhooks, total] = await this.repository.list(scope, page);
+    const since = new Date(this.clock.now().getTime() - FAILURE_WINDOW_MS);
+    const ids = webhooks.map((webhook) => webhook.id);
+    const failed = await this.repository.countFailedSince(scope, ids, since);
+    return {
+      webhooks: webhooks.map((webhook) => ({ ...webhookView(webhook), failedDeliveriesLast24h: failed.get(webhook.id) ?? 0 })),
+      ...pageMeta(page, total),
+    };
   }
 
   async get(principal: Principal, id: string): Promise<WebhookResponse> {

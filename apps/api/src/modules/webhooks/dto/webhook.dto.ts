@@ -118,8 +118,21 @@ export class WebhookResponse {
   @ApiProperty({ type: WebhookView }) webhook!: WebhookView;
 }
 
+/** A webhook as the list shows it: what the console's home page needs about each, in one answer. */
+export class WebhookListItem extends WebhookView {
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    example: 2,
+    description:
+      'Deliveries to this webhook that failed for good (`status: failed`, after the last retry or a 410) whose last attempt ' +
+      'was in the 24 hours before this request',
+  })
+  failedDeliveriesLast24h!: number;
+}
+
 export class WebhookListResponse {
-  @ApiProperty({ type: WebhookView, isArray: true }) webhooks!: WebhookView[];
+  @ApiProperty({ type: WebhookListItem, isArray: true }) webhooks!: WebhookListItem[];
   @ApiProperty({ type: 'integer' }) totalCount!: number;
   @ApiProperty() hasMore!: boolean;
 }
