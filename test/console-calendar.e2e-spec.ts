@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { DataSource } from 'typeorm';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody } from './support/bookings.js';
+import { insertBooking } from './support/bookings-sql.js';
 import { buildConsole, launchBrowser, screenshots, seriousViolations } from './support/browser.js';
 import { createApiKey, registerOwner, type RegisteredOwner } from './support/factories.js';
 import { createEventType, putSchedule } from './support/scheduling.js';
@@ -234,6 +236,10 @@ describe('console calendar views', () => {
       10_000,
       'the 410 to pause the webhook',
     );
+    // The worker stamps attempts with the database's time (today's date), the list counts back from the API's Clock (2027).
+    await t.app
+      .get(DataSource)
+      .query(`UPDATE webhook_deliveries SET last_attempt_at = $2 WHERE webhook_id = $1`, [created.id, t.clock.now()]);
     feedFails = true;
     expect((await t.http.post(`/v1/calendars/${ids.calendar}/sync`, undefined, { token: owner.accessToken })).status).toBe(202);
     await eventually(
@@ -307,6 +313,105 @@ describe('console calendar views', () => {
     const saved = (await t.http.get(`/v1/event-types/${coaching}`, { apiKey })).body.eventType;
     expect(saved.location).toBe('https://meet.example/c-{bookingId}');
     expect(saved.reminders).toEqual([{ minutesBefore: 1440, recipients: ['attendee'] }]);
+    await context.close();
+  }, 60_000);
+
+  it('pages through a week of 150 bookings: every one on the home page and in the week grid', async () => {
+    // The owner in New York again (the home test moved them to Tokyo), with their first token, valid at the first time.
+    t.clock.set('2027-03-08T12:00:00Z');
+    expect((await t.http.patch('/v1/users/me', { timezone: ZONE }, { token: owner.accessToken })).status).toBe(200);
+    t.clock.set('2027-04-05T11:00:00Z');
+    // Monday 5 to Sunday 11 April, 22 a day from 08:00 New York time (EDT, UTC-4), half an hour each.
+    const starts = Array.from(
+      { length: 150 },
+      (_, i) => Date.parse('2027-04-05T12:00:00Z') + Math.floor(i / 22) * 86_400_000 + (i % 22) * 1_800_000,
+    );
+    await Promise.all(
+      starts.map((start) =>
+        insertBooking(t, {
+          organizationId: owner.organizationId,
+          eventTypeId: coaching,
+          hostUserIds: [owner.userId],
+          startsAt: new Date(start),
+          endsAt: new Date(start + 1_800_000),
+        }),
+      ),
+    );
+    // Monday morning: today's 22 on the day grid, the other 128 later this week.
+    const { context, page } = await signedIn(t.clock.now().toISOString());
+    const later = page.getByRole('region', { name: 'Later this week' }).getByRole('listitem');
+    await later.nth(127).waitFor();
+    await expect(later.count()).resolves.toBe(128);
+    await expect(page.locator('.week-grid a').count()).resolves.toBe(22);
+
+    await page.goto('/admin/bookings?date=2027-04-07');
+    await page.getByRole('heading', { name: 'Mon 5 Apr – Sun 11 Apr' }).waitFor();
+    await page.locator('.week-grid a').nth(149).waitFor();
+    await expect(page.locator('.week-grid a').count()).resolves.toBe(150);
+    await context.close();
+  }, 60_000);
+
+  it('event type questions and hold time made on the form, in order; a booking’s answers on its page', async () => {
+    const intake = await createEventType(t, { apiKey }, { title: 'Intake', slug: 'intake', durationMinutes: 30 });
+    const { context, page } = await signedIn();
+    await page.goto(`/admin/event-types/${intake}`);
+    await page.getByText('Booking form: questions and hold time').click();
+    await page.getByLabel('Hold a chosen time for (minutes)').fill('25');
+    const question = (n: number) => page.getByRole('group', { name: new RegExp(`^Question ${n}(:|$)`) });
+    const add = async (n: number, label: string, type?: string): Promise<void> => {
+      await page.getByRole('button', { name: 'Add a question' }).click();
+      await question(n).getByLabel('Label').fill(label);
+      if (type) await question(n).getByLabel('Type').selectOption({ label: type });
+    };
+    await add(1, 'Company');
+    await add(2, 'Team size', 'Number');
+    await question(2).getByLabel('An answer is required').check();
+    await add(3, 'Topics', 'Several of a list');
+    await question(3).getByLabel('Options, one per line').fill('Pricing\nOnboarding\n\nSupport\n');
+    await check(page, 'event-type-questions');
+    await add(4, 'Plan', 'One of a list');
+    await question(4).getByLabel('Options, one per line').fill('Free\nPro');
+    await add(5, 'Dropped later', 'Date');
+    await add(6, 'I agree to the terms', 'Checkbox (yes or no)');
+    await question(6).getByLabel('Must be checked (consent)').check();
+    await question(6).getByLabel('Id').fill('consent');
+    await question(5).getByRole('button', { name: 'Remove question 5' }).click();
+    // Plan before Topics; the focus stays with the question it moved.
+    await question(4).getByRole('button', { name: 'Move question 4 up' }).click();
+    await page.locator('#question-2-up:focus').waitFor();
+    await expect(question(3).getByLabel('Label').inputValue()).resolves.toBe('Plan');
+    await page.getByRole('button', { name: 'Save event type' }).click();
+    await page.getByRole('heading', { name: 'Event types', exact: true }).waitFor();
+
+    const saved = (await t.http.get(`/v1/event-types/${intake}`, { apiKey })).body.eventType;
+    expect(saved.holdMinutes).toBe(25);
+    expect(saved.questions).toEqual([
+      { id: 'company', label: 'Company', type: 'text', required: false, maxLength: 500 },
+      { id: 'team_size', label: 'Team size', type: 'number', required: true },
+      { id: 'plan', label: 'Plan', type: 'select', required: false, options: ['Free', 'Pro'] },
+      { id: 'topics', label: 'Topics', type: 'multiselect', required: false, options: ['Pricing', 'Onboarding', 'Support'] },
+      { id: 'consent', label: 'I agree to the terms', type: 'checkbox', required: true },
+    ]);
+
+    const answers = { company: 'Acme', team_size: 12, plan: 'Pro', topics: ['Pricing', 'Support'], consent: true };
+    const booked = await t.http.post('/v1/bookings', bookingBody(intake, '2027-04-12T14:00:00Z', { answers }), { apiKey });
+    expect(booked.status).toBe(201);
+    await page.goto(`/admin/bookings/${booked.body.booking.id}`);
+    const shown = page.getByRole('region', { name: 'Answers' });
+    await shown.waitFor();
+    const pairs = await shown.locator('dt, dd').allTextContents();
+    expect(pairs).toEqual([
+      'Company',
+      'Acme',
+      'Team size',
+      '12',
+      'Plan',
+      'Pro',
+      'Topics',
+      'Pricing, Support',
+      'I agree to the terms',
+      'Yes',
+    ]);
     await context.close();
   }, 60_000);
 });

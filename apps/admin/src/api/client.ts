@@ -55,3 +55,23 @@ export async function unwrap<D, E>(request: Promise<{ data?: D; error?: E; respo
 function isErrorBody(value: unknown): value is ErrorBody {
   return typeof value === 'object' && value !== null && 'code' in value && 'message' in value;
 }
+
+/** The API's largest page (`limit`). */
+export const MAX_PAGE = 100;
+
+/**
+ * Every item of a paged list: page after page until the API answers `hasMore: false`, so a busy week is never cut
+ * off. An item met twice (a row added before the current page while paging) is kept once.
+ */
+export async function allPages<P extends { hasMore: boolean }, I extends { id: string }>(
+  load: (page: number) => Promise<P>,
+  items: (answer: P) => I[],
+): Promise<I[]> {
+  const seen = new Map<string, I>();
+  for (let page = 1; ; page += 1) {
+    const answer = await load(page);
+    const found = items(answer);
+    for (const item of found) seen.set(item.id, item);
+    if (!answer.hasMore || found.length === 0) return [...seen.values()];
+  }
+}

@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
-import { api, unwrap, type Schemas } from '../api/client';
+import { allPages, api, MAX_PAGE, unwrap, type paths, type Schemas } from '../api/client';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { Field, inputValue } from '../ui/form';
@@ -24,6 +24,16 @@ type Schedule = Schemas['ScheduleView'];
 type Override = Schemas['OverrideView'];
 
 const ALL = 'all';
+
+type BookingQuery = Omit<NonNullable<paths['/v1/bookings']['get']['parameters']['query']>, 'page' | 'limit'>;
+
+/** Every booking the filters match, however many pages that takes (a grid that stopped at one page would hide some). */
+export function everyBooking(query: BookingQuery): Promise<Booking[]> {
+  return allPages(
+    (page) => unwrap(api.GET('/v1/bookings', { params: { query: { ...query, page, limit: MAX_PAGE } } })),
+    (answer) => answer.bookings,
+  );
+}
 
 /** A booking as a block of the grid, named by when and what for a screen reader. */
 export function bookingItem(booking: Booking, column: string, timeZone: string): GridItem {
@@ -90,13 +100,7 @@ export function BookingsWeek(): JSX.Element {
   const to = zonedToInstant(`${addDays(dates[dates.length - 1], 1)}T00:00`, timeZone).toISOString();
   const other = who !== me.user.id && !all ? who : undefined;
   const key = [from, to, who];
-  const bookings = useLoad(
-    () =>
-      unwrap(
-        api.GET('/v1/bookings', { params: { query: { startDate: from, endDate: to, limit: 100, ...(all ? {} : { hostUserId: who }) } } }),
-      ),
-    key,
-  );
+  const bookings = useLoad(() => everyBooking({ startDate: from, endDate: to, ...(all ? {} : { hostUserId: who }) }), key);
   const context = useLoad(async () => {
     if (all) return null;
     const userQuery = other ? { userId: other } : {};
@@ -121,7 +125,7 @@ export function BookingsWeek(): JSX.Element {
     ? people.map((member) => ({ key: member.userId!, date: anchor, heading: member.email.split('@')[0] }))
     : dates.map((date) => ({ key: date, date, heading: dayHeading(date) }));
   const columnOf = (booking: Booking): string => (all ? booking.hostUserId : dateIn(new Date(booking.startsAt), timeZone));
-  const items = (bookings.data?.bookings ?? []).map((booking) => bookingItem(booking, columnOf(booking), timeZone));
+  const items = (bookings.data ?? []).map((booking) => bookingItem(booking, columnOf(booking), timeZone));
   const bands: GridBand[] = [];
   if (context.data) {
     if (context.data.schedule) bands.push(...workingBands(context.data.schedule, context.data.overrides, dates, (date) => date));
@@ -200,7 +204,6 @@ export function BookingsWeek(): JSX.Element {
           now={new Date()}
         />
       )}
-      {bookings.data && bookings.data.hasMore && <p class="hint">More than 100 bookings in this range: the table lists them all.</p>}
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import type { JSX } from 'preact';
+import { Fragment, type JSX } from 'preact';
 import { useLocation, useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, unwrap, type paths, type Schemas } from '../api/client';
@@ -178,6 +178,13 @@ function BookingsTable(): JSX.Element {
   );
 }
 
+/** An answer as the attendee gave it: a checkbox as Yes or No, several choices joined. */
+function answerText(value: Schemas['BookingAnswerView']['value']): string {
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (Array.isArray(value)) return value.join(', ');
+  return String(value);
+}
+
 export function BookingDetailPage(): JSX.Element {
   const { params } = useRoute();
   const { timeZone } = useSession();
@@ -248,6 +255,19 @@ export function BookingDetailPage(): JSX.Element {
                 </>
               )}
             </dl>
+            {booking.answers.length > 0 && (
+              <section aria-labelledby="booking-answers">
+                <h2 id="booking-answers">Answers</h2>
+                <dl class="facts">
+                  {booking.answers.map((answer) => (
+                    <Fragment key={answer.id}>
+                      <dt>{answer.label}</dt>
+                      <dd>{answerText(answer.value)}</dd>
+                    </Fragment>
+                  ))}
+                </dl>
+              </section>
+            )}
             <NoShowActions booking={booking} onChanged={loaded.reload} />
             <BookingActions booking={booking} onChanged={loaded.reload} />
           </>

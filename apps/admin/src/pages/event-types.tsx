@@ -1,8 +1,8 @@
 import type { JSX } from 'preact';
 import { useLocation, useRoute } from 'preact-iso';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap, type Schemas } from '../api/client';
-import { createEventTypeDtoSchedulingTypeValues, recurrenceFrequencyValues } from '../api/schema';
+import { createEventTypeDtoSchedulingTypeValues, questionDtoTypeValues, recurrenceFrequencyValues } from '../api/schema';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { checked, Field, FormAlert, inputValue, useSubmit, type FormProblem } from '../ui/form';
@@ -113,6 +113,8 @@ function draftOf(existing?: EventType): Draft {
     seatsPerSlot: existing.seatsPerSlot,
     recurrence: existing.recurrence ?? null,
     reminders: existing.reminders,
+    holdMinutes: existing.holdMinutes,
+    questions: existing.questions,
   };
 }
 
@@ -131,8 +133,9 @@ function EventTypeForm({ existing, onSaved, onCancel }: { existing?: EventType; 
   const members = useMembers();
   const set = (patch: Partial<Draft>): void => setDraft((current) => ({ ...current, ...patch }));
   const { submit, pending, problem } = useSubmit(async () => {
-    if (existing) await unwrap(api.PATCH('/v1/event-types/{id}', { params: { path: { id: existing.id } }, body: draft }));
-    else await unwrap(api.POST('/v1/event-types', { body: draft }));
+    const body = { ...draft, questions: draft.questions?.map(cleanQuestion) };
+    if (existing) await unwrap(api.PATCH('/v1/event-types/{id}', { params: { path: { id: existing.id } }, body }));
+    else await unwrap(api.POST('/v1/event-types', { body }));
     onSaved();
   });
   const team = draft.schedulingType !== 'one_on_one';
@@ -295,6 +298,23 @@ function EventTypeForm({ existing, onSaved, onCancel }: { existing?: EventType; 
         )}
       </details>
       <RemindersFields reminders={draft.reminders ?? []} problem={problem} onChange={(reminders) => set({ reminders })} />
+      <details open={Boolean(draft.questions?.length)}>
+        <summary>Booking form: questions and hold time</summary>
+        <NumberField
+          label="Hold a chosen time for (minutes)"
+          name="holdMinutes"
+          value={draft.holdMinutes}
+          problem={problem}
+          hint="1 to 60: how long the embedded booker keeps a chosen time while the attendee fills in the form (10 unless set)"
+          onChange={(v) => set({ holdMinutes: v })}
+        />
+        <QuestionsFields
+          questions={draft.questions ?? []}
+          saved={new Set(existing?.questions.map((question) => question.id))}
+          problem={problem}
+          onChange={(questions) => set({ questions })}
+        />
+      </details>
       <div class="actions">
         <button type="submit" disabled={pending}>
           {existing ? 'Save event type' : 'Create event type'}
@@ -432,10 +452,11 @@ function NumberField(props: {
   name: string;
   value: number | undefined | null;
   problem: FormProblem | null;
+  hint?: string;
   onChange: (value: number | undefined) => void;
 }): JSX.Element {
   return (
-    <Field label={props.label} name={props.name} problem={props.problem}>
+    <Field label={props.label} name={props.name} problem={props.problem} hint={props.hint}>
       {(control) => (
         <input
           {...control}
@@ -449,5 +470,195 @@ function NumberField(props: {
         />
       )}
     </Field>
+  );
+}
+
+type Question = Schemas['QuestionDto'];
+type QuestionType = Question['type'];
+const MAX_QUESTIONS = 20;
+const TYPE_NAMES: Record<QuestionType, string> = {
+  text: 'Short text',
+  textarea: 'Long text',
+  email: 'Email address',
+  phone: 'Phone number',
+  number: 'Number',
+  select: 'One of a list',
+  multiselect: 'Several of a list',
+  checkbox: 'Checkbox (yes or no)',
+  date: 'Date',
+};
+const WITH_OPTIONS: readonly QuestionType[] = ['select', 'multiselect'];
+const WITH_MAX_LENGTH: readonly QuestionType[] = ['text', 'textarea'];
+
+/** A question id from its label ("Company size" → company_size), as the API accepts them. */
+function idFrom(label: string): string {
+  const words = label
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  const id = words && !/^[a-z]/.test(words) ? `q_${words}` : words;
+  return id.slice(0, 50).replace(/_+$/, '');
+}
+
+/**
+ * What the API gets: options (edited one per line) trimmed, without blank lines, and only where the type takes them;
+ * maxLength only where it applies; an empty placeholder left out.
+ */
+function cleanQuestion(question: Question): Question {
+  const { options, maxLength, placeholder, ...rest } = question;
+  return {
+    ...rest,
+    ...(WITH_OPTIONS.includes(question.type) ? { options: (options ?? []).map((option) => option.trim()).filter(Boolean) } : {}),
+    ...(WITH_MAX_LENGTH.includes(question.type) && maxLength !== undefined ? { maxLength } : {}),
+    ...(placeholder ? { placeholder } : {}),
+  };
+}
+
+/**
+ * The booking form's own questions (api-rules.md § Browser booking), in the order the attendee sees them: up to 20,
+ * each added, edited, moved or removed here; the list is saved with the event type.
+ */
+function QuestionsFields({
+  questions,
+  saved,
+  problem,
+  onChange,
+}: {
+  questions: Question[];
+  /** Ids already saved: answers and integrations are keyed by them, so a new label does not rename them. */
+  saved: Set<string>;
+  problem: FormProblem | null;
+  onChange: (questions: Question[]) => void;
+}): JSX.Element {
+  // After a move, focus follows the question to its new place (the buttons are rebuilt by position).
+  const [focusId, setFocusId] = useState<string | null>(null);
+  useEffect(() => {
+    if (!focusId) return;
+    document.getElementById(focusId)?.focus();
+    setFocusId(null);
+  }, [focusId]);
+  const change = (index: number, patch: Partial<Question>): void =>
+    onChange(questions.map((question, i) => (i === index ? { ...question, ...patch } : question)));
+  const relabel = (index: number, label: string): void => {
+    const question = questions[index];
+    const follows = !saved.has(question.id) && (question.id === '' || question.id === idFrom(question.label));
+    change(index, follows ? { label, id: idFrom(label) } : { label });
+  };
+  const retype = (index: number, type: QuestionType): void => {
+    const { options, maxLength: _maxLength, ...rest } = questions[index];
+    // A new type's own default length applies; options stay for select and multiselect, one empty line to start.
+    onChange(
+      questions.map((question, i) =>
+        i === index ? { ...rest, type, ...(WITH_OPTIONS.includes(type) ? { options: options ?? [''] } : {}) } : question,
+      ),
+    );
+  };
+  const move = (index: number, by: -1 | 1): void => {
+    const to = index + by;
+    const next = [...questions];
+    [next[index], next[to]] = [next[to], next[index]];
+    onChange(next);
+    const direction = (to === 0 && by === -1) || (to === questions.length - 1 && by === 1) ? -by : by;
+    setFocusId(`question-${to}-${direction === -1 ? 'up' : 'down'}`);
+  };
+  const add = (): void => onChange([...questions, { id: '', label: '', type: 'text', required: false }]);
+  return (
+    <div>
+      <p class="hint">Asked on the booking form after the attendee’s name and email, in this order.</p>
+      {questions.map((question, index) => {
+        const n = index + 1;
+        const name = (field: string): string => `questions[${index}].${field}`;
+        return (
+          <fieldset key={index}>
+            <legend>
+              Question {n}
+              {question.label && `: ${question.label}`}
+            </legend>
+            <Field label="Label" name={name('label')} problem={problem}>
+              {(props) => <input {...props} value={question.label} onInput={(e) => relabel(index, inputValue(e))} />}
+            </Field>
+            <Field
+              label="Id"
+              name={name('id')}
+              problem={problem}
+              hint="Answers are keyed by it: a lowercase letter, then lowercase letters, digits or _"
+            >
+              {(props) => <input {...props} value={question.id} onInput={(e) => change(index, { id: inputValue(e) })} />}
+            </Field>
+            <Field label="Type" name={name('type')} problem={problem}>
+              {(props) => (
+                <select {...props} value={question.type} onChange={(e) => retype(index, inputValue(e) as QuestionType)}>
+                  {questionDtoTypeValues.map((type) => (
+                    <option key={type} value={type}>
+                      {TYPE_NAMES[type]}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            {WITH_OPTIONS.includes(question.type) && (
+              <Field label="Options, one per line" name={name('options')} problem={problem} hint="1 to 50, each different">
+                {(props) => (
+                  <textarea
+                    {...props}
+                    rows={4}
+                    value={(question.options ?? []).join('\n')}
+                    onInput={(e) => change(index, { options: inputValue(e).split('\n') })}
+                  />
+                )}
+              </Field>
+            )}
+            {question.type !== 'checkbox' && (
+              <Field label="Placeholder" name={name('placeholder')} problem={problem}>
+                {(props) => (
+                  <input {...props} value={question.placeholder ?? ''} onInput={(e) => change(index, { placeholder: inputValue(e) })} />
+                )}
+              </Field>
+            )}
+            {WITH_MAX_LENGTH.includes(question.type) && (
+              <NumberField
+                label="Longest answer (characters)"
+                name={name('maxLength')}
+                value={question.maxLength}
+                problem={problem}
+                hint={`1 to 5,000 (empty: ${question.type === 'text' ? 500 : '5,000'})`}
+                onChange={(v) => change(index, { maxLength: v })}
+              />
+            )}
+            <label class="check">
+              <input type="checkbox" checked={question.required ?? false} onChange={(e) => change(index, { required: checked(e) })} />
+              {question.type === 'checkbox' ? 'Must be checked (consent)' : 'An answer is required'}
+            </label>
+            <div class="actions">
+              <button type="button" class="secondary" id={`question-${index}-up`} disabled={index === 0} onClick={() => move(index, -1)}>
+                Move question {n} up
+              </button>
+              <button
+                type="button"
+                class="secondary"
+                id={`question-${index}-down`}
+                disabled={index === questions.length - 1}
+                onClick={() => move(index, 1)}
+              >
+                Move question {n} down
+              </button>
+              <button type="button" class="danger" onClick={() => onChange(questions.filter((_, i) => i !== index))}>
+                Remove question {n}
+              </button>
+            </div>
+          </fieldset>
+        );
+      })}
+      {problem?.fields.questions && <p class="field-error">{problem.fields.questions}</p>}
+      {questions.length < MAX_QUESTIONS ? (
+        <button type="button" class="secondary" onClick={add}>
+          Add a question
+        </button>
+      ) : (
+        <p class="hint">{MAX_QUESTIONS} questions at most.</p>
+      )}
+    </div>
   );
 }

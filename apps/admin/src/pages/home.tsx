@@ -1,15 +1,14 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, unwrap, type Schemas } from '../api/client';
+import { allPages, api, MAX_PAGE, unwrap, type Schemas } from '../api/client';
 import { useSession } from '../context';
 import { useLoad, type Loaded } from '../ui/async';
 import { checked, FormAlert, useSubmit } from '../ui/form';
 import { Show } from '../ui/states';
 import { addDays, dateIn, dayHeading, firstDayOfWeek, formatDateTime, weekStart, zonedToInstant } from '../ui/time';
 import { WeekGrid } from '../ui/week-grid';
-import { bookingItem } from './bookings-week';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { bookingItem, everyBooking } from './bookings-week';
+import { failedText } from './webhooks';
 
 /** The console's landing page: today, the rest of the week, what waits for a decision, what is broken. */
 export function HomePage(): JSX.Element {
@@ -20,11 +19,7 @@ export function HomePage(): JSX.Element {
   const from = zonedToInstant(`${today}T00:00`, timeZone).toISOString();
   const to = zonedToInstant(`${weekEnd}T00:00`, timeZone).toISOString();
   const host = team ? {} : { hostUserId: me.user.id };
-  const week = useLoad(
-    () =>
-      unwrap(api.GET('/v1/bookings', { params: { query: { startDate: from, endDate: to, status: 'confirmed', limit: 100, ...host } } })),
-    [from, to, team],
-  );
+  const week = useLoad(() => everyBooking({ startDate: from, endDate: to, status: 'confirmed', ...host }), [from, to, team]);
   const pending = useLoad(
     () =>
       unwrap(
@@ -32,8 +27,8 @@ export function HomePage(): JSX.Element {
       ),
     [team],
   );
-  const todays = (week.data?.bookings ?? []).filter((booking) => dateIn(new Date(booking.startsAt), timeZone) === today);
-  const later = (week.data?.bookings ?? []).filter((booking) => dateIn(new Date(booking.startsAt), timeZone) !== today);
+  const todays = (week.data ?? []).filter((booking) => dateIn(new Date(booking.startsAt), timeZone) === today);
+  const later = (week.data ?? []).filter((booking) => dateIn(new Date(booking.startsAt), timeZone) !== today);
   return (
     <section>
       <h1>Home</h1>
@@ -87,11 +82,19 @@ function PendingList({ loaded }: { loaded: Loaded<Schemas['BookingListResponse']
       <h2 id="home-pending">Waiting for confirmation</h2>
       <Show loaded={loaded} isEmpty={(data) => data.bookings.length === 0} empty="No bookings wait for a decision.">
         {(data) => (
-          <ul class="attention">
-            {data.bookings.map((booking) => (
-              <PendingRow key={booking.id} booking={booking} />
-            ))}
-          </ul>
+          <>
+            <ul class="attention">
+              {data.bookings.map((booking) => (
+                <PendingRow key={booking.id} booking={booking} />
+              ))}
+            </ul>
+            {data.hasMore && (
+              <p class="hint">
+                And {data.totalCount - data.bookings.length} more: the <a href="/admin/bookings?view=table">bookings table</a> lists them
+                (status pending).
+              </p>
+            )}
+          </>
         )}
       </Show>
     </section>
@@ -139,23 +142,20 @@ function PendingRow({ booking }: { booking: Booking }): JSX.Element {
   );
 }
 
-/** Calendars whose last sync failed, and (owners and admins) webhooks paused or with failed deliveries in a day. */
+/**
+ * Calendars whose last sync failed, and (owners and admins) webhooks paused or with failed deliveries in a day: the
+ * webhook list counts those itself, so this is one request per hundred webhooks, not one per webhook.
+ */
 function Attention(): JSX.Element {
   const { isAdmin } = useSession();
   const problems = useLoad(async () => {
     const calendars = (await unwrap(api.GET('/v1/calendars'))).calendars.filter((calendar) => calendar.status === 'error');
     if (!isAdmin) return { calendars, webhooks: [] };
-    const since = new Date(Date.now() - DAY_MS).toISOString();
-    const hooks = (await unwrap(api.GET('/v1/webhooks', { params: { query: { limit: 100 } } }))).webhooks;
-    const counted = await Promise.all(
-      hooks.map(async (webhook) => {
-        const failed = await unwrap(
-          api.GET('/v1/webhooks/{id}/deliveries', { params: { path: { id: webhook.id }, query: { status: 'failed', since, limit: 1 } } }),
-        );
-        return { webhook, failed: failed.totalCount };
-      }),
+    const webhooks = await allPages(
+      (page) => unwrap(api.GET('/v1/webhooks', { params: { query: { page, limit: MAX_PAGE } } })),
+      (answer) => answer.webhooks,
     );
-    return { calendars, webhooks: counted.filter(({ webhook, failed }) => failed > 0 || !webhook.active) };
+    return { calendars, webhooks: webhooks.filter((webhook) => webhook.failedDeliveriesLast24h > 0 || !webhook.active) };
   }, [isAdmin]);
   return (
     <section aria-labelledby="home-attention">
@@ -172,12 +172,12 @@ function Attention(): JSX.Element {
                 Calendar <a href="/admin/calendars">{calendar.name}</a> cannot be read: {calendar.lastSyncError ?? 'unknown error'}
               </li>
             ))}
-            {data.webhooks.map(({ webhook, failed }) => (
+            {data.webhooks.map((webhook) => (
               <li key={webhook.id}>
                 Webhook <a href={`/admin/webhooks/${webhook.id}`}>{webhook.url}</a>
                 {!webhook.active && ' is paused'}
-                {failed > 0 &&
-                  `${webhook.active ? '' : ' and'} has ${failed === 1 ? '1 failed delivery' : `${failed} failed deliveries`} in the last 24 hours`}
+                {webhook.failedDeliveriesLast24h > 0 &&
+                  `${webhook.active ? '' : ' and'} has ${failedText(webhook.failedDeliveriesLast24h)} in the last 24 hours`}
               </li>
             ))}
           </ul>

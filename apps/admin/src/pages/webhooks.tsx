@@ -15,6 +15,11 @@ type EventName = Schemas['CreateWebhookDto']['events'][number];
 // webhook.test is sent on demand only, never subscribed to.
 const EVENTS = createWebhookDtoEventsValues.filter((event) => event !== 'webhook.test');
 
+/** "3 failed deliveries": a webhook list item's `failedDeliveriesLast24h` in words. */
+export function failedText(count: number): string {
+  return count === 1 ? '1 failed delivery' : `${count} failed deliveries`;
+}
+
 export function WebhooksPage(): JSX.Element {
   const list = useLoad(() => unwrap(api.GET('/v1/webhooks', { params: { query: { limit: 100 } } })), []);
   const [secret, setSecret] = useState<string | null>(null);
@@ -36,6 +41,7 @@ export function WebhooksPage(): JSX.Element {
                 <span>
                   <a href={`/admin/webhooks/${webhook.id}`}>{webhook.url}</a> — {webhook.events.join(', ')}{' '}
                   {webhook.active ? '' : '(paused)'}
+                  {webhook.failedDeliveriesLast24h > 0 && ` · ${failedText(webhook.failedDeliveriesLast24h)} in the last 24 hours`}
                 </span>
               </li>
             ))}
