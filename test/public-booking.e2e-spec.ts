@@ -4,6 +4,7 @@ import { bookingOrg, NOW, type BookingOrg } from './support/bookings.js';
 import { createApiKey } from './support/factories.js';
 import { HttpClient } from './support/http.js';
 import { createEventType, starts } from './support/scheduling.js';
+import { fromAddress } from './support/visitor.js';
 
 const SHOP = 'https://shop.example.com';
 const TEN = '2027-03-02T10:00:00Z';
@@ -51,8 +52,10 @@ describe('booking from the browser: publishable keys, public routes, CORS (api-r
   const fromShop = (key = pk) => ({ apiKey: key, headers: { origin: SHOP } });
 
   beforeAll(async () => {
-    a = await startTestApp();
-    b = await startTestApp({ databaseUrl: a.databaseUrl, clock: a.clock, env: { DATA_DIR: a.config.dataDir } });
+    // The limit of bookings per visitor as deployed (test/support/app.ts lifts it for other suites).
+    const env = { PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR: '10' };
+    a = await startTestApp({ env });
+    b = await startTestApp({ databaseUrl: a.databaseUrl, clock: a.clock, env: { ...env, DATA_DIR: a.config.dataDir } });
     raw = new HttpClient(a.url, { checkContract: false });
     org = await bookingOrg(a, { questions: [{ id: 'company', label: 'Company', type: 'text', required: true }] });
     const created = await createApiKey(a.http, org.owner.accessToken, {
@@ -582,6 +585,80 @@ describe('booking from the browser: publishable keys, public routes, CORS (api-r
       // The host's credentials still get the host's view, notes and metadata included.
       const host = await a.http.get(`/v1/bookings/${mine.id}`, { apiKey: seated.apiKey });
       expect(host.body.booking).toMatchObject({ notes: NOTE, metadata: { crm: META }, noShow: { host: true } });
+    });
+  });
+
+  describe('bookings per visitor (PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR, 10 here)', () => {
+    const MINUTE = 60_000;
+    /** A booking from a page, from one client address (`fromAddress`: the limit counts per key and address). */
+    const bookFrom = (t: TestApp, address: string, key: string, eventTypeId: string, startTime: string, idempotencyKey?: string) =>
+      fromAddress(
+        t,
+        address,
+        'POST',
+        '/v1/public/bookings',
+        { authorization: `ApiKey ${key}`, origin: SHOP, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+        { eventTypeId, startTime, timezone: 'UTC', attendee: { email: `v${startTime.replace(/\D/g, '')}@example.com` } },
+      );
+    const halfHours = (day: string, count: number) =>
+      Array.from(
+        { length: count },
+        (_, i) => `2027-03-${day}T${String(9 + Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '30' : '00'}:00Z`,
+      );
+
+    it('lets one address book 10 times an hour per key, then 429 RATE_LIMITED with Retry-After until one leaves the hour', async () => {
+      const host = await bookingOrg(a);
+      const key = (await createApiKey(a.http, host.owner.accessToken, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+      const otherKey = (await createApiKey(a.http, host.owner.accessToken, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+      const times = halfHours('03', 16);
+      const visitor = '198.51.100.20';
+      expect((await bookFrom(a, visitor, key, host.eventTypeId, times[0])).status).toBe(201);
+      a.clock.advance(20 * MINUTE);
+      for (const [i, startTime] of times.slice(1, 10).entries()) {
+        expect((await bookFrom(i % 2 ? a : b, visitor, key, host.eventTypeId, startTime)).status).toBe(201);
+      }
+      const limited = await bookFrom(b, visitor, key, host.eventTypeId, times[10], 'page-11');
+      expect([limited.status, limited.body.code]).toEqual([429, 'RATE_LIMITED']);
+      // The first booking leaves the hour 40 minutes from now.
+      expect(limited.headers['retry-after']).toBe(String(40 * 60));
+      expect(limited.headers['access-control-allow-origin']).toBe(SHOP);
+      // Another address, another key: limits of their own.
+      expect((await bookFrom(a, '198.51.100.21', key, host.eventTypeId, times[11])).status).toBe(201);
+      expect((await bookFrom(a, visitor, otherKey, host.eventTypeId, times[12])).status).toBe(201);
+
+      a.clock.advance(40 * MINUTE - 1000);
+      const early = await bookFrom(a, visitor, key, host.eventTypeId, times[10], 'page-11');
+      expect([early.status, early.headers['retry-after']]).toEqual([429, '1']);
+      a.clock.advance(1000);
+      // The 429 was not kept under the Idempotency-Key: the same request now books.
+      const later = await bookFrom(b, visitor, key, host.eventTypeId, times[10], 'page-11');
+      expect(later.status).toBe(201);
+      expect(later.headers['idempotent-replayed']).toBeUndefined();
+      const replay = await bookFrom(a, visitor, key, host.eventTypeId, times[10], 'page-11');
+      expect([replay.status, replay.headers['idempotent-replayed']]).toEqual([201, 'true']);
+      // The other nine were made 20 minutes after the first: they leave the hour 20 minutes from now.
+      const full = await bookFrom(a, visitor, key, host.eventTypeId, times[13]);
+      expect([full.status, full.headers['retry-after']]).toEqual([429, String(20 * 60)]);
+      a.clock.set(NOW);
+    });
+
+    it('never lets an 11th through when one visitor books 14 times at once over two instances; a refused time counts nothing', async () => {
+      const host = await bookingOrg(a);
+      const key = (await createApiKey(a.http, host.owner.accessToken, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+      const visitor = '2001:db8:77::1';
+      // A booking refused for its time (before the working day) is no booking: it does not count.
+      expect((await bookFrom(a, visitor, key, host.eventTypeId, '2027-03-04T03:00:00Z')).status).toBe(409);
+      const results = await Promise.all(
+        halfHours('04', 14).map((startTime, i) =>
+          // Addresses of one /64: one visitor.
+          bookFrom(i % 2 ? b : a, `2001:db8:77::${(i + 2).toString(16)}`, key, host.eventTypeId, startTime),
+        ),
+      );
+      expect(results.filter((r) => r.status === 201)).toHaveLength(10);
+      expect(results.filter((r) => r.status !== 201).map((r) => [r.status, r.body.code])).toEqual(
+        Array.from({ length: 4 }, () => [429, 'RATE_LIMITED']),
+      );
+      expect(results.filter((r) => r.status === 429).every((r) => Number(r.headers['retry-after']) === 3600)).toBe(true);
     });
   });
 

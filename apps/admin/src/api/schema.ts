@@ -865,7 +865,7 @@ export interface paths {
         put?: never;
         /**
          * Book a slot from the attendee’s page
-         * @description Everything as POST /bookings: the same slot rules and 409s, mail and webhooks; test keys make test bookings. With `holdId` and its `holdToken` the booking takes the hold’s place (a wrong token → 401; an expired hold is ignored). With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
+         * @description Everything as POST /bookings: the same slot rules and 409s, mail and webhooks; test keys make test bookings. With `holdId` and its `holdToken` the booking takes the hold’s place (a wrong token → 401; an expired hold is ignored). At most PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR (default 10) bookings per key and client address in any hour (a series counts once): then 429 RATE_LIMITED with Retry-After, the seconds until one of them leaves the hour. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
          */
         post: operations["createPublicBooking"];
         delete?: never;

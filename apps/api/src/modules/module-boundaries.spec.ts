@@ -66,6 +66,7 @@ const TABLE_OWNERS: Record<string, string> = {
   booking_hosts: 'bookings',
   holds: 'bookings',
   booking_series: 'bookings',
+  visitor_bookings: 'bookings',
   idempotency_keys: 'idempotency',
   webhooks: 'webhooks',
   webhook_deliveries: 'webhooks',

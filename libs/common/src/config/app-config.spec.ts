@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       webhookAllowPrivateUrls: true,
       webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000],
       webhookTimeoutMs: 10000,
+      publicBookingsPerVisitorPerHour: 10,
     });
     expect(config.dataDir).toMatch(/\.data$/);
   });
@@ -44,6 +45,8 @@ describe('loadConfig', () => {
     ['NODE_ENV', 'staging'],
     ['LOG_LEVEL', 'loud'],
     ['RATE_LIMIT_NAMESPACE', 'has spaces'],
+    ['PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR', '0'],
+    ['PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR', 'ten'],
   ])('names %s when its value %j is bad', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable} `));

@@ -52,6 +52,8 @@ export class AppConfig {
   adminDir!: string;
   /** The built booker (`npm run build` writes it to dist/booker), served at /booker.js. */
   bookerDir!: string;
+  /** Bookings one client address may make through one publishable key in any hour. */
+  publicBookingsPerVisitorPerHour!: number;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -142,6 +144,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.mailFrom = env.MAIL_FROM && env.MAIL_FROM.trim() !== '' ? env.MAIL_FROM : 'Scheduling <no-reply@localhost>';
   config.rateLimitUserPerMinute = intVar(env, 'RATE_LIMIT_USER_PER_MINUTE', 60, 1, 1_000_000);
   config.rateLimitPublicPerMinute = intVar(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 60, 1, 1_000_000);
+  config.publicBookingsPerVisitorPerHour = intVar(env, 'PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR', 10, 1, 1_000_000);
   config.rateLimitNamespace = env.RATE_LIMIT_NAMESPACE || 'sched:rl';
   if (!/^[\w:.-]{1,64}$/.test(config.rateLimitNamespace))
     throw new ConfigError('RATE_LIMIT_NAMESPACE', 'must be 1-64 characters of [A-Za-z0-9_:.-]');

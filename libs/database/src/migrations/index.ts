@@ -20,6 +20,7 @@ import { SeatsAndSeries1795585466508 } from './1795585466508-SeatsAndSeries.js';
 import { NoShows1795666056335 } from './1795666056335-NoShows.js';
 import { BookingReminders1795676048865 } from './1795676048865-BookingReminders.js';
 import { EncryptionKeyCheck1795500400000 } from './1795500400000-EncryptionKeyCheck.js';
+import { VisitorBookings1795699069256 } from './1795699069256-VisitorBookings.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   SeatsAndSeries1795585466508,
   NoShows1795666056335,
   BookingReminders1795676048865,
+  VisitorBookings1795699069256,
 ];

@@ -14,6 +14,7 @@ import { Booking } from './entities/booking.entity.js';
 import { BookingSeries } from './entities/booking-series.entity.js';
 import { HoldsService } from './holds.service.js';
 import { type LockedSlotQuery, SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
+import { type BookingVisitor, VisitorBookingsService } from './visitor-bookings.service.js';
 import type { Hold } from './entities/hold.entity.js';
 import { type EventTypeDetails, locationFor } from '../event-types/index.js';
 
@@ -39,6 +40,7 @@ export class BookingCreateService {
     private readonly holds: HoldsService,
     private readonly effects: BookingEffectsService,
     private readonly idempotency: IdempotencyService,
+    private readonly visitors: VisitorBookingsService,
     private readonly clock: Clock,
   ) {}
 
@@ -47,8 +49,11 @@ export class BookingCreateService {
     dto: CreateBookingDto,
     idempotencyKey: string | undefined,
     requestId: string,
-    /** POST /public/bookings (api-rules.md § Browser booking): the hold's token is required, and the answer is the attendee's view. */
-    publicRoute?: { holdToken: string | null },
+    /**
+     * POST /public/bookings (api-rules.md § Browser booking): the hold's token is required, the visitor's hourly limit
+     * applies, and the answer is the attendee's view.
+     */
+    publicRoute?: { holdToken: string | null; visitor: BookingVisitor },
   ): Promise<StoredResponse> {
     const start = parseInputTimestamp(dto.startTime, dto.timezone);
     if (start === null) throw AppError.validation('startTime', 'startTime must be a valid ISO 8601 timestamp');
@@ -58,7 +63,7 @@ export class BookingCreateService {
     // Read before any connection is held: the hosts this booking will lock, to queue for them here first.
     const hosts = await this.slots.hostsOf(scope, dto.eventTypeId);
     if (dto.recurrenceCount !== undefined) {
-      const series = { count: dto.recurrenceCount, start, hosts, holdToken, publicRoute: publicRoute !== undefined };
+      const series = { count: dto.recurrenceCount, start, hosts, holdToken, visitor: publicRoute?.visitor };
       return this.slots.queued(scope, hosts, () =>
         this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
           this.tx.transaction(() => this.slots.writingTogether('startTime', () => this.createSeries(scope, dto, series, complete))),
@@ -69,6 +74,7 @@ export class BookingCreateService {
       this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
         this.tx.transaction(() =>
           this.slots.writingTogether('startTime', async () => {
+            if (publicRoute) await this.visitors.admit(scope, publicRoute.visitor);
             const decided = await this.decide(scope, dto, start, hosts, holdToken);
             const { eventType, hostUserIds } = decided;
             const { answers, problems } = checkAnswers(eventType.questions, dto.answers ?? {});
@@ -82,6 +88,7 @@ export class BookingCreateService {
               await this.slots.clearExpiredHolds(scope, decided.loaded!, hostUserIds);
               await this.repository.insert(scope, booking, hostUserIds, eventType.seatsPerSlot !== null);
             }
+            if (publicRoute) await this.visitors.record(scope, publicRoute.visitor, booking.id);
             const detail = bookingDetailView(booking, hostUserIds, eventType);
             await this.effects.record(scope, 'booking.created', { booking: detail });
             if (booking.status === 'confirmed') await this.effects.nowConfirmed(scope, booking, eventType.title, hostUserIds);
@@ -109,9 +116,11 @@ export class BookingCreateService {
   private async createSeries(
     scope: TenantScope,
     dto: CreateBookingDto,
-    request: { count: number; start: number; hosts: readonly string[]; holdToken: string | null | undefined; publicRoute: boolean },
+    request: { count: number; start: number; hosts: readonly string[]; holdToken: string | null | undefined; visitor?: BookingVisitor },
     complete: (status: number, body: unknown) => Promise<void>,
   ): Promise<{ status: number; body: unknown }> {
+    // A visitor's series is one booking request (one mail) toward its hourly limit; the visitor's lock comes before the hosts'.
+    if (request.visitor) await this.visitors.admit(scope, request.visitor);
     // A hold of the first occurrence gives its time back to the series' own decision, in this transaction.
     let heldId: string | null = null;
     if (dto.holdId !== undefined) {
@@ -171,6 +180,7 @@ export class BookingCreateService {
     await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
     await this.repository.insertSeries(scope, series);
     await this.repository.insertMany(scope, bookings, hostUserIds);
+    if (request.visitor) await this.visitors.record(scope, request.visitor, bookings[0].id);
     await this.effects.recordEach(
       scope,
       'booking.created',
@@ -185,7 +195,7 @@ export class BookingCreateService {
     });
     const first = bookings[0];
     const body = {
-      booking: request.publicRoute ? attendeeBookingView(first, token) : { ...bookingView(first, hostUserIds), confirmationToken: token },
+      booking: request.visitor ? attendeeBookingView(first, token) : { ...bookingView(first, hostUserIds), confirmationToken: token },
       series: {
         id: series.id,
         count: series.count,

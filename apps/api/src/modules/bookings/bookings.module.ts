@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { JobsModule } from '../../jobs/index.js';
 import { AvailabilityModule } from '../availability/index.js';
 import { CalendarsModule } from '../calendars/index.js';
 import { EventTypesModule } from '../event-types/index.js';
@@ -28,16 +29,20 @@ import { HoldsRepository } from './holds.repository.js';
 import { HoldsService } from './holds.service.js';
 import { SeriesController } from './series.controller.js';
 import { SlotDecisionService } from './slot-decision.service.js';
+import { VisitorBooking } from './entities/visitor-booking.entity.js';
+import { VisitorBookingsRepository } from './visitor-bookings.repository.js';
+import { VisitorBookingsService } from './visitor-bookings.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([Booking, BookingHost, BookingFeed, Hold, BookingSeries, BookingReminder]),
+    TypeOrmModule.forFeature([Booking, BookingHost, BookingFeed, Hold, BookingSeries, BookingReminder, VisitorBooking]),
     AvailabilityModule,
     EventTypesModule,
     TeamModule,
     MailModule,
     IdempotencyModule,
     CalendarsModule,
+    JobsModule,
   ],
   controllers: [BookingsController, BookingFeedsController, HoldsController, SeriesController],
   providers: [
@@ -53,6 +58,8 @@ import { SlotDecisionService } from './slot-decision.service.js';
     HoldsRepository,
     HoldsService,
     SlotDecisionService,
+    VisitorBookingsRepository,
+    VisitorBookingsService,
   ],
   exports: [BookingCreateService, BookingQueriesService, HoldsService],
 })

@@ -84,9 +84,10 @@ export class IdempotencyService {
         return { ...result, replayed: false };
       });
     } catch (error) {
-      // The work's refusals (409, 404, 422 …) are answers too and are kept; 400s and 5xx are not.
+      // The work's refusals (409, 404, 422 …) are answers too and are kept; 400s, 429s (a limit that lifts: the same
+      // request later must be tried again, not answered from the record) and 5xx are not.
       const rendered = ran ? renderError(error, requestId) : undefined;
-      if (rendered && rendered.status !== 400 && rendered.status < 500) {
+      if (rendered && rendered.status !== 400 && rendered.status !== 429 && rendered.status < 500) {
         const refusal = { fingerprint, status: rendered.status, body: rendered.body };
         // The work's transaction rolled back: the refusal is stored in one of its own.
         await this.tx.transaction(() => this.repository.store(scope, key, refusal, this.clock.now(), TTL_MS)).catch(() => undefined);

@@ -119,7 +119,9 @@ export class PublicBookingController {
     summary: 'Book a slot from the attendee’s page',
     description:
       'Everything as POST /bookings: the same slot rules and 409s, mail and webhooks; test keys make test bookings. With `holdId` ' +
-      'and its `holdToken` the booking takes the hold’s place (a wrong token → 401; an expired hold is ignored).' +
+      'and its `holdToken` the booking takes the hold’s place (a wrong token → 401; an expired hold is ignored). At most ' +
+      'PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR (default 10) bookings per key and client address in any hour (a series counts once): ' +
+      'then 429 RATE_LIMITED with Retry-After, the seconds until one of them leaves the hour.' +
       PUBLISHABLE,
   })
   @ApiHeader(IDEMPOTENCY_HEADER)
@@ -131,8 +133,9 @@ export class PublicBookingController {
     @Headers('idempotency-key') key: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
+    @ClientAddress() client: string,
   ): Promise<unknown> {
-    return sendStored(reply, await this.publicBooking.book(principal, dto, idempotencyKey(key), String(request.id)));
+    return sendStored(reply, await this.publicBooking.book(principal, dto, idempotencyKey(key), String(request.id), client));
   }
 
   @Get('bookings/:id')

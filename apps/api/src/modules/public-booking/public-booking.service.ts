@@ -68,10 +68,17 @@ export class PublicBookingService {
     return this.holds.release(principal, id, holdToken);
   }
 
-  book(principal: Principal, dto: PublicBookingDto, idempotencyKey: string | undefined, requestId: string): Promise<StoredResponse> {
+  book(
+    principal: Principal,
+    dto: PublicBookingDto,
+    idempotencyKey: string | undefined,
+    requestId: string,
+    clientAddress: string,
+  ): Promise<StoredResponse> {
     this.assertMayBook(principal, dto.eventTypeId);
     const { holdToken, ...booking } = dto;
-    return this.bookings.create(principal, booking, idempotencyKey, requestId, { holdToken: holdToken ?? null });
+    const visitor = { apiKeyId: principal.apiKey!.id, clientAddress };
+    return this.bookings.create(principal, booking, idempotencyKey, requestId, { holdToken: holdToken ?? null, visitor });
   }
 
   /** An event type outside the key's list is, for the key, no event type at all (404). */

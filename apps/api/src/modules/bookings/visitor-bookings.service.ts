@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig, AppError, Clock, ErrorCode, type TenantScope } from '@app/common';
+import { PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
+import { VisitorBookingsRepository } from './visitor-bookings.repository.js';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** Who books through a publishable key: the key and the client address (an IPv4 address or an IPv6 /64). */
+export interface BookingVisitor {
+  apiKeyId: string;
+  clientAddress: string;
+}
+
+/**
+ * At most PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR bookings per publishable key and client address in any hour
+ * (api-rules.md § Browser booking): each public booking mails an address the visitor chooses. Counted in the
+ * database inside the booking's own transaction, under a lock of the visitor's, so concurrent bookings on any
+ * number of instances cannot pass the count together, and a booking that fails counts for nothing.
+ */
+@Injectable()
+export class VisitorBookingsService {
+  constructor(
+    private readonly repository: VisitorBookingsRepository,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+    jobs: PeriodicJobs,
+  ) {
+    jobs.register('visitor-bookings-cleanup', RETENTION_INTERVAL_MS, () =>
+      this.repository.deleteBefore(new Date(this.clock.now().getTime() - HOUR_MS)),
+    );
+  }
+
+  /**
+   * In the booking's transaction, before any host's lock (visitor locks always come first): 429 RATE_LIMITED with
+   * Retry-After (seconds until the oldest counted booking leaves the hour) when the visitor is at the limit.
+   */
+  async admit(scope: TenantScope, visitor: BookingVisitor): Promise<void> {
+    const limit = this.config.publicBookingsPerVisitorPerHour;
+    const now = this.clock.now().getTime();
+    await this.repository.lockVisitor(scope, visitor.apiKeyId, visitor.clientAddress);
+    const made = await this.repository.madeSince(scope, visitor.apiKeyId, visitor.clientAddress, new Date(now - HOUR_MS), limit);
+    if (made.length < limit) return;
+    const frees = made[limit - 1].getTime() + HOUR_MS;
+    throw new AppError(ErrorCode.RATE_LIMITED, `At most ${limit} bookings an hour from one visitor through this key`, undefined, {
+      'Retry-After': String(Math.max(1, Math.ceil((frees - now) / 1000))),
+    });
+  }
+
+  /** Counts the booking just made (written with its rows). */
+  record(scope: TenantScope, visitor: BookingVisitor, bookingId: string): Promise<void> {
+    return this.repository.insert(scope, { bookingId, ...visitor, createdAt: this.clock.now() });
+  }
+}
