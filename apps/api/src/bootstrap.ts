@@ -16,6 +16,7 @@ import {
   COMPRESS_THRESHOLD_BYTES,
   createValidationPipe,
   drainRequest,
+  parseJsonBodies,
   requestIdFor,
   SystemClock,
 } from '@app/common';
@@ -91,6 +92,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   );
   const fastify = app.getHttpAdapter().getInstance();
   fastify.removeContentTypeParser(['text/plain']);
+  parseJsonBodies(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', String(request.id));
   });

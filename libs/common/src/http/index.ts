@@ -9,4 +9,5 @@ export * from './id-param.pipe.js';
 export * from './cors.js';
 export * from './compression.js';
 export * from './drain.js';
+export * from './json-body.js';
 export * from './client-address.js';

@@ -1,3 +1,4 @@
 export * from './time-zone.js';
 export * from './calendar-date.js';
 export * from './id.js';
+export * from './nested.js';

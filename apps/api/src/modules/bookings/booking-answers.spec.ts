@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { BookingQuestion } from '../event-types/index.js';
-import { answerText, checkAnswers } from './booking-answers.js';
+import { answerText, checkAnswers, MAX_UNKNOWN_ANSWERS_NAMED } from './booking-answers.js';
 
 const QUESTIONS: BookingQuestion[] = [
   { id: 'company', label: 'Company', type: 'text', required: true, maxLength: 10 },
@@ -114,5 +114,35 @@ describe('checkAnswers: properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('checkAnswers: every id is a key, Object.prototype’s names included', () => {
+  const NAMES = ['constructor', 'prototype', 'valueof', 'tostring', 'hasownproperty', 'isprototypeof', 'proto'];
+
+  it('answers a required question whose id names an Object.prototype member, from parsed JSON or a bare object', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...NAMES), fc.string({ minLength: 1, maxLength: 20 }), fc.boolean(), (id, value, bare) => {
+        const questions: BookingQuestion[] = [{ id, label: 'Q', type: 'text', required: true, maxLength: 20 }];
+        const parsed = JSON.parse(JSON.stringify({ [id]: value })) as Record<string, unknown>;
+        const given = bare ? Object.assign(Object.create(null) as Record<string, unknown>, parsed) : parsed;
+        expect(checkAnswers(questions, given)).toEqual({ answers: [{ id, label: 'Q', type: 'text', value }], problems: [] });
+        expect(checkAnswers(questions, {}).problems).toEqual([{ field: `answers.${id}`, message: 'Q is required' }]);
+      }),
+    );
+  });
+
+  it('never takes an inherited member for an answer, and names an own `__proto__` key as unknown', () => {
+    const questions: BookingQuestion[] = [{ id: 'constructor', label: 'C', type: 'text', required: false, maxLength: 10 }];
+    expect(checkAnswers(questions, {})).toEqual({ answers: [], problems: [] });
+    const sent = JSON.parse('{"__proto__": "x", "toString": "y"}') as Record<string, unknown>;
+    expect(checkAnswers(questions, sent).problems.map((problem) => problem.field)).toEqual(['answers.__proto__', 'answers.toString']);
+  });
+
+  it(`names at most ${MAX_UNKNOWN_ANSWERS_NAMED} unknown ids`, () => {
+    const many = Object.fromEntries(Array.from({ length: 500 }, (_, index) => [`q${index}`, 'x']));
+    const { problems } = checkAnswers(QUESTIONS, { ...VALID, ...many });
+    expect(problems).toHaveLength(MAX_UNKNOWN_ANSWERS_NAMED);
+    expect(problems[0]).toEqual({ field: 'answers.q0', message: "there is no question 'q0'" });
   });
 });

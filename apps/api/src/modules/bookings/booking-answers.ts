@@ -16,6 +16,9 @@ export interface AnswerProblem {
   message: string;
 }
 
+/** As for unknown fields of a body (api-rules.md § Basics): a thousand unknown ids get a short 400. */
+export const MAX_UNKNOWN_ANSWERS_NAMED = 20;
+
 const PHONE = /^\+?[0-9 ()./-]{5,30}$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -71,11 +74,12 @@ export function checkAnswers(
 ): { answers: BookingAnswer[]; problems: AnswerProblem[] } {
   const problems: AnswerProblem[] = [];
   const known = new Set(questions.map((question) => question.id));
-  for (const id of Object.keys(answers)) {
-    if (!known.has(id)) problems.push({ field: `answers.${id}`, message: `there is no question '${id}'` });
-  }
+  const unknown = Object.keys(answers).filter((id) => !known.has(id));
+  for (const id of unknown.slice(0, MAX_UNKNOWN_ANSWERS_NAMED))
+    problems.push({ field: `answers.${id}`, message: `there is no question '${id}'` });
   const kept: BookingAnswer[] = [];
   for (const question of questions) {
+    // Own keys only: an id such as `constructor` is a question like any other, never Object.prototype's member.
     const value = Object.hasOwn(answers, question.id) ? answers[question.id] : undefined;
     const field = `answers.${question.id}`;
     if (isBlank(value) && !(question.type === 'checkbox' && value === false)) {

@@ -1,7 +1,6 @@
-import { IsCalendarDate } from '@app/common';
+import { IsCalendarDate, NestedObjects } from '@app/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { OverrideType } from '../entities/date-override.entity.js';
 import { MAX_SLOTS_PER_DAY, TimeSlotDto, TimeSlotView, UserQueryDto } from './schedule.dto.js';
 
@@ -33,10 +32,8 @@ export class CreateOverrideDto {
     description: 'custom: at least one; unavailable: none',
   })
   @IsOptional()
-  @IsArray()
+  @NestedObjects(() => TimeSlotDto)
   @ArrayMaxSize(MAX_SLOTS_PER_DAY)
-  @ValidateNested({ each: true })
-  @Type(() => TimeSlotDto)
   slots?: TimeSlotDto[];
 }
 

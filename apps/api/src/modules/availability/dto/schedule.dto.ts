@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { IsIanaTimeZone, IsId } from '@app/common';
+import { ArrayMaxSize, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIanaTimeZone, IsId, NestedObjects } from '@app/common';
 
 export const START_TIME_PATTERN = /^([01]\d|2[0-3]):[0-5]\d$/;
 /** '24:00' ends a window at the next local midnight. */
@@ -28,10 +27,8 @@ export class ScheduleDayDto {
   dayOfWeek!: number;
 
   @ApiProperty({ type: TimeSlotDto, isArray: true, maxItems: MAX_SLOTS_PER_DAY, description: 'Must not overlap' })
-  @IsArray()
+  @NestedObjects(() => TimeSlotDto)
   @ArrayMaxSize(MAX_SLOTS_PER_DAY)
-  @ValidateNested({ each: true })
-  @Type(() => TimeSlotDto)
   slots!: TimeSlotDto[];
 }
 
@@ -41,10 +38,8 @@ export class PutScheduleDto {
   timezone!: string;
 
   @ApiProperty({ type: ScheduleDayDto, isArray: true, maxItems: 7, description: 'Each day at most once; days not listed are unavailable' })
-  @IsArray()
+  @NestedObjects(() => ScheduleDayDto)
   @ArrayMaxSize(7)
-  @ValidateNested({ each: true })
-  @Type(() => ScheduleDayDto)
   schedules!: ScheduleDayDto[];
 }
 

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   IsBoolean,
   IsEmail,
@@ -14,10 +14,9 @@ import {
   MaxLength,
   Min,
   registerDecorator,
-  ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
-import { IsIanaTimeZone, PaginationQueryDto, IsId } from '@app/common';
+import { Dictionary, IsIanaTimeZone, NestedObject, PaginationQueryDto, IsId } from '@app/common';
 import { SERIES_FREQUENCIES, type SeriesFrequency } from '@app/calendar';
 import { QUESTION_TYPES, type QuestionType } from '../../event-types/index.js';
 import type { AnswerValue } from '../booking-answers.js';
@@ -100,9 +99,7 @@ export class SlotRequestDto {
 
 export class CreateBookingDto extends SlotRequestDto {
   @ApiProperty({ type: AttendeeDto })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AttendeeDto)
+  @NestedObject(() => AttendeeDto)
   attendee!: AttendeeDto;
 
   @ApiPropertyOptional({ maxLength: 2000 })
@@ -118,6 +115,7 @@ export class CreateBookingDto extends SlotRequestDto {
   })
   @IsOptional()
   @IsMetadata()
+  @Dictionary()
   metadata?: Record<string, string>;
 
   @ApiPropertyOptional({
@@ -141,6 +139,7 @@ export class CreateBookingDto extends SlotRequestDto {
   })
   @IsOptional()
   @IsObject()
+  @Dictionary()
   answers?: Record<string, unknown>;
 
   @ApiPropertyOptional({

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
-import { IsCalendarDate, IsId, PaginationQueryDto } from '@app/common';
+import { ArrayMaxSize, IsBoolean, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsCalendarDate, IsId, NestedObjects, PaginationQueryDto } from '@app/common';
 import { UserQueryDto } from '../../availability/index.js';
 
 export const CALENDAR_TYPES = ['ics', 'caldav'] as const;
@@ -77,10 +76,8 @@ export class UpdateCalendarDto {
 
   @ApiPropertyOptional({ type: RemoteCalendarChangeDto, isArray: true, description: 'CalDAV only' })
   @IsOptional()
-  @IsArray()
+  @NestedObjects(() => RemoteCalendarChangeDto)
   @ArrayMaxSize(100)
-  @ValidateNested({ each: true })
-  @Type(() => RemoteCalendarChangeDto)
   calendars?: RemoteCalendarChangeDto[];
 }
 

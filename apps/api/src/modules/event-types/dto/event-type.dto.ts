@@ -18,9 +18,8 @@ import {
   MaxLength,
   Min,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
-import { PaginationQueryDto, IsId } from '@app/common';
+import { PaginationQueryDto, IsId, NestedObject, NestedObjects } from '@app/common';
 import type { SchedulingType } from '@app/availability';
 import { SERIES_FREQUENCIES, type SeriesFrequency } from '@app/calendar';
 import { LOCATION_TYPES, type LocationType, type Recurrence } from '../entities/event-type.entity.js';
@@ -281,8 +280,7 @@ abstract class EventTypeOptionalFields {
     description: 'Lets a booking ask for `recurrenceCount` occurrences; null: no recurring bookings. Not with `seatsPerSlot`.',
   })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => RecurrenceDto)
+  @NestedObject(() => RecurrenceDto)
   recurrence?: RecurrenceDto | null;
 
   @ApiPropertyOptional({
@@ -292,10 +290,8 @@ abstract class EventTypeOptionalFields {
     description: 'The booking form’s own questions, in order; PATCH replaces the whole list. Default [].',
   })
   @OptionalNotNull()
-  @IsArray()
+  @NestedObjects(() => QuestionDto)
   @ArrayMaxSize(MAX_QUESTIONS)
-  @ValidateNested({ each: true })
-  @Type(() => QuestionDto)
   questions?: QuestionDto[];
 
   @ApiPropertyOptional({
@@ -307,10 +303,8 @@ abstract class EventTypeOptionalFields {
       '(bookings whose reminder time is still ahead follow it). Default [].',
   })
   @OptionalNotNull()
-  @IsArray()
+  @NestedObjects(() => ReminderDto)
   @ArrayMaxSize(MAX_REMINDERS)
-  @ValidateNested({ each: true })
-  @Type(() => ReminderDto)
   reminders?: ReminderDto[];
 }
 
