@@ -1,12 +1,18 @@
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig } from '@app/common';
-import { checkEncryptionKey } from '../apps/api/src/encryption-key-check.js';
-import { TEST_JWT_SECRET } from './support/app.js';
+import { DataSource } from 'typeorm';
+import { ConfigError, loadConfig, SecretSealer } from '@app/common';
+import { checkEncryptionKey, completeRotation } from '../apps/api/src/encryption-key-check.js';
+import { CalendarSecretReseal } from '../apps/api/src/modules/calendars/calendar-secret-reseal.service.js';
+import { WebhookSecretReseal } from '../apps/api/src/modules/webhooks/webhook-secret-reseal.service.js';
+import { startTestApp, TEST_JWT_SECRET } from './support/app.js';
 import { cloneTestDatabase } from './support/database.js';
+import { registerOwner } from './support/factories.js';
 import { cleanEnv, compileEntries, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
+import { createWebhook } from './support/webhooks.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 const KEY_A = Buffer.alloc(32, 0xa1).toString('base64');
@@ -38,8 +44,13 @@ describe('ENCRYPTION_KEY must open the database’s check value (issue 29)', () 
       expect(await checkEncryptionKey(configWith(database.url, KEY_A))).toBe('matched');
       await expect(checkEncryptionKey(configWith(database.url, KEY_B))).rejects.toThrow(ConfigError);
       await expect(checkEncryptionKey(configWith(database.url, KEY_B))).rejects.toThrow(/^ENCRYPTION_KEY .*ENCRYPTION_KEY_PREVIOUS/);
-      // A rotation: the new key, the old one as previous.
-      expect(await checkEncryptionKey(configWith(database.url, KEY_B, KEY_A))).toBe('rotated');
+      // A rotation: the new key with the old one as previous starts, and leaves the value the old key's until the
+      // re-sealing jobs have moved every secret (completeRotation): the new key alone is refused till then.
+      expect(await checkEncryptionKey(configWith(database.url, KEY_B, KEY_A))).toBe('rotating');
+      await expect(checkEncryptionKey(configWith(database.url, KEY_B))).rejects.toThrow(ConfigError);
+      expect(await checkEncryptionKey(configWith(database.url, KEY_A))).toBe('matched');
+      expect(await completeRotation(configWith(database.url, KEY_B, KEY_A))).toBe('rotated');
+      expect(await completeRotation(configWith(database.url, KEY_B, KEY_A))).toBe('current');
       expect(await checkEncryptionKey(configWith(database.url, KEY_B))).toBe('matched');
       await expect(checkEncryptionKey(configWith(database.url, KEY_A))).rejects.toThrow(ConfigError);
       // Instances starting together agree on one value.
@@ -51,6 +62,56 @@ describe('ENCRYPTION_KEY must open the database’s check value (issue 29)', () 
         await fresh.drop();
       }
     } finally {
+      await database.drop();
+    }
+  });
+
+  it('moves the check value to the new key only once every webhook and calendar secret is re-sealed under it', async () => {
+    const database = await cloneTestDatabase();
+    const feed = createHttpServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/calendar' });
+      response.end('BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nEND:VCALENDAR\r\n');
+    });
+    await new Promise<void>((done) => feed.listen(0, '127.0.0.1', done));
+    const apps: { app: { close(): Promise<void> } }[] = [];
+    try {
+      expect(await checkEncryptionKey(configWith(database.url, KEY_A))).toBe('recorded');
+      // Secrets sealed with the old key, through the API of an instance that has it.
+      const old = await startTestApp({ databaseUrl: database.url, env: { ENCRYPTION_KEY: KEY_A, RUN_WORKERS: 'false' } });
+      apps.push(old);
+      const owner = await registerOwner(old.http);
+      const hook = await createWebhook(old.http, { token: owner.accessToken }, { url: 'http://127.0.0.1:9/hook', events: ['*'] });
+      const feedUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}/private.ics`;
+      const calendar = await old.http.post('/v1/calendars', { type: 'ics', url: feedUrl }, { token: owner.accessToken });
+      expect(calendar.status).toBe(201);
+
+      // The rotation starts; an instance with the new key alone is refused while any secret needs the old one.
+      expect(await checkEncryptionKey(configWith(database.url, KEY_B, KEY_A))).toBe('rotating');
+      const rotating = await startTestApp({
+        databaseUrl: database.url,
+        env: { ENCRYPTION_KEY: KEY_B, ENCRYPTION_KEY_PREVIOUS: KEY_A, RUN_WORKERS: 'false' },
+      });
+      apps.push(rotating);
+      await expect(checkEncryptionKey(configWith(database.url, KEY_B))).rejects.toThrow(/^ENCRYPTION_KEY /);
+      expect(await rotating.app.get(WebhookSecretReseal).resealAll()).toBe(1);
+      // The webhook secrets are done, the calendar secrets are not: still refused.
+      await expect(checkEncryptionKey(configWith(database.url, KEY_B))).rejects.toThrow(ConfigError);
+      expect(await rotating.app.get(CalendarSecretReseal).resealAll()).toBe(1);
+      expect(await checkEncryptionKey(configWith(database.url, KEY_B))).toBe('matched');
+      await expect(checkEncryptionKey(configWith(database.url, KEY_A))).rejects.toThrow(ConfigError);
+
+      // And the new key alone opens every secret the check value now vouches for.
+      const newOnly = new SecretSealer(configWith(database.url, KEY_B));
+      const db = rotating.app.get(DataSource);
+      const [{ secret_ciphertext: webhookSecret }] = await db.query(`SELECT secret_ciphertext FROM webhooks WHERE id = $1`, [hook.id]);
+      expect(newOnly.open(webhookSecret, hook.id)).toBe(hook.secret);
+      const [{ sealed_url: sealedUrl }] = await db.query(`SELECT sealed_url FROM calendar_connections WHERE id = $1`, [
+        calendar.body.calendar.id,
+      ]);
+      expect(newOnly.open(sealedUrl, calendar.body.calendar.id)).toBe(feedUrl);
+    } finally {
+      for (const started of apps.reverse()) await started.app.close();
+      await new Promise((done) => feed.close(done));
       await database.drop();
     }
   });
@@ -123,10 +184,20 @@ describe('ENCRYPTION_KEY must open the database’s check value (issue 29)', () 
       expect(await worker.exited).not.toBe(0);
       expect(worker.output()).toContain('Configuration error: ENCRYPTION_KEY');
 
-      // The new key with the old one as previous starts, and re-seals: afterwards the new key alone starts too.
+      // The new key with the old one as previous starts; the new key alone does not, until a worker's re-sealing
+      // jobs have found every secret under the new key (none here) and moved the check value to it.
       const rotating = await freePort();
       start('api', rotating, KEY_B, KEY_A);
       await ready(rotating);
+      const early = start('api', await freePort(), KEY_B);
+      expect(await early.exited).not.toBe(0);
+      expect(early.output()).toContain('Configuration error: ENCRYPTION_KEY does not open');
+      start('worker', 0, KEY_B, KEY_A);
+      await waitFor(
+        async () => ((await checkEncryptionKey(configWith(databaseUrl, KEY_B))) === 'matched' ? true : undefined),
+        30_000,
+        'the re-sealed check value',
+      );
       const newOnly = await freePort();
       start('api', newOnly, KEY_B);
       await ready(newOnly);

@@ -67,8 +67,12 @@ export async function prepareRuntime(options: RuntimeOptions): Promise<Runtime> 
   if (applied.length) logger.info({ migrations: applied }, 'Applied migrations');
   try {
     const outcome = await checkEncryptionKey(config);
-    if (outcome !== 'matched')
-      logger.info({ outcome }, 'ENCRYPTION_KEY check value ' + (outcome === 'recorded' ? 'recorded' : 're-sealed with the new key'));
+    if (outcome === 'recorded') logger.info({ outcome }, 'ENCRYPTION_KEY check value recorded');
+    if (outcome === 'rotating')
+      logger.info(
+        { outcome },
+        'ENCRYPTION_KEY rotation: the check value moves to the new key once the workers have re-sealed every secret',
+      );
   } catch (error) {
     if (error instanceof ConfigError) {
       await embedded?.stop();
