@@ -1,8 +1,10 @@
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
+import fc from 'fast-check';
 import { AppError, createValidationPipe } from '@app/common';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
 import { createApiKey } from './support/factories.js';
+import { HttpClient, type HttpResponse } from './support/http.js';
 
 const SHOP = 'https://shop.example.com';
 const WEEKLY = { frequency: 'weekly', interval: 1, maxCount: 4 };
@@ -15,10 +17,16 @@ function withKey(json: Record<string, unknown>, name: string, value: unknown): s
   return `{${JSON.stringify(name)}:${JSON.stringify(value)}${text === '{}' ? '' : `,${text.slice(1, -1)}`}}`;
 }
 
+function fields(res: HttpResponse): string[] {
+  return (res.body?.details ?? []).map((detail: { field: string }) => detail.field);
+}
+
 describe('hardening: the input the fuzzer sent (issue 39)', () => {
   let t: TestApp;
   let org: BookingOrg;
   let pk: string;
+  /** For the property test, which reads every answer itself: a 500 is what it looks for. */
+  let raw: HttpClient;
   const owner = (): { token: string } => ({ token: org.owner.accessToken });
   const json = (rawBody: string, credentials: { token?: string; apiKey?: string; headers?: Record<string, string> } = {}) => ({
     ...credentials,
@@ -28,6 +36,7 @@ describe('hardening: the input the fuzzer sent (issue 39)', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
+    raw = new HttpClient(t.url, { checkContract: false });
     org = await bookingOrg(t, {
       recurrence: WEEKLY,
       questions: [{ id: 'constructor', label: 'Constructor', type: 'text', required: true }],
@@ -284,6 +293,154 @@ describe('hardening: the input the fuzzer sent (issue 39)', () => {
         ['toString', 't'],
         ['valueOf', 'v'],
       ]);
+    });
+  });
+
+  describe('times outside years 1..9999 are refused, never a 500', () => {
+    it.each<[string, string, Record<string, unknown>, number, string]>([
+      ['a series from 9999-12-31T23:59:59Z', '9999-12-31T23:59:59Z', { recurrenceCount: 2 }, 409, 'startTime'],
+      [
+        'a series from wall-clock 9999-12-31T23:59 in Pacific/Kiritimati',
+        '9999-12-31T23:59',
+        { recurrenceCount: 2, timezone: 'Pacific/Kiritimati' },
+        409,
+        'startTime',
+      ],
+      [
+        'wall-clock 9999-12-31T23:59 in Pacific/Pago_Pago (year 10000 in UTC)',
+        '9999-12-31T23:59',
+        { timezone: 'Pacific/Pago_Pago' },
+        400,
+        'startTime',
+      ],
+      ['9999-12-31T23:59:59-14:00', '9999-12-31T23:59:59-14:00', {}, 400, 'startTime'],
+      ['year 0', '0000-06-01T10:00:00Z', {}, 400, 'startTime'],
+    ])('POST /bookings with %s', async (_what, startTime, extra, status, field) => {
+      const res = await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, startTime, { answers: { constructor: 'A' }, ...extra }), {
+        apiKey: org.apiKey,
+      });
+      expect({ status: res.status, code: res.body.code }).toEqual({
+        status,
+        code: status === 400 ? 'VALIDATION_ERROR' : 'SLOT_UNAVAILABLE',
+      });
+      expect(fields(res)[0]).toBe(field);
+    });
+
+    it('the public route, holds, the check, reschedule, the list and API keys say the same', async () => {
+      const page = await t.http.post(
+        '/v1/public/bookings',
+        bookingBody(org.eventTypeId, '9999-12-31T23:59:59Z', { recurrenceCount: 2, answers: { constructor: 'A' } }),
+        { apiKey: pk, headers: { origin: SHOP } },
+      );
+      expect(page.status).toBe(409);
+      const hold = await t.http.post(
+        '/v1/holds',
+        { eventTypeId: org.eventTypeId, startTime: '9999-12-31T23:59', timezone: 'America/Adak' },
+        {
+          apiKey: org.apiKey,
+        },
+      );
+      expect([hold.status, fields(hold)]).toEqual([400, ['startTime']]);
+      const check = await t.http.get(
+        `/v1/availability/check?eventTypeId=${org.eventTypeId}&startTime=9999-12-31T23:59&timezone=Etc/GMT%2B12`,
+        owner(),
+      );
+      expect([check.status, fields(check)]).toEqual([400, ['startTime']]);
+      const booked = await t.http.post(
+        '/v1/bookings',
+        bookingBody(org.eventTypeId, '2027-03-03T10:00:00Z', { answers: { constructor: 'A' } }),
+        {
+          apiKey: org.apiKey,
+        },
+      );
+      const moved = await t.http.post(
+        `/v1/bookings/${booked.body.booking.id}/reschedule`,
+        { newStartTime: '9999-12-31T23:30:00-12:00' },
+        {
+          apiKey: org.apiKey,
+        },
+      );
+      expect([moved.status, fields(moved)]).toEqual([400, ['newStartTime']]);
+      // Without a timezone the booking's own zone reads the time: Pago Pago's 9999-12-31T23:30 is in year 10000.
+      const zoned = await t.http.post(
+        '/v1/bookings',
+        bookingBody(org.eventTypeId, '2027-03-03T11:00:00Z', { timezone: 'Pacific/Pago_Pago', answers: { constructor: 'A' } }),
+        {
+          apiKey: org.apiKey,
+        },
+      );
+      const far = await t.http.post(
+        `/v1/bookings/${zoned.body.booking.id}/reschedule`,
+        { newStartTime: '9999-12-31T23:30' },
+        { apiKey: org.apiKey },
+      );
+      expect([far.status, fields(far)]).toEqual([400, ['newStartTime']]);
+      for (const query of ['startDate=0000-12-31', 'endDate=9999-12-31T23:00:00-02:00']) {
+        const list = await t.http.get(`/v1/bookings?${query}`, owner());
+        expect([list.status, fields(list)]).toEqual([400, [query.split('=')[0]]]);
+      }
+      expect((await t.http.get('/v1/bookings?startDate=9999-12-31&endDate=9999-12-31', owner())).status).toBe(200);
+      const key = await t.http.post('/v1/api-keys', { name: 'far', expiresAt: '9999-12-31T23:59:59-01:00' }, owner());
+      expect([key.status, fields(key)]).toEqual([400, ['expiresAt']]);
+    });
+
+    it('random zones and far dates on every route that takes a time: a 400 naming the field, a 409, or a success', async () => {
+      const booked = await t.http.post(
+        '/v1/bookings',
+        bookingBody(org.eventTypeId, '2027-03-04T10:00:00Z', { answers: { constructor: 'A' } }),
+        {
+          apiKey: org.apiKey,
+        },
+      );
+      const bookingId: string = booked.body.booking.id;
+      const zones = ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Etc/GMT+12', 'Etc/GMT-14', 'America/Adak', 'Asia/Kathmandu', 'UTC'];
+      const pad = (value: number, length = 2): string => String(value).padStart(length, '0');
+      const time = fc
+        .record({
+          year: fc.oneof(fc.constantFrom(0, 1, 9999), fc.integer({ min: 0, max: 9999 })),
+          month: fc.integer({ min: 1, max: 12 }),
+          day: fc.oneof(fc.constantFrom(1, 31), fc.integer({ min: 1, max: 31 })),
+          hour: fc.integer({ min: 0, max: 23 }),
+          minute: fc.integer({ min: 0, max: 59 }),
+          offset: fc.constantFrom('', 'Z', '+14:00', '-12:00', '+05:45'),
+        })
+        .map(
+          ({ year, month, day, hour, minute, offset }) => `${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}${offset}`,
+        );
+      const routes: Record<string, (startTime: string, zone: string) => Promise<HttpResponse>> = {
+        book: (startTime, zone) =>
+          raw.post('/v1/bookings', bookingBody(org.eventTypeId, startTime, { timezone: zone, answers: { constructor: 'A' } }), {
+            apiKey: org.apiKey,
+          }),
+        series: (startTime, zone) =>
+          raw.post(
+            '/v1/bookings',
+            bookingBody(org.eventTypeId, startTime, { timezone: zone, recurrenceCount: 3, answers: { constructor: 'A' } }),
+            {
+              apiKey: org.apiKey,
+            },
+          ),
+        hold: (startTime, zone) =>
+          raw.post('/v1/holds', { eventTypeId: org.eventTypeId, startTime, timezone: zone }, { apiKey: org.apiKey }),
+        check: (startTime, zone) =>
+          raw.get(
+            `/v1/availability/check?eventTypeId=${org.eventTypeId}&startTime=${encodeURIComponent(startTime)}&timezone=${encodeURIComponent(zone)}`,
+            owner(),
+          ),
+        reschedule: (startTime, zone) =>
+          raw.post(`/v1/bookings/${bookingId}/reschedule`, { newStartTime: startTime, timezone: zone }, { apiKey: org.apiKey }),
+        list: (startTime) => raw.get(`/v1/bookings?startDate=${encodeURIComponent(startTime)}`, owner()),
+      };
+      const timeField: Record<string, string> = { reschedule: 'newStartTime', list: 'startDate' };
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...Object.keys(routes)), time, fc.constantFrom(...zones), async (route, startTime, zone) => {
+          const res = await routes[route](startTime, zone);
+          const answer = `${route} ${startTime} ${zone} → ${res.status} ${res.text}`;
+          expect({ answer, serverError: res.status >= 500 }).toEqual({ answer, serverError: false });
+          if (res.status === 400) expect({ answer, field: fields(res)[0] }).toEqual({ answer, field: timeField[route] ?? 'startTime' });
+        }),
+        { numRuns: 36 },
+      );
     });
   });
 });

@@ -7,7 +7,11 @@ export { addDays } from './calendar.js';
 export {
   countByLocalDate,
   dayStartInstant,
+  EARLIEST_INSTANT,
   formatInstantInZone,
+  inputTimestampInstant,
+  isStorableInstant,
+  LATEST_INSTANT,
   localDateOf,
   localDateTimeToInstant,
   parseInputTimestamp,

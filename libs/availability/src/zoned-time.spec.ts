@@ -5,8 +5,12 @@ import {
   addDays,
   countByLocalDate,
   dayStartInstant,
+  EARLIEST_INSTANT,
   formatInstantInZone,
   formatInstantsInZone,
+  inputTimestampInstant,
+  isStorableInstant,
+  LATEST_INSTANT,
   localDateOf,
   localDateTimeToInstant,
   parseInputTimestamp,
@@ -68,8 +72,38 @@ describe('parseInputTimestamp', () => {
     ['2026-03-02T25:00:00Z', 'UTC'],
     ['2026-03-02T10:00:00+01:00[Europe/Berlin]', 'UTC'],
     ['2026-03-02T10:00:00', 'Mars/Olympus'],
+    ['0000-06-01T10:00:00Z', 'UTC'],
+    ['9999-12-31T23:59:59-00:01', 'UTC'],
+    ['9999-12-31T23:59', 'Pacific/Pago_Pago'],
+    ['0001-01-01T00:30', 'Asia/Kathmandu'],
   ])('%s in %s → null', (input, zone) => {
     expect(parseInputTimestamp(input, zone)).toBeNull();
+  });
+
+  it('takes only instants of years 1 to 9999 in UTC, whatever the zone made of the wall-clock time', () => {
+    const zones = ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Etc/GMT+12', 'Asia/Kathmandu', 'America/St_Johns', 'UTC'];
+    const text = fc
+      .tuple(
+        fc.constantFrom(0, 1, 2, 9998, 9999),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 28 }),
+        fc.integer({ min: 0, max: 23 }),
+      )
+      .map(
+        ([year, month, day, hour]) =>
+          `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}T${String(hour).padStart(2, '0')}:30`,
+      );
+    fc.assert(
+      fc.property(text, fc.constantFrom(...zones), (wall, zone) => {
+        const meant = inputTimestampInstant(wall, zone);
+        const parsed = parseInputTimestamp(wall, zone);
+        expect(meant).not.toBeNull();
+        expect(parsed).toBe(isStorableInstant(meant!) ? meant : null);
+        if (parsed !== null) expect(new Date(parsed).toISOString()).toMatch(/^\d{4}-/); // never +010000-…, which PostgreSQL refuses
+      }),
+    );
+    expect(iso(parseInputTimestamp('9999-12-31T23:59', 'Pacific/Kiritimati')!)).toBe('9999-12-31T09:59:00.000Z');
+    expect([EARLIEST_INSTANT, LATEST_INSTANT].map(iso)).toEqual(['0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z']);
   });
 });
 

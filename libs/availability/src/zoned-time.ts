@@ -14,10 +14,28 @@ export function localDateTimeToInstant(date: string, time: string, timeZone: str
 }
 
 /**
+ * The instants the API takes and stores: years 1 to 9999 in UTC (api-rules.md § Basics). PostgreSQL stores more, but
+ * a JavaScript Date past them is written `+010000-…`, which it refuses, and year 0 does not exist in its calendar.
+ */
+export const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+export const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+export function isStorableInstant(instant: number): boolean {
+  return instant >= EARLIEST_INSTANT && instant <= LATEST_INSTANT;
+}
+
+/**
  * ISO 8601 with `Z` or an offset is absolute; without one it is wall-clock time in `timeZone`.
- * Returns null for anything unparsable (including a bad zone when one is needed).
+ * Returns null for anything unparsable (including a bad zone when one is needed), and for an instant that is not
+ * storable (a wall-clock 9999-12-31T23:59 west of UTC is in year 10000).
  */
 export function parseInputTimestamp(iso: string, timeZone: string): number | null {
+  const instant = inputTimestampInstant(iso, timeZone);
+  return instant !== null && isStorableInstant(instant) ? instant : null;
+}
+
+/** parseInputTimestamp without the storable range: what the text means, whatever the year. */
+export function inputTimestampInstant(iso: string, timeZone: string): number | null {
   const match = INPUT_TIMESTAMP.exec(iso);
   if (!match) return null;
   try {

@@ -2,3 +2,5 @@ export * from './time-zone.js';
 export * from './calendar-date.js';
 export * from './id.js';
 export * from './nested.js';
+export * from './nested.js';
+export * from './instant.js';

@@ -1,4 +1,5 @@
 import { daysBetween, isCalendarDate } from './calendar-date.js';
+import { isStorableTime } from './instant.js';
 import { isIanaTimeZone } from './time-zone.js';
 
 describe('isIanaTimeZone: the one time-zone check of the API', () => {
@@ -39,5 +40,24 @@ describe('calendar dates', () => {
     ['2028-02-28', '2028-03-01', 2],
   ])('daysBetween(%s, %s) = %s', (from, to, days) => {
     expect(daysBetween(from, to)).toBe(days);
+  });
+});
+
+describe('isStorableTime: years 1 to 9999 in UTC, after conversion', () => {
+  it.each<[unknown, string, boolean]>([
+    ['0001-01-01', 'UTC', true],
+    ['0000-12-31', 'UTC', false],
+    ['9999-12-31', 'UTC', true],
+    ['9999-12-31T23:59:59Z', 'UTC', true],
+    ['9999-12-31T23:59:59-00:01', 'UTC', false],
+    ['9999-12-31T23:59', 'Pacific/Kiritimati', true],
+    ['9999-12-31T23:59', 'Pacific/Pago_Pago', false],
+    ['0001-01-01T05:00', 'Asia/Kathmandu', false],
+    ['not a time', 'UTC', true], // the format is another rule's
+    [new Date(Date.UTC(9999, 11, 31)), 'UTC', true],
+    [new Date(8.64e15), 'UTC', false],
+    [new Date('not a date'), 'UTC', true], // IsDate's to refuse
+  ])('%s in %s → %s', (value, zone, expected) => {
+    expect(isStorableTime(value, zone)).toBe(expected);
   });
 });

@@ -9,6 +9,7 @@ import {
   explainStart,
   formatInstantsInZone,
   type HostAvailability,
+  LATEST_INSTANT,
   parseInputTimestamp,
   slotsValidUntil,
   type StartQuery,
@@ -271,7 +272,10 @@ export class AvailabilityService {
     const now = this.clock.now().getTime();
     // Starts before now or past the booking window are refused on time alone; nothing to read for them.
     const from = Math.max(window.from, now);
-    const to = beyondBookingWindow ? window.to : Math.min(window.to, now + rules.bookingWindowDays * DAY_MS);
+    const windowEnd = beyondBookingWindow ? window.to : Math.min(window.to, now + rules.bookingWindowDays * DAY_MS);
+    // A series asked for near year 9999 runs past the last storable instant: nothing is stored there, and a query
+    // naming such a time fails, so the read stops short of it (the engine refuses those starts: outside any window).
+    const to = Math.min(windowEnd, LATEST_INSTANT - LOAD_MARGIN_MS);
     const hostIds = rules.schedulingType === 'one_on_one' ? rules.hostUserIds.slice(0, 1) : [...rules.hostUserIds];
     if (from > to || hostIds.length === 0) return { eventType, query: { rules, now, hosts: [] }, expiredHolds: false };
 

@@ -17,7 +17,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { ALL_SCOPES, IsId, type KeyKind, type KeyMode, type Scope } from '@app/common';
+import { ALL_SCOPES, IsId, IsStorableTime, type KeyKind, type KeyMode, type Scope } from '@app/common';
 import { MAX_ORIGINS } from '../origins.js';
 
 const ORIGINS_DESCRIPTION =
@@ -97,6 +97,7 @@ export class CreateApiKeyDto {
   @ValidateIf((_object: object, value: unknown) => value !== undefined)
   @Type(() => Date)
   @IsDate()
+  @IsStorableTime()
   expiresAt?: Date;
 
   @ApiPropertyOptional({ type: String, isArray: true, minItems: 1, maxItems: MAX_ORIGINS, description: ORIGINS_DESCRIPTION })

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { IsIanaTimeZone, IsCalendarDate, IsId } from '@app/common';
+import { IsIanaTimeZone, IsCalendarDate, IsId, IsStorableTime } from '@app/common';
 import { UNAVAILABLE_REASONS, type UnavailableReason } from '@app/availability';
 
 /** Inclusive local dates: end − start ≤ 92 days, i.e. at most 93 dates. */
@@ -38,6 +38,7 @@ export class CheckQueryDto extends EventTypeQuery {
   })
   @IsString()
   @MaxLength(64)
+  @IsStorableTime('timezone')
   startTime!: string;
 }
 

@@ -16,7 +16,7 @@ import {
   registerDecorator,
   type ValidationOptions,
 } from 'class-validator';
-import { Dictionary, IsIanaTimeZone, NestedObject, PaginationQueryDto, IsId } from '@app/common';
+import { Dictionary, IsIanaTimeZone, IsStorableTime, NestedObject, PaginationQueryDto, IsId } from '@app/common';
 import { SERIES_FREQUENCIES, type SeriesFrequency } from '@app/calendar';
 import { QUESTION_TYPES, type QuestionType } from '../../event-types/index.js';
 import type { AnswerValue } from '../booking-answers.js';
@@ -90,6 +90,7 @@ export class SlotRequestDto {
   })
   @IsString()
   @Matches(ISO_TIMESTAMP, { message: 'startTime must be an ISO 8601 timestamp' })
+  @IsStorableTime('timezone')
   startTime!: string;
 
   @ApiProperty({ example: 'Europe/Berlin', description: 'The attendee’s IANA time zone' })
@@ -190,6 +191,7 @@ export class RescheduleBookingDto {
   @ApiProperty({ example: '2027-03-03T10:00:00Z' })
   @IsString()
   @Matches(ISO_TIMESTAMP, { message: 'newStartTime must be an ISO 8601 timestamp' })
+  @IsStorableTime('timezone')
   newStartTime!: string;
 
   @ApiPropertyOptional({ description: 'Zone of a newStartTime without offset; default the booking’s timezone' })
@@ -223,11 +225,13 @@ export class ListBookingsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ description: 'Date (inclusive, UTC) or timestamp; filters startsAt' })
   @IsOptional()
   @Matches(DATE_OR_TIMESTAMP, { message: 'startDate must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' })
+  @IsStorableTime()
   startDate?: string;
 
   @ApiPropertyOptional({ description: 'Date (inclusive, UTC) or timestamp; filters startsAt' })
   @IsOptional()
   @Matches(DATE_OR_TIMESTAMP, { message: 'endDate must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' })
+  @IsStorableTime()
   endDate?: string;
 
   @ApiPropertyOptional()
