@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { DataSource } from 'typeorm';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingOrg, NOW, type BookingOrg } from './support/bookings.js';
 import { createApiKey } from './support/factories.js';
@@ -350,6 +351,15 @@ describe('booking from the browser: publishable keys, public routes, CORS (api-r
       expect(replay.status).toBe(201);
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(replay.body).toEqual(booked.body);
+      expect(replay.text).toBe(booked.text);
+      // The stored response is sealed: neither the confirmation token nor the attendee is readable at rest.
+      const stored: { response_body: unknown }[] = await a.app
+        .get(DataSource)
+        .query(`SELECT response_body FROM idempotency_keys WHERE key = 'page-1'`);
+      expect(stored).toHaveLength(1);
+      const atRest = JSON.stringify(stored[0].response_body);
+      expect(atRest).toMatch(/^\{"sealed":"k1\./);
+      for (const clear of [booked.body.booking.confirmationToken, 'visitor@example.com', 'Acme']) expect(atRest).not.toContain(clear);
 
       const { id, confirmationToken } = booked.body.booking;
       const mine = await a.http.get(`/v1/public/bookings/${id}`, { headers: { authorization: `Token ${confirmationToken}` } });

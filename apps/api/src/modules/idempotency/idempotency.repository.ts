@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TenantScope } from '@app/common';
+import { AppConfig, AppError, ErrorCode, SecretSealer, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 
 export interface StoredRecord {
@@ -8,9 +8,40 @@ export interface StoredRecord {
   body: unknown;
 }
 
+/** How a response body rests in `response_body`: sealed, since it may carry a confirmation or hold token in clear. */
+interface SealedBody {
+  sealed: string;
+}
+
+function isSealed(body: unknown): body is SealedBody {
+  return typeof body === 'object' && body !== null && typeof (body as Partial<SealedBody>).sealed === 'string';
+}
+
 @Injectable()
 export class IdempotencyRepository {
-  constructor(private readonly tx: TransactionHost) {}
+  private readonly sealer: SecretSealer;
+
+  constructor(
+    private readonly tx: TransactionHost,
+    config: AppConfig,
+  ) {
+    this.sealer = new SecretSealer(config);
+  }
+
+  /** Bound to the record's row, so a sealed body copied onto another key does not open. */
+  private context(scope: TenantScope, key: string): string {
+    return `idempotency:${scope.organizationId}:${scope.livemode ? 'live' : 'test'}:${key}`;
+  }
+
+  private open(scope: TenantScope, key: string, body: unknown): unknown {
+    if (!isSealed(body)) return body; // stored before bodies were sealed (gone within a day)
+    try {
+      return JSON.parse(this.sealer.open(body.sealed, this.context(scope, key)));
+    } catch {
+      // Never run the request again instead: that could book twice. The key's record expires within a day.
+      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The response stored for this Idempotency-Key cannot be read with the configured keys');
+    }
+  }
 
   /**
    * Holds the key for the rest of the transaction, or returns false at once when another transaction
@@ -33,11 +64,11 @@ export class IdempotencyRepository {
       [scope.organizationId, scope.livemode, key, now],
     );
     const row = rows[0];
-    return row ? { fingerprint: row.fingerprint, status: row.response_status, body: row.response_body } : null;
+    return row ? { fingerprint: row.fingerprint, status: row.response_status, body: this.open(scope, key, row.response_body) } : null;
   }
 
   /**
-   * Stores the key's response for `ttlMs`, in the request's transaction (and its batch, when one is open): it
+   * Stores the key's response for `ttlMs`, sealed with ENCRYPTION_KEY (the text as it was, so a replay is the same bytes), in the request's transaction (and its batch, when one is open): it
    * commits with what the request wrote or not at all; an expired record is replaced, a live one is kept.
    */
   async store(scope: TenantScope, key: string, record: StoredRecord, now: Date, ttlMs: number): Promise<void> {
@@ -54,7 +85,7 @@ export class IdempotencyRepository {
         key,
         record.fingerprint,
         record.status,
-        JSON.stringify(record.body),
+        JSON.stringify({ sealed: this.sealer.seal(JSON.stringify(record.body), this.context(scope, key)) } satisfies SealedBody),
         now,
         new Date(now.getTime() + ttlMs),
       ],
