@@ -126,85 +126,92 @@ export class BookingChangesService {
     // The attendee brings no organization: the booking's own scope keys its Idempotency-Key.
     const scope = await this.scopeForAction(principal, id, dto.token);
     const fingerprint = fingerprintOf(`POST /v1/bookings/${id}/reschedule`, dto);
-    return this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
-      this.tx.transaction(() =>
-        this.slots.writingTogether('newStartTime', async () => {
-          const original = await this.lockForAction(principal, id, dto.token);
-          const { booking } = original;
-          this.assertChangeable(booking);
-          const wasConfirmed = booking.status === 'confirmed';
-          const timezone = dto.timezone ?? booking.timezone;
-          const start = parseInputTimestamp(dto.newStartTime, timezone);
-          if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
+    // Read before any connection is held: the hosts this reschedule will lock (the booking's and its event type's), to
+    // queue for them here and lock them before the booking's row, in the order every booking takes them.
+    const hosts = await this.hostsToLock(scope, id);
+    return this.slots.decide(scope, hosts, (locked) =>
+      this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
+        this.tx.transaction(() =>
+          this.slots.writingTogether('newStartTime', async () => {
+            await this.slots.lock(scope, locked);
+            const original = await this.lockForAction(principal, id, dto.token);
+            const { booking } = original;
+            this.assertChangeable(booking);
+            this.slots.assertLocked(original.hostUserIds, locked);
+            const wasConfirmed = booking.status === 'confirmed';
+            const timezone = dto.timezone ?? booking.timezone;
+            const start = parseInputTimestamp(dto.newStartTime, timezone);
+            if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
 
-          const loaded = await this.slots.lockAndLoad(scope, booking.eventTypeId, start, booking.id, original.hostUserIds);
-          const { query, eventType } = loaded;
-          // Reschedule keeps the original host when it is free at the new time; round robin may reassign.
-          const verdict = this.slots.verdict(query, start, booking.hostUserId);
-          if (!verdict.available) throw slotUnavailable('newStartTime', verdict.reason);
-          const hostUserIds = this.slots.occupiedHosts(query, verdict.hostUserId);
+            const loaded = await this.slots.loadLocked(scope, booking.eventTypeId, start, booking.id, locked);
+            const { query, eventType } = loaded;
+            // Reschedule keeps the original host when it is free at the new time; round robin may reassign.
+            const verdict = this.slots.verdict(query, start, booking.hostUserId);
+            if (!verdict.available) throw slotUnavailable('newStartTime', verdict.reason);
+            const hostUserIds = this.slots.occupiedHosts(query, verdict.hostUserId);
 
-          const now = this.clock.now();
-          const token = randomBase62(32);
-          const replacementId = newId('bkg');
-          const replacement = Object.assign(new Booking(), {
-            ...booking,
-            id: replacementId,
-            status: booking.status === 'pending' ? 'pending' : 'confirmed',
-            startsAt: new Date(start),
-            endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
-            hostUserId: hostUserIds[0],
-            timezone,
-            locationType: eventType.locationType,
-            location: locationFor(eventType.location, replacementId),
-            bufferBeforeMinutes: eventType.bufferBeforeMinutes,
-            bufferAfterMinutes: eventType.bufferAfterMinutes,
-            confirmationTokenHash: sha256(token),
-            previousBookingId: booking.id,
-            rescheduledToBookingId: null,
-            noShowAttendee: false,
-            noShowHost: false,
-            createdAt: now,
-            updatedAt: now,
-          } satisfies Booking);
-          // The original's own time must not block the new one: free it first, in the same transaction.
-          await this.repository.setStatus(scope, booking.id, 'cancelled', {
-            cancelledAt: now,
-            cancellationReason: 'rescheduled',
-            cancelledBy: original.actor.by,
-            rescheduledToBookingId: replacement.id,
-            updatedAt: now,
-          });
-          Object.assign(booking, {
-            status: 'cancelled',
-            cancelledAt: now,
-            cancellationReason: 'rescheduled',
-            cancelledBy: original.actor.by,
-            rescheduledToBookingId: replacement.id,
-            updatedAt: now,
-          });
-          await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
-          await this.repository.insert(scope, replacement, hostUserIds, eventType.seatsPerSlot !== null);
+            const now = this.clock.now();
+            const token = randomBase62(32);
+            const replacementId = newId('bkg');
+            const replacement = Object.assign(new Booking(), {
+              ...booking,
+              id: replacementId,
+              status: booking.status === 'pending' ? 'pending' : 'confirmed',
+              startsAt: new Date(start),
+              endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+              hostUserId: hostUserIds[0],
+              timezone,
+              locationType: eventType.locationType,
+              location: locationFor(eventType.location, replacementId),
+              bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+              bufferAfterMinutes: eventType.bufferAfterMinutes,
+              confirmationTokenHash: sha256(token),
+              previousBookingId: booking.id,
+              rescheduledToBookingId: null,
+              noShowAttendee: false,
+              noShowHost: false,
+              createdAt: now,
+              updatedAt: now,
+            } satisfies Booking);
+            // The original's own time must not block the new one: free it first, in the same transaction.
+            await this.repository.setStatus(scope, booking.id, 'cancelled', {
+              cancelledAt: now,
+              cancellationReason: 'rescheduled',
+              cancelledBy: original.actor.by,
+              rescheduledToBookingId: replacement.id,
+              updatedAt: now,
+            });
+            Object.assign(booking, {
+              status: 'cancelled',
+              cancelledAt: now,
+              cancellationReason: 'rescheduled',
+              cancelledBy: original.actor.by,
+              rescheduledToBookingId: replacement.id,
+              updatedAt: now,
+            });
+            await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
+            await this.repository.insert(scope, replacement, hostUserIds, eventType.seatsPerSlot !== null);
 
-          if (wasConfirmed) await this.effects.noLongerConfirmed(scope, booking.id, original.hostUserIds);
-          if (replacement.status === 'confirmed') await this.effects.nowConfirmed(scope, replacement, eventType.title, hostUserIds);
-          await this.effects.record(scope, 'booking.rescheduled', {
-            booking: bookingDetailView(replacement, hostUserIds, eventType),
-            previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
-          });
-          await this.effects.sendMails(scope, 'reschedule', replacement, {
-            hostUserIds,
-            title: eventType.title,
-            confirmationToken: token,
-            reason: dto.reason ?? null,
-            previousStartsAt: booking.startsAt,
-          });
-          const body = {
-            booking: original.actor.by === 'attendee' ? attendeeRescheduledView(replacement, token) : rescheduledView(replacement, token),
-          };
-          await complete(200, body);
-          return { status: 200, body };
-        }),
+            if (wasConfirmed) await this.effects.noLongerConfirmed(scope, booking.id, original.hostUserIds);
+            if (replacement.status === 'confirmed') await this.effects.nowConfirmed(scope, replacement, eventType.title, hostUserIds);
+            await this.effects.record(scope, 'booking.rescheduled', {
+              booking: bookingDetailView(replacement, hostUserIds, eventType),
+              previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
+            });
+            await this.effects.sendMails(scope, 'reschedule', replacement, {
+              hostUserIds,
+              title: eventType.title,
+              confirmationToken: token,
+              reason: dto.reason ?? null,
+              previousStartsAt: booking.startsAt,
+            });
+            const body = {
+              booking: original.actor.by === 'attendee' ? attendeeRescheduledView(replacement, token) : rescheduledView(replacement, token),
+            };
+            await complete(200, body);
+            return { status: 200, body };
+          }),
+        ),
       ),
     );
   }
@@ -282,6 +289,16 @@ export class BookingChangesService {
     const found = await this.repository.findForUpdate(scope, id);
     if (!found) throw AppError.notFound('Booking');
     return { scope, ...found, actor: { by: 'attendee' } };
+  }
+
+  /**
+   * The hosts a reschedule of `id` locks: the booking's own and its event type's (who may take it at the new time).
+   * An unknown booking locks none; the transaction then answers 404 as it does today.
+   */
+  private async hostsToLock(scope: TenantScope, id: string): Promise<string[]> {
+    const found = await this.repository.find(scope, id);
+    if (!found) return [];
+    return [...new Set([...found.hostUserIds, ...(await this.slots.hostsOf(scope, found.booking.eventTypeId))])];
   }
 
   /** The scope an action works in: the caller's, or the booking's when the attendee's token opens it. */

@@ -63,19 +63,21 @@ export class BookingCreateService {
     // Read before any connection is held: the hosts this booking will lock, to queue for them here first.
     const hosts = await this.slots.hostsOf(scope, dto.eventTypeId);
     if (dto.recurrenceCount !== undefined) {
-      const series = { count: dto.recurrenceCount, start, hosts, holdToken, visitor: publicRoute?.visitor };
-      return this.slots.queued(scope, hosts, () =>
+      const series = { count: dto.recurrenceCount, start, holdToken, visitor: publicRoute?.visitor };
+      return this.slots.decide(scope, hosts, (locked) =>
         this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
-          this.tx.transaction(() => this.slots.writingTogether('startTime', () => this.createSeries(scope, dto, series, complete))),
+          this.tx.transaction(() =>
+            this.slots.writingTogether('startTime', () => this.createSeries(scope, dto, { ...series, hosts: locked }, complete)),
+          ),
         ),
       );
     }
-    return this.slots.queued(scope, hosts, () =>
+    return this.slots.decide(scope, hosts, (locked) =>
       this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
         this.tx.transaction(() =>
           this.slots.writingTogether('startTime', async () => {
             if (publicRoute) await this.visitors.admit(scope, publicRoute.visitor);
-            const decided = await this.decide(scope, dto, start, hosts, holdToken);
+            const decided = await this.decide(scope, dto, start, locked, holdToken);
             const { eventType, hostUserIds } = decided;
             const { answers, problems } = checkAnswers(eventType.questions, dto.answers ?? {});
             if (problems.length > 0)
@@ -280,12 +282,12 @@ export class BookingCreateService {
       if (taken) {
         // A hold may outlive its start (a short notice, a long hold): the meeting has begun, too late to book it.
         if (start <= this.clock.now().getTime()) throw slotUnavailable('startTime', 'in_the_past');
-        const unlocked = taken.hostUserIds.filter((host) => !hosts.includes(host));
-        if (unlocked.length > 0) await this.slots.lock(scope, unlocked);
+        // The hold's hosts were read under the locks: any outside them (the event type's hosts changed) restart the decision.
+        this.slots.assertLocked(taken.hostUserIds, hosts);
         return { eventType: await this.slots.eventTypeOf(scope, dto.eventTypeId), hostUserIds: taken.hostUserIds, hold: taken.hold };
       }
     }
-    const loaded = await this.slots.lockAndLoad(scope, dto.eventTypeId, start, null, [], hosts);
+    const loaded = await this.slots.lockAndLoad(scope, dto.eventTypeId, start, null, hosts);
     const verdict = this.slots.verdict(loaded.query, start);
     if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
     return { eventType: loaded.eventType, hostUserIds: this.slots.occupiedHosts(loaded.query, verdict.hostUserId), loaded };

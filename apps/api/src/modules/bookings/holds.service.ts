@@ -79,11 +79,11 @@ export class HoldsService {
     if (start === null) throw AppError.validation('startTime', 'startTime must be a valid ISO 8601 timestamp');
     const scope = tenantScope(principal);
     const hosts = await this.slots.hostsOf(scope, dto.eventTypeId);
-    return this.slots.queued(scope, hosts, () =>
+    return this.slots.decide(scope, hosts, (locked) =>
       this.tx.transaction(() =>
         this.slots.writingTogether('startTime', async () => {
           if (visitor) await this.assertVisitorBelowLimit(scope, visitor);
-          const loaded = await this.slots.lockAndLoad(scope, dto.eventTypeId, start, null, [], hosts);
+          const loaded = await this.slots.lockAndLoad(scope, dto.eventTypeId, start, null, locked);
           const { query, eventType } = loaded;
           const verdict = this.slots.verdict(query, start);
           if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);

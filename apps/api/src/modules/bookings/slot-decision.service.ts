@@ -14,6 +14,19 @@ export function slotUnavailable(field: StartField, reason: string): AppError {
   return new AppError(ErrorCode.SLOT_UNAVAILABLE, 'The requested time cannot be booked', [{ field, message: reason }]);
 }
 
+/**
+ * A decision found hosts it had not locked (an event type's hosts, or a booking's, changed between the read that
+ * chose the locks and the read under them). Locking them then would break the one lock order and decide on counts
+ * read before the lock, so the transaction is rolled back and the decision starts again with them (`decide`).
+ */
+export class HostsChanged extends Error {
+  constructor(readonly hosts: readonly string[]) {
+    super('The hosts to lock changed during the decision');
+  }
+}
+
+const DECISION_TRIES = 3;
+
 export interface LockedSlotQuery {
   query: StartQuery;
   eventType: EventTypeDetails;
@@ -54,6 +67,26 @@ export class SlotDecisionService {
   }
 
   /**
+   * Every write that takes host locks runs here: queued in this process for `hosts`, then `work(hosts)` takes exactly
+   * those locks (in one sorted statement) before it reads what it decides on. When the decision meets hosts outside
+   * that set (HostsChanged), its transaction has rolled back and it runs again with them, queued and locked up front.
+   */
+  async decide<T>(scope: TenantScope, hosts: readonly string[], work: (locked: readonly string[]) => Promise<T>): Promise<T> {
+    let locked = [...new Set(hosts)];
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.queued(scope, locked, () => work(locked));
+      } catch (error) {
+        if (!(error instanceof HostsChanged)) throw error;
+        if (tries === DECISION_TRIES) {
+          throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The hosts of this event type are changing; try again');
+        }
+        locked = [...new Set([...locked, ...error.hosts])];
+      }
+    }
+  }
+
+  /**
    * Takes the per-host locks, then reads what the slot engine needs in this transaction: whatever
    * the others commit before we hold the locks is seen, nothing can change after.
    */
@@ -63,22 +96,35 @@ export class SlotDecisionService {
     start: number,
     /** A booking (reschedule) or hold (a booking through it) whose own time must not count. */
     excludeId: string | null,
-    alsoLock: readonly string[],
-    /** The event type's hosts when the caller has just read them. */
-    hosts?: readonly string[],
+    /** The hosts `decide` queued for. */
+    hosts: readonly string[],
   ): Promise<LockedSlotQuery> {
-    const locked = new Set([...(hosts ?? (await this.hostsOf(scope, eventTypeId))), ...alsoLock]);
-    await this.lock(scope, [...locked]);
+    await this.lock(scope, hosts);
+    return this.loadLocked(scope, eventTypeId, start, excludeId, hosts);
+  }
+
+  /** What the slot engine needs, read under `locked` (already held); HostsChanged when the event type has others. */
+  async loadLocked(
+    scope: TenantScope,
+    eventTypeId: string,
+    start: number,
+    excludeId: string | null,
+    locked: readonly string[],
+  ): Promise<LockedSlotQuery> {
     const loaded = await this.availability.loadSlotQuery(
       scope,
       eventTypeId,
       { from: start, to: start },
       { excludeBookingId: excludeId ?? undefined },
     );
-    // Hosts changed between the two reads (rare): lock the newcomers too before deciding.
-    const newcomers = loaded.query.rules.hostUserIds.filter((host) => !locked.has(host));
-    if (newcomers.length > 0) await this.bookings.lockHosts(scope, newcomers);
+    this.assertLocked(loaded.query.rules.hostUserIds, locked);
     return { query: loaded.query, eventType: loaded.eventType, expiredHolds: loaded.expiredHolds };
+  }
+
+  /** HostsChanged unless every one of `hosts` is among the `locked`. */
+  assertLocked(hosts: readonly string[], locked: readonly string[]): void {
+    const newcomers = hosts.filter((host) => !locked.includes(host));
+    if (newcomers.length > 0) throw new HostsChanged(newcomers);
   }
 
   /**
@@ -103,8 +149,7 @@ export class SlotDecisionService {
       { excludeBookingId: excludeId ?? undefined, beyondBookingWindow: true },
       eventType,
     );
-    const newcomers = loaded.query.rules.hostUserIds.filter((host) => !hosts.includes(host));
-    if (newcomers.length > 0) await this.bookings.lockHosts(scope, newcomers);
+    this.assertLocked(loaded.query.rules.hostUserIds, hosts);
     return { query: loaded.query, eventType: loaded.eventType, expiredHolds: loaded.expiredHolds, starts };
   }
 
