@@ -39,7 +39,10 @@ export class IdempotencyRepository {
       return JSON.parse(this.sealer.open(body.sealed, this.context(scope, key)));
     } catch {
       // Never run the request again instead: that could book twice. The key's record expires within a day.
-      throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The response stored for this Idempotency-Key cannot be read with the configured keys');
+      throw new AppError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        'The response stored for this Idempotency-Key cannot be read with the configured keys',
+      );
     }
   }
 
