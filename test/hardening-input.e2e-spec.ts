@@ -443,4 +443,30 @@ describe('hardening: the input the fuzzer sent (issue 39)', () => {
       );
     });
   });
+
+  describe('the framework’s own refusals carry the contract’s body and X-Request-Id', () => {
+    const long = 'a'.repeat(101);
+    it.each([
+      ['GET', `/v1/bookings/${long}`],
+      ['POST', `/v1/bookings/bkg_${long}/cancel`],
+      ['DELETE', `/v1/event-types/${long}`],
+      ['GET', `/v1/public/event-types/${long}`],
+      ['GET', `/v1/organizations/${long}/members`],
+      ['POST', `/v1/webhooks/wh_x/deliveries/${long}/retry`],
+      ['GET', '/v1/bookings/%zz'],
+    ])('%s %s without credentials', async (method, path) => {
+      const res = await t.http.request(method, path);
+      expect(res.status).toBe(400);
+      const requestId = res.headers.get('x-request-id');
+      expect(requestId).toMatch(/^req_[0-9A-Za-z]{20}$/);
+      expect(res.body).toEqual({
+        code: 'VALIDATION_ERROR',
+        message: expect.any(String),
+        details: [{ field: 'path', message: expect.any(String) }],
+        requestId,
+      });
+      expect(res.text).not.toContain('FST_');
+      expect(res.text).not.toContain('aaaaaaaaaa');
+    });
+  });
 });

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import {
   AllExceptionsFilter,
   answerClientError,
+  answerFrameworkError,
   answerMethodNotAllowed,
   AppConfig,
   type BrowserRouteConfig,
@@ -83,6 +84,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     genReqId: requestIdFor,
     trustProxy: false,
     clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register({ config, clock: options.clock ?? new SystemClock(), extraModules: options.extraModules }),

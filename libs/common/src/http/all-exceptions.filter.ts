@@ -1,5 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors/app-error.js';
+import { ErrorCode } from '../errors/error-code.js';
 import { renderError } from './error-body.js';
 
 /** The single place where errors become HTTP responses (api-rules.md § Errors). */
@@ -25,4 +27,31 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   }
   if (reply.sent) return;
   void reply.status(rendered.status).headers(rendered.headers).type('application/json; charset=utf-8').send(rendered.body);
+}
+
+const frameworkLogger = new Logger('Errors');
+
+/**
+ * Fastify's `frameworkErrors`: what its router refuses before any hook runs, a path parameter over its length limit
+ * (414 FST_ERR_MAX_PARAM_LENGTH) or a path that is not percent-encoded text (FST_ERR_BAD_URL), gets the API's error
+ * body and X-Request-Id (api-rules.md § Basics), never Fastify's own body, which echoes the path.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header('X-Request-Id', String(request.id));
+  sendError(asContractError(error), request, reply, frameworkLogger);
+}
+
+function asContractError(error: FastifyError): unknown {
+  switch (error.code) {
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError(ErrorCode.VALIDATION_ERROR, 'A path segment is longer than the API accepts', [
+        { field: 'path', message: 'a path segment must be at most 100 characters' },
+      ]);
+    case 'FST_ERR_BAD_URL':
+      return new AppError(ErrorCode.VALIDATION_ERROR, 'The path is not valid percent-encoded text', [
+        { field: 'path', message: 'path has a malformed percent-encoding' },
+      ]);
+    default:
+      return error;
+  }
 }
