@@ -1,6 +1,8 @@
+import type { OpenAPIObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import fc from 'fast-check';
 import { AppError, createValidationPipe } from '@app/common';
+import { validationSchemas } from '../apps/api/src/openapi/validation-schemas.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
 import { createApiKey } from './support/factories.js';
@@ -467,6 +469,84 @@ describe('hardening: the input the fuzzer sent (issue 39)', () => {
       });
       expect(res.text).not.toContain('FST_');
       expect(res.text).not.toContain('aaaaaaaaaa');
+    });
+  });
+
+  describe('the OpenAPI document', () => {
+    let document: OpenAPIObject;
+    beforeAll(async () => {
+      document = (await t.http.get('/docs-json')).body;
+    });
+
+    const isReference = (schema: SchemaObject | ReferenceObject): schema is ReferenceObject => '$ref' in schema;
+    const nameOf = (reference: ReferenceObject): string => reference.$ref.slice(reference.$ref.lastIndexOf('/') + 1);
+
+    /** Component names a request body reaches, through references, properties and items. */
+    function requestSchemaNames(): Set<string> {
+      const names = new Set<string>();
+      const visit = (schema: SchemaObject | ReferenceObject | undefined): void => {
+        if (!schema) return;
+        if (isReference(schema)) {
+          const name = nameOf(schema);
+          if (names.has(name)) return;
+          names.add(name);
+          return visit(document.components!.schemas![name]);
+        }
+        for (const property of Object.values(schema.properties ?? {})) visit(property);
+        for (const part of [...(schema.allOf ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) visit(part);
+        if (schema.items) visit(schema.items);
+      };
+      for (const item of Object.values(document.paths)) {
+        for (const operation of Object.values(item)) {
+          const body = (operation as { requestBody?: { content: Record<string, { schema: SchemaObject | ReferenceObject }> } }).requestBody;
+          if (body) visit(body.content['application/json'].schema);
+        }
+      }
+      return names;
+    }
+
+    it('closes every object of a request body and requires what its class requires; every inline object says what it requires', () => {
+      const rules = validationSchemas();
+      const requests = requestSchemaNames();
+      const ruleOf = (rule: SchemaObject | ReferenceObject | undefined): SchemaObject | undefined => {
+        const reference = rule && (isReference(rule) ? rule : rule.allOf?.find(isReference));
+        return reference ? rules[nameOf(reference)] : undefined;
+      };
+      const problems: string[] = [];
+      const walk = (where: string, schema: SchemaObject, rule: SchemaObject | undefined, request: boolean, inline: boolean): void => {
+        if (schema.properties) {
+          if (request && schema.additionalProperties !== false) problems.push(`${where}: additionalProperties is not false`);
+          if (request && JSON.stringify([...(schema.required ?? [])].sort()) !== JSON.stringify([...(rule?.required ?? [])].sort())) {
+            problems.push(`${where}: required ${JSON.stringify(schema.required)}, the class requires ${JSON.stringify(rule?.required)}`);
+          }
+          if (!request && inline && !schema.required?.length) problems.push(`${where}: an inline object without required`);
+        } else if (schema.type === 'object' && schema.additionalProperties === undefined) {
+          problems.push(`${where}: an object with neither properties nor additionalProperties`);
+        }
+        for (const [name, property] of Object.entries(schema.properties ?? {})) {
+          if (!isReference(property)) walk(`${where}.${name}`, property, ruleOf(rule?.properties?.[name]), request, true);
+        }
+        if (schema.items && !isReference(schema.items)) walk(`${where}[]`, schema.items, undefined, request, true);
+      };
+      for (const [name, schema] of Object.entries(document.components!.schemas!)) {
+        if (!isReference(schema)) walk(name, schema, rules[name], requests.has(name), false);
+      }
+      // Schemas written inline in operations: request bodies are references to classes; responses may be inline.
+      for (const [path, item] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(item) as Array<[string, { responses?: Record<string, unknown> }]>) {
+          for (const [status, response] of Object.entries(operation.responses ?? {})) {
+            const schema = (response as { content?: Record<string, { schema?: SchemaObject | ReferenceObject }> }).content?.[
+              'application/json'
+            ]?.schema;
+            if (schema && !isReference(schema)) walk(`${method} ${path} ${status}`, schema, undefined, false, true);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+      expect(requests).toContain('CreateEventTypeDto');
+      expect(document.components!.schemas!.UpdateEventTypeDto).toMatchObject({
+        properties: { recurrence: { required: ['frequency', 'interval', 'maxCount'], additionalProperties: false, nullable: true } },
+      });
     });
   });
 });

@@ -1517,11 +1517,11 @@ export interface components {
              * @default null
              */
             recurrence?: {
-                frequency?: components["schemas"]["RecurrenceFrequency"];
+                frequency: components["schemas"]["RecurrenceFrequency"];
                 /** @description Every `interval` days, weeks or months */
-                interval?: number;
+                interval: number;
                 /** @description The most occurrences one booking may ask for */
-                maxCount?: number;
+                maxCount: number;
             } | null;
             /** @description The booking form’s own questions, in order; PATCH replaces the whole list. Default []. */
             questions?: components["schemas"]["QuestionDto"][];
@@ -1645,11 +1645,11 @@ export interface components {
              * @default null
              */
             recurrence?: {
-                frequency?: components["schemas"]["RecurrenceFrequency"];
+                frequency: components["schemas"]["RecurrenceFrequency"];
                 /** @description Every `interval` days, weeks or months */
-                interval?: number;
+                interval: number;
                 /** @description The most occurrences one booking may ask for */
-                maxCount?: number;
+                maxCount: number;
             } | null;
             /** @description The booking form’s own questions, in order; PATCH replaces the whole list. Default []. */
             questions?: components["schemas"]["QuestionDto"][];

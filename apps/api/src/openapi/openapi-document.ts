@@ -118,12 +118,36 @@ function singleReferences(schema: SchemaObject | ReferenceObject): void {
   }
 }
 
+/** The class a validation rule nests (`$ref`, alone or in `allOf`), as its own rules. */
+function nestedClassRules(rule: SchemaObject | ReferenceObject | undefined, rules: Record<string, SchemaObject>): SchemaObject | undefined {
+  const reference = rule && (isReference(rule) ? rule : rule.allOf?.find(isReference));
+  return reference ? rules[reference.$ref.slice(reference.$ref.lastIndexOf('/') + 1)] : undefined;
+}
+
+/**
+ * An object written inline in a request body (the nullable `recurrence`: OpenAPI 3.0 cannot make a reference
+ * nullable) says what its class enforces: its required fields, and no others (forbidNonWhitelisted). Swagger's
+ * ApiPropertyOptional writes its own `required: false` over an inline `required` list, so `{}` looked valid.
+ */
+function closeInlineObjects(schema: SchemaObject, rule: SchemaObject | undefined, rules: Record<string, SchemaObject>): void {
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    if (isReference(property) || !property.properties) continue;
+    const nested = nestedClassRules(rule?.properties?.[name], rules);
+    if (nested?.required?.length) property.required = [...nested.required];
+    property.additionalProperties = false;
+    closeInlineObjects(property, nested, rules);
+  }
+}
+
 /** What the decorators cannot say, or say loosely, made exact for client generators. */
 export function refineDocument(document: OpenAPIObject): OpenAPIObject {
   const rules = validationSchemas();
   const schemas = document.components?.schemas ?? {};
   for (const [name, schema] of Object.entries(schemas)) {
-    if (rules[name] && !isReference(schema)) schemas[name] = applyBodyRules(schema, rules[name]);
+    if (rules[name] && !isReference(schema)) {
+      schemas[name] = applyBodyRules(schema, rules[name]);
+      closeInlineObjects(schemas[name] as SchemaObject, rules[name], rules);
+    }
     nullableEnums(schemas[name]);
     singleReferences(schemas[name]);
   }

@@ -1,6 +1,7 @@
 import type { ParameterObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { nestedClassOf } from '@app/common';
 import type { SchemaConverter } from 'class-validator-jsonschema/build/defaultConverters.js';
 
 type Schema = SchemaObject | ReferenceObject;
@@ -26,6 +27,12 @@ export function validationSchemas(): Record<string, SchemaObject> {
         const name = meta.constraintCls ? storage.getTargetValidatorConstraints(meta.constraintCls)[0]?.name : undefined;
         // The two packages type JSON Schema separately (openapi3-ts and @nestjs/swagger); the shapes are the same.
         return ((name && CUSTOM_VALIDATORS[name]) || {}) as ReturnType<SchemaConverter>;
+      },
+      // The class a nested property holds, as NestedObject(s) declared it: the reflected type of `RecurrenceDto | null`
+      // or of an array is only Object or Array.
+      [ValidationTypes.NESTED_VALIDATION]: (meta, options) => {
+        const nested = typeof meta.target === 'function' ? nestedClassOf(meta.target as new () => object, meta.propertyName) : undefined;
+        return (nested ? { $ref: `${options.refPointerPrefix}${nested.name}` } : {}) as ReturnType<SchemaConverter>;
       },
     },
   }) as Record<string, SchemaObject>;

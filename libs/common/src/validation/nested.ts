@@ -19,6 +19,14 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
  */
 export const AS_SENT = Symbol('asSent');
 
+const NESTED_CLASS = Symbol('nestedClass');
+
+/** The class NestedObject or NestedObjects declared for a property of `target` (or of a class it extends). */
+export function nestedClassOf(target: abstract new () => object, property: string): (abstract new () => object) | undefined {
+  const type = Reflect.getMetadata(NESTED_CLASS, target.prototype as object, property) as (() => abstract new () => object) | undefined;
+  return type?.();
+}
+
 /** The property's value as the request sent it. */
 function rawOf({ obj, key }: TransformFnParams): unknown {
   const source = ((obj as { [AS_SENT]?: object })[AS_SENT] ?? obj) as Record<string, unknown>;
@@ -34,6 +42,7 @@ export function NestedObject(type: () => new () => object): PropertyDecorator {
     IsObject()(target, propertyKey);
     ValidateNested()(target, propertyKey);
     Type(type)(target, propertyKey);
+    Reflect.defineMetadata(NESTED_CLASS, type, target, propertyKey);
     Transform(
       (params) => {
         const raw = rawOf(params);
@@ -50,6 +59,7 @@ export function NestedObjects(type: () => new () => object): PropertyDecorator {
     IsArray()(target, propertyKey);
     ValidateNested({ each: true })(target, propertyKey);
     Type(type)(target, propertyKey);
+    Reflect.defineMetadata(NESTED_CLASS, type, target, propertyKey);
     Transform(
       (params) => {
         const raw = rawOf(params);
