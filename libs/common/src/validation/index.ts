@@ -2,5 +2,4 @@ export * from './time-zone.js';
 export * from './calendar-date.js';
 export * from './id.js';
 export * from './nested.js';
-export * from './nested.js';
 export * from './instant.js';
