@@ -328,7 +328,7 @@ describe('hardening: the input the fuzzer sent (issue 39)', () => {
       expect(fields(res)[0]).toBe(field);
     });
 
-    it('the public route, holds, the check, reschedule, the list and API keys say the same', async () => {
+    it('the public route, holds, the check, reschedule, the lists and API keys say the same', async () => {
       const page = await t.http.post(
         '/v1/public/bookings',
         bookingBody(org.eventTypeId, '9999-12-31T23:59:59Z', { recurrenceCount: 2, answers: { constructor: 'A' } }),
@@ -384,6 +384,8 @@ describe('hardening: the input the fuzzer sent (issue 39)', () => {
       expect((await t.http.get('/v1/bookings?startDate=9999-12-31&endDate=9999-12-31', owner())).status).toBe(200);
       const key = await t.http.post('/v1/api-keys', { name: 'far', expiresAt: '9999-12-31T23:59:59-01:00' }, owner());
       expect([key.status, fields(key)]).toEqual([400, ['expiresAt']]);
+      const deliveries = await t.http.get(`/v1/webhooks/wh_${'A'.repeat(24)}/deliveries?since=0000-06-01T00:00:00Z`, owner());
+      expect([deliveries.status, fields(deliveries)]).toEqual([400, ['since']]);
     });
 
     it('random zones and far dates on every route that takes a time: a 400 naming the field, a 409, or a success', async () => {

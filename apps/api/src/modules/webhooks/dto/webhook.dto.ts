@@ -14,7 +14,7 @@ import {
   ValidateIf,
   type ValidationOptions,
 } from 'class-validator';
-import { PaginationQueryDto } from '@app/common';
+import { IsStorableTime, PaginationQueryDto } from '@app/common';
 import type { DeliveryStatus } from '../entities/webhook-delivery.entity.js';
 import { MAX_URL_LENGTH, webhookUrlProblem } from '@app/common';
 import { SUBSCRIBABLE_EVENTS } from '../webhook-events.js';
@@ -178,6 +178,7 @@ export class ListDeliveriesQueryDto extends PaginationQueryDto {
   })
   @IsOptional()
   @IsISO8601({ strict: true })
+  @IsStorableTime()
   since?: string;
 }
 
