@@ -33,6 +33,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * Every app this file started and has not closed. A test that fails before its own `close` would leave an instance's
+ * job loops, pool and server running past the file (they then fail in the next file of the worker, and keep the
+ * worker from exiting): the last hook of the file closes whatever is left.
+ */
+const running = new Set<NestFastifyApplication>();
+const databases = new Set<() => Promise<void>>();
+afterAll(async () => {
+  await Promise.all([...running].map((app) => app.close().catch(() => undefined)));
+  await Promise.all([...databases].map((drop) => drop().catch(() => undefined)));
+});
+
 /** Boots the real application on a random port against its own cloned database. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.databaseUrl ? undefined : await cloneTestDatabase();
@@ -53,6 +65,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const clock = options.clock ?? new FixedClock(Date.now());
   const app = await createApp({ config, clock, extraModules: options.extraModules, logger: options.logger });
+  running.add(app);
+  const closeApp = app.close.bind(app);
+  app.close = async () => {
+    running.delete(app);
+    await closeApp();
+  };
+  if (database) databases.add(database.drop);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -66,6 +85,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     databaseUrl,
     close: async () => {
       await app.close();
+      if (database) databases.delete(database.drop);
       await database?.drop();
     },
   };
