@@ -46,9 +46,17 @@ describe('findJsonShapeProblem: members and depth, read from the text', () => {
 
   it('60,000 keys are refused in a few milliseconds, without parsing', () => {
     const text = JSON.stringify(Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`x${i}`, ''])));
-    const started = performance.now();
+    // Cheaper than parsing it, whatever else the machine is doing: the fastest of three runs of each.
+    const fastest = (work: () => unknown): number =>
+      Math.min(
+        ...[1, 2, 3].map(() => {
+          const started = performance.now();
+          work();
+          return performance.now() - started;
+        }),
+      );
     expect(findJsonShapeProblem(text)?.field).toBe('body');
-    expect(performance.now() - started).toBeLessThan(20);
+    expect(fastest(() => findJsonShapeProblem(text))).toBeLessThan(fastest(() => JSON.parse(text)) / 2);
   });
 });
 
