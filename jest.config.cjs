@@ -35,6 +35,7 @@ module.exports = {
   // Jest's default on 2 cores is one worker; the e2e files mostly wait on PostgreSQL, HTTP and browsers, so three
   // share the two cores well (the suite in about 4 minutes instead of 12, measured on this machine's kind).
   maxWorkers: 3,
+  testSequencer: '<rootDir>/test/setup/sequencer.cjs',
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 30000,

@@ -1,0 +1,27 @@
+// Jest orders files by the durations it cached on this machine, else by size: on a fresh clone (CI, a newcomer) the
+// small quick-start file, one of the longest, would start last and alone. These long files start first, in this order.
+const Sequencer = require('@jest/test-sequencer').default;
+
+const LONGEST_FIRST = [
+  'test/quick-start.e2e-spec.ts',
+  'test/admin-console.e2e-spec.ts',
+  'test/booker.e2e-spec.ts',
+  'test/console-calendar.e2e-spec.ts',
+  'test/encryption-key-check.e2e-spec.ts',
+  'test/webhooks-durability.e2e-spec.ts',
+  'test/reminders.e2e-spec.ts',
+  'test/calendars-ics.e2e-spec.ts',
+];
+
+class LongestFirst extends Sequencer {
+  sort(tests) {
+    const rank = (test) => {
+      const index = LONGEST_FIRST.findIndex((file) => test.path.endsWith(file));
+      return index === -1 ? LONGEST_FIRST.length : index;
+    };
+    const sorted = super.sort(tests);
+    return [...sorted].sort((a, b) => rank(a) - rank(b));
+  }
+}
+
+module.exports = LongestFirst;
