@@ -33,7 +33,7 @@ const shared = {
 
 module.exports = {
   // Jest's default on 2 cores is one worker; the e2e files mostly wait on PostgreSQL, HTTP and browsers, so three
-  // share the two cores well (the suite in about 4 minutes instead of 12, measured on this machine's kind).
+  // share the two cores better than one (four made the browser files' timing budgets fail); README "Tests" gives the measured time.
   maxWorkers: 3,
   testSequencer: '<rootDir>/test/setup/sequencer.cjs',
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
