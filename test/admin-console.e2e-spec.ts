@@ -425,7 +425,7 @@ describe('admin console in a browser', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await context.close();
-  }, 120_000);
+  }, 240_000);
 
   it('the Embed panel: a publishable key made there, the snippet to copy, and a live preview in test mode that shows slots', async () => {
     const { context, page } = await newPage();

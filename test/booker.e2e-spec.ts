@@ -445,11 +445,19 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
     expect(unknown).toContain('cannot tell whether this time was booked');
     expect(attempts).toHaveLength(5);
     expect(new Set(attempts.map((attempt) => attempt.key)).size).toBe(1);
-    // The first try did book: the attendee's mail has it, and Book again replays it instead of booking twice.
+    // The first try did book: the attendee's mail has it. Changed details under the same key (422
+    // IDEMPOTENCY_KEY_REUSED) are told that the time may be booked already; Book again with the details first sent
+    // replays the booking instead of booking twice.
     expect(await bookingsOf('unknown@example.com')).toHaveLength(1);
+    await page.locator('sched-booker #sched-name').fill('Ada King');
+    await page.locator('sched-booker button[type="submit"]').click();
+    for (let i = 0; i < 100 && !(await status.textContent())?.includes('may already be booked'); i++) await page.waitForTimeout(50);
+    expect(await status.textContent()).toContain('may already be booked');
+    expect(await bookingsOf('unknown@example.com')).toHaveLength(1);
+    await page.locator('sched-booker #sched-name').fill('Ada Lovelace');
     await page.locator('sched-booker button[type="submit"]').click();
     await page.locator('sched-booker h2', { hasText: 'You are booked' }).waitFor();
-    expect(attempts.map((attempt) => attempt.key)).toEqual(Array(6).fill(attempts[0].key));
+    expect(attempts.map((attempt) => attempt.key)).toEqual(Array(7).fill(attempts[0].key));
     expect(await bookingsOf('unknown@example.com')).toHaveLength(1);
     await page.context().close();
   });

@@ -630,6 +630,8 @@ export class SchedBooker extends HTMLElement {
       return this.showTaken();
     }
     if (error?.code === 'NOT_FOUND' || error?.code === 'EVENT_TYPE_INACTIVE') return this.fail(error);
+    // The key already went with other details (changed after an unknown outcome): that request may have booked.
+    if (error?.code === 'IDEMPOTENCY_KEY_REUSED') return this.announce(t.changed);
     this.announce(this.refusal(error, response));
   }
 

@@ -27,6 +27,8 @@ const STRINGS = {
     failed: 'Something went wrong. Please try again.',
     unknown:
       'We got no answer, so we cannot tell whether this time was booked. Please check your email for a confirmation, or press Book again: it will not book twice.',
+    changed:
+      'This time may already be booked with the details you sent first. Please check your email for a confirmation before you book again.',
     holdLimit: 'You are holding too many times at once. Book or go back from one of them, or wait a few minutes.',
     rateLimited: (minutes: number) => `Too many attempts from your connection. Please try again in ${minutes} min.`,
     check: 'Please check the fields marked below.',
@@ -62,6 +64,8 @@ const STRINGS = {
     failed: 'Etwas ist schiefgegangen. Bitte versuchen Sie es erneut.',
     unknown:
       'Wir haben keine Antwort erhalten und wissen daher nicht, ob diese Zeit gebucht wurde. Bitte prüfen Sie Ihre E-Mails auf eine Bestätigung oder klicken Sie erneut auf „Buchen“: Es wird nicht doppelt gebucht.',
+    changed:
+      'Diese Zeit ist womöglich schon mit den zuerst gesendeten Angaben gebucht. Bitte prüfen Sie Ihre E-Mails auf eine Bestätigung, bevor Sie erneut buchen.',
     holdLimit: 'Sie halten zu viele Zeiten gleichzeitig. Buchen Sie eine davon oder gehen Sie zurück, oder warten Sie einige Minuten.',
     rateLimited: (minutes: number) => `Zu viele Versuche von Ihrer Verbindung. Bitte versuchen Sie es in ${minutes} Min. erneut.`,
     check: 'Bitte prüfen Sie die markierten Felder.',

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -78,7 +78,10 @@ function userCan(user: OsUser, flag: '-x' | '-w', path: string): boolean {
 
 /** A root-owned directory others may enter but not change: refuse one that someone else could have planted. */
 function ensureRootDirectory(path: string): void {
-  mkdirSync(path, { recursive: true, mode: 0o755 });
+  if (!existsSync(path)) {
+    mkdirSync(path, { recursive: true });
+    chmodSync(path, 0o755); // whatever root's umask (027 or 077 would shut the server's user out)
+  }
   const stat = statSync(path);
   if (stat.uid !== 0 || (stat.mode & 0o022) !== 0) {
     throw new EmbeddedPostgresError(`${path} must be owned by root and writable only by it; remove it, or set DATABASE_URL`);
@@ -122,8 +125,10 @@ function reachableBinaries(binaries: Binaries, user: OsUser): Binaries {
  * removing the data directory starts afresh.
  */
 function clusterDirectory(dataDir: string, user: OsUser | undefined): string {
-  if (!user || userCan(user, '-x', dataDir)) return join(dataDir, 'postgres');
   const locationFile = join(dataDir, 'postgres-location');
+  // Once placed, a cluster stays where it is, even if the directory's permissions change later.
+  const placed = existsSync(locationFile);
+  if (!user || (!placed && userCan(user, '-x', dataDir))) return join(dataDir, 'postgres');
   if (!existsSync(locationFile)) writeFileSync(locationFile, randomBytes(9).toString('hex'), { mode: 0o600 });
   const id = readFileSync(locationFile, 'utf8').trim();
   if (!/^[0-9a-f]{18}$/.test(id)) throw new EmbeddedPostgresError(`${locationFile} is damaged; remove it, or set DATABASE_URL`);
@@ -136,11 +141,14 @@ function runAs(user: OsUser | undefined): { uid?: number; gid?: number } {
   return user ? { uid: user.uid, gid: user.gid } : {};
 }
 
-/** The server's messages in English, whatever the machine's locale (we read them to know when it is ready). */
+/**
+ * What the server and initdb are given of our environment: no more than they need (the service's own secrets stay
+ * out of a process another OS user owns), and messages in English whatever the locale (we read them to know when it
+ * is ready).
+ */
 function serverEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LC_MESSAGES: 'C' };
-  delete env.LC_ALL;
-  return env;
+  const { PATH, TZ, LANG } = process.env;
+  return { PATH, ...(TZ ? { TZ } : {}), ...(LANG ? { LANG } : {}), LC_MESSAGES: 'C' };
 }
 
 export interface PostgresServerOptions {

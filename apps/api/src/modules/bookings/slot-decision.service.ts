@@ -79,7 +79,9 @@ export class SlotDecisionService {
       } catch (error) {
         if (!(error instanceof HostsChanged)) throw error;
         if (tries === DECISION_TRIES) {
-          throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The hosts of this event type are changing; try again');
+          throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The hosts of this event type are changing; try again', undefined, {
+            'Retry-After': '1',
+          });
         }
         locked = [...new Set([...locked, ...error.hosts])];
       }

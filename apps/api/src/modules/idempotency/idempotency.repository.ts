@@ -42,6 +42,8 @@ export class IdempotencyRepository {
       throw new AppError(
         ErrorCode.SERVICE_UNAVAILABLE,
         'The response stored for this Idempotency-Key cannot be read with the configured keys',
+        undefined,
+        { 'Retry-After': '3600' },
       );
     }
   }
