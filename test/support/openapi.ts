@@ -68,14 +68,22 @@ export class ResponseContract {
 }
 
 const contracts = new Map<string, Promise<ResponseContract>>();
+const byDocument = new Map<string, ResponseContract>();
 
-/** One contract per running app (its document is fetched over HTTP, as a partner would). */
+/**
+ * One contract per running app (its document is fetched over HTTP, as a partner would); apps of one file that publish
+ * the same document share one, so its validators are compiled once.
+ */
 export function responseContractFor(baseUrl: string): Promise<ResponseContract> {
   let contract = contracts.get(baseUrl);
   if (!contract) {
     contract = fetch(`${baseUrl}/docs-json`)
-      .then((response) => response.json() as Promise<OpenAPIObject>)
-      .then((document) => new ResponseContract(document));
+      .then((response) => response.text())
+      .then((text) => {
+        const shared = byDocument.get(text) ?? new ResponseContract(JSON.parse(text) as OpenAPIObject);
+        byDocument.set(text, shared);
+        return shared;
+      });
     contracts.set(baseUrl, contract);
   }
   return contract;
