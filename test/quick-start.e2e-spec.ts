@@ -109,6 +109,8 @@ describe('quick start', () => {
       { NODE_ENV: 'production', DATABASE_URL: 'postgres://127.0.0.1/x', JWT_SECRET: 'short' },
       /^Configuration error: JWT_SECRET must be at least 32/,
     ],
+    [{ TRUST_PROXY: 'true' }, /^Configuration error: TRUST_PROXY must not be true/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /^Configuration error: TRUST_PROXY must be a number of proxies .* \(got "10\.0\.0\.0\/33"\)$/],
   ])('a bad configuration %j stops the built service with one line naming the variable', async (env, expected) => {
     // Runs after the quick start above, which built the clone's dist/.
     const proc = spawnShell(

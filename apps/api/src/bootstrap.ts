@@ -17,6 +17,7 @@ import {
   COMPRESS_THRESHOLD_BYTES,
   createValidationPipe,
   drainRequest,
+  fastifyTrustProxy,
   parseJsonBodies,
   requestIdFor,
   SystemClock,
@@ -82,7 +83,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     bodyLimit: BODY_LIMIT_BYTES,
     requestIdHeader: false,
     genReqId: requestIdFor,
-    trustProxy: false,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
   });

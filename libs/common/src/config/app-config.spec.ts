@@ -47,9 +47,39 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_NAMESPACE', 'has spaces'],
     ['PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR', '0'],
     ['PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR', 'ten'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', 'TRUE'],
+    ['TRUST_PROXY', '0'],
+    ['TRUST_PROXY', '11'],
+    ['TRUST_PROXY', '-1'],
+    ['TRUST_PROXY', '1.5'],
+    ['TRUST_PROXY', 'abc'],
+    ['TRUST_PROXY', 'loopback'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.0/8/8'],
+    ['TRUST_PROXY', '10.0.0.0/'],
+    ['TRUST_PROXY', '0.0.0.0/0'],
+    ['TRUST_PROXY', '2001:db8::/129'],
+    ['TRUST_PROXY', '10.1'],
+    ['TRUST_PROXY', '10.0.0.1,'],
+    ['TRUST_PROXY', '10.0.0.1, 300.0.0.1'],
+    ['TRUST_PROXY', 'fe80::1%eth0'],
   ])('names %s when its value %j is bad', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable} `));
+  });
+
+  it('reads TRUST_PROXY as a number of proxies or a list of their addresses and CIDRs (contract § 19)', () => {
+    expect(loadConfig({}).trustProxy).toBeUndefined();
+    expect(loadConfig({ TRUST_PROXY: ' ' }).trustProxy).toBeUndefined();
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toEqual({ hops: 1 });
+    expect(loadConfig({ TRUST_PROXY: '10' }).trustProxy).toEqual({ hops: 10 });
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,2001:db8::/32, ::1' }).trustProxy).toEqual({
+      proxies: ['10.0.0.0/8', '192.0.2.7', '2001:db8::/32', '::1'],
+    });
+    // One line, whatever the value holds.
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.1,x\ny' })).toThrow(/^TRUST_PROXY [^\n]*\(got "x\\ny"\)$/);
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/^TRUST_PROXY must not be true/);
   });
 
   it('requires DATABASE_URL and a 32-character JWT_SECRET in production, and refuses private webhook URLs there', () => {

@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * `TRUST_PROXY` (contract § 19): whose `X-Forwarded-For` is believed. `hops`: the last n entries were written by the
+ * proxies in front of the service, so the client is the nth from the end; `proxies`: entries are believed only as
+ * far back as each hop came from one of these addresses or CIDRs. Unset: the TCP peer is the client.
+ */
+export type TrustProxy = { hops: number } | { proxies: string[] };
 
 /** The validated environment of api-rules.md § Running. Built once at boot by `loadConfig`. */
 export class AppConfig {
@@ -54,6 +62,8 @@ export class AppConfig {
   bookerDir!: string;
   /** Bookings one client address may make through one publishable key in any hour. */
   publicBookingsPerVisitorPerHour!: number;
+  /** Undefined: the TCP peer is the client (TRUST_PROXY unset). */
+  trustProxy!: TrustProxy | undefined;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -102,6 +112,44 @@ function boolVar(env: Env, name: string, fallback: boolean): boolean {
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;
   throw new ConfigError(name, `must be true or false (got "${raw}")`);
+}
+
+const MAX_PROXY_HOPS = 10;
+
+function trustProxyVar(env: Env): TrustProxy | undefined {
+  const raw = env.TRUST_PROXY?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops < 1 || hops > MAX_PROXY_HOPS) {
+      throw new ConfigError('TRUST_PROXY', `must be a number of proxies from 1 to ${MAX_PROXY_HOPS} (got "${raw}")`);
+    }
+    return { hops };
+  }
+  if (/^true$/i.test(raw)) {
+    // Fastify's `true` believes whatever X-Forwarded-For a client sends: every per-client limit would be the client's choice.
+    throw new ConfigError(
+      'TRUST_PROXY',
+      'must not be true (any client could choose its address): give the number of proxies, or their addresses',
+    );
+  }
+  const proxies = raw.split(',').map((entry) => entry.trim());
+  const bad = proxies.find((entry) => !isAddressOrCidr(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      `must be a number of proxies (1 to ${MAX_PROXY_HOPS}) or a comma list of their addresses and CIDRs (got ${JSON.stringify(bad)})`,
+    );
+  }
+  return { proxies };
+}
+
+/** `203.0.113.7`, `10.0.0.0/8`, `2001:db8::1`, `2001:db8::/32`; not `0.0.0.0/0` (that is `true`) nor shorthand IPv4 (`10.1`). */
+function isAddressOrCidr(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+  if (rest.length > 0 || (!v4 && (address.includes('%') || !ipaddr.IPv6.isValid(address)))) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (v4 ? 32 : 128));
 }
 
 function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
@@ -167,6 +215,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.calendarRetrySchedule = retrySchedule(env, 'CALENDAR_RETRY_SCHEDULE', [5, 60, 300, 1800, 7200]);
   config.encryptionKey = keyVar(env, 'ENCRYPTION_KEY');
   config.encryptionKeyPrevious = keyVar(env, 'ENCRYPTION_KEY_PREVIOUS');
+  config.trustProxy = trustProxyVar(env);
   config.publicUrl = (urlVar(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
 
   if (config.isProduction) {
