@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { inlineParameters, TransactionHost } from '@app/database';
+import { inlineParameters, LockingReadError, takesLocks, TransactionHost } from '@app/database';
 import { startTestApp, type TestApp } from './support/app.js';
 
 /** The transaction context every repository joins: what a forgotten parameter used to get wrong silently. */
@@ -82,14 +82,13 @@ describe('TransactionHost', () => {
     expect(await values()).toEqual(['kept']);
   });
 
-  it('batched(): writes go out together at the end, in one round trip, after the reads between them', async () => {
+  it('batched(): writes go out together, in one round trip, when nothing runs between them', async () => {
     await dataSource.query('TRUNCATE tx_probe');
     const sent: string[] = [];
     await tx.transaction(async () => {
-      const query = jest.spyOn(tx.transactional, 'query');
+      const query = jest.spyOn(tx.transactional.queryRunner!, 'query');
       await tx.batched(async () => {
         await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ["it's one"]);
-        expect(await tx.transactional.query('SELECT count(*)::int AS n FROM tx_probe')).toEqual([{ n: 0 }]);
         await tx.write('INSERT INTO tx_probe (value) SELECT unnest($1::text[])', [['two \\ back', 'three "quoted"']]);
       });
       sent.push(...query.mock.calls.map(([text]) => text));
@@ -97,6 +96,72 @@ describe('TransactionHost', () => {
     });
     expect(sent.filter((text) => text.includes('INSERT'))).toHaveLength(1);
     expect(await values()).toEqual(["it's one", 'three "quoted"', 'two \\ back']);
+  });
+
+  it('batched(): statements run in the order they are called, whichever accessor sends them', async () => {
+    await dataSource.query('TRUNCATE tx_probe');
+    const seen: unknown[] = [];
+    const sent: string[] = [];
+    await tx.transaction(async () => {
+      const query = jest.spyOn(tx.transactional.queryRunner!, 'query');
+      await tx.batched(async () => {
+        await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['a']);
+        await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['b']);
+        seen.push(await tx.reads.query("SELECT string_agg(value, ',' ORDER BY value) AS v FROM tx_probe"));
+        await tx.transactional.query('UPDATE tx_probe SET value = value || $1', ['!']);
+        await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['c']);
+        seen.push(await tx.prepared('tx_probe_values', "SELECT string_agg(value, ',' ORDER BY value) AS v FROM tx_probe", []));
+        await tx.write('DELETE FROM tx_probe WHERE value = $1', ['a!']);
+      });
+      seen.push(await tx.reads.query("SELECT string_agg(value, ',' ORDER BY value) AS v FROM tx_probe"));
+      sent.push(...query.mock.calls.map(([text]) => text));
+      query.mockRestore();
+    });
+    expect(seen).toEqual([[{ v: 'a,b' }], [{ v: 'a!,b!,c' }], [{ v: 'b!,c' }]]);
+    // The two first writes left together, before the read that followed them.
+    expect(sent.filter((text) => /INSERT[\s\S]*INSERT/.test(text))).toHaveLength(1);
+  });
+
+  it('batched(): an error of a held write reaches the statement after it, which never runs', async () => {
+    await dataSource.query('TRUNCATE tx_probe');
+    let read = false;
+    await expect(
+      tx.transaction(() =>
+        tx.batched(async () => {
+          await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['first']);
+          await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', [null]);
+          await tx.reads.query('SELECT 1');
+          read = true;
+        }),
+      ),
+    ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23502' }) });
+    expect(read).toBe(false);
+    expect(await values()).toEqual([]);
+  });
+
+  it('refuses a statement that takes locks through reads, in a transaction or not; transactional takes them', async () => {
+    const locking = [
+      'SELECT value FROM tx_probe FOR UPDATE',
+      'SELECT value FROM tx_probe FOR NO KEY UPDATE SKIP LOCKED',
+      'SELECT value FROM tx_probe\n  FOR   SHARE',
+      'SELECT value FROM tx_probe FOR KEY SHARE',
+      "SELECT pg_advisory_xact_lock(hashtext('k'))",
+      "SELECT count(pg_try_advisory_xact_lock_shared(hashtext(k))) FROM unnest(ARRAY['a']) AS k",
+    ];
+    for (const text of locking) {
+      await expect(tx.reads.query(text)).rejects.toBeInstanceOf(LockingReadError);
+      await expect(tx.transaction(() => tx.reads.query(text))).rejects.toBeInstanceOf(LockingReadError);
+      await expect(tx.prepared(`tx_probe_lock_${locking.indexOf(text)}`, text, [])).rejects.toBeInstanceOf(LockingReadError);
+      await tx.transaction(() => tx.transactional.query(text));
+    }
+    await expect(tx.reads.sql`SELECT value FROM tx_probe FOR UPDATE`).rejects.toBeInstanceOf(LockingReadError);
+    // Built statements are checked too, also where TypeORM itself would not refuse the lock (raw results).
+    const locked = () => tx.reads.createQueryBuilder().select('p.value').from('tx_probe', 'p').setLock('pessimistic_write').getRawMany();
+    await expect(locked()).rejects.toBeInstanceOf(LockingReadError);
+    await expect(tx.transaction(locked)).rejects.toBeInstanceOf(LockingReadError);
+    // Not a lock: the words inside a string, a quoted name or a comment.
+    expect(await tx.reads.query(`SELECT 'FOR UPDATE' AS "for share" -- FOR UPDATE\n`)).toEqual([{ 'for share': 'FOR UPDATE' }]);
+    expect(takesLocks('SELECT $$ pg_advisory_xact_lock( $$ /* FOR SHARE */')).toBe(false);
   });
 
   it('batched(): a failing write fails the batch and the transaction rolls back whole', async () => {

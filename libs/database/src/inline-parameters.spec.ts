@@ -1,4 +1,4 @@
-import { inlineParameters } from './transaction-host.js';
+import { inlineParameters } from './inline-parameters.js';
 
 describe('inlineParameters', () => {
   it.each([
