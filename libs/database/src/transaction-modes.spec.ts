@@ -56,4 +56,12 @@ describe('transaction modes', () => {
     );
     expect(found).toEqual([]);
   });
+
+  it('has no repository or read model that opens a transaction: the service that uses it does', () => {
+    const found = sourceFiles(join(ROOT, 'apps'))
+      .filter((file) => /\.(repository|read-model)\.ts$/.test(file))
+      .filter((file) => /\btx\s*\.\s*transaction\s*\(/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(ROOT, file));
+    expect(found).toEqual([]);
+  });
 });

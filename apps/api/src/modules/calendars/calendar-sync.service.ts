@@ -110,8 +110,8 @@ export class CalendarSync implements OnModuleDestroy {
         await this.tx.transaction(() => this.repository.recordSync(scope, connection.id, unchanged));
         return;
       }
-      await this.repository.replaceBusy(scope, connection.id, connection.userId, content.busy, {
-        status: 'ok',
+      const synced = {
+        status: 'ok' as const,
         lastSyncError: null,
         lastSyncedAt: now,
         etag: content.validators.etag,
@@ -119,7 +119,8 @@ export class CalendarSync implements OnModuleDestroy {
         updatedAt: now,
         nextSyncInSeconds: next,
         ...(connection.type === 'caldav' ? { calendars: content.calendars } : {}),
-      });
+      };
+      await this.tx.transaction(() => this.repository.replaceBusy(scope, connection.id, connection.userId, content.busy, synced));
     } catch (error) {
       const message = error instanceof SourceError ? error.message : 'the calendar could not be read';
       if (!(error instanceof SourceError))

@@ -94,31 +94,29 @@ export class CalendarsRepository {
     );
   }
 
-  /** Replaces the connection's busy times and records the sync, in one transaction. Returns the new count. */
+  /** Replaces the connection's busy times and records the sync, in the caller's transaction. Returns the new count. */
   async replaceBusy(scope: TenantScope, id: string, userId: string, busy: readonly BusyInterval[], state: SyncState): Promise<number> {
-    return this.tx.transaction(async () => {
-      await this.tx.transactional.query(`DELETE FROM calendar_busy_times WHERE organization_id = $1 AND connection_id = $2`, [
-        scope.organizationId,
-        id,
-      ]);
-      // In statements of BUSY_ROWS_PER_STATEMENT: each stays well inside DB_STATEMENT_TIMEOUT_MS however large the feed
-      // (a 100,000-event feed in one statement took over 5 s on a busy machine and came back as a 503).
-      for (let from = 0; from < busy.length; from += BUSY_ROWS_PER_STATEMENT) {
-        const part = busy.slice(from, from + BUSY_ROWS_PER_STATEMENT);
-        await this.tx.transactional.query(
-          `INSERT INTO calendar_busy_times (connection_id, organization_id, user_id, starts_at, ends_at)
-           SELECT $1, $2, $3, to_timestamp(s::float8 / 1000), to_timestamp(e::float8 / 1000)
-             FROM unnest($4::bigint[], $5::bigint[]) AS b(s, e)`,
-          [id, scope.organizationId, userId, part.map((b) => b.start), part.map((b) => b.end)],
-        );
-      }
-      await this.tx.transactional.update(
-        CalendarConnection,
-        { organizationId: scope.organizationId, id },
-        { ...stateColumns(state), busyCount: busy.length },
+    await this.tx.transactional.query(`DELETE FROM calendar_busy_times WHERE organization_id = $1 AND connection_id = $2`, [
+      scope.organizationId,
+      id,
+    ]);
+    // In statements of BUSY_ROWS_PER_STATEMENT: each stays well inside DB_STATEMENT_TIMEOUT_MS however large the feed
+    // (a 100,000-event feed in one statement took over 5 s on a busy machine and came back as a 503).
+    for (let from = 0; from < busy.length; from += BUSY_ROWS_PER_STATEMENT) {
+      const part = busy.slice(from, from + BUSY_ROWS_PER_STATEMENT);
+      await this.tx.transactional.query(
+        `INSERT INTO calendar_busy_times (connection_id, organization_id, user_id, starts_at, ends_at)
+         SELECT $1, $2, $3, to_timestamp(s::float8 / 1000), to_timestamp(e::float8 / 1000)
+           FROM unnest($4::bigint[], $5::bigint[]) AS b(s, e)`,
+        [id, scope.organizationId, userId, part.map((b) => b.start), part.map((b) => b.end)],
       );
-      return busy.length;
-    });
+    }
+    await this.tx.transactional.update(
+      CalendarConnection,
+      { organizationId: scope.organizationId, id },
+      { ...stateColumns(state), busyCount: busy.length },
+    );
+    return busy.length;
   }
 
   /** A failed sync: the stored busy times stay. */

@@ -54,14 +54,12 @@ export class WebhooksRepository {
 
   /** The updated webhook, or null when there is none of the organization in that mode. */
   async update(scope: TenantScope, id: string, changes: WebhookChanges): Promise<Webhook | null> {
-    return this.tx.transaction(async () => {
-      const manager = this.tx.transactional;
-      const result = await manager.update(Webhook, { id, organizationId: scope.organizationId, livemode: scope.livemode }, changes);
-      if ((result.affected ?? 0) === 0) return null;
-      // Re-activation makes the deliveries that waited due again, on whichever instance listens.
-      if (changes.active) await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
-      return manager.findOne(Webhook, { where: { id, organizationId: scope.organizationId, livemode: scope.livemode } });
-    });
+    const manager = this.tx.transactional;
+    const result = await manager.update(Webhook, { id, organizationId: scope.organizationId, livemode: scope.livemode }, changes);
+    if ((result.affected ?? 0) === 0) return null;
+    // Re-activation makes the deliveries that waited due again, on whichever instance listens (on commit).
+    if (changes.active) await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
+    return manager.findOne(Webhook, { where: { id, organizationId: scope.organizationId, livemode: scope.livemode } });
   }
 
   /** Deliveries and their attempt log go with it (ON DELETE CASCADE). */
@@ -71,12 +69,10 @@ export class WebhooksRepository {
   }
 
   async insertDelivery(scope: TenantScope, row: NewDeliveryRow): Promise<WebhookDelivery> {
-    return this.tx.transaction(async () => {
-      const manager = this.tx.transactional;
-      await manager.insert(WebhookDelivery, { ...row, organizationId: scope.organizationId });
-      await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
-      return manager.findOneOrFail(WebhookDelivery, { where: { id: row.id, organizationId: scope.organizationId } });
-    });
+    const manager = this.tx.transactional;
+    await manager.insert(WebhookDelivery, { ...row, organizationId: scope.organizationId });
+    await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
+    return manager.findOneOrFail(WebhookDelivery, { where: { id: row.id, organizationId: scope.organizationId } });
   }
 
   async listDeliveries(
@@ -103,25 +99,23 @@ export class WebhooksRepository {
    * exactly one. The lease is left alone: an attempt in flight is not doubled, the next one is simply due.
    */
   async retryDelivery(scope: TenantScope, webhookId: string, deliveryId: string): Promise<WebhookDelivery | null> {
-    return this.tx.transaction(async () => {
-      const manager = this.tx.transactional;
-      const result = await manager
-        .createQueryBuilder()
-        .update(WebhookDelivery)
-        .set({
-          status: 'pending',
-          nextAttemptAt: () => 'now()',
-          maxAttempts: () => `CASE WHEN status = 'pending' THEN max_attempts + 1 ELSE attempts + 1 END`,
-        })
-        .where('id = :deliveryId AND webhook_id = :webhookId AND organization_id = :organizationId', {
-          deliveryId,
-          webhookId,
-          organizationId: scope.organizationId,
-        })
-        .execute();
-      if (!result.affected) return null;
-      await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
-      return manager.findOneOrFail(WebhookDelivery, { where: { id: deliveryId, organizationId: scope.organizationId } });
-    });
+    const manager = this.tx.transactional;
+    const result = await manager
+      .createQueryBuilder()
+      .update(WebhookDelivery)
+      .set({
+        status: 'pending',
+        nextAttemptAt: () => 'now()',
+        maxAttempts: () => `CASE WHEN status = 'pending' THEN max_attempts + 1 ELSE attempts + 1 END`,
+      })
+      .where('id = :deliveryId AND webhook_id = :webhookId AND organization_id = :organizationId', {
+        deliveryId,
+        webhookId,
+        organizationId: scope.organizationId,
+      })
+      .execute();
+    if (!result.affected) return null;
+    await manager.query(`NOTIFY ${WEBHOOK_DELIVERIES_CHANNEL}`);
+    return manager.findOneOrFail(WebhookDelivery, { where: { id: deliveryId, organizationId: scope.organizationId } });
   }
 }

@@ -111,7 +111,7 @@ export class WebhooksService {
     if (dto.events !== undefined) changes.events = dto.events;
     if (dto.description !== undefined) changes.description = dto.description;
     if (dto.active !== undefined) changes.active = dto.active;
-    const updated = await this.repository.update(tenantScope(principal), id, changes);
+    const updated = await this.tx.transaction(() => this.repository.update(tenantScope(principal), id, changes));
     if (!updated) throw AppError.notFound('Webhook');
     return { webhook: webhookView(updated) };
   }
@@ -133,14 +133,15 @@ export class WebhooksService {
       livemode: webhook.livemode,
       data: { webhook: webhookView(webhook) },
     });
-    const delivery = await this.repository.insertDelivery(tenantScope(principal), {
+    const row = {
       id: newId('whdel'),
       webhookId: webhook.id,
       eventId,
       eventType: WEBHOOK_TEST_EVENT,
       body,
       maxAttempts: this.config.webhookRetrySchedule.length + 1,
-    });
+    };
+    const delivery = await this.tx.transaction(() => this.repository.insertDelivery(tenantScope(principal), row));
     return { delivery: deliveryView(delivery) };
   }
 
@@ -157,7 +158,7 @@ export class WebhooksService {
   async retryDelivery(principal: Principal, id: string, deliveryId: string): Promise<WebhookDeliveryResponse> {
     const webhook = await this.find(principal, id);
     const delivery = looksLikeId(deliveryId, 'whdel')
-      ? await this.repository.retryDelivery(tenantScope(principal), webhook.id, deliveryId)
+      ? await this.tx.transaction(() => this.repository.retryDelivery(tenantScope(principal), webhook.id, deliveryId))
       : null;
     if (!delivery) throw AppError.notFound('Delivery');
     return { delivery: deliveryView(delivery) };
