@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AppConfig, Clock } from '@app/common';
 import { CoreModule } from './core.module.js';
+import { MetricsModule } from './metrics/index.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { AvailabilityModule } from './modules/availability/availability.module.js';
@@ -29,6 +30,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.register(options.config, options.clock),
+        MetricsModule,
         GlobalLookupsModule,
         HealthModule,
         OutboxModule,

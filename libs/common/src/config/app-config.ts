@@ -62,6 +62,8 @@ export class AppConfig {
   bookerDir!: string;
   /** Bookings one client address may make through one publishable key in any hour. */
   publicBookingsPerVisitorPerHour!: number;
+  /** `GET /metrics` asks for it as a Bearer token; unset, it answers loopback clients only (contract § 19). */
+  metricsToken!: string | undefined;
   /** Undefined: the TCP peer is the client (TRUST_PROXY unset). */
   trustProxy!: TrustProxy | undefined;
 
@@ -217,6 +219,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.encryptionKeyPrevious = keyVar(env, 'ENCRYPTION_KEY_PREVIOUS');
   config.trustProxy = trustProxyVar(env);
   config.publicUrl = (urlVar(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+  config.metricsToken = metricsTokenVar(env);
 
   if (config.isProduction) {
     if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', 'is required when NODE_ENV=production');
@@ -232,6 +235,14 @@ function keyVar(env: Env, name: string): Buffer | undefined {
   const key = Buffer.from(raw.trim(), 'base64');
   if (key.length !== 32) throw new ConfigError(name, 'must be the base64 of 32 random bytes (openssl rand -base64 32)');
   return key;
+}
+
+/** A Bearer token Prometheus is given: visible ASCII, long enough that guessing it is not a way in. */
+function metricsTokenVar(env: Env): string | undefined {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[\x21-\x7E]{16,}$/.test(raw)) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 visible ASCII characters, no spaces');
+  return raw;
 }
 
 /** Outside production a missing ENCRYPTION_KEY is generated once and kept under DATA_DIR. */

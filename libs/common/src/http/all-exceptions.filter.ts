@@ -17,8 +17,17 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 }
 
+/** The error code each request was answered with, for the metrics' onResponse hook (bookings_refused_total{reason}). */
+const answeredCodes = new WeakMap<FastifyRequest, ErrorCode>();
+
+/** The code of the error body `request` was answered with, if it was answered with one. */
+export function answeredErrorCode(request: FastifyRequest): ErrorCode | undefined {
+  return answeredCodes.get(request);
+}
+
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Pick<Logger, 'error' | 'warn'>): void {
   const rendered = renderError(error, String(request.id));
+  answeredCodes.set(request, rendered.body.code);
   if (rendered.unexpected) {
     const err = error instanceof Error ? error : new Error(String(error));
     logger.error({ err: { type: err.name, message: err.message, stack: err.stack }, requestId: request.id }, 'Unhandled error');

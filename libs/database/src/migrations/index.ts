@@ -21,6 +21,7 @@ import { NoShows1795666056335 } from './1795666056335-NoShows.js';
 import { BookingReminders1795676048865 } from './1795676048865-BookingReminders.js';
 import { EncryptionKeyCheck1795500400000 } from './1795500400000-EncryptionKeyCheck.js';
 import { VisitorBookings1795699069256 } from './1795699069256-VisitorBookings.js';
+import { QueueFailedIndexes1795708617467 } from './1795708617467-QueueFailedIndexes.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   NoShows1795666056335,
   BookingReminders1795676048865,
   VisitorBookings1795699069256,
+  QueueFailedIndexes1795708617467,
 ];

@@ -4,6 +4,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { AppConfig } from '@app/common';
 import { describeSendError } from '@app/common';
 import { GroupCommit, JobLoop, type TickResult } from '../../jobs/index.js';
+import { Metrics } from '../../metrics/index.js';
 import { decideOutcome } from './retry-policy.js';
 import { WebhookHttpClient } from './webhook-http.js';
 import { type AttemptRecord, type ClaimedDelivery, type RecordedOutcome, WebhookQueueRepository } from './webhook-queue.repository.js';
@@ -43,6 +44,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     private readonly config: AppConfig,
     private readonly repository: WebhookQueueRepository,
     private readonly secrets: WebhookSecrets,
+    private readonly metrics: Metrics,
   ) {
     this.leaseSeconds = Math.ceil(config.webhookTimeoutMs / 1000) + LEASE_MARGIN_SECONDS;
     this.outcomes = new GroupCommit((records) => repository.recordAttempts(records));
@@ -171,6 +173,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
           nowMs: Date.now(),
         });
     await this.outcomes.submit({ claimed: delivery, outcome, log: { responseStatus: status, error, durationMs } });
+    this.metrics.webhookAttempt(outcome.kind);
     return outcome;
   }
 }

@@ -10,6 +10,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity('booking_reminders')
 @Index('booking_reminders_due_idx', ['dueAt'], { where: '"sent_at" IS NULL AND NOT "missed"' })
+// queue_jobs{queue="reminder",state="failed"} counts these on every scrape, among every booking's reminders.
+@Index('booking_reminders_missed_idx', ['dueAt'], { where: '"missed"' })
 @Index('booking_reminders_booking_idx', ['bookingId'])
 export class BookingReminder {
   @PrimaryColumn('text')

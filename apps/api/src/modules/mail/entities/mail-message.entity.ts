@@ -5,6 +5,8 @@ import type { MailIcal, MailStatus } from '../mail.types.js';
 @Entity('mail_outbox')
 @Check('mail_outbox_status_check', `"status" IN ('pending', 'sent', 'failed')`)
 @Index('mail_outbox_due_idx', ['nextAttemptAt'], { where: `"status" = 'pending'` })
+// queue_jobs{state="failed"} counts these on every scrape: an index of the few failed rows, not a scan of sent mail.
+@Index('mail_outbox_failed_idx', ['nextAttemptAt'], { where: `"status" = 'failed'` })
 export class MailMessage {
   @PrimaryColumn({ type: 'text' })
   id!: string;

@@ -7,6 +7,8 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 @Entity('webhook_deliveries')
 @Check('webhook_deliveries_status_check', `"status" IN ('pending', 'succeeded', 'failed')`)
 @Index('webhook_deliveries_due_idx', ['nextAttemptAt'], { where: `"status" = 'pending'` })
+// queue_jobs{state="failed"} counts these on every scrape: an index of the few failed rows, not a scan of the history.
+@Index('webhook_deliveries_failed_idx', ['nextAttemptAt'], { where: `"status" = 'failed'` })
 @Index('webhook_deliveries_webhook_created_idx', ['webhookId', 'createdAt'])
 // Dispatching an event twice (a retried transaction, two dispatchers) cannot double a delivery.
 @Index('webhook_deliveries_webhook_event_key', ['webhookId', 'eventId'], { unique: true })

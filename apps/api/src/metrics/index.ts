@@ -1,0 +1,2 @@
+export { Metrics, type WebhookOutcome } from './metrics.js';
+export { MetricsModule } from './metrics.module.js';
