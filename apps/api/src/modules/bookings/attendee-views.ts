@@ -1,6 +1,6 @@
 import { meetingUrlOf } from './booking-views.js';
 import type { AttendeeBookingView, CancelledBookingView, RescheduledBookingView } from './dto/booking.dto.js';
-import type { Booking } from './entities/booking.entity.js';
+import type { BookingRecord } from '../booking-core/index.js';
 
 /**
  * The attendee's audience (STYLE habit 19; api-rules.md § Browser booking): every answer a publishable key or an attendee's
@@ -10,7 +10,7 @@ import type { Booking } from './entities/booking.entity.js';
  */
 
 /** The attendee's own booking; `confirmationToken` only in the answer that creates it. */
-export function attendeeBookingView(booking: Booking, confirmationToken?: string): AttendeeBookingView {
+export function attendeeBookingView(booking: BookingRecord, confirmationToken?: string): AttendeeBookingView {
   return {
     id: booking.id,
     eventTypeId: booking.eventTypeId,
@@ -34,7 +34,7 @@ export function attendeeBookingView(booking: Booking, confirmationToken?: string
 }
 
 /** What a cancel with the attendee's token answers (cancelled by now). */
-export function attendeeCancelledView(booking: Booking): CancelledBookingView {
+export function attendeeCancelledView(booking: BookingRecord): CancelledBookingView {
   return {
     id: booking.id,
     status: 'cancelled',
@@ -45,7 +45,7 @@ export function attendeeCancelledView(booking: Booking): CancelledBookingView {
 }
 
 /** What a reschedule with the attendee's token answers: the new booking and its new token. */
-export function attendeeRescheduledView(replacement: Booking, confirmationToken: string): RescheduledBookingView {
+export function attendeeRescheduledView(replacement: BookingRecord, confirmationToken: string): RescheduledBookingView {
   return {
     id: replacement.id,
     previousBookingId: replacement.previousBookingId!,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { parseInputTimestamp } from '@app/availability';
+import { TransactionHost } from '@app/database';
 import {
   AppError,
   Clock,
@@ -12,14 +13,20 @@ import {
   tenantScope,
   type TenantScope,
 } from '@app/common';
-import { TransactionHost } from '@app/database';
+import {
+  type BookingRecord,
+  BookingRows,
+  type CancelledBy,
+  HoldRows,
+  mayActOnBooking,
+  SlotDecisionService,
+} from '../booking-core/index.js';
+import { locationFor } from '../event-types/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
-import { fingerprintOf, IdempotencyService, type StoredResponse } from '../idempotency/index.js';
-import { mayActOnBooking } from './booking-access.js';
+import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
 import { BookingEffectsService } from './booking-effects.service.js';
 import { attendeeBookingView, attendeeCancelledView, attendeeRescheduledView } from './attendee-views.js';
 import { bookingDetailView, cancelledView, rescheduledView } from './booking-views.js';
-import { BookingsRepository } from './bookings.repository.js';
 import {
   BookingResponse,
   CancelBookingDto,
@@ -29,9 +36,6 @@ import {
   PublicBookingResponse,
   RescheduleBookingDto,
 } from './dto/booking.dto.js';
-import { Booking, type CancelledBy } from './entities/booking.entity.js';
-import { locationFor } from '../event-types/index.js';
-import { SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
 
 const MINUTE_MS = 60_000;
 
@@ -47,7 +51,7 @@ interface Actor {
 
 interface LockedBooking {
   scope: TenantScope;
-  booking: Booking;
+  booking: BookingRecord;
   hostUserIds: string[];
   actor: Actor;
 }
@@ -60,11 +64,11 @@ interface LockedBooking {
 export class BookingChangesService {
   constructor(
     private readonly tx: TransactionHost,
-    private readonly repository: BookingsRepository,
+    private readonly rows: BookingRows,
+    private readonly holdRows: HoldRows,
     private readonly slots: SlotDecisionService,
     private readonly lookups: GlobalLookups,
     private readonly effects: BookingEffectsService,
-    private readonly idempotency: IdempotencyService,
     private readonly clock: Clock,
   ) {}
 
@@ -78,7 +82,7 @@ export class BookingChangesService {
       this.assertChangeable(booking);
       const following =
         dto.scope === 'following' && booking.seriesId !== null
-          ? await this.repository.laterActiveForUpdate(scope, booking.seriesId, booking.startsAt)
+          ? await this.rows.laterActiveForUpdate(scope, booking.seriesId, booking.startsAt)
           : [];
       const cancelled = [{ booking, hostUserIds }, ...following];
       const now = this.clock.now();
@@ -87,7 +91,7 @@ export class BookingChangesService {
       const summary = await this.effects.summaryOf(scope, booking);
       // Rows, events, calendar removals and the mail leave together in one round trip, however many occurrences.
       await this.tx.batched(async () => {
-        await this.repository.cancelMany(
+        await this.rows.cancelMany(
           scope,
           cancelled.map((occurrence) => occurrence.booking.id),
           changes,
@@ -129,91 +133,79 @@ export class BookingChangesService {
     // Read before any connection is held: the hosts this reschedule will lock (the booking's and its event type's), to
     // queue for them here and lock them before the booking's row, in the order every booking takes them.
     const hosts = await this.hostsToLock(scope, id);
-    return this.slots.decide(scope, hosts, (locked) =>
-      this.idempotency.run(scope, idempotencyKey, fingerprint, requestId, (complete) =>
-        this.tx.transaction(() =>
-          this.slots.writingTogether('newStartTime', async () => {
-            await this.slots.lock(scope, locked);
-            const original = await this.lockForAction(principal, id, dto.token);
-            const { booking } = original;
-            this.assertChangeable(booking);
-            this.slots.assertLocked(original.hostUserIds, locked);
-            const wasConfirmed = booking.status === 'confirmed';
-            const timezone = dto.timezone ?? booking.timezone;
-            const start = parseInputTimestamp(dto.newStartTime, timezone);
-            if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
+    const write = { hosts, field: 'newStartTime' as const, key: idempotencyKey, fingerprint, requestId };
+    return this.slots.writeOnce(scope, write, async (locked) => {
+      await this.slots.lock(scope, locked);
+      const original = await this.lockForAction(principal, id, dto.token);
+      const { booking } = original;
+      this.assertChangeable(booking);
+      this.slots.assertLocked(original.hostUserIds, locked);
+      const wasConfirmed = booking.status === 'confirmed';
+      const timezone = dto.timezone ?? booking.timezone;
+      const start = parseInputTimestamp(dto.newStartTime, timezone);
+      if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
+      // Reschedule keeps the original host when it is free at the new time; round robin may reassign.
+      const decided = await this.slots.decide(scope, booking.eventTypeId, start, locked, {
+        field: 'newStartTime',
+        excludeId: booking.id,
+        preferred: booking.hostUserId,
+      });
+      const { eventType, hostUserIds } = decided;
 
-            const loaded = await this.slots.loadLocked(scope, booking.eventTypeId, start, booking.id, locked);
-            const { query, eventType } = loaded;
-            // Reschedule keeps the original host when it is free at the new time; round robin may reassign.
-            const verdict = this.slots.verdict(query, start, booking.hostUserId);
-            if (!verdict.available) throw slotUnavailable('newStartTime', verdict.reason);
-            const hostUserIds = this.slots.occupiedHosts(query, verdict.hostUserId);
+      const now = this.clock.now();
+      const token = randomBase62(32);
+      const replacementId = newId('bkg');
+      const replacement = {
+        ...booking,
+        id: replacementId,
+        status: booking.status === 'pending' ? 'pending' : 'confirmed',
+        startsAt: new Date(start),
+        endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+        hostUserId: hostUserIds[0],
+        timezone,
+        locationType: eventType.locationType,
+        location: locationFor(eventType.location, replacementId),
+        bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+        bufferAfterMinutes: eventType.bufferAfterMinutes,
+        confirmationTokenHash: sha256(token),
+        previousBookingId: booking.id,
+        rescheduledToBookingId: null,
+        noShowAttendee: false,
+        noShowHost: false,
+        createdAt: now,
+        updatedAt: now,
+      } satisfies BookingRecord;
+      // The original's own time must not block the new one: free it first, in the same transaction.
+      const cancelled = {
+        cancelledAt: now,
+        cancellationReason: 'rescheduled',
+        cancelledBy: original.actor.by,
+        rescheduledToBookingId: replacement.id,
+        updatedAt: now,
+      };
+      await this.rows.setStatus(scope, booking.id, 'cancelled', cancelled);
+      Object.assign(booking, { status: 'cancelled', ...cancelled });
+      await this.holdRows.clearExpired(scope, decided);
+      await this.rows.insert(scope, replacement, hostUserIds, eventType.seatsPerSlot !== null);
 
-            const now = this.clock.now();
-            const token = randomBase62(32);
-            const replacementId = newId('bkg');
-            const replacement = Object.assign(new Booking(), {
-              ...booking,
-              id: replacementId,
-              status: booking.status === 'pending' ? 'pending' : 'confirmed',
-              startsAt: new Date(start),
-              endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
-              hostUserId: hostUserIds[0],
-              timezone,
-              locationType: eventType.locationType,
-              location: locationFor(eventType.location, replacementId),
-              bufferBeforeMinutes: eventType.bufferBeforeMinutes,
-              bufferAfterMinutes: eventType.bufferAfterMinutes,
-              confirmationTokenHash: sha256(token),
-              previousBookingId: booking.id,
-              rescheduledToBookingId: null,
-              noShowAttendee: false,
-              noShowHost: false,
-              createdAt: now,
-              updatedAt: now,
-            } satisfies Booking);
-            // The original's own time must not block the new one: free it first, in the same transaction.
-            await this.repository.setStatus(scope, booking.id, 'cancelled', {
-              cancelledAt: now,
-              cancellationReason: 'rescheduled',
-              cancelledBy: original.actor.by,
-              rescheduledToBookingId: replacement.id,
-              updatedAt: now,
-            });
-            Object.assign(booking, {
-              status: 'cancelled',
-              cancelledAt: now,
-              cancellationReason: 'rescheduled',
-              cancelledBy: original.actor.by,
-              rescheduledToBookingId: replacement.id,
-              updatedAt: now,
-            });
-            await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
-            await this.repository.insert(scope, replacement, hostUserIds, eventType.seatsPerSlot !== null);
-
-            if (wasConfirmed) await this.effects.noLongerConfirmed(scope, booking.id, original.hostUserIds);
-            if (replacement.status === 'confirmed') await this.effects.nowConfirmed(scope, replacement, eventType.title, hostUserIds);
-            await this.effects.record(scope, 'booking.rescheduled', {
-              booking: bookingDetailView(replacement, hostUserIds, eventType),
-              previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
-            });
-            await this.effects.sendMails(scope, 'reschedule', replacement, {
-              hostUserIds,
-              title: eventType.title,
-              confirmationToken: token,
-              reason: dto.reason ?? null,
-              previousStartsAt: booking.startsAt,
-            });
-            const body = {
-              booking: original.actor.by === 'attendee' ? attendeeRescheduledView(replacement, token) : rescheduledView(replacement, token),
-            };
-            await complete(200, body);
-            return { status: 200, body };
-          }),
-        ),
-      ),
-    );
+      if (wasConfirmed) await this.effects.noLongerConfirmed(scope, booking.id, original.hostUserIds);
+      if (replacement.status === 'confirmed') await this.effects.nowConfirmed(scope, replacement, eventType.title, hostUserIds);
+      await this.effects.record(scope, 'booking.rescheduled', {
+        booking: bookingDetailView(replacement, hostUserIds, eventType),
+        previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
+      });
+      await this.effects.sendMails(scope, 'reschedule', replacement, {
+        hostUserIds,
+        title: eventType.title,
+        confirmationToken: token,
+        reason: dto.reason ?? null,
+        previousStartsAt: booking.startsAt,
+      });
+      const body = {
+        booking: original.actor.by === 'attendee' ? attendeeRescheduledView(replacement, token) : rescheduledView(replacement, token),
+      };
+      return { status: 200, body };
+    });
   }
 
   confirm(principal: Principal, id: string, dto: DecisionDto): Promise<BookingResponse> {
@@ -234,7 +226,7 @@ export class BookingChangesService {
         outcome === 'confirmed'
           ? { updatedAt: now }
           : { updatedAt: now, cancelledAt: now, cancellationReason: dto.reason ?? null, cancelledBy: 'host' as const };
-      await this.repository.setStatus(scope, booking.id, outcome, changes);
+      await this.rows.setStatus(scope, booking.id, outcome, changes);
       Object.assign(booking, { status: outcome, ...changes });
       const summary = await this.effects.summaryOf(scope, booking);
       const detail = bookingDetailView(booking, hostUserIds, summary);
@@ -265,7 +257,7 @@ export class BookingChangesService {
       const now = this.clock.now();
       if (booking.startsAt.getTime() > now.getTime()) throw new AppError(ErrorCode.BOOKING_NOT_STARTED, 'The meeting has not started yet');
       const noShow = dto.noShow ?? true;
-      const changed = await this.repository.markNoShow(scope, booking.id, dto.party, noShow, now);
+      const changed = await this.rows.markNoShow(scope, booking.id, dto.party, noShow, now);
       if (changed)
         Object.assign(booking, dto.party === 'attendee' ? { noShowAttendee: noShow } : { noShowHost: noShow }, { updatedAt: now });
       const detail = bookingDetailView(booking, hostUserIds, await this.effects.summaryOf(scope, booking));
@@ -281,12 +273,12 @@ export class BookingChangesService {
     if (!looksLikeId(id, 'bkg')) throw AppError.notFound('Booking');
     if (principal) {
       const scope = tenantScope(principal);
-      const found = await this.repository.findForUpdate(scope, id);
+      const found = await this.rows.findForUpdate(scope, id);
       if (!found || !mayActOnBooking(principal, found.hostUserIds)) throw AppError.notFound('Booking');
       return { scope, ...found, actor: { by: 'host', principal } };
     }
     const scope = await this.attendeeScope(id, token);
-    const found = await this.repository.findForUpdate(scope, id);
+    const found = await this.rows.findForUpdate(scope, id);
     if (!found) throw AppError.notFound('Booking');
     return { scope, ...found, actor: { by: 'attendee' } };
   }
@@ -296,7 +288,7 @@ export class BookingChangesService {
    * An unknown booking locks none; the transaction then answers 404 as it does today.
    */
   private async hostsToLock(scope: TenantScope, id: string): Promise<string[]> {
-    const found = await this.repository.find(scope, id);
+    const found = await this.rows.find(scope, id);
     if (!found) return [];
     return [...new Set([...found.hostUserIds, ...(await this.slots.hostsOf(scope, found.booking.eventTypeId))])];
   }
@@ -317,7 +309,7 @@ export class BookingChangesService {
     return scope;
   }
 
-  private assertChangeable(booking: Booking): void {
+  private assertChangeable(booking: BookingRecord): void {
     if (booking.status === 'cancelled') throw new AppError(ErrorCode.BOOKING_NOT_ACTIVE, 'The booking is cancelled');
     if (booking.startsAt.getTime() <= this.clock.now().getTime())
       throw new AppError(ErrorCode.BOOKING_IN_PAST, 'The booking has already started');

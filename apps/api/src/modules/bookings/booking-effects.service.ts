@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { AppConfig, Clock, type TenantScope } from '@app/common';
+import type { BookingRecord } from '../booking-core/index.js';
 import { SchedulesService } from '../availability/index.js';
 import { type BookingForCalendar, CalendarWriteBack } from '../calendars/index.js';
 import { type EventTypeSummary, EventTypesService, type Reminder } from '../event-types/index.js';
@@ -9,10 +10,9 @@ import { TeamService } from '../team/index.js';
 import { type BookingMailFacts, bookingMails, type BookingMailKind, type Contact, reminderMails } from './booking-mail.js';
 import { BookingRemindersRepository } from './booking-reminders.repository.js';
 import { attendeeNameOf, bookingDetailView } from './booking-views.js';
-import type { Booking } from './entities/booking.entity.js';
 
 /** What a host's calendar shows of a booking (api-rules.md § Calendars, write-back). */
-function forCalendar(booking: Booking, title: string): BookingForCalendar {
+function forCalendar(booking: BookingRecord, title: string): BookingForCalendar {
   return {
     id: booking.id,
     startsAt: booking.startsAt,
@@ -26,7 +26,7 @@ function forCalendar(booking: Booking, title: string): BookingForCalendar {
 
 /** One reminder of one booking, due now, with what its event and mails show. */
 export interface DueBookingReminder {
-  booking: Booking;
+  booking: BookingRecord;
   hostUserIds: readonly string[];
   summary: EventTypeSummary;
   reminder: Reminder;
@@ -73,13 +73,13 @@ export class BookingEffectsService implements OnModuleInit {
   }
 
   /** What a booking shows of its event type, deleted ones included. */
-  async summaryOf(scope: TenantScope, booking: Booking): Promise<EventTypeSummary> {
+  async summaryOf(scope: TenantScope, booking: BookingRecord): Promise<EventTypeSummary> {
     const summaries = await this.eventTypes.summaries(scope, [booking.eventTypeId]);
     return summaries.get(booking.eventTypeId)!;
   }
 
   /** The same for several bookings' event types, by event type id. */
-  summariesOf(scope: TenantScope, bookings: readonly Booking[]): Promise<Map<string, EventTypeSummary>> {
+  summariesOf(scope: TenantScope, bookings: readonly BookingRecord[]): Promise<Map<string, EventTypeSummary>> {
     return this.eventTypes.summaries(scope, [...new Set(bookings.map((booking) => booking.eventTypeId))]);
   }
 
@@ -99,13 +99,18 @@ export class BookingEffectsService implements OnModuleInit {
    * The booking is confirmed from now on (made, confirmed, or a reschedule's new booking): on the hosts' calendars, and
    * its reminders due (api-rules.md § Reminders).
    */
-  async nowConfirmed(scope: TenantScope, booking: Booking, title: string, hostUserIds: readonly string[]): Promise<void> {
+  async nowConfirmed(scope: TenantScope, booking: BookingRecord, title: string, hostUserIds: readonly string[]): Promise<void> {
     await this.writeBack.confirmed(scope, forCalendar(booking, title), [...hostUserIds]);
     await this.scheduleReminders(scope, [booking]);
   }
 
   /** Several bookings with the same hosts (a series' occurrences) confirmed, in one statement each. */
-  async allNowConfirmed(scope: TenantScope, bookings: readonly Booking[], title: string, hostUserIds: readonly string[]): Promise<void> {
+  async allNowConfirmed(
+    scope: TenantScope,
+    bookings: readonly BookingRecord[],
+    title: string,
+    hostUserIds: readonly string[],
+  ): Promise<void> {
     if (bookings.length === 0) return;
     await this.writeBack.confirmedMany(
       scope,
@@ -120,7 +125,7 @@ export class BookingEffectsService implements OnModuleInit {
    * of the list waits for (EventTypesService.remindersForConfirming): either that change sees these bookings once
    * this transaction commits and moves their rows, or this read waits for it and takes the new list.
    */
-  private async scheduleReminders(scope: TenantScope, bookings: readonly Booking[]): Promise<void> {
+  private async scheduleReminders(scope: TenantScope, bookings: readonly BookingRecord[]): Promise<void> {
     const reminders = await this.eventTypes.remindersForConfirming(scope, bookings[0].eventTypeId);
     await this.reminders.scheduleFor(
       scope,
@@ -179,7 +184,7 @@ export class BookingEffectsService implements OnModuleInit {
   async sendSeriesMails(
     scope: TenantScope,
     kind: BookingMailKind,
-    bookings: readonly Booking[],
+    bookings: readonly BookingRecord[],
     details: BookingMailDetails,
   ): Promise<void> {
     const occurrences = bookings.map((booking) => ({ bookingId: booking.id, startsAt: booking.startsAt, endsAt: booking.endsAt }));
@@ -190,7 +195,7 @@ export class BookingEffectsService implements OnModuleInit {
   async sendMails(
     scope: TenantScope,
     kind: BookingMailKind,
-    booking: Booking,
+    booking: BookingRecord,
     details: BookingMailDetails,
     occurrences?: BookingMailFacts['occurrences'],
   ): Promise<void> {
@@ -208,7 +213,7 @@ export class BookingEffectsService implements OnModuleInit {
     for (const mail of mails) await this.mail.enqueue(scope, mail);
   }
 
-  private mailFacts(booking: Booking, title: string, hosts: Contact[]): BookingMailFacts {
+  private mailFacts(booking: BookingRecord, title: string, hosts: Contact[]): BookingMailFacts {
     return {
       bookingId: booking.id,
       title,

@@ -6,7 +6,8 @@ import { AppConfig, AppError, Clock, ensureEncryptionKey, type Principal, sha256
 import { GlobalLookups } from '../global-lookups/index.js';
 import { EventTypesService } from '../event-types/index.js';
 import { attendeeNameOf } from './booking-views.js';
-import { BookingsRepository } from './bookings.repository.js';
+import { BookingRows } from '../booking-core/index.js';
+import { BookingFeedsRepository } from './booking-feeds.repository.js';
 
 const DAY_MS = 86_400_000;
 export const FEED_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -22,7 +23,8 @@ export class BookingFeeds {
   private readonly key: Buffer;
 
   constructor(
-    private readonly repository: BookingsRepository,
+    private readonly repository: BookingFeedsRepository,
+    private readonly rows: BookingRows,
     private readonly lookups: GlobalLookups,
     private readonly eventTypes: EventTypesService,
     private readonly config: AppConfig,
@@ -57,12 +59,7 @@ export class BookingFeeds {
     const feed = await this.lookups.bookingFeedByTokenHash(sha256(token));
     if (!feed) return null;
     const now = this.clock.now().getTime();
-    const bookings = await this.repository.hostedBookings(
-      feed.scope,
-      feed.userId,
-      new Date(now - 30 * DAY_MS),
-      new Date(now + 365 * DAY_MS),
-    );
+    const bookings = await this.rows.hostedBy(feed.scope, feed.userId, new Date(now - 30 * DAY_MS), new Date(now + 365 * DAY_MS));
     const titles = await this.eventTypes.summaries(
       feed.scope,
       bookings.map((b) => b.eventTypeId),

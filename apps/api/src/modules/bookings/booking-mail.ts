@@ -1,6 +1,6 @@
 import ical, { ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
 import type { MailIcal, OutgoingMail } from '../mail/index.js';
-import { answerText, type BookingAnswer } from './booking-answers.js';
+import { answerText, type BookingAnswer } from '../booking-core/index.js';
 
 export interface Contact {
   email: string;

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { AppError, looksLikeId, pageMeta, type Principal, tenantScope } from '@app/common';
 import { EventTypesService } from '../event-types/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
-import { mayActOnBooking, seesAllBookings } from './booking-access.js';
+import { type BookingFilters, BookingRows, mayActOnBooking, seesAllBookings } from '../booking-core/index.js';
 import { BookingEffectsService } from './booking-effects.service.js';
 import { BookingRemindersRepository } from './booking-reminders.repository.js';
+import { BookingSeriesRepository } from './booking-series.repository.js';
 import { attendeeBookingView } from './attendee-views.js';
 import { bookingDetailView } from './booking-views.js';
-import { BookingsRepository, type BookingFilters } from './bookings.repository.js';
 import { BookingListResponse, BookingResponse, ListBookingsQueryDto, PublicBookingResponse, SeriesResponse } from './dto/booking.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -34,7 +34,8 @@ function rangeBound(value: string, field: string, end: boolean): Date {
 @Injectable()
 export class BookingQueriesService {
   constructor(
-    private readonly repository: BookingsRepository,
+    private readonly rows: BookingRows,
+    private readonly seriesRows: BookingSeriesRepository,
     private readonly eventTypes: EventTypesService,
     private readonly lookups: GlobalLookups,
     private readonly effects: BookingEffectsService,
@@ -44,14 +45,14 @@ export class BookingQueriesService {
   async getForAttendee(id: string, token: string): Promise<PublicBookingResponse> {
     const scope = looksLikeId(id, 'bkg') ? await this.lookups.bookingForAttendee(id, token) : null;
     if (scope === null || scope === 'invalid') throw AppError.unauthorized('Invalid token for this booking');
-    const found = await this.repository.find(scope, id);
+    const found = await this.rows.find(scope, id);
     if (!found) throw AppError.unauthorized('Invalid token for this booking');
     return { booking: attendeeBookingView(found.booking) };
   }
 
   async get(principal: Principal, id: string): Promise<BookingResponse> {
     const scope = tenantScope(principal);
-    const found = looksLikeId(id, 'bkg') ? await this.repository.find(scope, id) : null;
+    const found = looksLikeId(id, 'bkg') ? await this.rows.find(scope, id) : null;
     if (!found || !mayActOnBooking(principal, found.hostUserIds)) throw AppError.notFound('Booking');
     const [summary, reminders] = await Promise.all([this.effects.summaryOf(scope, found.booking), this.reminders.of(scope, id)]);
     return {
@@ -69,8 +70,8 @@ export class BookingQueriesService {
   /** A series with its occurrences as they stand; a member sees only a series it hosts. */
   async series(principal: Principal, id: string): Promise<SeriesResponse> {
     const scope = tenantScope(principal);
-    const series = looksLikeId(id, 'ser') ? await this.repository.findSeries(scope, id) : null;
-    const occurrences = series ? await this.repository.occurrencesOf(scope, series.id) : [];
+    const series = looksLikeId(id, 'ser') ? await this.seriesRows.findSeries(scope, id) : null;
+    const occurrences = series ? await this.rows.occurrencesOf(scope, series.id) : [];
     if (!series || !occurrences.some((found) => mayActOnBooking(principal, found.hostUserIds))) throw AppError.notFound('Series');
     return {
       series: {
@@ -109,9 +110,9 @@ export class BookingQueriesService {
     }
     const page = { page: query.page, limit: query.limit };
     const scope = tenantScope(principal);
-    const [bookings, total] = await this.repository.list(scope, filters, page);
+    const [bookings, total] = await this.rows.list(scope, filters, page);
     const [hosts, summaries] = await Promise.all([
-      this.repository.hostsOfMany(
+      this.rows.hostsOfMany(
         scope,
         bookings.map((b) => b.id),
       ),

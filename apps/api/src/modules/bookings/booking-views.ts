@@ -1,13 +1,13 @@
 import type { EventTypeSummary } from '../event-types/index.js';
 import type { BookingDetailView, BookingView, CancelledBookingView, RescheduledBookingView } from './dto/booking.dto.js';
-import type { Booking } from './entities/booking.entity.js';
+import type { BookingRecord } from '../booking-core/index.js';
 
 /** "Ann Attendee", or null when the attendee gave no name. */
-export function attendeeNameOf(booking: Pick<Booking, 'attendeeFirstName' | 'attendeeLastName'>): string | null {
+export function attendeeNameOf(booking: Pick<BookingRecord, 'attendeeFirstName' | 'attendeeLastName'>): string | null {
   return [booking.attendeeFirstName, booking.attendeeLastName].filter(Boolean).join(' ') || null;
 }
 
-function attendeeOf(booking: Booking): BookingView['attendee'] {
+function attendeeOf(booking: BookingRecord): BookingView['attendee'] {
   return {
     email: booking.attendeeEmail,
     firstName: booking.attendeeFirstName,
@@ -20,7 +20,7 @@ function attendeeOf(booking: Booking): BookingView['attendee'] {
  * Entities never leave the service: these build the host's booking shapes (api-rules.md § Bookings). What an attendee's
  * token or a publishable key reaches is built by attendee-views.ts alone.
  */
-export function bookingView(booking: Booking, hostUserIds: readonly string[]): BookingView {
+export function bookingView(booking: BookingRecord, hostUserIds: readonly string[]): BookingView {
   return {
     id: booking.id,
     eventTypeId: booking.eventTypeId,
@@ -50,7 +50,7 @@ export function meetingUrlOf(location: string | null): string | null {
 }
 
 /** The host's cancel answer (the attendee's is attendee-views.ts'). */
-export function cancelledView(booking: Booking): CancelledBookingView {
+export function cancelledView(booking: BookingRecord): CancelledBookingView {
   return {
     id: booking.id,
     status: 'cancelled',
@@ -61,7 +61,7 @@ export function cancelledView(booking: Booking): CancelledBookingView {
 }
 
 /** The host's reschedule answer: the new booking and its new token for the attendee. */
-export function rescheduledView(replacement: Booking, confirmationToken: string): RescheduledBookingView {
+export function rescheduledView(replacement: BookingRecord, confirmationToken: string): RescheduledBookingView {
   return {
     id: replacement.id,
     previousBookingId: replacement.previousBookingId!,
@@ -73,7 +73,7 @@ export function rescheduledView(replacement: Booking, confirmationToken: string)
   };
 }
 
-export function bookingDetailView(booking: Booking, hostUserIds: readonly string[], eventType: EventTypeSummary): BookingDetailView {
+export function bookingDetailView(booking: BookingRecord, hostUserIds: readonly string[], eventType: EventTypeSummary): BookingDetailView {
   return {
     ...bookingView(booking, hostUserIds),
     eventType: { id: eventType.id, title: eventType.title, slug: eventType.slug, durationMinutes: eventType.durationMinutes },

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from 
 import { ApiExtraModels, ApiHeader, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ApiErrors, CurrentPrincipal, OptionalPrincipal, Permission, type Principal, Scope, IdParam } from '@app/common';
+import { CreateBookingDto } from '../booking-core/index.js';
 import { BookingChangesService } from './booking-changes.service.js';
 import { BookingCreateService } from './booking-create.service.js';
 import { BookingQueriesService } from './booking-queries.service.js';
@@ -10,7 +11,6 @@ import {
   BookingResponse,
   CancelBookingDto,
   CancelledBookingResponse,
-  CreateBookingDto,
   CreatedBookingResponse,
   DecisionDto,
   ListBookingsQueryDto,

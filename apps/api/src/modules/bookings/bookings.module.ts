@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../../jobs/index.js';
 import { AvailabilityModule } from '../availability/index.js';
+import { BookingCoreModule } from '../booking-core/index.js';
 import { CalendarsModule } from '../calendars/index.js';
 import { EventTypesModule } from '../event-types/index.js';
-import { IdempotencyModule } from '../idempotency/index.js';
 import { MailModule } from '../mail/index.js';
 import { TeamModule } from '../team/index.js';
 import { BookingsController } from './bookings.controller.js';
-import { BookingsRepository } from './bookings.repository.js';
+import { BookingFeedsRepository } from './booking-feeds.repository.js';
+import { BookingSeriesRepository } from './booking-series.repository.js';
 import { BookingRemindersRepository } from './booking-reminders.repository.js';
 import { ReminderQueueRepository } from './reminder-queue.repository.js';
 import { ReminderSenderWorker } from './reminder-sender.worker.js';
@@ -19,34 +20,30 @@ import { BookingQueriesService } from './booking-queries.service.js';
 import { BookingFeeds } from './booking-feeds.service.js';
 import { BookingFeedsController } from './booking-feeds.controller.js';
 import { BookingFeed } from './entities/booking-feed.entity.js';
-import { BookingHost } from './entities/booking-host.entity.js';
 import { BookingReminder } from './entities/booking-reminder.entity.js';
 import { BookingSeries } from './entities/booking-series.entity.js';
-import { Booking } from './entities/booking.entity.js';
-import { Hold } from './entities/hold.entity.js';
 import { HoldsController } from './holds.controller.js';
-import { HoldsRepository } from './holds.repository.js';
 import { HoldsService } from './holds.service.js';
 import { SeriesController } from './series.controller.js';
-import { SlotDecisionService } from './slot-decision.service.js';
 import { VisitorBooking } from './entities/visitor-booking.entity.js';
 import { VisitorBookingsRepository } from './visitor-bookings.repository.js';
 import { VisitorBookingsService } from './visitor-bookings.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([Booking, BookingHost, BookingFeed, Hold, BookingSeries, BookingReminder, VisitorBooking]),
+    TypeOrmModule.forFeature([BookingFeed, BookingSeries, BookingReminder, VisitorBooking]),
+    BookingCoreModule,
     AvailabilityModule,
     EventTypesModule,
     TeamModule,
     MailModule,
-    IdempotencyModule,
     CalendarsModule,
     JobsModule,
   ],
   controllers: [BookingsController, BookingFeedsController, HoldsController, SeriesController],
   providers: [
-    BookingsRepository,
+    BookingFeedsRepository,
+    BookingSeriesRepository,
     BookingRemindersRepository,
     ReminderQueueRepository,
     ReminderSenderWorker,
@@ -55,9 +52,7 @@ import { VisitorBookingsService } from './visitor-bookings.service.js';
     BookingQueriesService,
     BookingEffectsService,
     BookingFeeds,
-    HoldsRepository,
     HoldsService,
-    SlotDecisionService,
     VisitorBookingsRepository,
     VisitorBookingsService,
   ],

@@ -14,12 +14,8 @@ import {
   type TenantScope,
 } from '@app/common';
 import { TransactionHost } from '@app/database';
-import { mayActOnBooking, seesAllBookings } from './booking-access.js';
+import { type HoldRecord, HoldRows, mayActOnBooking, seesAllBookings, SlotDecisionService } from '../booking-core/index.js';
 import { CreateHoldDto, HoldListResponse, HoldResponse, HoldView, ListHoldsQueryDto } from './dto/hold.dto.js';
-import { Hold } from './entities/hold.entity.js';
-import { seatGroupOf } from './bookings.repository.js';
-import { HoldsRepository } from './holds.repository.js';
-import { SlotDecisionService, slotUnavailable } from './slot-decision.service.js';
 
 const MINUTE_MS = 60_000;
 
@@ -41,7 +37,7 @@ export interface HoldVisitor {
 
 /** A live hold a booking takes the place of, with the hosts it occupies (the primary first). */
 export interface TakenHold {
-  hold: Hold;
+  hold: HoldRecord;
   hostUserIds: string[];
 }
 
@@ -50,7 +46,7 @@ export interface CreatedHold extends HoldResponse {
   holdToken?: string;
 }
 
-function holdView(hold: Hold): HoldView {
+function holdView(hold: HoldRecord): HoldView {
   return {
     id: hold.id,
     eventTypeId: hold.eventTypeId,
@@ -69,7 +65,7 @@ function holdView(hold: Hold): HoldView {
 export class HoldsService {
   constructor(
     private readonly tx: TransactionHost,
-    private readonly repository: HoldsRepository,
+    private readonly holdRows: HoldRows,
     private readonly slots: SlotDecisionService,
     private readonly clock: Clock,
   ) {}
@@ -79,48 +75,42 @@ export class HoldsService {
     if (start === null) throw AppError.validation('startTime', 'startTime must be a valid ISO 8601 timestamp');
     const scope = tenantScope(principal);
     const hosts = await this.slots.hostsOf(scope, dto.eventTypeId);
-    return this.slots.decide(scope, hosts, (locked) =>
-      this.tx.transaction(() =>
-        this.slots.writingTogether('startTime', async () => {
-          if (visitor) await this.assertVisitorBelowLimit(scope, visitor);
-          const loaded = await this.slots.lockAndLoad(scope, dto.eventTypeId, start, null, locked);
-          const { query, eventType } = loaded;
-          const verdict = this.slots.verdict(query, start);
-          if (!verdict.available) throw slotUnavailable('startTime', verdict.reason);
-          const hostUserIds = this.slots.occupiedHosts(query, verdict.hostUserId);
-          if (visitor) await this.assertHostsHaveFreeHeldStarts(scope, hostUserIds, start);
-          const now = this.clock.now();
-          const token = visitor ? randomBase62(32) : undefined;
-          const hold = Object.assign(new Hold(), {
-            id: newId('hld'),
-            organizationId: scope.organizationId,
-            eventTypeId: eventType.id,
-            livemode: scope.livemode,
-            startsAt: new Date(start),
-            endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
-            expiresAt: new Date(now.getTime() + (dto.ttlSeconds !== undefined ? dto.ttlSeconds * 1000 : eventType.holdMinutes * MINUTE_MS)),
-            hostUserId: hostUserIds[0],
-            bufferBeforeMinutes: eventType.bufferBeforeMinutes,
-            bufferAfterMinutes: eventType.bufferAfterMinutes,
-            tokenHash: token === undefined ? null : sha256(token),
-            apiKeyId: visitor?.apiKeyId ?? null,
-            clientIp: visitor?.clientIp ?? null,
-            createdAt: now,
-          } satisfies Hold);
-          await this.slots.clearExpiredHolds(scope, loaded, hostUserIds);
-          // A hold of a seated start takes one of its seats (api-rules.md § Seats and series).
-          const seatGroup = eventType.seatsPerSlot !== null ? seatGroupOf(eventType.id, hold.startsAt) : null;
-          await this.repository.insert(scope, hold, hostUserIds, seatGroup);
-          return token === undefined ? { hold: holdView(hold) } : { hold: holdView(hold), holdToken: token };
-        }),
-      ),
-    );
+    return this.slots.write(scope, { hosts, field: 'startTime' }, async (locked) => {
+      // The visitor's lock comes before the hosts'.
+      if (visitor) await this.assertVisitorBelowLimit(scope, visitor);
+      await this.slots.lock(scope, locked);
+      const decided = await this.slots.decide(scope, dto.eventTypeId, start, locked, { field: 'startTime' });
+      const { eventType, hostUserIds } = decided;
+      if (visitor) await this.assertHostsHaveFreeHeldStarts(scope, hostUserIds, start);
+      const now = this.clock.now();
+      const token = visitor ? randomBase62(32) : undefined;
+      const hold = {
+        id: newId('hld'),
+        organizationId: scope.organizationId,
+        eventTypeId: eventType.id,
+        livemode: scope.livemode,
+        startsAt: new Date(start),
+        endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+        expiresAt: new Date(now.getTime() + (dto.ttlSeconds !== undefined ? dto.ttlSeconds * 1000 : eventType.holdMinutes * MINUTE_MS)),
+        hostUserId: hostUserIds[0],
+        bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+        bufferAfterMinutes: eventType.bufferAfterMinutes,
+        tokenHash: token === undefined ? null : sha256(token),
+        apiKeyId: visitor?.apiKeyId ?? null,
+        clientIp: visitor?.clientIp ?? null,
+        createdAt: now,
+      } satisfies HoldRecord;
+      await this.holdRows.clearExpired(scope, decided);
+      // A hold of a seated start takes one of its seats (api-rules.md § Seats and series).
+      await this.holdRows.insert(scope, hold, hostUserIds, eventType.seatsPerSlot !== null);
+      return token === undefined ? { hold: holdView(hold) } : { hold: holdView(hold), holdToken: token };
+    });
   }
 
   async list(principal: Principal, query: ListHoldsQueryDto): Promise<HoldListResponse> {
     const page = { page: query.page, limit: query.limit };
     const filters = { eventTypeId: query.eventTypeId, hostedBy: seesAllBookings(principal) ? undefined : principal.userId };
-    const [holds, total] = await this.repository.listLive(tenantScope(principal), filters, this.clock.now(), page);
+    const [holds, total] = await this.holdRows.listLive(tenantScope(principal), filters, this.clock.now(), page);
     return { holds: holds.map(holdView), ...pageMeta(page, total) };
   }
 
@@ -130,7 +120,7 @@ export class HoldsService {
     await this.tx.transaction(async () => {
       const taken = await this.liveHold(scope, id);
       if (!taken || !mayActOnBooking(principal, taken.hostUserIds)) throw AppError.notFound('Hold');
-      await this.repository.remove(scope, id);
+      await this.holdRows.remove(scope, id);
     });
   }
 
@@ -141,7 +131,7 @@ export class HoldsService {
       const hold = (await this.liveHold(scope, id))?.hold;
       if (!hold) throw AppError.notFound('Hold');
       if (hold.tokenHash === null || hold.tokenHash !== sha256(token)) throw AppError.unauthorized('Invalid holdToken for this hold');
-      await this.repository.remove(scope, id);
+      await this.holdRows.remove(scope, id);
     });
   }
 
@@ -172,13 +162,13 @@ export class HoldsService {
 
   /** Deletes a hold taken by takeForBooking whose time goes back to the caller's own decision (a series). */
   async giveBack(scope: TenantScope, id: string): Promise<void> {
-    await this.repository.remove(scope, id);
+    await this.holdRows.remove(scope, id);
   }
 
   /** The hold with its hosts if it exists in the scope and has not expired, locked. */
   private async liveHold(scope: TenantScope, id: string): Promise<TakenHold | null> {
     if (!looksLikeId(id, 'hld')) return null;
-    const found = await this.repository.findForUpdate(scope, id);
+    const found = await this.holdRows.findForUpdate(scope, id);
     return found && found.hold.expiresAt.getTime() > this.clock.now().getTime() ? found : null;
   }
 
@@ -187,7 +177,7 @@ export class HoldsService {
    * place a publishable key's hold on a host's 11th start: the second reads the first's committed hold.
    */
   private async assertHostsHaveFreeHeldStarts(scope: TenantScope, hostUserIds: readonly string[], start: number): Promise<void> {
-    const held = await this.repository.publicHeldStartsOf(scope, hostUserIds, new Date(start), this.clock.now());
+    const held = await this.holdRows.publicHeldStartsOf(scope, hostUserIds, new Date(start), this.clock.now());
     if (held >= HELD_STARTS_PER_HOST) {
       throw new AppError(
         ErrorCode.HOLD_LIMIT_REACHED,
@@ -198,8 +188,8 @@ export class HoldsService {
 
   /** Under a per-visitor lock, so that concurrent holds of one visitor cannot pass the count together. */
   private async assertVisitorBelowLimit(scope: TenantScope, visitor: HoldVisitor): Promise<void> {
-    await this.repository.lockVisitor(scope, visitor.apiKeyId, visitor.clientIp);
-    const live = await this.repository.countLiveForVisitor(scope, visitor.apiKeyId, visitor.clientIp, this.clock.now());
+    await this.holdRows.lockVisitor(scope, visitor.apiKeyId, visitor.clientIp);
+    const live = await this.holdRows.countLiveForVisitor(scope, visitor.apiKeyId, visitor.clientIp, this.clock.now());
     if (live >= HOLDS_PER_VISITOR) {
       throw new AppError(ErrorCode.HOLD_LIMIT_REACHED, `At most ${HOLDS_PER_VISITOR} holds at once per visitor; book or release one first`);
     }

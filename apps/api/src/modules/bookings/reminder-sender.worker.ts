@@ -4,7 +4,7 @@ import { TransactionHost } from '@app/database';
 import { JobLoop, type TickResult } from '../../jobs/index.js';
 import { BookingEffectsService, type DueBookingReminder } from './booking-effects.service.js';
 import { BOOKING_REMINDERS_CHANNEL } from './booking-reminders.repository.js';
-import { BookingsRepository } from './bookings.repository.js';
+import { BookingRows } from '../booking-core/index.js';
 import { type DueReminder, ReminderQueueRepository } from './reminder-queue.repository.js';
 
 /** Reminders per transaction: one claim, one read of their bookings per organization, one batch of writes. */
@@ -36,7 +36,7 @@ export class ReminderSenderWorker implements OnApplicationBootstrap, OnApplicati
     private readonly config: AppConfig,
     private readonly tx: TransactionHost,
     private readonly queue: ReminderQueueRepository,
-    private readonly bookings: BookingsRepository,
+    private readonly bookings: BookingRows,
     private readonly effects: BookingEffectsService,
     private readonly clock: Clock,
   ) {

@@ -4,7 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ApiErrors, AppError, ClientAddress, CurrentPrincipal, IdParam, type Principal } from '@app/common';
 import { SlotsQueryDto } from '../availability/index.js';
 import { sendSlots } from '../availability/index.js';
-import { PublicBookingResponse, SlotRequestDto } from '../bookings/index.js';
+import { SlotRequestDto } from '../booking-core/index.js';
+import { PublicBookingResponse } from '../bookings/index.js';
 import { BookingQueriesService } from '../bookings/index.js';
 import { IDEMPOTENCY_HEADER, idempotencyKey, sendStored } from '../idempotency/index.js';
 import {

@@ -1,4 +1,4 @@
-import type { SlotRequestDto } from '../bookings/index.js';
+import type { SlotRequestDto } from '../booking-core/index.js';
 import { Injectable } from '@nestjs/common';
 import { AppError, type Principal, tenantScope } from '@app/common';
 import { AvailabilityService, type SlotsAnswer } from '../availability/index.js';

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { IsId, PaginationQueryDto } from '@app/common';
-import { SlotRequestDto } from './booking.dto.js';
+import { SlotRequestDto } from '../../booking-core/index.js';
 
 export class CreateHoldDto extends SlotRequestDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 60, maximum: 3600, description: 'Default: the event type’s holdMinutes' })

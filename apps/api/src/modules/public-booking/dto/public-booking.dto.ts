@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
-import { CreateBookingDto } from '../../bookings/index.js';
+import { CreateBookingDto } from '../../booking-core/index.js';
 import { HoldView } from '../../bookings/index.js';
 import { LOCATION_TYPES, type LocationType, QuestionView, RECURRENCE_SCHEMA, type RecurrenceDto } from '../../event-types/index.js';
 

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
-import { BookingFeed } from './entities/booking-feed.entity.js';
-import { BookingHost } from './entities/booking-host.entity.js';
-import { Booking, type BookingStatus, type CancelledBy } from './entities/booking.entity.js';
-import { BookingSeries } from './entities/booking-series.entity.js';
 import { In, IsNull, MoreThan } from 'typeorm';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL, hostLockKeys, LOCK_HOSTS_SQL } from '../booking-occupancy/index.js';
+import type { BookingRecord, BookingWithHosts } from './booking-record.js';
+import { BookingHost } from './entities/booking-host.entity.js';
+import { Booking, type BookingStatus, type CancelledBy } from './entities/booking.entity.js';
 
 /** A booking's columns, in the order of BookingsRepository.bookingValues: the one list every insert shares. */
 const BOOKING_COLUMNS = [
@@ -64,11 +63,6 @@ export interface BookingFilters {
   hostedBy?: string;
 }
 
-export interface BookingWithHosts {
-  booking: Booking;
-  hostUserIds: string[];
-}
-
 @Injectable()
 export class BookingsRepository {
   constructor(private readonly tx: TransactionHost) {}
@@ -90,7 +84,7 @@ export class BookingsRepository {
    * `hostUserIds` in order, the primary first; the order is kept (position). `seated`: a seat of its start
    * (api-rules.md § Seats and series), sharing the start's occupancy with the other seats.
    */
-  async insert(scope: TenantScope, booking: Booking, hostUserIds: readonly string[], seated = false): Promise<void> {
+  async insert(scope: TenantScope, booking: BookingRecord, hostUserIds: readonly string[], seated = false): Promise<void> {
     await this.tx.write(
       `WITH inserted AS (
          ${INSERT_BOOKING}
@@ -108,7 +102,7 @@ export class BookingsRepository {
    * Several bookings with the same hosts (the occurrences of a series; never seated), and one row per booking
    * and host, in one statement.
    */
-  async insertMany(scope: TenantScope, bookings: readonly Booking[], hostUserIds: readonly string[]): Promise<void> {
+  async insertMany(scope: TenantScope, bookings: readonly BookingRecord[], hostUserIds: readonly string[]): Promise<void> {
     const columns = BOOKING_COLUMNS.length;
     const rows = bookings.map((_, row) => `(${BOOKING_COLUMNS.map((_, column) => `$${row * columns + column + 1}`).join(', ')})`);
     await this.tx.write(
@@ -121,30 +115,6 @@ export class BookingsRepository {
          FROM inserted i CROSS JOIN unnest($${bookings.length * columns + 1}::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
       [...bookings.flatMap((booking) => this.bookingValues(scope, booking)), [...hostUserIds]],
     );
-  }
-
-  /** A recurring series' own row (its occurrences are inserted beside it, in the same batch). */
-  async insertSeries(scope: TenantScope, series: BookingSeries): Promise<void> {
-    await this.tx.write(
-      `INSERT INTO booking_series (id, organization_id, livemode, event_type_id, frequency, interval, count, token_hash, timezone, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [
-        series.id,
-        scope.organizationId,
-        scope.livemode,
-        series.eventTypeId,
-        series.frequency,
-        series.interval,
-        series.count,
-        series.tokenHash,
-        series.timezone,
-        series.createdAt,
-      ],
-    );
-  }
-
-  async findSeries(scope: TenantScope, id: string): Promise<BookingSeries | null> {
-    return this.tx.reads.findOne(BookingSeries, { where: { id, organizationId: scope.organizationId, livemode: scope.livemode } });
   }
 
   /**
@@ -187,7 +157,7 @@ export class BookingsRepository {
    * A booking taking its hold's place: the booking's row, and the hold's occupancy rows turned into the booking's
    * (same hosts, same time, never free in between, so nothing can slip into it), the hold gone; one statement.
    */
-  async insertFromHold(scope: TenantScope, booking: Booking, holdId: string): Promise<void> {
+  async insertFromHold(scope: TenantScope, booking: BookingRecord, holdId: string): Promise<void> {
     await this.tx.write(
       `WITH inserted AS (
          ${INSERT_BOOKING}
@@ -342,22 +312,8 @@ export class BookingsRepository {
       .getMany();
   }
 
-  async findFeed(scope: TenantScope, memberId: string): Promise<BookingFeed | null> {
-    return this.tx.reads.findOne(BookingFeed, { where: { organizationId: scope.organizationId, memberId } });
-  }
-
-  /** Creates the member's feed or moves it to a new version (token), in one statement. */
-  async saveFeed(scope: TenantScope, feed: BookingFeed): Promise<void> {
-    await this.tx.transactional.query(
-      `INSERT INTO booking_feeds (member_id, organization_id, user_id, version, token_hash, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6)
-       ON CONFLICT (member_id) DO UPDATE SET version = EXCLUDED.version, token_hash = EXCLUDED.token_hash, updated_at = EXCLUDED.updated_at`,
-      [feed.memberId, scope.organizationId, feed.userId, feed.version, feed.tokenHash, feed.updatedAt],
-    );
-  }
-
   /** A booking row's values, $1 to $30, in the column order of the inserts above. */
-  private bookingValues(scope: TenantScope, booking: Booking): unknown[] {
+  private bookingValues(scope: TenantScope, booking: BookingRecord): unknown[] {
     return [
       booking.id,
       scope.organizationId,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
+import type { HoldRecord } from './booking-record.js';
 import { Hold } from './entities/hold.entity.js';
 
 interface HoldRow {
@@ -20,7 +21,7 @@ interface HoldRow {
   created_at: Date;
 }
 
-function holdFromRow(row: HoldRow): Hold {
+function holdFromRow(row: HoldRow): HoldRecord {
   return Object.assign(new Hold(), {
     id: row.id,
     organizationId: row.organization_id,
@@ -49,7 +50,7 @@ export class HoldsRepository {
 
   /** The hold and one occupancy row per host, in one statement (deferred with the transaction's other writes). */
   /** `seatGroup`: the seated start's group (api-rules.md § Seats and series), or null. */
-  async insert(scope: TenantScope, hold: Hold, hostUserIds: readonly string[], seatGroup: string | null): Promise<void> {
+  async insert(scope: TenantScope, hold: HoldRecord, hostUserIds: readonly string[], seatGroup: string | null): Promise<void> {
     await this.tx.write(
       `WITH inserted AS (
          INSERT INTO holds (id, organization_id, event_type_id, livemode, starts_at, ends_at, expires_at, host_user_id,
@@ -109,7 +110,7 @@ export class HoldsRepository {
   }
 
   /** The hold and its hosts (the primary first), locked until the transaction ends: two bookings through one hold take turns. */
-  async findForUpdate(scope: TenantScope, id: string): Promise<{ hold: Hold; hostUserIds: string[] } | null> {
+  async findForUpdate(scope: TenantScope, id: string): Promise<{ hold: HoldRecord; hostUserIds: string[] } | null> {
     const rows: (HoldRow & { host_user_ids: string[] })[] = await this.tx.transactional.query(
       `SELECT h.*, ARRAY(SELECT bh.host_user_id FROM booking_hosts bh WHERE bh.booking_id = h.id ORDER BY bh.position) AS host_user_ids
          FROM holds h WHERE h.id = $1 AND h.organization_id = $2 AND h.livemode = $3 FOR UPDATE`,
@@ -158,7 +159,7 @@ export class HoldsRepository {
     filters: { eventTypeId?: string; hostedBy?: string },
     now: Date,
     page: PageRequest,
-  ): Promise<[Hold[], number]> {
+  ): Promise<[HoldRecord[], number]> {
     const where = `h.organization_id = $1 AND h.livemode = $2 AND h.expires_at > $3 AND ($4::text IS NULL OR h.event_type_id = $4)
       AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM booking_hosts bh WHERE bh.booking_id = h.id AND bh.host_user_id = $5))`;
     const values = [scope.organizationId, scope.livemode, now, filters.eventTypeId ?? null, filters.hostedBy ?? null];

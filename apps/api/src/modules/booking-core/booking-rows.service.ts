@@ -1,0 +1,152 @@
+import { Injectable } from '@nestjs/common';
+import { Clock, newId, type PageRequest, sha256, type TenantScope } from '@app/common';
+import { type EventTypeDetails, locationFor } from '../event-types/index.js';
+import type { BookingAnswer } from './booking-answers.js';
+import type { BookingRecord, BookingStatus, BookingWithHosts, CancelledBy, HoldRecord } from './booking-record.js';
+import { type BookingFilters, BookingsRepository } from './bookings.repository.js';
+import type { CreateBookingDto } from './dto/booking-request.dto.js';
+import { Booking } from './entities/booking.entity.js';
+
+export type { BookingFilters } from './bookings.repository.js';
+
+const MINUTE_MS = 60_000;
+
+/**
+ * The booking rows (`bookings`, and each host's occupancy in `booking_hosts`), for every module that makes, changes or
+ * reads bookings. Writes join the caller's transaction; inside SlotDecisionService.write they leave with its batch.
+ */
+@Injectable()
+export class BookingRows {
+  constructor(
+    private readonly repository: BookingsRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  /** A new booking's row as every way of making one builds it: through a hold, the buffers it was granted with. */
+  newBooking(
+    scope: TenantScope,
+    dto: CreateBookingDto,
+    eventType: EventTypeDetails,
+    start: number,
+    hostUserIds: readonly string[],
+    answers: BookingAnswer[],
+    token: string,
+    hold?: HoldRecord,
+  ): BookingRecord {
+    const now = this.clock.now();
+    const id = newId('bkg');
+    return Object.assign(new Booking(), {
+      id,
+      organizationId: scope.organizationId,
+      eventTypeId: eventType.id,
+      livemode: scope.livemode,
+      status: eventType.requiresConfirmation ? 'pending' : 'confirmed',
+      startsAt: new Date(start),
+      endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+      hostUserId: hostUserIds[0],
+      attendeeEmail: dto.attendee.email,
+      attendeeFirstName: dto.attendee.firstName ?? null,
+      attendeeLastName: dto.attendee.lastName ?? null,
+      attendeePhone: dto.attendee.phone ?? null,
+      timezone: dto.timezone,
+      locationType: eventType.locationType,
+      location: locationFor(eventType.location, id),
+      notes: dto.notes ?? null,
+      metadata: dto.metadata ?? {},
+      answers,
+      bufferBeforeMinutes: hold?.bufferBeforeMinutes ?? eventType.bufferBeforeMinutes,
+      bufferAfterMinutes: hold?.bufferAfterMinutes ?? eventType.bufferAfterMinutes,
+      confirmationTokenHash: sha256(token),
+      cancelledAt: null,
+      cancellationReason: null,
+      cancelledBy: null,
+      previousBookingId: null,
+      rescheduledToBookingId: null,
+      seriesId: null,
+      occurrence: null,
+      noShowAttendee: false,
+      noShowHost: false,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies Booking);
+  }
+
+  /** The booking and its hosts' rows (the primary first); `seated`: one seat of its start (api-rules.md § Seats and series). */
+  insert(scope: TenantScope, booking: BookingRecord, hostUserIds: readonly string[], seated: boolean): Promise<void> {
+    return this.repository.insert(scope, booking, hostUserIds, seated);
+  }
+
+  /** Several bookings with the same hosts (a series' occurrences), in one statement. */
+  insertMany(scope: TenantScope, bookings: readonly BookingRecord[], hostUserIds: readonly string[]): Promise<void> {
+    return this.repository.insertMany(scope, bookings, hostUserIds);
+  }
+
+  /** The booking in its hold's place: the hold's occupancy becomes the booking's, never free in between, and the hold goes. */
+  insertFromHold(scope: TenantScope, booking: BookingRecord, holdId: string): Promise<void> {
+    return this.repository.insertFromHold(scope, booking, holdId);
+  }
+
+  /** A new status for the booking and its hosts' rows together (confirm, decline, the original of a reschedule). */
+  setStatus(
+    scope: TenantScope,
+    id: string,
+    status: BookingStatus,
+    changes: Partial<Pick<BookingRecord, 'cancelledAt' | 'cancellationReason' | 'rescheduledToBookingId' | 'updatedAt'>> & {
+      cancelledBy?: CancelledBy | null;
+    },
+  ): Promise<void> {
+    return this.repository.setStatus(scope, id, status, changes);
+  }
+
+  /** Cancels bookings (one, or a series' occurrence and the following ones) and their hosts' rows, two writes in all. */
+  cancelMany(
+    scope: TenantScope,
+    ids: readonly string[],
+    changes: Pick<BookingRecord, 'cancelledAt' | 'cancellationReason' | 'updatedAt'> & { cancelledBy: CancelledBy },
+  ): Promise<void> {
+    return this.repository.cancelMany(scope, ids, changes);
+  }
+
+  /** Sets one no-show mark; says whether it changed. */
+  markNoShow(scope: TenantScope, id: string, party: 'attendee' | 'host', noShow: boolean, at: Date): Promise<boolean> {
+    return this.repository.markNoShow(scope, id, party, noShow, at);
+  }
+
+  /** The booking, its row locked until the transaction ends: changes of one booking take turns. */
+  findForUpdate(scope: TenantScope, id: string): Promise<BookingWithHosts | null> {
+    return this.repository.findForUpdate(scope, id);
+  }
+
+  /** The active occurrences of a series starting after `after`, locked (cancel "following"). */
+  laterActiveForUpdate(scope: TenantScope, seriesId: string, after: Date): Promise<BookingWithHosts[]> {
+    return this.repository.laterActiveForUpdate(scope, seriesId, after);
+  }
+
+  find(scope: TenantScope, id: string): Promise<BookingWithHosts | null> {
+    return this.repository.find(scope, id);
+  }
+
+  /** These bookings with their hosts, in no particular order; ids of another organization or mode are left out. */
+  findMany(scope: TenantScope, ids: readonly string[]): Promise<BookingWithHosts[]> {
+    return this.repository.findMany(scope, ids);
+  }
+
+  /** Each booking's hosts, the primary first. */
+  hostsOfMany(scope: TenantScope, bookingIds: readonly string[]): Promise<Map<string, string[]>> {
+    return this.repository.hostsOfMany(scope, bookingIds);
+  }
+
+  list(scope: TenantScope, filters: BookingFilters, page: PageRequest): Promise<[BookingRecord[], number]> {
+    return this.repository.list(scope, filters, page);
+  }
+
+  /** A series' occurrences as they stand (a rescheduled one's replacement), by occurrence. */
+  occurrencesOf(scope: TenantScope, seriesId: string): Promise<BookingWithHosts[]> {
+    return this.repository.occurrencesOf(scope, seriesId);
+  }
+
+  /** Live confirmed and pending bookings `userId` hosts, starting in [from, to) (a member's calendar feed). */
+  hostedBy(scope: TenantScope, userId: string, from: Date, to: Date): Promise<BookingRecord[]> {
+    return this.repository.hostedBookings(scope, userId, from, to);
+  }
+}

@@ -1,0 +1,239 @@
+import { Injectable } from '@nestjs/common';
+import { explainSeries, explainStart, type StartQuery, type StartVerdict } from '@app/availability';
+import { AppError, ErrorCode, isExclusionViolation, type TenantScope } from '@app/common';
+import { TransactionHost } from '@app/database';
+import { AvailabilityService } from '../availability/index.js';
+import { type EventTypeDetails, EventTypesService } from '../event-types/index.js';
+import { IdempotencyService, type StoredResponse } from '../idempotency/index.js';
+import { BookingsRepository } from './bookings.repository.js';
+import { HostQueue } from './host-queue.js';
+
+export type StartField = 'startTime' | 'newStartTime';
+
+export function slotUnavailable(field: StartField, reason: string): AppError {
+  return new AppError(ErrorCode.SLOT_UNAVAILABLE, 'The requested time cannot be booked', [{ field, message: reason }]);
+}
+
+/**
+ * A decision found hosts it had not locked (an event type's hosts, or a booking's, changed between the read that
+ * chose the locks and the read under them). Locking them then would break the one lock order and decide on counts
+ * read before the lock, so the transaction is rolled back and the write starts again with them (`write`).
+ */
+export class HostsChanged extends Error {
+  constructor(readonly hosts: readonly string[]) {
+    super('The hosts to lock changed during the decision');
+  }
+}
+
+const DECISION_TRIES = 3;
+
+/** A write that takes host locks: whom it queues for and locks, and the field a refused overlap names. */
+export interface HostWrite {
+  /** The hosts read before any connection is held (`hostsOf`): queued for here, locked up front in the transaction. */
+  hosts: readonly string[];
+  field: StartField;
+}
+
+/** The same under an Idempotency-Key (api-rules.md § Bookings): the answer is stored with the rows, in their transaction. */
+export interface IdempotentHostWrite extends HostWrite {
+  key: string | undefined;
+  fingerprint: string;
+  requestId: string;
+}
+
+/** What a decision settled, read under the hosts' locks. */
+export interface Decision {
+  eventType: EventTypeDetails;
+  /** The hosts the rows occupy, the primary first. */
+  hostUserIds: string[];
+  /** A host has an expired hold still stored: HoldRows.clearExpired must run before the insert. */
+  expiredHolds: boolean;
+}
+
+/**
+ * The one place where a time is decided for a booking, a reschedule, a series or a hold: queue per host in this
+ * process, take the hosts' locks in the database, read what the slot engine needs inside that transaction, decide,
+ * and write everything in one round trip at the end, where the exclusion constraint has the last word.
+ */
+@Injectable()
+export class SlotDecisionService {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly bookings: BookingsRepository,
+    private readonly availability: AvailabilityService,
+    private readonly eventTypes: EventTypesService,
+    private readonly idempotency: IdempotencyService,
+  ) {}
+
+  private readonly hostQueue = new HostQueue();
+
+  /** The event type's hosts, read before any connection is held: the hosts a write will lock. */
+  hostsOf(scope: TenantScope, eventTypeId: string): Promise<string[]> {
+    return this.eventTypes.hostUserIdsOf(scope, eventTypeId);
+  }
+
+  /**
+   * Every write that takes host locks runs here, each step once: queued in this process for `write.hosts`, one
+   * transaction, `work(locked)` (which takes exactly those locks before it reads what it decides on), its writes
+   * leaving in one round trip at its end, and the database's refusal of an overlap as 409 naming `write.field`.
+   */
+  write<T>(scope: TenantScope, write: HostWrite, work: (locked: readonly string[]) => Promise<T>): Promise<T> {
+    return this.queued(scope, write.hosts, (locked) => this.tx.transaction(() => this.together(write.field, () => work(locked))));
+  }
+
+  /** `write` under an Idempotency-Key: the key's lock, check and stored answer share the write's transaction. */
+  writeOnce(
+    scope: TenantScope,
+    write: IdempotentHostWrite,
+    work: (locked: readonly string[]) => Promise<{ status: number; body: unknown }>,
+  ): Promise<StoredResponse> {
+    return this.queued(scope, write.hosts, (locked) =>
+      this.idempotency.run(scope, write.key, write.fingerprint, write.requestId, (complete) =>
+        this.tx.transaction(() =>
+          this.together(write.field, async () => {
+            const answer = await work(locked);
+            await complete(answer.status, answer.body);
+            return answer;
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** The hosts' locks (one sorted statement), before anything is read under them. */
+  lock(scope: TenantScope, hostUserIds: readonly string[]): Promise<void> {
+    return this.bookings.lockHosts(scope, hostUserIds);
+  }
+
+  /**
+   * Decides `start` on what is read under the `locked` hosts (already held): the slot engine's verdict, keeping
+   * `preferred` (the original host of a reschedule) when it is a round-robin host free then; 409 naming `field`
+   * when the time cannot be booked; HostsChanged when the event type has hosts outside `locked`.
+   */
+  async decide(
+    scope: TenantScope,
+    eventTypeId: string,
+    start: number,
+    locked: readonly string[],
+    options: { field: StartField; excludeId?: string; preferred?: string },
+  ): Promise<Decision> {
+    const loaded = await this.availability.loadSlotQuery(
+      scope,
+      eventTypeId,
+      { from: start, to: start },
+      { excludeBookingId: options.excludeId },
+    );
+    this.assertLocked(loaded.query.rules.hostUserIds, locked);
+    const verdict = this.verdict(loaded.query, start, options.preferred);
+    if (!verdict.available) throw slotUnavailable(options.field, verdict.reason);
+    return {
+      eventType: loaded.eventType,
+      hostUserIds: this.occupiedHosts(loaded.query, verdict.hostUserId),
+      expiredHolds: loaded.expiredHolds,
+    };
+  }
+
+  /**
+   * A series (api-rules.md § Seats and series) of `eventType` at `starts` (ascending), under the `locked` hosts: read
+   * from the first start to the last, past the booking window; each occurrence judged as a single booking (the window
+   * by the first only), one host for all of them; 409 with one `details` entry per refused occurrence.
+   */
+  async decideSeries(
+    scope: TenantScope,
+    eventType: EventTypeDetails,
+    starts: readonly number[],
+    locked: readonly string[],
+    excludeId: string | null,
+  ): Promise<Decision> {
+    const loaded = await this.availability.loadSlotQuery(
+      scope,
+      eventType.id,
+      { from: starts[0], to: starts[starts.length - 1] },
+      { excludeBookingId: excludeId ?? undefined, beyondBookingWindow: true },
+      eventType,
+    );
+    this.assertLocked(loaded.query.rules.hostUserIds, locked);
+    const verdict = explainSeries(loaded.query, [...starts]);
+    if (!verdict.available) {
+      throw new AppError(
+        ErrorCode.SLOT_UNAVAILABLE,
+        'The requested series cannot be booked',
+        verdict.refused.map(({ index, start, reason }) => ({
+          field: 'startTime',
+          message: `occurrence ${index + 1} at ${new Date(start).toISOString()}: ${reason}`,
+        })),
+      );
+    }
+    return {
+      eventType: loaded.eventType,
+      hostUserIds: this.occupiedHosts(loaded.query, verdict.hostUserId),
+      expiredHolds: loaded.expiredHolds,
+    };
+  }
+
+  /** HostsChanged unless every one of `hosts` is among the `locked`. */
+  assertLocked(hosts: readonly string[], locked: readonly string[]): void {
+    const newcomers = hosts.filter((host) => !locked.includes(host));
+    if (newcomers.length > 0) throw new HostsChanged(newcomers);
+  }
+
+  /** The event type as a booking needs it (404 unknown, 409 deleted), without the hosts' data. */
+  eventTypeOf(scope: TenantScope, eventTypeId: string): Promise<EventTypeDetails> {
+    return this.eventTypes.getForScheduling(scope, eventTypeId);
+  }
+
+  /**
+   * Runs `work` after the earlier writes of these hosts in this process (HostQueue). When its decision meets hosts
+   * outside that set (HostsChanged), its transaction has rolled back and it runs again with them, queued up front.
+   */
+  private async queued<T>(scope: TenantScope, hosts: readonly string[], work: (locked: readonly string[]) => Promise<T>): Promise<T> {
+    let locked = [...new Set(hosts)];
+    for (let tries = 1; ; tries++) {
+      try {
+        const keys = locked.map((host) => `${scope.livemode ? 'live' : 'test'}:${host}`);
+        const current = locked;
+        return await this.hostQueue.run(keys, () => work(current));
+      } catch (error) {
+        if (!(error instanceof HostsChanged)) throw error;
+        if (tries === DECISION_TRIES) {
+          throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The hosts of this event type are changing; try again', undefined, {
+            'Retry-After': '1',
+          });
+        }
+        locked = [...new Set([...locked, ...error.hosts])];
+      }
+    }
+  }
+
+  /**
+   * The rows and every outbox row they cause go to the database together, in one round trip at the end of `work`
+   * (`TransactionHost.batched`); the database's own refusal of an overlap (someone else holds the time) surfaces there.
+   */
+  private async together<T>(field: StartField, work: () => Promise<T>): Promise<T> {
+    try {
+      return await this.tx.batched(work);
+    } catch (error) {
+      if (isExclusionViolation(error)) throw slotUnavailable(field, 'already_booked');
+      throw error;
+    }
+  }
+
+  /** The verdict, keeping `preferred` when it is a round-robin host free at that time; otherwise the engine's own choice. */
+  private verdict(query: StartQuery, start: number, preferred?: string): StartVerdict {
+    if (preferred !== undefined && query.rules.schedulingType === 'round_robin' && query.hosts.some((h) => h.userId === preferred)) {
+      const onlyPreferred: StartQuery = {
+        ...query,
+        rules: { ...query.rules, schedulingType: 'one_on_one', hostUserIds: [preferred] },
+        hosts: query.hosts.filter((h) => h.userId === preferred),
+      };
+      const kept = explainStart(onlyPreferred, start);
+      if (kept.available) return kept;
+    }
+    return explainStart(query, start);
+  }
+
+  /** Collective bookings and holds occupy every host, the first being the primary; others the chosen one. */
+  private occupiedHosts(query: StartQuery, chosen: string): string[] {
+    return query.rules.schedulingType === 'collective' ? [...new Set(query.rules.hostUserIds)] : [chosen];
+  }
+}
