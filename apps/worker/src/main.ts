@@ -1,8 +1,12 @@
-import { NestFactory } from '@nestjs/core';
-import { SystemClock } from '@app/common';
-import { PinoNestLogger } from '../../api/src/logging/logger.js';
-import { exitOnSignals, exitOnStartupFailure, prepareRuntime } from '../../api/src/runtime.js';
-import { WorkerModule } from './worker.module.js';
+import { loadTracing } from '../../api/src/tracing/load.js';
+
+// Traces start (when OTEL_EXPORTER_OTLP_ENDPOINT is set) before the modules they instrument, http and pg, are loaded.
+const tracing = await loadTracing('scheduling-worker');
+const { NestFactory } = await import('@nestjs/core');
+const { SystemClock } = await import('@app/common');
+const { PinoNestLogger } = await import('../../api/src/logging/logger.js');
+const { exitOnSignals, exitOnStartupFailure, prepareRuntime } = await import('../../api/src/runtime.js');
+const { WorkerModule } = await import('./worker.module.js');
 
 /** Runs every background job (mail, webhooks, housekeeping) for API instances with RUN_WORKERS=false; any number may run. */
 async function main(): Promise<void> {
@@ -14,7 +18,10 @@ async function main(): Promise<void> {
     logger: new PinoNestLogger(logger),
     abortOnError: false,
   });
-  exitOnSignals(runtime, () => app.close());
+  exitOnSignals(runtime, async () => {
+    await app.close();
+    await tracing?.shutdown();
+  });
   logger.info('Worker running: mail, webhook delivery, reminders and housekeeping');
 }
 

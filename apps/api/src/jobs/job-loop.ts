@@ -1,4 +1,5 @@
 import type { Logger } from '@nestjs/common';
+import { inRootSpan } from '../tracing/spans.js';
 import { NotificationListener } from './notification-listener.js';
 import { Wakeup } from './wakeup.js';
 
@@ -63,7 +64,8 @@ export class JobLoop {
     while (!this.stopping) {
       let pause: number;
       try {
-        const result = await this.options.tick();
+        // Each round is a trace of its own (contract § 19), its statements and the work it starts within it.
+        const result = await inRootSpan(`job ${name}`, { attributes: { 'job.name': name } }, () => this.options.tick());
         if (result === 'again') continue;
         pause = Math.min(result ?? pollIntervalMs, pollIntervalMs);
       } catch (error) {
