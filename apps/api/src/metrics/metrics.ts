@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { droppedSpans } from '../tracing/spans.js';
 import { QueueMetricsReadModel, QUEUES } from './queue-metrics.read-model.js';
 import { RequestMetrics } from './request-metrics.js';
 
@@ -116,6 +117,15 @@ export class Metrics {
         this.reset();
         if (!snapshot) return;
         for (const queue of QUEUES) this.set({ queue }, snapshot.queues.find((counts) => counts.queue === queue)?.oldestDueSeconds ?? 0);
+      },
+    });
+    new Counter({
+      name: 'otel_spans_dropped_total',
+      help: 'Trace spans the OTLP exporter could not deliver (collector unreachable or refusing); 0 with tracing off.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(droppedSpans());
       },
     });
     new Gauge({

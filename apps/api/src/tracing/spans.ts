@@ -74,6 +74,18 @@ export function activeSpanLink(): Link[] {
   return span?.isRecording() ? [{ context: span.spanContext() }] : [];
 }
 
+let dropped = 0;
+
+/** Spans the trace exporter could not deliver since the process started (0 with tracing off); GET /metrics reports it. */
+export function droppedSpans(): number {
+  return dropped;
+}
+
+/** The exporter's count (tracing.ts), kept here, where the metrics can read it without loading the SDK. */
+export function countDroppedSpans(count: number): void {
+  dropped += count;
+}
+
 function errorName(error: unknown): string {
   if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') return error.code;
   return error instanceof Error ? error.name : 'unknown';

@@ -26,12 +26,12 @@ import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanExporter, ty
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createRootLogger } from '../logging/logger.js';
+import { countDroppedSpans, droppedSpans } from './spans.js';
 import { statementWithoutLiterals } from './statement-text.js';
 
-/** A started SDK: `shutdown` exports what is queued (bounded), `droppedSpans` counts what never reached the collector. */
+/** A started SDK: `shutdown` exports what is queued, within a bound. */
 export interface Tracing {
   shutdown(): Promise<void>;
-  droppedSpans(): number;
 }
 
 /** At most this long for the last export on shutdown: an unreachable collector must not hold the process. */
@@ -68,10 +68,10 @@ function createExporter(env: NodeJS.ProcessEnv): SpanExporter {
 
 /**
  * The exporter that counts: a batch the collector did not take (unreachable, refused, timed out after the exporter's
- * own retries) is dropped, counted and logged once, and the service goes on serving.
+ * own retries) is dropped, counted (otel_spans_dropped_total on GET /metrics) and logged once, and the service goes on
+ * serving.
  */
 class CountingExporter implements SpanExporter {
-  private dropped = 0;
   /** Errors already logged here, so the SDK's global error handler does not log them a second time. */
   readonly reported = new WeakSet<Error>();
 
@@ -80,18 +80,14 @@ class CountingExporter implements SpanExporter {
     private readonly logger: Logger,
   ) {}
 
-  get droppedSpans(): number {
-    return this.dropped;
-  }
-
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
     this.inner.export(spans, (result) => {
       if (result.code === ExportResultCode.SUCCESS) return resultCallback(result);
-      this.dropped += spans.length;
+      countDroppedSpans(spans.length);
       const error = result.error ?? new Error('export failed');
       this.reported.add(error);
       this.logger.warn(
-        { spans: spans.length, droppedSpans: this.dropped, error: error.message },
+        { spans: spans.length, droppedSpans: droppedSpans(), error: error.message },
         'Trace export failed: the batch is dropped (OTEL_EXPORTER_OTLP_ENDPOINT)',
       );
       resultCallback({ code: result.code, error });
@@ -257,7 +253,6 @@ export function startTracing(defaultServiceName: string, env: NodeJS.ProcessEnv 
   describeFastifyRequests();
   logger.info('Tracing: spans go to the OTLP/HTTP collector of OTEL_EXPORTER_OTLP_ENDPOINT');
   return {
-    droppedSpans: () => exporter.droppedSpans,
     shutdown: async () => {
       let timer: NodeJS.Timeout | undefined;
       const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_EXPORT_MS)));
