@@ -6,6 +6,8 @@ import type { Tracing } from './tracing.js';
  */
 export async function loadTracing(defaultServiceName: string, env: NodeJS.ProcessEnv = process.env): Promise<Tracing | undefined> {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
+  // The standard switch: off with the endpoint set, and then nothing loaded either (instrumentations patch when built).
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const { startTracing } = await import('./tracing.js');
   return startTracing(defaultServiceName, env);
 }
