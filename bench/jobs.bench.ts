@@ -62,6 +62,8 @@ async function ours(url: string): Promise<Result> {
     id bigserial PRIMARY KEY, status text NOT NULL DEFAULT 'pending', attempts int NOT NULL DEFAULT 0,
     next_attempt_at timestamptz NOT NULL DEFAULT now(), locked_until timestamptz)`);
   await pool.query(`CREATE INDEX jobs_due ON jobs (next_attempt_at) WHERE status = 'pending'`);
+  // As every queue table has it (migration LeasedRows): the leased rows, for the next wake-up.
+  await pool.query(`CREATE INDEX jobs_leased ON jobs (locked_until) WHERE locked_until IS NOT NULL`);
   await pool.query(`INSERT INTO jobs (status) SELECT 'pending' FROM generate_series(1, $1)`, [JOBS]);
   const dataSource = await new DataSource({ type: 'postgres', url, poolSize: 10 }).initialize();
   const queue = new LeaseQueue<{ id: string }>(new TransactionHost(dataSource), {

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { TransactionHost } from '@app/database';
-import { LeaseQueue } from '../apps/api/src/jobs/index.js';
+import { type Claim, type Claimed, LeaseQueue } from '../apps/api/src/jobs/index.js';
 import { cloneTestDatabase } from './support/database.js';
 
 interface Job {
@@ -45,6 +45,11 @@ describe('LeaseQueue', () => {
   });
   beforeEach(() => dataSource.query('TRUNCATE q_jobs'));
 
+  /** What a claim answered, without the leases (each claim's own). */
+  const jobs = (claimed: Claimed<Job>[]): Job[] => claimed.map(({ id, attempts }) => ({ id, attempts }));
+  /** The claim of row `id` among `claimed`. */
+  const claimOf = (claimed: Claimed<Job>[], id: string): Claim => claimed.find((job) => job.id === id)!;
+
   /** Rows due `minutesAgo` minutes ago (negative: in the future). */
   const add = (rows: [id: string, minutesAgo: number, grp?: string][]): Promise<unknown> =>
     dataSource.query(
@@ -69,13 +74,13 @@ describe('LeaseQueue', () => {
       ['d', 2],
       ['later', -10],
     ]);
-    expect(await queue.claim(3, 30)).toEqual([
+    expect(jobs(await queue.claim(3, 30))).toEqual([
       { id: 'a', attempts: 1 },
       { id: 'b', attempts: 1 },
       { id: 'c', attempts: 1 },
     ]);
     expect(await row('a')).toMatchObject({ attempts: 1, leased: true });
-    expect(await queue.claim(10, 30)).toEqual([{ id: 'd', attempts: 1 }]);
+    expect(jobs(await queue.claim(10, 30))).toEqual([{ id: 'd', attempts: 1 }]);
     expect(await queue.claim(10, 30)).toEqual([]);
   });
 
@@ -93,22 +98,25 @@ describe('LeaseQueue', () => {
     await queue.claim(1, 30);
     expect(await queue.claim(1, 30)).toEqual([]);
     await dataSource.query(`UPDATE q_jobs SET locked_until = now() - interval '1 second'`);
-    expect(await queue.claim(1, 30)).toEqual([{ id: 'a', attempts: 2 }]);
+    expect(jobs(await queue.claim(1, 30))).toEqual([{ id: 'a', attempts: 2 }]);
   });
 
   it('says when to wake: null with nothing waiting, 0 when due, the end of a lease or of a retry delay otherwise', async () => {
     expect(await queue.msUntilNextDue()).toBeNull();
     await add([['a', 1]]);
     expect(await queue.msUntilNextDue()).toBe(0);
-    await queue.claim(1, 60);
+    const [a] = await queue.claim(1, 60);
     const leased = (await queue.msUntilNextDue())!;
     expect(leased).toBeGreaterThan(55_000);
     expect(leased).toBeLessThanOrEqual(60_000);
-    await queue.retry('a', 300, 'refused');
+    await queue.retry(a, 300, 'refused');
     const retried = (await queue.msUntilNextDue())!;
     expect(retried).toBeGreaterThan(295_000);
     expect(retried).toBeLessThanOrEqual(300_000);
-    await queue.finish('a', 'done');
+    const [again] = await dataSource
+      .query(`UPDATE q_jobs SET next_attempt_at = now() - interval '1 minute'`)
+      .then(() => queue.claim(1, 60));
+    await queue.finish(again, 'done');
     expect(await queue.msUntilNextDue()).toBeNull();
   });
 
@@ -117,9 +125,9 @@ describe('LeaseQueue', () => {
       ['a', 1],
       ['b', 1],
     ]);
-    await queue.claim(2, 30);
-    await queue.retry('a', 120, 'timeout');
-    await queue.retry('b', 120, 'no key', { refund: true });
+    const claimed = await queue.claim(2, 30);
+    await queue.retry(claimOf(claimed, 'a'), 120, 'timeout');
+    await queue.retry(claimOf(claimed, 'b'), 120, 'no key', { refund: true });
     expect(await row('a')).toMatchObject({ status: 'pending', attempts: 1, last_error: 'timeout', leased: null });
     expect((await row('a')).in_s).toBeGreaterThan(115);
     expect(await row('b')).toMatchObject({ attempts: 0, last_error: 'no key' });
@@ -131,10 +139,10 @@ describe('LeaseQueue', () => {
       ['a', 1],
       ['b', 1],
     ]);
-    await queue.claim(2, 30);
-    await queue.finish('a', 'sent', null, 'finished_at = now()');
-    await queue.finish('b', 'failed', 'refused');
-    await queue.finish('b', 'sent');
+    const claimed = await queue.claim(2, 30);
+    expect(await queue.finish(claimOf(claimed, 'a'), 'sent', null, 'finished_at = now()')).toBe(true);
+    expect(await queue.finish(claimOf(claimed, 'b'), 'failed', 'refused')).toBe(true);
+    expect(await queue.finish(claimOf(claimed, 'b'), 'sent')).toBe(false);
     expect(await row('a')).toMatchObject({ status: 'sent', last_error: null, leased: null });
     expect(await row('b')).toMatchObject({ status: 'failed', last_error: 'refused' });
     expect((await dataSource.query(`SELECT finished_at IS NOT NULL AS f FROM q_jobs WHERE id = 'a'`))[0].f).toBe(true);
@@ -142,9 +150,9 @@ describe('LeaseQueue', () => {
 
   it('release ends a lease and leaves the row as it is', async () => {
     await add([['a', 1]]);
-    await queue.claim(1, 30);
-    await queue.release('a');
-    expect(await queue.claim(1, 30)).toEqual([{ id: 'a', attempts: 2 }]);
+    const [a] = await queue.claim(1, 30);
+    expect(await queue.release(a)).toBe(true);
+    expect(jobs(await queue.claim(1, 30))).toEqual([{ id: 'a', attempts: 2 }]);
   });
 
   it('keeps a queue’s own claim rule: a row waits while an earlier one of its group is pending', async () => {
@@ -153,8 +161,83 @@ describe('LeaseQueue', () => {
       ['2', 1, 'x'],
       ['3', 1, 'y'],
     ]);
-    expect((await ordered.claim(10, 30)).map((job) => job.id)).toEqual(['1', '3']);
-    await ordered.finish('1', 'done');
+    const claimed = await ordered.claim(10, 30);
+    expect(claimed.map((job) => job.id)).toEqual(['1', '3']);
+    await ordered.finish(claimOf(claimed, '1'), 'done');
     expect((await ordered.claim(10, 30)).map((job) => job.id)).toEqual(['2']);
   });
+
+  /*
+   * A lease runs on the database's clock (every instance must agree on it, so not the injectable Clock): a lease that
+   * runs out mid-job is one whose end is moved into the past, as a worker that stalls past it would see.
+   */
+  it('ignores the outcomes of a worker whose lease ran out and whose row another worker claimed', async () => {
+    await add([
+      ['a', 1],
+      ['b', 1],
+      ['c', 1],
+    ]);
+    const late = await queue.claim(3, 30);
+    await dataSource.query(`UPDATE q_jobs SET locked_until = now() - interval '1 second'`);
+    const current = await queue.claim(3, 30);
+    expect(jobs(current)).toEqual(['a', 'b', 'c'].map((id) => ({ id, attempts: 2 })));
+    // The first worker finishes late: each of its outcomes changes nothing, and says so.
+    expect(await queue.finish(claimOf(late, 'a'), 'failed', 'late')).toBe(false);
+    expect(await queue.retry(claimOf(late, 'b'), 600, 'late', { refund: true })).toBe(false);
+    expect(await queue.release(claimOf(late, 'c'))).toBe(false);
+    expect(await queue.finishMany(late, 'sent')).toBe(0);
+    for (const id of ['a', 'b', 'c'])
+      expect(await row(id)).toMatchObject({ status: 'pending', attempts: 2, last_error: null, leased: true });
+    // The worker that holds the leases now is answered.
+    expect(await queue.retry(claimOf(current, 'b'), 600, 'refused')).toBe(true);
+    expect(await queue.finishMany(current, 'sent')).toBe(2);
+    expect(await row('a')).toMatchObject({ status: 'sent', leased: null });
+    expect(await row('b')).toMatchObject({ status: 'pending', last_error: 'refused', leased: null });
+    // An outcome given twice is given once.
+    expect(await queue.release(claimOf(current, 'b'))).toBe(false);
+  });
+
+  it('finds the next wake-up through indexes, with many rows waiting and some leased', async () => {
+    await dataSource.query(`CREATE INDEX q_jobs_due ON q_jobs (next_attempt_at) WHERE status = 'pending'`);
+    await dataSource.query(`CREATE INDEX q_jobs_leased ON q_jobs (locked_until) WHERE locked_until IS NOT NULL`);
+    try {
+      // 100,000 waiting in the coming days, 20 due now, of which 10 are claimed.
+      await dataSource.query(`INSERT INTO q_jobs (id, next_attempt_at)
+        SELECT 'w' || g, now() + make_interval(secs => 60 + g * 5) FROM generate_series(1, 100000) g
+        UNION ALL SELECT 'd' || g, now() - make_interval(secs => g) FROM generate_series(1, 20) g`);
+      await dataSource.query('ANALYZE q_jobs');
+      await queue.claim(10, 120);
+      const plan = (await dataSource.query(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${(queue as unknown as { nextDueSql: string }).nextDueSql}`,
+      )) as {
+        'QUERY PLAN': { Plan: PlanNode }[];
+      }[];
+      const nodes = flatten(plan[0]['QUERY PLAN'][0].Plan);
+      expect(nodes.filter((node) => node['Node Type'] === 'Seq Scan')).toEqual([]);
+      expect(nodes.filter((node) => node['Node Type'] === 'Index Scan').map((node) => node['Index Name'])).toEqual(
+        expect.arrayContaining(['q_jobs_due', 'q_jobs_leased']),
+      );
+      // No lookup reads more than the rows leased now and the one it answers with.
+      expect(Math.max(...nodes.map((node) => node['Actual Rows'] ?? 0))).toBeLessThanOrEqual(11);
+      expect(await queue.msUntilNextDue()).toBe(0);
+      // Nothing due: the earliest of the leases' ends (two minutes) and the next due row (a minute).
+      await dataSource.query(`DELETE FROM q_jobs WHERE id LIKE 'd%' AND locked_until IS NULL`);
+      const ms = (await queue.msUntilNextDue())!;
+      expect(ms).toBeGreaterThan(55_000);
+      expect(ms).toBeLessThanOrEqual(65_000);
+    } finally {
+      await dataSource.query('DROP INDEX q_jobs_due; DROP INDEX q_jobs_leased');
+    }
+  });
 });
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  Plans?: PlanNode[];
+}
+
+function flatten(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(flatten)];
+}

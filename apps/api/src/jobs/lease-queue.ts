@@ -1,8 +1,10 @@
 import { TransactionHost } from '@app/database';
 
 /**
- * How one table works as a queue. Its rows have `id` and `locked_until`; SQL fragments name the candidate
- * row `c` (and whatever `join` adds), and RETURNING names the leased row `q` and the candidates' query `due`.
+ * How one table works as a queue. Its rows have `id` and `locked_until`, with an index on the due column (partial on
+ * `waiting` where it can be) and a partial index on `locked_until` of leased rows (`WHERE locked_until IS NOT NULL`),
+ * which the next wake-up reads. SQL fragments name the candidate row `c` (and whatever `join` adds), and RETURNING
+ * names the leased row `q` and the candidates' query `due`.
  */
 export interface LeaseQueueTable {
   table: string;
@@ -34,11 +36,29 @@ export function nextRetrySeconds(schedule: readonly number[], attempts: number):
 }
 
 /**
+ * Which claim an outcome answers: the row and the lease its claim gave it, as a token: the lease's end to the
+ * microsecond. No later claim repeats it: a row is claimed again once its lease has run out (and the new one ends
+ * later) or once its worker has answered. An outcome whose lease is no longer the row's changes nothing.
+ */
+export interface Claim {
+  id: string;
+  lease: string;
+}
+
+/** A claimed row, with its claim's lease. */
+export type Claimed<Row> = Row & { lease: string };
+
+/** The lease of row `c` as a token (see Claim), the same expression where a claim returns it and where an outcome checks it. */
+const leaseOf = (row: string): string => `(extract(epoch FROM ${row}.locked_until) * 1000000)::bigint::text`;
+
+/**
  * The one lease queue every background queue runs on (mail, webhook deliveries, calendar syncs, calendar writes);
  * each keeps its own table, rules and outcomes. A claim is one statement outside any transaction: it leases up to
  * `limit` due rows (`FOR UPDATE SKIP LOCKED`, so instances claim side by side without waiting on each other) until
  * `now() + lease`; the lease, not the row lock, keeps other workers away while the job runs, and a killed worker's
- * leases simply run out. Every time is the database's now(): tests freeze the Clock, and instances must agree.
+ * leases simply run out. Every outcome names its claim (Claim) and is written only while the row's lease is still
+ * that claim's: a worker whose lease ran out and whose row someone else claimed finishes late for nothing. Every time
+ * is the database's now(): tests freeze the Clock, and instances must agree.
  */
 export class LeaseQueue<Row> {
   private readonly claimSql: string;
@@ -60,16 +80,24 @@ export class LeaseQueue<Row> {
              WHERE ${waiting} AND c.${dueColumn} <= now() AND ${free}${claimable ? ` AND ${claimable}` : ''}
              ORDER BY ${order} LIMIT $1 FOR UPDATE OF c SKIP LOCKED) due
      WHERE q.id = due.id
-     RETURNING ${returning}`;
-    // A leased row is due again when its lease ends, or later if its retry says so.
-    this.nextDueSql = `SELECT (extract(epoch FROM min(greatest(c.${dueColumn}, coalesce(c.locked_until, c.${dueColumn}))) - now()) * 1000)::float8 AS ms
-      FROM ${table} c ${join} WHERE ${waiting}`;
+     RETURNING ${returning}, ${leaseOf('q')} AS lease`;
+    // A waiting row may be claimed at the later of its due time and its lease's end. Two lookups, each by an index
+    // whatever the number of waiting rows: the first row by due time whose lease (if any) ends before it is due (the
+    // due index, past the few rows leased now), and the earliest lease that ends after its row is due (a partial index
+    // of leased rows).
+    this.nextDueSql = `SELECT (extract(epoch FROM least(
+        (SELECT c.${dueColumn} FROM ${table} c ${join}
+          WHERE ${waiting} AND (c.locked_until IS NULL OR c.locked_until <= c.${dueColumn})
+          ORDER BY c.${dueColumn} LIMIT 1),
+        (SELECT min(c.locked_until) FROM ${table} c ${join}
+          WHERE c.locked_until IS NOT NULL AND ${waiting} AND c.locked_until > c.${dueColumn})
+      ) - now()) * 1000)::float8 AS ms`;
   }
 
-  /** Leases up to `limit` due rows for `leaseSeconds`, the oldest first. */
-  async claim(limit: number, leaseSeconds: number): Promise<Row[]> {
+  /** Leases up to `limit` due rows for `leaseSeconds`, the oldest first, each with its claim's lease. */
+  async claim(limit: number, leaseSeconds: number): Promise<Claimed<Row>[]> {
     // TypeORM answers an UPDATE … RETURNING with [rows, affected].
-    const [rows]: [Row[], number] = await this.tx
+    const [rows]: [Claimed<Row>[], number] = await this.tx
       .outside('a claim commits at once, so other workers skip what it took')
       .query(this.claimSql, [limit, leaseSeconds]);
     return rows;
@@ -78,47 +106,57 @@ export class LeaseQueue<Row> {
   /** Milliseconds until a waiting row may be claimed (0 when one is due), or null when none waits: the loop's next wake-up. */
   async msUntilNextDue(): Promise<number | null> {
     const rows: { ms: number | null }[] = await this.tx.outside('the worker’s next wake-up, read between claims').query(this.nextDueSql);
-    // greatest() skips NULLs in PostgreSQL, so clamping happens here: no row must mean null, not 0.
+    // least() skips NULLs in PostgreSQL, so clamping happens here: no row must mean null, not 0.
     const ms = rows[0]?.ms ?? null;
     return ms === null ? null : Math.max(0, ms);
   }
 
-  /** The lease ends and the row stays as it is (a sync that recorded its own next time). */
-  async release(id: string): Promise<void> {
-    await this.tx.outside(OUTCOME).query(`UPDATE ${this.queue.table} SET locked_until = NULL WHERE id = $1`, [id]);
+  /** The lease ends and the row stays as it is (a sync that recorded its own next time). False when the claim is stale. */
+  async release(claim: Claim): Promise<boolean> {
+    return this.outcome(`UPDATE ${this.queue.table} c SET locked_until = NULL WHERE id = $1 AND ${leaseOf('c')} = $2`, [
+      claim.id,
+      claim.lease,
+    ]);
   }
 
   /**
    * The job waits `delaySeconds` and runs again. `refund` takes back the attempt its claim counted (it was not the
-   * job's fault: an unreadable secret waits for its key).
+   * job's fault: an unreadable secret waits for its key). False when the claim is stale.
    */
-  async retry(id: string, delaySeconds: number, error: string, options: { refund?: boolean } = {}): Promise<void> {
+  async retry(claim: Claim, delaySeconds: number, error: string, options: { refund?: boolean } = {}): Promise<boolean> {
     const { table, dueColumn } = this.queue;
     const refund = options.refund ? ', attempts = greatest(attempts - 1, 0)' : '';
-    await this.tx.outside(OUTCOME).query(
-      `UPDATE ${table} c SET locked_until = NULL, ${this.errorColumn()} = $3, ${dueColumn} = now() + make_interval(secs => CAST($2 AS double precision))${refund}
-          WHERE id = $1 AND ${this.queue.waiting}`,
-      [id, delaySeconds, error],
+    return this.outcome(
+      `UPDATE ${table} c SET locked_until = NULL, ${this.errorColumn()} = $4, ${dueColumn} = now() + make_interval(secs => CAST($3 AS double precision))${refund}
+          WHERE id = $1 AND ${leaseOf('c')} = $2 AND ${this.queue.waiting}`,
+      [claim.id, claim.lease, delaySeconds, error],
     );
   }
 
-  /** The job leaves the queue: `status` (done, sent, failed), with its error if any, and the lease ends. */
-  async finish(id: string, status: string, error: string | null = null, also = ''): Promise<void> {
-    await this.tx.outside(OUTCOME).query(
-      `UPDATE ${this.queue.table} c SET status = $2, locked_until = NULL, ${this.errorColumn()} = $3${also ? `, ${also}` : ''}
-          WHERE id = $1 AND ${this.queue.waiting}`,
-      [id, status, error],
+  /** The job leaves the queue: `status` (done, sent, failed), with its error if any, and the lease ends. False when the claim is stale. */
+  async finish(claim: Claim, status: string, error: string | null = null, also = ''): Promise<boolean> {
+    return this.outcome(
+      `UPDATE ${this.queue.table} c SET status = $3, locked_until = NULL, ${this.errorColumn()} = $4${also ? `, ${also}` : ''}
+          WHERE id = $1 AND ${leaseOf('c')} = $2 AND ${this.queue.waiting}`,
+      [claim.id, claim.lease, status, error],
     );
   }
 
-  /** Several jobs leave the queue with one `status` and no error, in one statement (a batch's successes). */
-  async finishMany(ids: readonly string[], status: string, also = ''): Promise<void> {
-    if (ids.length === 0) return;
-    await this.tx.outside(OUTCOME).query(
-      `UPDATE ${this.queue.table} c SET status = $2, locked_until = NULL, ${this.errorColumn()} = NULL${also ? `, ${also}` : ''}
-          WHERE id = ANY($1::text[]) AND ${this.queue.waiting}`,
-      [[...ids], status],
+  /** Several jobs leave the queue with one `status` and no error, in one statement (a batch's successes); how many did. */
+  async finishMany(claims: readonly Claim[], status: string, also = ''): Promise<number> {
+    if (claims.length === 0) return 0;
+    const [, count]: [unknown[], number] = await this.tx.outside(OUTCOME).query(
+      `UPDATE ${this.queue.table} c SET status = $3, locked_until = NULL, ${this.errorColumn()} = NULL${also ? `, ${also}` : ''}
+         FROM unnest($1::text[], $2::text[]) AS k(id, lease)
+        WHERE c.id = k.id AND ${leaseOf('c')} = k.lease AND ${this.queue.waiting}`,
+      [claims.map((claim) => claim.id), claims.map((claim) => claim.lease), status],
     );
+    return count ?? 0;
+  }
+
+  private async outcome(text: string, values: unknown[]): Promise<boolean> {
+    const [, count]: [unknown[], number] = await this.tx.outside(OUTCOME).query(text, values);
+    return count > 0;
   }
 
   /** retry and finish address one row of the table alone: a queue that joins (webhooks) writes its own outcomes. */

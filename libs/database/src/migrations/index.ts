@@ -22,6 +22,7 @@ import { BookingReminders1795676048865 } from './1795676048865-BookingReminders.
 import { EncryptionKeyCheck1795500400000 } from './1795500400000-EncryptionKeyCheck.js';
 import { VisitorBookings1795699069256 } from './1795699069256-VisitorBookings.js';
 import { QueueFailedIndexes1795708617467 } from './1795708617467-QueueFailedIndexes.js';
+import { LeasedRows1795711641498 } from './1795711641498-LeasedRows.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   BookingReminders1795676048865,
   VisitorBookings1795699069256,
   QueueFailedIndexes1795708617467,
+  LeasedRows1795711641498,
 ];

@@ -1,11 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
-import { LeaseQueue } from '../../jobs/index.js';
+import { type Claim, LeaseQueue } from '../../jobs/index.js';
 import { CalendarConnection } from './entities/calendar-connection.entity.js';
 import { CalendarWrite, type CalendarWriteAction } from './entities/calendar-write.entity.js';
 
 export const CALENDAR_WRITES_CHANNEL = 'calendar_writes';
+
+/** A connection leased for a sync, with the claim its release names. */
+export type ClaimedConnection = CalendarConnection & { claim: Claim };
+/** A write-back leased to this worker, with the claim its outcome names. */
+export type ClaimedWrite = CalendarWrite & { claim: Claim };
 
 /**
  * The two job queues of the calendars module, across organizations (the jobs framework claims every organization's
@@ -66,15 +71,15 @@ export class CalendarQueueRepository {
   }
 
   /** Job queue: leases up to `limit` connections due for a sync, one worker per connection at a time. */
-  async claimDue(limit: number, leaseSeconds: number): Promise<CalendarConnection[]> {
-    const ids = await this.syncs.claim(limit, leaseSeconds);
-    if (ids.length === 0) return [];
-    return this.tx.reads.find(CalendarConnection, { where: ids.map(({ id }) => ({ id })) });
+  async claimDue(limit: number, leaseSeconds: number): Promise<ClaimedConnection[]> {
+    const claims = await this.syncs.claim(limit, leaseSeconds);
+    if (claims.length === 0) return [];
+    return withClaims(await this.tx.reads.find(CalendarConnection, { where: claims.map(({ id }) => ({ id })) }), claims);
   }
 
   /** Job queue: the lease ends with the sync (which wrote its own next time). */
-  async release(id: string): Promise<void> {
-    await this.syncs.release(id);
+  async release(claim: Claim): Promise<void> {
+    await this.syncs.release(claim);
   }
 
   /** Job queue: milliseconds until the next connection is due, or null when there is none. */
@@ -83,31 +88,45 @@ export class CalendarQueueRepository {
   }
 
   /** Job queue: leases up to `limit` due write-backs, the oldest first (a delete never overtakes its put). */
-  async claimWrites(limit: number, leaseSeconds: number): Promise<CalendarWrite[]> {
-    const rows = await this.writes.claim(limit, leaseSeconds);
-    if (rows.length === 0) return [];
-    return this.tx.reads.find(CalendarWrite, { where: rows.map(({ id }) => ({ id })), order: { createdAt: 'ASC', id: 'ASC' } });
+  async claimWrites(limit: number, leaseSeconds: number): Promise<ClaimedWrite[]> {
+    const claims = await this.writes.claim(limit, leaseSeconds);
+    if (claims.length === 0) return [];
+    const writes = await this.tx.reads.find(CalendarWrite, {
+      where: claims.map(({ id }) => ({ id })),
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return withClaims(writes, claims);
   }
 
-  async finishWrite(id: string): Promise<void> {
-    await this.writes.finish(id, 'done');
+  /*
+   * A write's outcomes name its claim: a worker whose lease ran out while the calendar server was slow, and whose write
+   * another worker has claimed since, changes nothing.
+   */
+  async finishWrite(claim: Claim): Promise<void> {
+    await this.writes.finish(claim, 'done');
   }
 
-  async retryWrite(id: string, delaySeconds: number, error: string): Promise<void> {
-    await this.writes.retry(id, delaySeconds, error);
+  async retryWrite(claim: Claim, delaySeconds: number, error: string): Promise<void> {
+    await this.writes.retry(claim, delaySeconds, error);
   }
 
   /** Job queue: the write waits (still pending) and the attempt it was claimed for does not count. */
-  async holdWrite(id: string, delaySeconds: number, error: string): Promise<void> {
-    await this.writes.retry(id, delaySeconds, error, { refund: true });
+  async holdWrite(claim: Claim, delaySeconds: number, error: string): Promise<void> {
+    await this.writes.retry(claim, delaySeconds, error, { refund: true });
   }
 
-  async failWrite(id: string, error: string): Promise<void> {
-    await this.writes.finish(id, 'failed', error);
+  async failWrite(claim: Claim, error: string): Promise<void> {
+    await this.writes.finish(claim, 'failed', error);
   }
 
   /** Job queue: milliseconds until the next write-back is due, or null when none is pending. */
   async msUntilNextWrite(): Promise<number | null> {
     return this.writes.msUntilNextDue();
   }
+}
+
+/** Each found row with the claim that leased it (a row deleted since its claim is simply not found). */
+function withClaims<T extends { id: string }>(rows: T[], claims: readonly Claim[]): (T & { claim: Claim })[] {
+  const leases = new Map(claims.map((claim) => [claim.id, claim.lease]));
+  return rows.map((row) => Object.assign(row, { claim: { id: row.id, lease: leases.get(row.id)! } }));
 }

@@ -52,7 +52,7 @@ export class CalendarSyncWorker implements OnApplicationBootstrap, OnApplication
           // Calendars are organization data shared by both modes.
           await this.sync.sync(jobTenantScope(connection.organizationId, true), connection);
         } finally {
-          await this.queue.release(connection.id).catch(() => undefined);
+          await this.queue.release(connection.claim).catch(() => undefined);
         }
       }),
     );

@@ -4,9 +4,8 @@ import { JobLoop, nextRetrySeconds, type TickResult } from '../../jobs/index.js'
 import { CalDavReader } from './caldav-source.js';
 import { CalendarSecrets } from './calendar-secrets.service.js';
 import { CALENDAR_WRITES_CHANNEL } from './calendar-write-back.service.js';
-import { CalendarQueueRepository } from './calendar-queue.repository.js';
+import { CalendarQueueRepository, type ClaimedWrite } from './calendar-queue.repository.js';
 import { CalendarsRepository } from './calendars.repository.js';
-import type { CalendarWrite } from './entities/calendar-write.entity.js';
 import { SourceError } from './ics-source.js';
 
 const POLL_INTERVAL_MS = 5_000;
@@ -61,7 +60,7 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
     return 'again';
   }
 
-  private async carryOut(write: CalendarWrite): Promise<void> {
+  private async carryOut(write: ClaimedWrite): Promise<void> {
     try {
       const destination = await this.repository.destinationOf(jobTenantScope(write.organizationId, true), write.userId);
       if (destination) {
@@ -75,21 +74,21 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
           };
         } catch {
           // Not the server's fault: the write waits (pending, the attempt not counted) for the key to come back.
-          await this.queue.holdWrite(write.id, SECRET_UNREADABLE_RETRY_SECONDS, CALENDAR_SECRET_UNREADABLE);
+          await this.queue.holdWrite(write.claim, SECRET_UNREADABLE_RETRY_SECONDS, CALENDAR_SECRET_UNREADABLE);
           if (write.lastError !== CALENDAR_SECRET_UNREADABLE) this.logger.warn({ msg: CALENDAR_SECRET_UNREADABLE, writeId: write.id });
           return;
         }
         await this.dav.write(account, calendarId, `${write.bookingId}.ics`, write.action === 'put' ? write.ics : null);
       }
-      await this.queue.finishWrite(write.id);
+      await this.queue.finishWrite(write.claim);
     } catch (error) {
       const reason = error instanceof SourceError ? error.message : error instanceof Error ? error.name : 'error';
       const delay = nextRetrySeconds(this.config.calendarRetrySchedule, write.attempts);
       if (delay === null) {
-        await this.queue.failWrite(write.id, reason);
+        await this.queue.failWrite(write.claim, reason);
         this.logger.error({ msg: 'Calendar write-back failed for good', writeId: write.id, error: reason });
       } else {
-        await this.queue.retryWrite(write.id, delay, reason);
+        await this.queue.retryWrite(write.claim, delay, reason);
         this.logger.warn({ msg: 'Calendar write-back failed; will retry', writeId: write.id, error: reason, retryInSeconds: delay });
       }
     }

@@ -2,12 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { MailMessage } from './entities/mail-message.entity.js';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
-import { LeaseQueue } from '../../jobs/index.js';
+import { type Claim, LeaseQueue } from '../../jobs/index.js';
 
 /** The channel `enqueue` notifies and the worker listens on; PostgreSQL delivers it only on commit. */
 export const MAIL_OUTBOX_CHANNEL = 'mail_outbox';
 
 export type NewMailRow = Pick<MailMessage, 'id' | 'recipients' | 'subject' | 'textBody' | 'htmlBody' | 'ical'>;
+
+/** A message leased to this worker, with the claim its outcome names. */
+export type ClaimedMail = MailMessage & { claim: Claim };
 
 /*
  * Every time here is the database's now(), never the injected Clock: tests freeze the Clock, and
@@ -54,21 +57,23 @@ export class MailRepository {
    * lease keeps other instances away while they are sent, and the attempt counts at the claim, so a message that
    * crashes its worker still runs out of retries.
    */
-  async claimDue(limit: number, leaseSeconds: number): Promise<MailMessage[]> {
-    return (await this.queue.claim(limit, leaseSeconds)).map(mailMessageOf);
+  async claimDue(limit: number, leaseSeconds: number): Promise<ClaimedMail[]> {
+    return (await this.queue.claim(limit, leaseSeconds)).map((row) =>
+      Object.assign(mailMessageOf(row), { claim: { id: row.id, lease: row.lease } }),
+    );
   }
 
-  /** These messages went out (one statement for a round's successes). */
-  async markSent(ids: readonly string[]): Promise<void> {
-    await this.queue.finishMany(ids, 'sent', 'sent_at = now()');
+  /** These messages went out (one statement for a round's successes). A claim that is no longer the row's lease changes nothing. */
+  async markSent(claims: readonly Claim[]): Promise<void> {
+    await this.queue.finishMany(claims, 'sent', 'sent_at = now()');
   }
 
-  async scheduleRetry(id: string, delaySeconds: number, lastError: string): Promise<void> {
-    await this.queue.retry(id, delaySeconds, lastError);
+  async scheduleRetry(claim: Claim, delaySeconds: number, lastError: string): Promise<void> {
+    await this.queue.retry(claim, delaySeconds, lastError);
   }
 
-  async markFailed(id: string, lastError: string): Promise<void> {
-    await this.queue.finish(id, 'failed', lastError);
+  async markFailed(claim: Claim, lastError: string): Promise<void> {
+    await this.queue.finish(claim, 'failed', lastError);
   }
 
   /** Milliseconds until the next pending message may be claimed (0 when one is due), or null when none waits. */

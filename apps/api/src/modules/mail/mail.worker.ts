@@ -1,9 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, Clock, daysBefore } from '@app/common';
 import { JobLoop, nextRetrySeconds, PeriodicJobs, RETENTION_INTERVAL_MS, type TickResult } from '../../jobs/index.js';
-import type { MailMessage } from './entities/mail-message.entity.js';
 import { describeSendError, smtpUrlSecrets } from './mail-errors.js';
-import { MAIL_OUTBOX_CHANNEL, MailRepository } from './mail.repository.js';
+import { type ClaimedMail, MAIL_OUTBOX_CHANNEL, MailRepository } from './mail.repository.js';
 import { MAX_CONNECTIONS, MailTransport, SEND_TIMEOUT_MS } from './mail.transport.js';
 
 /** Catches retries and notifications sent while the listener was down. */
@@ -65,7 +64,7 @@ export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown
     const mails = await this.repository.claimDue(MAIL_BATCH, LEASE_SECONDS);
     if (mails.length === 0) return (await this.repository.msUntilNextDue()) ?? undefined;
     const sent = await Promise.all(mails.map((mail) => this.deliver(mail)));
-    await this.repository.markSent(mails.filter((_, i) => sent[i]).map((mail) => mail.id));
+    await this.repository.markSent(mails.filter((_, i) => sent[i]).map((mail) => mail.claim));
     for (const [i, mail] of mails.entries()) {
       if (sent[i]) this.logger.log({ msg: 'Mail sent', mailId: mail.id, recipients: mail.recipients.length, attempt: mail.attempts });
     }
@@ -73,7 +72,7 @@ export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Sends one message; a failure is recorded here (retry or failed for good), a success by the caller. */
-  private async deliver(mail: MailMessage): Promise<boolean> {
+  private async deliver(mail: ClaimedMail): Promise<boolean> {
     const context = { mailId: mail.id, recipients: mail.recipients.length, attempt: mail.attempts };
     try {
       await this.transport.send(mail);
@@ -82,10 +81,10 @@ export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown
       const failure = describeSendError(error, this.secrets);
       const delaySeconds = nextRetrySeconds(this.config.mailRetrySchedule, mail.attempts);
       if (delaySeconds === null) {
-        await this.repository.markFailed(mail.id, failure.reason);
+        await this.repository.markFailed(mail.claim, failure.reason);
         this.logger.error({ msg: 'Mail delivery failed for good', ...context, error: failure.code });
       } else {
-        await this.repository.scheduleRetry(mail.id, delaySeconds, failure.reason);
+        await this.repository.scheduleRetry(mail.claim, delaySeconds, failure.reason);
         this.logger.warn({ msg: 'Mail delivery failed; will retry', ...context, error: failure.code, retryInSeconds: delaySeconds });
       }
       return false;

@@ -19,6 +19,8 @@ export interface RemoteCalendar {
 @Index('calendar_connections_member_source_key', ['memberId', 'sourceHash'], { unique: true })
 @Index('calendar_connections_organization_user_idx', ['organizationId', 'userId', 'createdAt'])
 @Index('calendar_connections_due_idx', ['nextSyncAt'])
+// The queue's next wake-up finds the rows leased now by this (LeaseQueue); only they have a lease end.
+@Index('calendar_connections_leased_idx', ['lockedUntil'], { where: '"locked_until" IS NOT NULL' })
 export class CalendarConnection {
   @PrimaryColumn('text')
   id!: string;

@@ -9,6 +9,8 @@ export type CalendarWriteStatus = 'pending' | 'done' | 'failed';
  */
 @Entity('calendar_writes')
 @Index('calendar_writes_due_idx', ['status', 'nextAttemptAt'])
+// The queue's next wake-up finds the rows leased now by this (LeaseQueue); only they have a lease end.
+@Index('calendar_writes_leased_idx', ['lockedUntil'], { where: '"locked_until" IS NOT NULL' })
 @Index('calendar_writes_organization_booking_idx', ['organizationId', 'bookingId'])
 export class CalendarWrite {
   @PrimaryColumn('text')

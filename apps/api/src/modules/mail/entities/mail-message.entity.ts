@@ -5,6 +5,8 @@ import type { MailIcal, MailStatus } from '../mail.types.js';
 @Entity('mail_outbox')
 @Check('mail_outbox_status_check', `"status" IN ('pending', 'sent', 'failed')`)
 @Index('mail_outbox_due_idx', ['nextAttemptAt'], { where: `"status" = 'pending'` })
+// The queue's next wake-up finds the rows leased now by this (LeaseQueue); only they have a lease end.
+@Index('mail_outbox_leased_idx', ['lockedUntil'], { where: '"locked_until" IS NOT NULL' })
 // queue_jobs{state="failed"} counts these on every scrape: an index of the few failed rows, not a scan of sent mail.
 @Index('mail_outbox_failed_idx', ['nextAttemptAt'], { where: `"status" = 'failed'` })
 export class MailMessage {

@@ -7,6 +7,8 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 @Entity('webhook_deliveries')
 @Check('webhook_deliveries_status_check', `"status" IN ('pending', 'succeeded', 'failed')`)
 @Index('webhook_deliveries_due_idx', ['nextAttemptAt'], { where: `"status" = 'pending'` })
+// The queue's next wake-up finds the rows leased now by this (LeaseQueue); only they have a lease end.
+@Index('webhook_deliveries_leased_idx', ['lockedUntil'], { where: '"locked_until" IS NOT NULL' })
 // queue_jobs{state="failed"} counts these on every scrape: an index of the few failed rows, not a scan of the history.
 @Index('webhook_deliveries_failed_idx', ['nextAttemptAt'], { where: `"status" = 'failed'` })
 @Index('webhook_deliveries_webhook_created_idx', ['webhookId', 'createdAt'])
