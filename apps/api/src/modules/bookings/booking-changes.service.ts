@@ -24,9 +24,16 @@ import {
 import { locationFor } from '../event-types/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
-import { BookingEffectsService } from './booking-effects.service.js';
-import { attendeeBookingView, attendeeCancelledView, attendeeRescheduledView } from './attendee-views.js';
-import { bookingDetailView, cancelledView, rescheduledView } from './booking-views.js';
+import {
+  attendeeBookingView,
+  attendeeCancelledView,
+  attendeeRescheduledView,
+  BookingEffectsService,
+  bookingDetailView,
+  cancelledView,
+  rescheduledView,
+} from '../booking-effects/index.js';
+import { BookingRemindersService } from './booking-reminders.service.js';
 import {
   BookingResponse,
   CancelBookingDto,
@@ -69,6 +76,7 @@ export class BookingChangesService {
     private readonly slots: SlotDecisionService,
     private readonly lookups: GlobalLookups,
     private readonly effects: BookingEffectsService,
+    private readonly reminders: BookingRemindersService,
     private readonly clock: Clock,
   ) {}
 
@@ -105,7 +113,11 @@ export class BookingChangesService {
             booking: bookingDetailView(occurrence.booking, occurrence.hostUserIds, summary),
           });
         }
-        await this.effects.allNoLongerConfirmed(scope, wereConfirmed);
+        await this.effects.noLongerConfirmed(scope, wereConfirmed);
+        await this.reminders.noLongerConfirmed(
+          scope,
+          wereConfirmed.map((occurrence) => occurrence.bookingId),
+        );
         await this.effects.sendSeriesMails(
           scope,
           'cancellation',
@@ -188,8 +200,14 @@ export class BookingChangesService {
       await this.holdRows.clearExpired(scope, decided);
       await this.rows.insert(scope, replacement, hostUserIds, eventType.seatsPerSlot !== null);
 
-      if (wasConfirmed) await this.effects.noLongerConfirmed(scope, booking.id, original.hostUserIds);
-      if (replacement.status === 'confirmed') await this.effects.nowConfirmed(scope, replacement, eventType.title, hostUserIds);
+      if (wasConfirmed) {
+        await this.effects.noLongerConfirmed(scope, [{ bookingId: booking.id, hostUserIds: original.hostUserIds }]);
+        await this.reminders.noLongerConfirmed(scope, [booking.id]);
+      }
+      if (replacement.status === 'confirmed') {
+        await this.effects.nowConfirmed(scope, replacement, eventType.title, hostUserIds);
+        await this.reminders.confirmed(scope, [replacement]);
+      }
       await this.effects.record(scope, 'booking.rescheduled', {
         booking: bookingDetailView(replacement, hostUserIds, eventType),
         previousBooking: bookingDetailView(booking, original.hostUserIds, eventType),
@@ -231,7 +249,10 @@ export class BookingChangesService {
       const summary = await this.effects.summaryOf(scope, booking);
       const detail = bookingDetailView(booking, hostUserIds, summary);
       await this.effects.record(scope, outcome === 'confirmed' ? 'booking.confirmed' : 'booking.declined', { booking: detail });
-      if (outcome === 'confirmed') await this.effects.nowConfirmed(scope, booking, summary.title, hostUserIds);
+      if (outcome === 'confirmed') {
+        await this.effects.nowConfirmed(scope, booking, summary.title, hostUserIds);
+        await this.reminders.confirmed(scope, [booking]);
+      }
       await this.effects.sendMails(scope, outcome === 'confirmed' ? 'confirmation' : 'cancellation', booking, {
         hostUserIds,
         title: summary.title,

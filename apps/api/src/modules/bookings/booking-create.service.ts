@@ -16,10 +16,9 @@ import {
 } from '../booking-core/index.js';
 import type { EventTypeDetails } from '../event-types/index.js';
 import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
-import { BookingEffectsService } from './booking-effects.service.js';
+import { attendeeBookingView, BookingEffectsService, bookingDetailView, bookingView } from '../booking-effects/index.js';
+import { BookingRemindersService } from './booking-reminders.service.js';
 import { BookingSeriesRepository } from './booking-series.repository.js';
-import { attendeeBookingView } from './attendee-views.js';
-import { bookingDetailView, bookingView } from './booking-views.js';
 import { BookingSeries } from './entities/booking-series.entity.js';
 import { HoldsService } from './holds.service.js';
 import { type BookingVisitor, VisitorBookingsService } from './visitor-bookings.service.js';
@@ -52,6 +51,7 @@ export class BookingCreateService {
     private readonly holds: HoldsService,
     private readonly seriesRows: BookingSeriesRepository,
     private readonly effects: BookingEffectsService,
+    private readonly reminders: BookingRemindersService,
     private readonly visitors: VisitorBookingsService,
     private readonly clock: Clock,
   ) {}
@@ -113,7 +113,10 @@ export class BookingCreateService {
     if (visitor) await this.visitors.record(scope, visitor, booking.id);
 
     await this.effects.record(scope, 'booking.created', { booking: bookingDetailView(booking, hostUserIds, eventType) });
-    if (booking.status === 'confirmed') await this.effects.nowConfirmed(scope, booking, eventType.title, hostUserIds);
+    if (booking.status === 'confirmed') {
+      await this.effects.nowConfirmed(scope, booking, eventType.title, hostUserIds);
+      await this.reminders.confirmed(scope, [booking]);
+    }
     await this.effects.sendMails(scope, booking.status === 'pending' ? 'pending' : 'confirmation', booking, {
       hostUserIds,
       title: eventType.title,
@@ -196,6 +199,7 @@ export class BookingCreateService {
     );
     const confirmed = bookings.filter((booking) => booking.status === 'confirmed');
     await this.effects.allNowConfirmed(scope, confirmed, eventType.title, hostUserIds);
+    await this.reminders.confirmed(scope, confirmed);
     await this.effects.sendSeriesMails(scope, bookings[0].status === 'pending' ? 'pending' : 'confirmation', bookings, {
       hostUserIds,
       title: eventType.title,

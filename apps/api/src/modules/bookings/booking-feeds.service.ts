@@ -5,7 +5,7 @@ import ical, { ICalEventStatus } from 'ical-generator';
 import { AppConfig, AppError, Clock, ensureEncryptionKey, type Principal, sha256, tenantScope } from '@app/common';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { EventTypesService } from '../event-types/index.js';
-import { attendeeNameOf } from './booking-views.js';
+import { attendeeNameOf } from '../booking-effects/index.js';
 import { BookingRows } from '../booking-core/index.js';
 import { BookingFeedsRepository } from './booking-feeds.repository.js';
 

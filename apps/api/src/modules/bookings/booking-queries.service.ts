@@ -3,11 +3,9 @@ import { AppError, looksLikeId, pageMeta, type Principal, tenantScope } from '@a
 import { EventTypesService } from '../event-types/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { type BookingFilters, BookingRows, mayActOnBooking, seesAllBookings } from '../booking-core/index.js';
-import { BookingEffectsService } from './booking-effects.service.js';
-import { BookingRemindersRepository } from './booking-reminders.repository.js';
+import { attendeeBookingView, BookingEffectsService, bookingDetailView } from '../booking-effects/index.js';
+import { BookingRemindersService } from './booking-reminders.service.js';
 import { BookingSeriesRepository } from './booking-series.repository.js';
-import { attendeeBookingView } from './attendee-views.js';
-import { bookingDetailView } from './booking-views.js';
 import { BookingListResponse, BookingResponse, ListBookingsQueryDto, PublicBookingResponse, SeriesResponse } from './dto/booking.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -39,7 +37,7 @@ export class BookingQueriesService {
     private readonly eventTypes: EventTypesService,
     private readonly lookups: GlobalLookups,
     private readonly effects: BookingEffectsService,
-    private readonly reminders: BookingRemindersRepository,
+    private readonly reminders: BookingRemindersService,
   ) {}
 
   async getForAttendee(id: string, token: string): Promise<PublicBookingResponse> {

@@ -1,21 +1,18 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../../jobs/index.js';
-import { AvailabilityModule } from '../availability/index.js';
 import { BookingCoreModule } from '../booking-core/index.js';
-import { CalendarsModule } from '../calendars/index.js';
+import { BookingEffectsModule } from '../booking-effects/index.js';
 import { EventTypesModule } from '../event-types/index.js';
-import { MailModule } from '../mail/index.js';
-import { TeamModule } from '../team/index.js';
 import { BookingsController } from './bookings.controller.js';
 import { BookingFeedsRepository } from './booking-feeds.repository.js';
 import { BookingSeriesRepository } from './booking-series.repository.js';
 import { BookingRemindersRepository } from './booking-reminders.repository.js';
+import { BookingRemindersService } from './booking-reminders.service.js';
 import { ReminderQueueRepository } from './reminder-queue.repository.js';
 import { ReminderSenderWorker } from './reminder-sender.worker.js';
 import { BookingChangesService } from './booking-changes.service.js';
 import { BookingCreateService } from './booking-create.service.js';
-import { BookingEffectsService } from './booking-effects.service.js';
 import { BookingQueriesService } from './booking-queries.service.js';
 import { BookingFeeds } from './booking-feeds.service.js';
 import { BookingFeedsController } from './booking-feeds.controller.js';
@@ -33,11 +30,8 @@ import { VisitorBookingsService } from './visitor-bookings.service.js';
   imports: [
     TypeOrmModule.forFeature([BookingFeed, BookingSeries, BookingReminder, VisitorBooking]),
     BookingCoreModule,
-    AvailabilityModule,
+    BookingEffectsModule,
     EventTypesModule,
-    TeamModule,
-    MailModule,
-    CalendarsModule,
     JobsModule,
   ],
   controllers: [BookingsController, BookingFeedsController, HoldsController, SeriesController],
@@ -45,12 +39,12 @@ import { VisitorBookingsService } from './visitor-bookings.service.js';
     BookingFeedsRepository,
     BookingSeriesRepository,
     BookingRemindersRepository,
+    BookingRemindersService,
     ReminderQueueRepository,
     ReminderSenderWorker,
     BookingCreateService,
     BookingChangesService,
     BookingQueriesService,
-    BookingEffectsService,
     BookingFeeds,
     HoldsService,
     VisitorBookingsRepository,

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { AppConfig, Clock, jobTenantScope, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { JobLoop, type TickResult } from '../../jobs/index.js';
-import { BookingEffectsService, type DueBookingReminder } from './booking-effects.service.js';
+import { BookingEffectsService, type DueBookingReminder } from '../booking-effects/index.js';
 import { BOOKING_REMINDERS_CHANNEL } from './booking-reminders.repository.js';
 import { BookingRows } from '../booking-core/index.js';
 import { type DueReminder, ReminderQueueRepository } from './reminder-queue.repository.js';

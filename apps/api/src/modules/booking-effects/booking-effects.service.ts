@@ -1,5 +1,5 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AppConfig, Clock, type TenantScope } from '@app/common';
+import { Injectable } from '@nestjs/common';
+import { AppConfig, type TenantScope } from '@app/common';
 import type { BookingRecord } from '../booking-core/index.js';
 import { SchedulesService } from '../availability/index.js';
 import { type BookingForCalendar, CalendarWriteBack } from '../calendars/index.js';
@@ -8,7 +8,6 @@ import { MailOutbox } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/index.js';
 import { TeamService } from '../team/index.js';
 import { type BookingMailFacts, bookingMails, type BookingMailKind, type Contact, reminderMails } from './booking-mail.js';
-import { BookingRemindersRepository } from './booking-reminders.repository.js';
 import { attendeeNameOf, bookingDetailView } from './booking-views.js';
 
 /** What a host's calendar shows of a booking (api-rules.md § Calendars, write-back). */
@@ -44,10 +43,11 @@ interface BookingMailDetails {
 
 /**
  * What a booking's changes cause beyond its own rows, all recorded in the caller's transaction (the outboxes):
- * the domain event (webhooks), the mails, and the write-back to the hosts' calendars.
+ * the domain event (webhooks), the mails, and the write-back to the hosts' calendars. The due reminders a change
+ * moves are the booking-reminders module's (RemindersService), called beside these.
  */
 @Injectable()
-export class BookingEffectsService implements OnModuleInit {
+export class BookingEffectsService {
   constructor(
     private readonly eventTypes: EventTypesService,
     private readonly team: TeamService,
@@ -55,22 +55,8 @@ export class BookingEffectsService implements OnModuleInit {
     private readonly mail: MailOutbox,
     private readonly writeBack: CalendarWriteBack,
     private readonly config: AppConfig,
-    private readonly reminders: BookingRemindersRepository,
     private readonly schedules: SchedulesService,
-    private readonly clock: Clock,
   ) {}
-
-  /** A new reminder list of an event type moves its bookings' due reminders, in the transaction that changed it. */
-  onModuleInit(): void {
-    this.eventTypes.onRemindersChanged((scope, eventTypeId, reminders) =>
-      this.reminders.followEventType(
-        scope,
-        eventTypeId,
-        reminders.map((reminder) => reminder.minutesBefore),
-        this.clock.now(),
-      ),
-    );
-  }
 
   /** What a booking shows of its event type, deleted ones included. */
   async summaryOf(scope: TenantScope, booking: BookingRecord): Promise<EventTypeSummary> {
@@ -95,16 +81,12 @@ export class BookingEffectsService implements OnModuleInit {
     );
   }
 
-  /**
-   * The booking is confirmed from now on (made, confirmed, or a reschedule's new booking): on the hosts' calendars, and
-   * its reminders due (api-rules.md § Reminders).
-   */
+  /** The booking is confirmed from now on (made, confirmed, or a reschedule's new booking): on the hosts' calendars. */
   async nowConfirmed(scope: TenantScope, booking: BookingRecord, title: string, hostUserIds: readonly string[]): Promise<void> {
     await this.writeBack.confirmed(scope, forCalendar(booking, title), [...hostUserIds]);
-    await this.scheduleReminders(scope, [booking]);
   }
 
-  /** Several bookings with the same hosts (a series' occurrences) confirmed, in one statement each. */
+  /** Several bookings with the same hosts (a series' occurrences) confirmed, in one statement. */
   async allNowConfirmed(
     scope: TenantScope,
     bookings: readonly BookingRecord[],
@@ -117,39 +99,11 @@ export class BookingEffectsService implements OnModuleInit {
       bookings.map((booking) => forCalendar(booking, title)),
       hostUserIds,
     );
-    await this.scheduleReminders(scope, bookings);
   }
 
-  /**
-   * Due rows for the reminders of confirmed bookings of one event type. Its list is read under the lock that a change
-   * of the list waits for (EventTypesService.remindersForConfirming): either that change sees these bookings once
-   * this transaction commits and moves their rows, or this read waits for it and takes the new list.
-   */
-  private async scheduleReminders(scope: TenantScope, bookings: readonly BookingRecord[]): Promise<void> {
-    const reminders = await this.eventTypes.remindersForConfirming(scope, bookings[0].eventTypeId);
-    await this.reminders.scheduleFor(
-      scope,
-      bookings.map((booking) => booking.id),
-      reminders.map((reminder) => reminder.minutesBefore),
-      this.clock.now(),
-    );
-  }
-
-  /** A confirmed booking is no longer (cancelled, rescheduled away): off the hosts' calendars, its unsent reminders gone. */
-  async noLongerConfirmed(scope: TenantScope, bookingId: string, hostUserIds: readonly string[]): Promise<void> {
-    await this.allNoLongerConfirmed(scope, [{ bookingId, hostUserIds }]);
-  }
-
-  /** The same for several bookings (a series' occurrences cancelled together), their reminders in one statement. */
-  async allNoLongerConfirmed(
-    scope: TenantScope,
-    bookings: readonly { bookingId: string; hostUserIds: readonly string[] }[],
-  ): Promise<void> {
+  /** Confirmed bookings that are no longer (cancelled, rescheduled away): off their hosts' calendars. */
+  async noLongerConfirmed(scope: TenantScope, bookings: readonly { bookingId: string; hostUserIds: readonly string[] }[]): Promise<void> {
     for (const { bookingId, hostUserIds } of bookings) await this.writeBack.removed(scope, bookingId, [...hostUserIds]);
-    await this.reminders.dropUnsent(
-      scope,
-      bookings.map(({ bookingId }) => bookingId),
-    );
   }
 
   /**

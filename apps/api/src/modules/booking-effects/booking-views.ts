@@ -1,5 +1,5 @@
 import type { EventTypeSummary } from '../event-types/index.js';
-import type { BookingDetailView, BookingView, CancelledBookingView, RescheduledBookingView } from './dto/booking.dto.js';
+import type { BookingDetailView, BookingView, CancelledBookingView, RescheduledBookingView } from './dto/booking-views.dto.js';
 import type { BookingRecord } from '../booking-core/index.js';
 
 /** "Ann Attendee", or null when the attendee gave no name. */

@@ -1,5 +1,5 @@
 import { meetingUrlOf } from './booking-views.js';
-import type { AttendeeBookingView, CancelledBookingView, RescheduledBookingView } from './dto/booking.dto.js';
+import type { AttendeeBookingView, CancelledBookingView, RescheduledBookingView } from './dto/booking-views.dto.js';
 import type { BookingRecord } from '../booking-core/index.js';
 
 /**

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { AvailabilityModule } from '../availability/index.js';
+import { CalendarsModule } from '../calendars/index.js';
+import { EventTypesModule } from '../event-types/index.js';
+import { MailModule } from '../mail/index.js';
+import { TeamModule } from '../team/index.js';
+import { BookingEffectsService } from './booking-effects.service.js';
+
+/** What every change of a booking causes beyond its rows, recorded in the caller's transaction; and the booking's views. */
+@Module({
+  imports: [EventTypesModule, TeamModule, MailModule, CalendarsModule, AvailabilityModule],
+  providers: [BookingEffectsService],
+  exports: [BookingEffectsService],
+})
+export class BookingEffectsModule {}
