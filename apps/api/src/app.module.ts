@@ -7,6 +7,7 @@ import { AuthModule } from './modules/auth/auth.module.js';
 import { AvailabilityModule } from './modules/availability/availability.module.js';
 import { CalendarsModule } from './modules/calendars/calendars.module.js';
 import { BookingsModule } from './modules/bookings/bookings.module.js';
+import { CalendarFeedsModule } from './modules/calendar-feeds/index.js';
 import { PublicBookingModule } from './modules/public-booking/public-booking.module.js';
 import { EventTypesModule } from './modules/event-types/event-types.module.js';
 import { GlobalLookupsModule } from './modules/global-lookups/index.js';
@@ -41,6 +42,7 @@ export class AppModule {
         EventTypesModule,
         AvailabilityModule,
         BookingsModule,
+        CalendarFeedsModule,
         PublicBookingModule,
         WebhooksModule,
         CalendarsModule,

@@ -76,7 +76,7 @@ const TABLE_OWNERS: Record<string, string> = {
   mail_outbox: 'mail',
   calendar_connections: 'calendars',
   calendar_writes: 'calendars',
-  booking_feeds: 'bookings',
+  booking_feeds: 'calendar-feeds',
   calendar_busy_times: 'calendars',
 };
 

@@ -5,7 +5,6 @@ import { BookingCoreModule } from '../booking-core/index.js';
 import { BookingEffectsModule } from '../booking-effects/index.js';
 import { EventTypesModule } from '../event-types/index.js';
 import { BookingsController } from './bookings.controller.js';
-import { BookingFeedsRepository } from './booking-feeds.repository.js';
 import { BookingSeriesRepository } from './booking-series.repository.js';
 import { BookingRemindersRepository } from './booking-reminders.repository.js';
 import { BookingRemindersService } from './booking-reminders.service.js';
@@ -14,9 +13,6 @@ import { ReminderSenderWorker } from './reminder-sender.worker.js';
 import { BookingChangesService } from './booking-changes.service.js';
 import { BookingCreateService } from './booking-create.service.js';
 import { BookingQueriesService } from './booking-queries.service.js';
-import { BookingFeeds } from './booking-feeds.service.js';
-import { BookingFeedsController } from './booking-feeds.controller.js';
-import { BookingFeed } from './entities/booking-feed.entity.js';
 import { BookingReminder } from './entities/booking-reminder.entity.js';
 import { BookingSeries } from './entities/booking-series.entity.js';
 import { HoldsController } from './holds.controller.js';
@@ -28,15 +24,14 @@ import { VisitorBookingsService } from './visitor-bookings.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([BookingFeed, BookingSeries, BookingReminder, VisitorBooking]),
+    TypeOrmModule.forFeature([BookingSeries, BookingReminder, VisitorBooking]),
     BookingCoreModule,
     BookingEffectsModule,
     EventTypesModule,
     JobsModule,
   ],
-  controllers: [BookingsController, BookingFeedsController, HoldsController, SeriesController],
+  controllers: [BookingsController, HoldsController, SeriesController],
   providers: [
-    BookingFeedsRepository,
     BookingSeriesRepository,
     BookingRemindersRepository,
     BookingRemindersService,
@@ -45,7 +40,6 @@ import { VisitorBookingsService } from './visitor-bookings.service.js';
     BookingCreateService,
     BookingChangesService,
     BookingQueriesService,
-    BookingFeeds,
     HoldsService,
     VisitorBookingsRepository,
     VisitorBookingsService,

@@ -206,10 +206,6 @@ export class BookingListResponse {
   @ApiProperty({ type: 'integer' }) limit!: number;
 }
 
-export class CalendarFeedResponse {
-  @ApiProperty({ example: 'http://localhost:3000/v1/calendar-feeds/Qm9va2luZ3NGZWVkVG9rZW5FeGFtcGxlMTIzNDU2Nzg5.ics' }) url!: string;
-}
-
 export class PublicBookingResponse {
   @ApiProperty({ type: AttendeeBookingView, description: 'With recurrenceCount: the first occurrence; its token opens every one' })
   booking!: AttendeeBookingView;

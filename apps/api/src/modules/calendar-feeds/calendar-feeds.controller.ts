@@ -2,8 +2,8 @@ import { Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/co
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Access, ApiErrors, AppError, CurrentPrincipal, type Principal, Public } from '@app/common';
-import { BookingFeeds } from './booking-feeds.service.js';
-import { CalendarFeedResponse } from './dto/booking.dto.js';
+import { CalendarFeedsService } from './calendar-feeds.service.js';
+import { CalendarFeedResponse } from './dto/calendar-feed.dto.js';
 
 /**
  * Whether `If-None-Match` matches the current entity tag (RFC 9110 §13.1.2): `*`, or a list of tags any of which
@@ -18,8 +18,8 @@ function noneMatch(header: string | undefined, etag: string): boolean {
 
 @ApiTags('calendars')
 @Controller()
-export class BookingFeedsController {
-  constructor(private readonly feeds: BookingFeeds) {}
+export class CalendarFeedsController {
+  constructor(private readonly feeds: CalendarFeedsService) {}
 
   @Get('users/me/calendar-feed')
   @Access({})

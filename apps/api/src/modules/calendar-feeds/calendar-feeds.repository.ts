@@ -5,7 +5,7 @@ import { BookingFeed } from './entities/booking-feed.entity.js';
 
 /** Members' outbound calendar feeds (booking_feeds). */
 @Injectable()
-export class BookingFeedsRepository {
+export class CalendarFeedsRepository {
   constructor(private readonly tx: TransactionHost) {}
 
   async findFeed(scope: TenantScope, memberId: string): Promise<BookingFeed | null> {

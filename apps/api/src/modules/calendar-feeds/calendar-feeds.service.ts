@@ -7,7 +7,7 @@ import { GlobalLookups } from '../global-lookups/index.js';
 import { EventTypesService } from '../event-types/index.js';
 import { attendeeNameOf } from '../booking-effects/index.js';
 import { BookingRows } from '../booking-core/index.js';
-import { BookingFeedsRepository } from './booking-feeds.repository.js';
+import { CalendarFeedsRepository } from './calendar-feeds.repository.js';
 
 const DAY_MS = 86_400_000;
 export const FEED_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -19,11 +19,11 @@ export interface RenderedFeed {
 
 /** The outbound feed of api-rules.md § Calendars: a member subscribes to the bookings it hosts from any calendar app. */
 @Injectable()
-export class BookingFeeds {
+export class CalendarFeedsService {
   private readonly key: Buffer;
 
   constructor(
-    private readonly repository: BookingFeedsRepository,
+    private readonly repository: CalendarFeedsRepository,
     private readonly rows: BookingRows,
     private readonly lookups: GlobalLookups,
     private readonly eventTypes: EventTypesService,
