@@ -2,11 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { type EmbeddedDatabase, runMigrations, startEmbeddedPostgres, TransactionHost } from '@app/database';
 import { startTestApp, type TestApp } from './support/app.js';
+import { createRootLogger } from '../apps/api/src/logging/logger.js';
 import { bookingBody, bookingOrg } from './support/bookings.js';
+import { createApiKey } from './support/factories.js';
 
 /**
  * What PostgreSQL writes to its own log when a statement fails. Its own server here, started for this file, so
@@ -145,6 +148,153 @@ describe('the database server’s log', () => {
       expect(await serverLog()).not.toContain(email);
     } finally {
       await dataSource.destroy();
+    }
+  });
+
+  /*
+   * Everything logged: every statement by its duration, every error with its statement. The service's role has both
+   * parameter lengths at 0 (migration QuietParameterLog), batches quiet the log for their transaction, and the request
+   * log writes no token of a path; the service's own log is read too.
+   */
+  it('holds no attendee email, name or answer, nor any token, with every statement logged, in the server’s log or the service’s', async () => {
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    const logEverything = async (on: boolean): Promise<void> => {
+      for (const [name, value] of [
+        ['log_min_duration_statement', '0'],
+        ['log_min_error_statement', 'error'],
+      ])
+        await admin.query(on ? `ALTER SYSTEM SET ${name} = '${value}'` : `ALTER SYSTEM RESET ${name}`);
+      await admin.query('SELECT pg_reload_conf()');
+    };
+    await logEverything(true);
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    let logged: TestApp | undefined;
+    try {
+      logged = await startTestApp({ databaseUrl: db.url, logger: createRootLogger('info', sink) });
+      const settings = await logged.app.get(DataSource).query(
+        `SELECT current_setting('log_min_duration_statement') AS duration, current_setting('log_parameter_max_length') AS bound,
+                current_setting('log_parameter_max_length_on_error') AS on_error`,
+      );
+      expect(settings).toEqual([{ duration: '0', bound: '0', on_error: '0' }]);
+      // The control: a session that logs its bound values puts them in the log.
+      const control = `bound-control-${randomBytes(4).toString('hex')}@example.com`;
+      await admin.query('SET log_parameter_max_length = -1');
+      await admin.query('SELECT $1::text AS attendee', [control]);
+
+      const tag = randomBytes(4).toString('hex');
+      const person = (label: string) => ({
+        email: `${label}-${tag}@example.com`,
+        firstName: `First${label}${tag}`,
+        lastName: `Last${label}${tag}`,
+      });
+      const secrets: string[] = [];
+      const org = await bookingOrg(logged, { questions: [{ id: 'company', label: 'Company', type: 'text' }] });
+      const owner = { apiKey: org.apiKey };
+
+      // A booking with answers, and one the slot check refuses.
+      const booker = person('booker');
+      const booked = await logged.http.post(
+        '/v1/bookings',
+        bookingBody(org.eventTypeId, '2027-03-03T09:00:00Z', { attendee: booker, answers: { company: `Answer${tag}` } }),
+        owner,
+      );
+      expect(booked.status).toBe(201);
+      const refusedPerson = person('refused');
+      const refused = await logged.http.post(
+        '/v1/bookings',
+        bookingBody(org.eventTypeId, '2027-03-03T09:00:00Z', { attendee: refusedPerson, answers: { company: `Refused${tag}` } }),
+        owner,
+      );
+      expect(refused.status).toBe(409);
+      // The attendee reads and cancels with the confirmation token.
+      const { id, confirmationToken } = booked.body.booking as { id: string; confirmationToken: string };
+      expect(
+        (await logged.http.get(`/v1/public/bookings/${id}`, { headers: { authorization: `Token ${confirmationToken}` } })).status,
+      ).toBe(200);
+      expect((await logged.http.post(`/v1/bookings/${id}/cancel`, { token: confirmationToken, reason: `Reason${tag}` })).status).toBe(200);
+
+      // From the browser: a hold, and a booking through it.
+      const shop = 'https://shop.example.test';
+      const pk = (await createApiKey(logged.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [shop] })).apiKey;
+      const fromShop = { apiKey: pk, headers: { origin: shop } };
+      const held = await logged.http.post(
+        '/v1/public/holds',
+        { eventTypeId: org.eventTypeId, startTime: '2027-03-03T10:00:00Z', timezone: 'UTC' },
+        fromShop,
+      );
+      expect(held.status).toBe(201);
+      const visitor = person('visitor');
+      const publicBooking = await logged.http.post(
+        '/v1/public/bookings',
+        {
+          ...bookingBody(org.eventTypeId, '2027-03-03T10:00:00Z', { attendee: visitor, answers: { company: `Public${tag}` } }),
+          holdId: held.body.hold.id,
+          holdToken: held.body.holdToken,
+        },
+        { ...fromShop, headers: { ...fromShop.headers, 'idempotency-key': `page-${tag}` } },
+      );
+      expect(publicBooking.status).toBe(201);
+      const anotherHold = await logged.http.post(
+        '/v1/public/holds',
+        { eventTypeId: org.eventTypeId, startTime: '2027-03-03T11:00:00Z', timezone: 'UTC' },
+        fromShop,
+      );
+      expect(
+        (
+          await logged.http.post(
+            `/v1/public/holds/${anotherHold.body.hold.id}/release`,
+            { holdToken: anotherHold.body.holdToken },
+            fromShop,
+          )
+        ).status,
+      ).toBe(204);
+
+      // The host's calendar feed: its token is in the path.
+      const feedUrl = (await logged.http.get('/v1/users/me/calendar-feed', { token: org.owner.accessToken })).body.url as string;
+      const feedPath = new URL(feedUrl).pathname;
+      const feedToken = feedPath
+        .split('/')
+        .pop()!
+        .replace(/\.ics$/, '');
+      expect((await fetch(`${logged.url}${feedPath}`)).status).toBe(200);
+
+      secrets.push(
+        ...[booker, refusedPerson, visitor].flatMap((p) => [p.email, p.firstName, p.lastName]),
+        `Answer${tag}`,
+        `Refused${tag}`,
+        `Public${tag}`,
+        `Reason${tag}`,
+        confirmationToken,
+        publicBooking.body.booking.confirmationToken as string,
+        held.body.holdToken as string,
+        anotherHold.body.holdToken as string,
+        feedToken,
+        // The host's own: registration binds the email; credentials.
+        org.owner.email,
+        org.owner.accessToken,
+        org.owner.refreshToken,
+        org.apiKey,
+        pk,
+      );
+      const server = await serverLog();
+      expect(server).toContain(control);
+      // Statements were logged, with their durations, and no bound value after them.
+      expect(server.match(/duration: [\d.]+ ms {2}(statement|execute [^:]*):/g)?.length).toBeGreaterThan(100);
+      for (const secret of secrets) expect({ secret, found: server.includes(secret) }).toEqual({ secret, found: false });
+      const service = lines.join('');
+      expect(service).toContain('/v1/calendar-feeds/[redacted]');
+      for (const secret of secrets) expect({ secret, found: service.includes(secret) }).toEqual({ secret, found: false });
+    } finally {
+      await logged?.close();
+      await logEverything(false);
+      await admin.end();
     }
   });
 });

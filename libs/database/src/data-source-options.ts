@@ -24,6 +24,9 @@ export function poolOptions(timeouts: DatabaseTimeouts): Record<string, unknown>
     statement_timeout: timeouts.statementTimeoutMs,
     query_timeout: timeouts.statementTimeoutMs + 1000,
     keepAlive: true,
+    // A statement that fails is logged without its bound values, whatever the server's default (any role may set
+    // this one; log_parameter_max_length, for statements logged by duration, is the role's: migration QuietParameterLog).
+    options: '-c log_parameter_max_length_on_error=0',
   };
 }
 

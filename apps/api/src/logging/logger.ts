@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger } from 'pino';
+import { loggedPath, type PathOfRequest } from './logged-path.js';
 
 /** Anything that may carry a credential is censored before a log line is written. */
 export const REDACT_PATHS = [
@@ -17,19 +18,18 @@ export const REDACT_PATHS = [
   '*.key',
 ];
 
-interface LoggedRequest {
+interface LoggedRequest extends PathOfRequest {
   method?: string;
-  url?: string;
   host?: string;
   ip?: string;
 }
 
 /**
- * Fastify's request serializer, but the URL without its query string: links such as
- * `/invitations/accept?token=…` must not put a token in the logs.
+ * Fastify's request serializer, but the URL without its query string (links such as `/invitations/accept?token=…`)
+ * and without any value of its path but our ids (a calendar feed's token): loggedPath.
  */
 function requestSerializer(request: LoggedRequest): Record<string, unknown> {
-  return { method: request.method, url: request.url?.split('?')[0], host: request.host, remoteAddress: request.ip };
+  return { method: request.method, url: loggedPath(request), host: request.host, remoteAddress: request.ip };
 }
 
 export function createRootLogger(level: string, destination?: NodeJS.WritableStream): Logger {

@@ -23,6 +23,7 @@ import { EncryptionKeyCheck1795500400000 } from './1795500400000-EncryptionKeyCh
 import { VisitorBookings1795699069256 } from './1795699069256-VisitorBookings.js';
 import { QueueFailedIndexes1795708617467 } from './1795708617467-QueueFailedIndexes.js';
 import { LeasedRows1795711641498 } from './1795711641498-LeasedRows.js';
+import { QuietParameterLog1795712608727 } from './1795712608727-QuietParameterLog.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   VisitorBookings1795699069256,
   QueueFailedIndexes1795708617467,
   LeasedRows1795711641498,
+  QuietParameterLog1795712608727,
 ];
