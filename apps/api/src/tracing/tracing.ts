@@ -24,6 +24,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { FastifyInstance } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { createRootLogger } from '../logging/logger.js';
 import { countDroppedSpans, droppedSpans } from './spans.js';
@@ -41,6 +42,8 @@ export const UNMATCHED_PATH = '(unmatched)';
 
 /** The statement text attributes of pg's spans, by the semantic conventions before and after their database revision. */
 const STATEMENT_ATTRIBUTES = ['db.query.text', 'db.statement'];
+/** Statement texts whose redacted form is kept (the service has a few hundred distinct statements). */
+const STATEMENT_CACHE_SIZE = 1_000;
 
 class TracingConfigError extends Error {}
 
@@ -111,13 +114,16 @@ class CountingExporter implements SpanExporter {
  * batch processor takes it.
  */
 class RedactingProcessor implements SpanProcessor {
+  /** Most statements are the same few texts: each is read once (a batch's texts, all different, pass through). */
+  private readonly statements = new LRUCache<string, string>({ max: STATEMENT_CACHE_SIZE });
+
   onStart(): void {}
 
   onEnding(span: Span): void {
     const attributes = span.attributes;
     for (const name of STATEMENT_ATTRIBUTES) {
       const text = attributes[name];
-      if (typeof text === 'string') span.setAttribute(name, statementWithoutLiterals(text));
+      if (typeof text === 'string') span.setAttribute(name, this.withoutLiterals(text));
     }
     if (attributes['db.system.name'] === 'postgresql' || attributes['db.system'] === 'postgresql') {
       if (span.status.code === SpanStatusCode.ERROR) span.setStatus({ code: SpanStatusCode.ERROR, message: 'PostgreSQL error' });
@@ -133,6 +139,15 @@ class RedactingProcessor implements SpanProcessor {
 
   shutdown(): Promise<void> {
     return Promise.resolve();
+  }
+
+  private withoutLiterals(text: string): string {
+    let redacted = this.statements.get(text);
+    if (redacted === undefined) {
+      redacted = statementWithoutLiterals(text);
+      this.statements.set(text, redacted);
+    }
+    return redacted;
   }
 }
 
