@@ -8,6 +8,7 @@ import { AvailabilityModule } from './modules/availability/availability.module.j
 import { CalendarsModule } from './modules/calendars/calendars.module.js';
 import { BookingsModule } from './modules/bookings/bookings.module.js';
 import { CalendarFeedsModule } from './modules/calendar-feeds/index.js';
+import { HoldsModule } from './modules/holds/index.js';
 import { PublicBookingModule } from './modules/public-booking/public-booking.module.js';
 import { EventTypesModule } from './modules/event-types/event-types.module.js';
 import { GlobalLookupsModule } from './modules/global-lookups/index.js';
@@ -43,6 +44,7 @@ export class AppModule {
         AvailabilityModule,
         BookingsModule,
         CalendarFeedsModule,
+        HoldsModule,
         PublicBookingModule,
         WebhooksModule,
         CalendarsModule,

@@ -15,12 +15,12 @@ import {
   slotUnavailable,
 } from '../booking-core/index.js';
 import type { EventTypeDetails } from '../event-types/index.js';
+import { HoldsService } from '../holds/index.js';
 import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
 import { attendeeBookingView, BookingEffectsService, bookingDetailView, bookingView } from '../booking-effects/index.js';
 import { BookingRemindersService } from './booking-reminders.service.js';
 import { BookingSeriesRepository } from './booking-series.repository.js';
 import { BookingSeries } from './entities/booking-series.entity.js';
-import { HoldsService } from './holds.service.js';
 import { type BookingVisitor, VisitorBookingsService } from './visitor-bookings.service.js';
 
 /** What POST /bookings asks for, parsed: the time, and for a publishable key the hold's token and the visitor. */

@@ -4,6 +4,7 @@ import { JobsModule } from '../../jobs/index.js';
 import { BookingCoreModule } from '../booking-core/index.js';
 import { BookingEffectsModule } from '../booking-effects/index.js';
 import { EventTypesModule } from '../event-types/index.js';
+import { HoldsModule } from '../holds/index.js';
 import { BookingsController } from './bookings.controller.js';
 import { BookingSeriesRepository } from './booking-series.repository.js';
 import { BookingRemindersRepository } from './booking-reminders.repository.js';
@@ -15,8 +16,6 @@ import { BookingCreateService } from './booking-create.service.js';
 import { BookingQueriesService } from './booking-queries.service.js';
 import { BookingReminder } from './entities/booking-reminder.entity.js';
 import { BookingSeries } from './entities/booking-series.entity.js';
-import { HoldsController } from './holds.controller.js';
-import { HoldsService } from './holds.service.js';
 import { SeriesController } from './series.controller.js';
 import { VisitorBooking } from './entities/visitor-booking.entity.js';
 import { VisitorBookingsRepository } from './visitor-bookings.repository.js';
@@ -27,10 +26,11 @@ import { VisitorBookingsService } from './visitor-bookings.service.js';
     TypeOrmModule.forFeature([BookingSeries, BookingReminder, VisitorBooking]),
     BookingCoreModule,
     BookingEffectsModule,
+    HoldsModule,
     EventTypesModule,
     JobsModule,
   ],
-  controllers: [BookingsController, HoldsController, SeriesController],
+  controllers: [BookingsController, SeriesController],
   providers: [
     BookingSeriesRepository,
     BookingRemindersRepository,
@@ -40,10 +40,9 @@ import { VisitorBookingsService } from './visitor-bookings.service.js';
     BookingCreateService,
     BookingChangesService,
     BookingQueriesService,
-    HoldsService,
     VisitorBookingsRepository,
     VisitorBookingsService,
   ],
-  exports: [BookingCreateService, BookingQueriesService, HoldsService],
+  exports: [BookingCreateService, BookingQueriesService],
 })
 export class BookingsModule {}

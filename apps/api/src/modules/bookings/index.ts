@@ -3,5 +3,3 @@ export * from './booking-create.service.js';
 export * from './booking-queries.service.js';
 export * from './bookings.module.js';
 export * from './dto/booking.dto.js';
-export * from './dto/hold.dto.js';
-export * from './holds.service.js';

@@ -4,7 +4,7 @@ import { AppError, type Principal, tenantScope } from '@app/common';
 import { AvailabilityService, type SlotsAnswer } from '../availability/index.js';
 import type { SlotsQueryDto } from '../availability/index.js';
 import { BookingCreateService } from '../bookings/index.js';
-import { HoldsService } from '../bookings/index.js';
+import { HoldsService } from '../holds/index.js';
 import type { StoredResponse } from '../idempotency/index.js';
 import { type EventTypeDetails, EventTypesService } from '../event-types/index.js';
 import { TeamService } from '../team/index.js';
