@@ -24,6 +24,7 @@ import { VisitorBookings1795699069256 } from './1795699069256-VisitorBookings.js
 import { QueueFailedIndexes1795708617467 } from './1795708617467-QueueFailedIndexes.js';
 import { LeasedRows1795711641498 } from './1795711641498-LeasedRows.js';
 import { QuietParameterLog1795712608727 } from './1795712608727-QuietParameterLog.js';
+import { TraceContext1795713180010 } from './1795713180010-TraceContext.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   QueueFailedIndexes1795708617467,
   LeasedRows1795711641498,
   QuietParameterLog1795712608727,
+  TraceContext1795713180010,
 ];

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, Clock, daysBefore } from '@app/common';
 import { JobLoop, nextRetrySeconds, PeriodicJobs, RETENTION_INTERVAL_MS, type TickResult } from '../../jobs/index.js';
+import { inSpan, SpanKind } from '../../tracing/spans.js';
 import { describeSendError, smtpUrlSecrets } from './mail-errors.js';
 import { type ClaimedMail, MAIL_OUTBOX_CHANNEL, MailRepository } from './mail.repository.js';
 import { MAX_CONNECTIONS, MailTransport, SEND_TIMEOUT_MS } from './mail.transport.js';
@@ -75,7 +76,9 @@ export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown
   private async deliver(mail: ClaimedMail): Promise<boolean> {
     const context = { mailId: mail.id, recipients: mail.recipients.length, attempt: mail.attempts };
     try {
-      await this.transport.send(mail);
+      // A span per message sent (contract § 19), inside the round that claimed it; a failure's span says its error code.
+      const attributes = { 'mail.id': mail.id, 'mail.recipients': mail.recipients.length, 'mail.attempt': mail.attempts };
+      await inSpan('mail send', { kind: SpanKind.CLIENT, attributes }, () => this.transport.send(mail));
       return true;
     } catch (error) {
       const failure = describeSendError(error, this.secrets);

@@ -28,6 +28,8 @@ export interface PendingEvent {
   type: string;
   data: Record<string, unknown>;
   createdAt: Date;
+  /** The W3C traceparent of the span that recorded it (tracing on), for the deliveries it fans out to. */
+  traceParent: string | null;
 }
 
 export interface DomainEventInput {

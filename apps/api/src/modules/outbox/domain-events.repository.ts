@@ -9,21 +9,28 @@ export class DomainEventsRepository {
   constructor(private readonly tx: TransactionHost) {}
 
   /** One event, written with the caller's other writes; its notification is delivered on commit. */
-  async insert(scope: TenantScope, id: string, input: DomainEventInput, at: Date): Promise<void> {
+  async insert(scope: TenantScope, id: string, input: DomainEventInput, at: Date, traceParent: string | null): Promise<void> {
     await this.tx.write(
       `WITH inserted AS (
-         INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
+         INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at, trace_parent)
+         VALUES ($1, $2, $3, $4, $5, $6, $8) RETURNING id)
        SELECT pg_notify($7, id) FROM inserted`,
-      [id, scope.organizationId, scope.livemode, input.type, JSON.stringify(input.data), at, DOMAIN_EVENTS_CHANNEL],
+      [id, scope.organizationId, scope.livemode, input.type, JSON.stringify(input.data), at, DOMAIN_EVENTS_CHANNEL, traceParent],
     );
   }
 
   /** Several events in one statement (a recurring series' occurrences). */
-  async insertMany(scope: TenantScope, ids: readonly string[], inputs: readonly DomainEventInput[], at: Date): Promise<void> {
+  async insertMany(
+    scope: TenantScope,
+    ids: readonly string[],
+    inputs: readonly DomainEventInput[],
+    at: Date,
+    traceParent: string | null,
+  ): Promise<void> {
     await this.tx.write(
       `WITH inserted AS (
-         INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at)
-         SELECT e.id, $1, $2, e.type, e.data::jsonb, $3 FROM unnest($4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS e(id, type, data, n)
+         INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at, trace_parent)
+         SELECT e.id, $1, $2, e.type, e.data::jsonb, $3, $8 FROM unnest($4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS e(id, type, data, n)
           ORDER BY e.n
          RETURNING id)
        SELECT pg_notify($7, id) FROM inserted`,
@@ -35,6 +42,7 @@ export class DomainEventsRepository {
         inputs.map((input) => input.type),
         inputs.map((input) => JSON.stringify(input.data)),
         DOMAIN_EVENTS_CHANNEL,
+        traceParent,
       ],
     );
   }
@@ -59,8 +67,9 @@ export class DomainEventsRepository {
       type: string;
       data: Record<string, unknown>;
       created_at: Date;
+      trace_parent: string | null;
     }[] = await this.tx.transactional.query(
-      `SELECT id, organization_id, livemode, type, data, created_at
+      `SELECT id, organization_id, livemode, type, data, created_at, trace_parent
            FROM domain_events
           WHERE dispatched_at IS NULL
           ORDER BY created_at, id
@@ -75,6 +84,7 @@ export class DomainEventsRepository {
       type: r.type,
       data: r.data,
       createdAt: r.created_at,
+      traceParent: r.trace_parent,
     }));
   }
 

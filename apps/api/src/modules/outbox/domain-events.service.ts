@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, Clock, daysBefore, newId, type TenantScope } from '@app/common';
 import { PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
+import { activeTraceParent } from '../../tracing/spans.js';
 import { DomainEventsRepository } from './domain-events.repository.js';
 import type { DomainEventInput, PendingEvent } from './domain-event.js';
 
@@ -23,16 +24,17 @@ export class DomainEvents {
     );
   }
 
+  /** The event keeps the recording request's trace context, so the webhook attempts it causes join that trace. */
   async record(scope: TenantScope, input: DomainEventInput): Promise<string> {
     const id = newId('whevt');
-    await this.repository.insert(scope, id, input, this.clock.now());
+    await this.repository.insert(scope, id, input, this.clock.now(), activeTraceParent());
     return id;
   }
 
   /** Several events in one statement (a recurring series' occurrences), each with its notification. */
   async recordMany(scope: TenantScope, inputs: readonly DomainEventInput[]): Promise<string[]> {
     const ids = inputs.map(() => newId('whevt'));
-    if (ids.length > 0) await this.repository.insertMany(scope, ids, inputs, this.clock.now());
+    if (ids.length > 0) await this.repository.insertMany(scope, ids, inputs, this.clock.now(), activeTraceParent());
     return ids;
   }
 

@@ -4,6 +4,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { AppConfig } from '@app/common';
 import { describeSendError } from '@app/common';
 import { GroupCommit, JobLoop, type TickResult } from '../../jobs/index.js';
+import { activeSpanLink, contextOfTraceParent, inSpan, type Span, SpanKind, SpanStatusCode } from '../../tracing/spans.js';
 import { Metrics } from '../../metrics/index.js';
 import { decideOutcome } from './retry-policy.js';
 import { WebhookHttpClient } from './webhook-http.js';
@@ -94,7 +95,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   }
 
   private start(http: WebhookHttpClient, delivery: ClaimedDelivery): void {
-    const attempt: Promise<void> = this.attempt(http, delivery)
+    const attempt: Promise<void> = this.traced(delivery, (span) => this.attempt(http, delivery, span))
       .catch((error: unknown) => {
         // The outcome was not recorded; the lease runs out and the delivery is attempted again.
         this.logger.warn({ msg: 'Could not record a webhook attempt', deliveryId: delivery.id, error: describeSendError(error).code });
@@ -106,7 +107,22 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     this.inFlight.add(attempt);
   }
 
-  private async attempt(http: WebhookHttpClient, delivery: ClaimedDelivery): Promise<void> {
+  /**
+   * A span per attempt (contract § 19), a child of the request that recorded the event (the outbox row kept its trace
+   * context), linked to the round that claimed it; without that context (tracing was off then), a child of the round.
+   */
+  private traced(delivery: ClaimedDelivery, attempt: (span: Span) => Promise<void>): Promise<void> {
+    const parent = contextOfTraceParent(delivery.traceParent);
+    const attributes = {
+      'webhook.id': delivery.webhookId,
+      'webhook.delivery_id': delivery.id,
+      'webhook.event_id': delivery.eventId,
+      'webhook.attempt': delivery.attempts,
+    };
+    return inSpan('webhook attempt', { kind: SpanKind.CLIENT, parent, links: parent ? activeSpanLink() : [], attributes }, attempt);
+  }
+
+  private async attempt(http: WebhookHttpClient, delivery: ClaimedDelivery, span: Span): Promise<void> {
     const context = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, attempt: delivery.attempts };
     let secret: string;
     try {
@@ -119,6 +135,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
         log: { responseStatus: null, error: SECRET_UNREADABLE, durationMs: 0 },
       });
       if (delivery.lastError !== SECRET_UNREADABLE) this.logger.warn({ msg: SECRET_UNREADABLE, ...context });
+      span.setAttribute('webhook.outcome', 'on_hold');
       return;
     }
     // Wall-clock time, not the injected Clock: receivers compare it with their own clock.
@@ -143,6 +160,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       response.interrupted,
     );
     const details = { ...context, status: response.status, durationMs: response.durationMs, outcome: outcome.kind };
+    span.setAttribute('webhook.outcome', outcome.kind);
+    if (response.status !== null) span.setAttribute('http.response.status_code', response.status);
+    if (outcome.kind !== 'succeeded' && outcome.kind !== 'released') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.kind });
     if (outcome.kind === 'succeeded') this.logger.log({ msg: 'Webhook delivered', ...details });
     else if (outcome.kind === 'retry')
       this.logger.warn({

@@ -8,6 +8,7 @@ const event = (id: string, organizationId: string, livemode: boolean, type: stri
   type,
   data: { booking: { id: 'bkg_1' } },
   createdAt: new Date('2026-03-02T09:00:00.000Z'),
+  traceParent: `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01`,
 });
 const webhook = (id: string, organizationId: string, livemode: boolean, events: string[]): SubscribedWebhook => ({
   id,
@@ -40,5 +41,13 @@ describe('fanOut', () => {
     expect(row.body).toBe(
       '{"id":"whevt_1","type":"booking.created","createdAt":"2026-03-02T09:00:00.000Z","livemode":true,"data":{"booking":{"id":"bkg_1"}}}',
     );
+  });
+
+  it('gives every delivery the trace context of the request that recorded its event (its attempts join that trace)', () => {
+    const rows = fanOut([event('whevt_1', 'org_a', true, 'booking.created')], webhooks, 4);
+    expect(rows.map((r) => r.traceParent)).toEqual([
+      `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01`,
+      `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01`,
+    ]);
   });
 });

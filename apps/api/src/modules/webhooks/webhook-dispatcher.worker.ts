@@ -34,6 +34,7 @@ export function fanOut(events: PendingEvent[], webhooks: SubscribedWebhook[], ma
         eventType: event.type,
         body,
         maxAttempts,
+        traceParent: event.traceParent,
       });
     }
   }

@@ -3,8 +3,11 @@ import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { Webhook } from './entities/webhook.entity.js';
 import type { NewDeliveryRow } from './webhooks.repository.js';
 
-/** A delivery fanned out by the dispatcher, which handles the events of every organization at once. */
-export type QueuedDeliveryRow = NewDeliveryRow & { organizationId: string };
+/**
+ * A delivery fanned out by the dispatcher, which handles the events of every organization at once; it keeps its
+ * event's trace context.
+ */
+export type QueuedDeliveryRow = NewDeliveryRow & Pick<WebhookDelivery, 'organizationId' | 'traceParent'>;
 import { TransactionHost } from '@app/database';
 import { LeaseQueue } from '../../jobs/index.js';
 
@@ -20,6 +23,7 @@ interface DeliveryRow {
   secret_ciphertext: string;
   last_attempt_at: Date;
   last_error: string | null;
+  trace_parent: string | null;
 }
 
 export type { PendingEvent } from '../outbox/index.js';
@@ -41,6 +45,8 @@ export interface ClaimedDelivery {
   startedAt: Date;
   /** The error the previous attempt recorded, if any. */
   lastError: string | null;
+  /** The trace of the request that recorded the event (tracing on): the attempt's span is a child of its span. */
+  traceParent: string | null;
 }
 
 export type RecordedOutcome =
@@ -91,7 +97,7 @@ export class WebhookQueueRepository {
       countsAttempts: true,
       onClaim: 'last_attempt_at = now()',
       returning: `q.id, q.organization_id, q.webhook_id, q.event_id, q.body, q.attempts, q.max_attempts, q.last_attempt_at,
-                  q.last_error, due.url, due.secret_ciphertext`,
+                  q.last_error, q.trace_parent, due.url, due.secret_ciphertext`,
     });
   }
 
@@ -129,6 +135,7 @@ export class WebhookQueueRepository {
       secretCiphertext: r.secret_ciphertext,
       startedAt: r.last_attempt_at,
       lastError: r.last_error,
+      traceParent: r.trace_parent,
     }));
   }
 

@@ -28,4 +28,11 @@ export class DomainEvent {
 
   @Column('timestamptz', { nullable: true })
   dispatchedAt!: Date | null;
+
+  /**
+   * The W3C `traceparent` of the request (or job) that recorded it, when tracing is on: its webhook attempts join that
+   * trace. Null without tracing, or when the span was not sampled.
+   */
+  @Column('text', { nullable: true })
+  traceParent!: string | null;
 }

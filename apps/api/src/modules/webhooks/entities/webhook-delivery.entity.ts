@@ -66,6 +66,10 @@ export class WebhookDelivery {
   @Column('text', { nullable: true })
   lastError!: string | null;
 
+  /** Its event's trace context (W3C `traceparent`, tracing on): each attempt's span joins the trace of the request that caused it. */
+  @Column('text', { nullable: true })
+  traceParent!: string | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt!: Date;
 }
