@@ -67,8 +67,8 @@ describe('admin console in a browser', () => {
   const json = async (path: string): Promise<any> => (await api(path)).json();
 
   beforeAll(async () => {
-    consoleDir = buildConsole();
-    t = await startTestApp({ env: { ADMIN_DIR: consoleDir, BOOKER_DIR: buildBooker() } });
+    consoleDir = await buildConsole();
+    t = await startTestApp({ env: { ADMIN_DIR: consoleDir, BOOKER_DIR: await buildBooker() } });
     t.clock.set(NOW);
     base = `http://localhost:${new URL(t.url).port}`;
     owner = await registerOwner(t.http, { timezone: 'Europe/Berlin', organizationName: 'Console Co' });

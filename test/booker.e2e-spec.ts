@@ -58,7 +58,7 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
   let stranger: HostPage;
 
   beforeAll(async () => {
-    bookerDir = buildBooker();
+    bookerDir = await buildBooker();
     t = await startTestApp({ env: { BOOKER_DIR: bookerDir } });
     org = await bookingOrg(t, { questions: [{ id: 'company', label: 'Company', type: 'text', required: true }] });
     const element = (locale: string) => () =>

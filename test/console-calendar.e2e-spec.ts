@@ -64,7 +64,7 @@ describe('console calendar views', () => {
     await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
     receiver = await WebhookReceiver.start();
     receiver.respond('/gone', () => ({ status: 410 }));
-    t = await startTestApp({ env: { ADMIN_DIR: buildConsole() } });
+    t = await startTestApp({ env: { ADMIN_DIR: await buildConsole() } });
     t.clock.set('2027-03-08T12:00:00Z');
     base = `http://localhost:${new URL(t.url).port}`;
     owner = await registerOwner(t.http, { timezone: ZONE, organizationName: 'Calendar Co' });

@@ -52,6 +52,11 @@ async function startThrowawayPostgres(): Promise<string> {
 
 export default async function globalSetup(): Promise<void> {
   process.env.TZ = 'UTC';
+  // @sparticuz/chromium inflates its browser into the temp directory on first use, and answers that path as soon as
+  // it exists: on a fresh machine the browser files of three workers met a half-written binary (spawn ETXTBSY).
+  // Inflated once here, before any worker starts.
+  const { default: chromium } = await import('@sparticuz/chromium');
+  await chromium.executablePath();
   const adminUrl = process.env.DATABASE_URL || (await startThrowawayPostgres());
   const template = `sched_tmpl_${process.pid}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: adminUrl });

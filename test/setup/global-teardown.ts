@@ -1,9 +1,13 @@
 import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 
 export default async function globalTeardown(): Promise<void> {
   const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
   const template = process.env.TEST_TEMPLATE_DATABASE;
+  // The browser files' builds of this run (test/support/browser.ts RUN_BUILDS).
+  if (template) rmSync(join(tmpdir(), `sched-builds-${template}`), { recursive: true, force: true });
   if (adminUrl && template) {
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();

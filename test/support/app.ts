@@ -78,7 +78,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const url = `http://127.0.0.1:${port}`;
   return {
     app,
-    http: new HttpClient(url),
+    http: new HttpClient(url, {
+      checkContract: true,
+      documentKey: [config.appUrl, ...(options.extraModules ?? []).map((module) => module.name)].join(' '),
+    }),
     url,
     clock,
     config,

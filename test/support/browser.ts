@@ -1,39 +1,67 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { AxeBuilder } from '@axe-core/playwright';
 import chromium from '@sparticuz/chromium';
 import { chromium as playwright, type Browser, type Page } from 'playwright-core';
+import { waitFor } from './process.js';
 
+const run = promisify(execFile);
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 /** Screenshots and timings of the browser tests (git-ignored). */
 export const OUTPUT_DIR = join(ROOT, 'test-output', 'console');
 
-/** A Vite build of one app (its config) into a directory of its own: the quick-start test may be building dist/ meanwhile. */
-function viteBuild(config: string, prefix: string): string {
-  const outDir = mkdtempSync(join(tmpdir(), prefix));
-  execFileSync(
-    process.execPath,
-    [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', config, '--outDir', outDir, '--logLevel', 'error'],
-    {
-      cwd: ROOT,
-      stdio: 'pipe',
-    },
-  );
+/** This run's builds, shared by the files that need them (test/setup/global-teardown.ts removes them). */
+export const RUN_BUILDS = join(tmpdir(), `sched-builds-${process.env.TEST_TEMPLATE_DATABASE ?? process.pid}`);
+
+/**
+ * A Vite build of one app (its config) into this run's directory, built once for every file that asks (each build is
+ * 4 to 12 s of CPU): the first file to ask builds it, the others wait for it. Its own directory, not dist/: the
+ * quick-start test may be building dist/ meanwhile.
+ */
+async function viteBuild(config: string, name: string): Promise<string> {
+  const outDir = join(RUN_BUILDS, name);
+  const [done, failed] = [`${outDir}.done`, `${outDir}.failed`];
+  mkdirSync(RUN_BUILDS, { recursive: true });
+  try {
+    mkdirSync(`${outDir}.lock`);
+  } catch {
+    await waitFor(
+      async () => {
+        if (existsSync(failed)) throw new Error(readFileSync(failed, 'utf8'));
+        return existsSync(done) || undefined;
+      },
+      180_000,
+      `another test file's build of ${name}`,
+    );
+    return outDir;
+  }
+  try {
+    await run(
+      process.execPath,
+      [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', config, '--outDir', outDir, '--logLevel', 'error'],
+      { cwd: ROOT },
+    );
+  } catch (error) {
+    writeFileSync(failed, `The Vite build of ${name} failed: ${(error as Error).message}`);
+    throw error;
+  }
+  writeFileSync(done, '');
   return outDir;
 }
 
 /** The console, from the committed generated client; test/openapi-client checks that client against the document. */
-export function buildConsole(): string {
-  return viteBuild('apps/admin/vite.config.ts', 'sched-console-');
+export function buildConsole(): Promise<string> {
+  return viteBuild('apps/admin/vite.config.ts', 'console');
 }
 
 /** The booker (`apps/booker`); its Vite config fails the build over 25 KB gzipped. */
-export function buildBooker(): string {
-  return viteBuild('apps/booker/vite.config.ts', 'sched-booker-');
+export function buildBooker(): Promise<string> {
+  return viteBuild('apps/booker/vite.config.ts', 'booker');
 }
 
 /** Gzipped bytes of the scripts and stylesheets index.html loads: the console's initial load. */

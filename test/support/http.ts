@@ -23,7 +23,11 @@ export interface RequestOptions {
 export class HttpClient {
   constructor(
     readonly baseUrl: string,
-    private readonly options: { checkContract?: boolean } = { checkContract: true },
+    private readonly options: {
+      checkContract?: boolean;
+      /** What the app's document is a function of (test/support/app.ts): apps of one file with the same key publish the same document. */
+      documentKey?: string;
+    } = { checkContract: true },
   ) {}
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse<T>> {
@@ -42,7 +46,13 @@ export class HttpClient {
     const contentType = response.headers.get('content-type') ?? '';
     if (text && contentType.includes('json')) parsed = JSON.parse(text);
     if (this.options.checkContract !== false) {
-      (await responseContractFor(this.baseUrl)).check(method, this.baseUrl + path, response.status, contentType, parsed);
+      (await responseContractFor(this.baseUrl, this.options.documentKey)).check(
+        method,
+        this.baseUrl + path,
+        response.status,
+        contentType,
+        parsed,
+      );
     }
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }

@@ -71,11 +71,13 @@ const contracts = new Map<string, Promise<ResponseContract>>();
 const byDocument = new Map<string, ResponseContract>();
 
 /**
- * One contract per running app (its document is fetched over HTTP, as a partner would); apps of one file that publish
- * the same document share one, so its validators are compiled once.
+ * One contract per running app, its document fetched over HTTP as a partner would; apps of one file that publish the
+ * same document share one, so its validators are compiled once. The document is a function of the app's modules and its
+ * public URL only (apps/api/src/openapi/openapi-document.ts): given that as `documentKey`, a second app with the same
+ * key is held to the first one's document without building its own (about 0.4 s of CPU per app).
  */
-export function responseContractFor(baseUrl: string): Promise<ResponseContract> {
-  let contract = contracts.get(baseUrl);
+export function responseContractFor(baseUrl: string, documentKey?: string): Promise<ResponseContract> {
+  let contract = contracts.get(baseUrl) ?? (documentKey === undefined ? undefined : contracts.get(`key:${documentKey}`));
   if (!contract) {
     contract = fetch(`${baseUrl}/docs-json`)
       .then((response) => response.text())
@@ -84,7 +86,8 @@ export function responseContractFor(baseUrl: string): Promise<ResponseContract> 
         byDocument.set(text, shared);
         return shared;
       });
-    contracts.set(baseUrl, contract);
+    if (documentKey !== undefined) contracts.set(`key:${documentKey}`, contract);
   }
+  contracts.set(baseUrl, contract);
   return contract;
 }
