@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import { TransactionHost } from '@app/database';
-import { ReminderQueueRepository } from '../apps/api/src/modules/bookings/reminder-queue.repository.js';
+import { ReminderQueueRepository } from '../apps/api/src/modules/booking-reminders/reminder-queue.repository.js';
 import { reportGoal } from './support/goals.js';
 import { machine, row, startBenchApp, startInstance } from './support/harness.js';
 import type { ReminderSinkReport } from './support/reminder-sink.js';

@@ -63,7 +63,7 @@ const TABLE_OWNERS: Record<string, string> = {
   availability_versions: 'availability',
   date_overrides: 'availability',
   bookings: 'booking-core',
-  booking_reminders: 'bookings',
+  booking_reminders: 'booking-reminders',
   booking_hosts: 'booking-core',
   holds: 'booking-core',
   booking_series: 'bookings',
@@ -89,8 +89,8 @@ const READ_MODELS = [
   'auth/me.read-model.ts',
   'global-lookups/global-lookups.read-model.ts',
   'booking-occupancy/booking-counts.read-model.ts',
-  'bookings/booking-reminders.repository.ts',
-  'bookings/reminder-queue.repository.ts',
+  'booking-reminders/booking-reminders.repository.ts',
+  'booking-reminders/reminder-queue.repository.ts',
 ];
 
 /** Which module folders each module folder imports from (relative imports only). */

@@ -33,7 +33,7 @@ import {
   cancelledView,
   rescheduledView,
 } from '../booking-effects/index.js';
-import { BookingRemindersService } from './booking-reminders.service.js';
+import { BookingRemindersService } from '../booking-reminders/index.js';
 import {
   BookingResponse,
   CancelBookingDto,

@@ -18,7 +18,7 @@ import type { EventTypeDetails } from '../event-types/index.js';
 import { HoldsService } from '../holds/index.js';
 import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
 import { attendeeBookingView, BookingEffectsService, bookingDetailView, bookingView } from '../booking-effects/index.js';
-import { BookingRemindersService } from './booking-reminders.service.js';
+import { BookingRemindersService } from '../booking-reminders/index.js';
 import { BookingSeriesRepository } from './booking-series.repository.js';
 import { BookingSeries } from './entities/booking-series.entity.js';
 import { type BookingVisitor, VisitorBookingsService } from './visitor-bookings.service.js';

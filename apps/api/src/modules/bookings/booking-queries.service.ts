@@ -4,7 +4,7 @@ import { EventTypesService } from '../event-types/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { type BookingFilters, BookingRows, mayActOnBooking, seesAllBookings } from '../booking-core/index.js';
 import { attendeeBookingView, BookingEffectsService, bookingDetailView } from '../booking-effects/index.js';
-import { BookingRemindersService } from './booking-reminders.service.js';
+import { BookingRemindersService } from '../booking-reminders/index.js';
 import { BookingSeriesRepository } from './booking-series.repository.js';
 import { BookingListResponse, BookingResponse, ListBookingsQueryDto, PublicBookingResponse, SeriesResponse } from './dto/booking.dto.js';
 
