@@ -9,6 +9,8 @@ import { CalendarsModule } from './modules/calendars/calendars.module.js';
 import { BookingsModule } from './modules/bookings/bookings.module.js';
 import { CalendarFeedsModule } from './modules/calendar-feeds/index.js';
 import { HoldsModule } from './modules/holds/index.js';
+import { BookingSeriesModule } from './modules/booking-series/index.js';
+import { BookingRemindersModule } from './modules/booking-reminders/index.js';
 import { PublicBookingModule } from './modules/public-booking/public-booking.module.js';
 import { EventTypesModule } from './modules/event-types/event-types.module.js';
 import { GlobalLookupsModule } from './modules/global-lookups/index.js';
@@ -45,6 +47,8 @@ export class AppModule {
         BookingsModule,
         CalendarFeedsModule,
         HoldsModule,
+        BookingSeriesModule,
+        BookingRemindersModule,
         PublicBookingModule,
         WebhooksModule,
         CalendarsModule,

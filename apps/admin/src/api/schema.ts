@@ -642,26 +642,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/series/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A recurring series and its occurrences (a rescheduled occurrence as it is now)
-         * @description Members see a series they host. Its bookings are also listed by `GET /bookings?seriesId=`.
-         */
-        get: operations["getSeries"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/users/me/calendar-feed": {
         parameters: {
             query?: never;
@@ -749,6 +729,26 @@ export interface paths {
         post?: never;
         /** Release a hold: its time is free again at once */
         delete: operations["deleteHold"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/series/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A recurring series and its occurrences (a rescheduled occurrence as it is now)
+         * @description Members see a series they host. Its bookings are also listed by `GET /bookings?seriesId=`.
+         */
+        get: operations["getSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2078,27 +2078,6 @@ export interface components {
             /** @description The attendee’s confirmationToken, instead of host credentials; it may mark only the host */
             token?: string;
         };
-        /** @enum {string} */
-        RecurrenceFrequency: "daily" | "weekly" | "monthly";
-        SeriesDetailView: {
-            /** @example ser_4f9QdY0m2kBz7Lr1Xc8VtN3a */
-            id: string;
-            /** @description Occurrences booked */
-            count: number;
-            /** @description By occurrence; a rescheduled one as it is now */
-            bookings: components["schemas"]["SeriesOccurrenceView"][];
-            eventTypeId: string;
-            frequency: components["schemas"]["RecurrenceFrequency"];
-            interval: number;
-            /** @description The zone whose wall-clock time every occurrence keeps */
-            timezone: string;
-            /** Format: date-time */
-            createdAt: string;
-            livemode: boolean;
-        };
-        SeriesResponse: {
-            series: components["schemas"]["SeriesDetailView"];
-        };
         CalendarFeedResponse: {
             /** @example http://localhost:3000/v1/calendar-feeds/Qm9va2luZ3NGZWVkVG9rZW5FeGFtcGxlMTIzNDU2Nzg5.ics */
             url: string;
@@ -2141,6 +2120,27 @@ export interface components {
             holds: components["schemas"]["HoldView"][];
             totalCount: number;
             hasMore: boolean;
+        };
+        /** @enum {string} */
+        RecurrenceFrequency: "daily" | "weekly" | "monthly";
+        SeriesDetailView: {
+            /** @example ser_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            /** @description Occurrences booked */
+            count: number;
+            /** @description By occurrence; a rescheduled one as it is now */
+            bookings: components["schemas"]["SeriesOccurrenceView"][];
+            eventTypeId: string;
+            frequency: components["schemas"]["RecurrenceFrequency"];
+            interval: number;
+            /** @description The zone whose wall-clock time every occurrence keeps */
+            timezone: string;
+            /** Format: date-time */
+            createdAt: string;
+            livemode: boolean;
+        };
+        SeriesResponse: {
+            series: components["schemas"]["SeriesDetailView"];
         };
         PublicHostView: {
             /**
@@ -6620,92 +6620,6 @@ export interface operations {
             };
         };
     };
-    getSeries: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SeriesResponse"];
-                };
-            };
-            /** @description VALIDATION_ERROR: `details` names each refused field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in the caller’s organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description RATE_LIMITED, with Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description INTERNAL_ERROR: nothing internal is revealed */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
     getCalendarFeed: {
         parameters: {
             query?: never;
@@ -7128,6 +7042,92 @@ export interface operations {
                 content?: never;
             };
             /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getSeries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: `details` names each refused field */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,4 +1,5 @@
 import { isEmail } from 'class-validator';
+import { AppError, ErrorCode } from '@app/common';
 import type { BookingQuestion, QuestionType } from '../event-types/index.js';
 
 export type AnswerValue = string | number | boolean | string[];
@@ -91,6 +92,14 @@ export function checkAnswers(
     else kept.push({ id: question.id, label: question.label, type: question.type, value: value as AnswerValue });
   }
   return { answers: kept, problems };
+}
+
+/** The answers as a booking keeps them; 400 naming each one that does not fit the event type's questions. */
+export function acceptedAnswers(questions: readonly BookingQuestion[], answers: Readonly<Record<string, unknown>>): BookingAnswer[] {
+  const checked = checkAnswers(questions, answers);
+  if (checked.problems.length > 0)
+    throw new AppError(ErrorCode.VALIDATION_ERROR, 'The answers do not fit the event type’s questions', checked.problems);
+  return checked.answers;
 }
 
 /** An answer's value as a person reads it (mails, `.ics`). */

@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { parseInputTimestamp } from '@app/availability';
-import { seriesStarts } from '@app/calendar';
-import { AppError, Clock, ErrorCode, newId, type Principal, randomBase62, sha256, tenantScope, type TenantScope } from '@app/common';
+import { AppError, Clock, type Principal, randomBase62, tenantScope, type TenantScope } from '@app/common';
 import {
-  type BookingAnswer,
-  type BookingRecord,
+  acceptedAnswers,
   BookingRows,
-  checkAnswers,
   CreateBookingDto,
   type Decision,
   type HoldRecord,
@@ -14,13 +11,11 @@ import {
   SlotDecisionService,
   slotUnavailable,
 } from '../booking-core/index.js';
-import type { EventTypeDetails } from '../event-types/index.js';
 import { HoldsService } from '../holds/index.js';
 import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
 import { attendeeBookingView, BookingEffectsService, bookingDetailView, bookingView } from '../booking-effects/index.js';
 import { BookingRemindersService } from '../booking-reminders/index.js';
-import { BookingSeriesRepository } from './booking-series.repository.js';
-import { BookingSeries } from './entities/booking-series.entity.js';
+import { BookingSeriesService } from '../booking-series/index.js';
 import { type BookingVisitor, VisitorBookingsService } from './visitor-bookings.service.js';
 
 /** What POST /bookings asks for, parsed: the time, and for a publishable key the hold's token and the visitor. */
@@ -49,7 +44,7 @@ export class BookingCreateService {
     private readonly rows: BookingRows,
     private readonly holdRows: HoldRows,
     private readonly holds: HoldsService,
-    private readonly seriesRows: BookingSeriesRepository,
+    private readonly series: BookingSeriesService,
     private readonly effects: BookingEffectsService,
     private readonly reminders: BookingRemindersService,
     private readonly visitors: VisitorBookingsService,
@@ -100,7 +95,7 @@ export class BookingCreateService {
     if (visitor) await this.visitors.admit(scope, visitor);
     const decided = await this.decideOne(scope, request, locked);
     const { eventType, hostUserIds } = decided;
-    const answers = this.answersFor(eventType, dto);
+    const answers = acceptedAnswers(eventType.questions, dto.answers ?? {});
     const token = randomBase62(32);
     const booking = this.rows.newBooking(scope, dto, eventType, start, hostUserIds, answers, token, decided.hold);
 
@@ -153,109 +148,26 @@ export class BookingCreateService {
   }
 
   /**
-   * A recurring series (api-rules.md § Seats and series), all or nothing: every occurrence judged by the rules of a
-   * single booking (the window by the first only), one host for all of them, then every row in the write's one batch,
-   * where the exclusion constraint still has the last word on each.
+   * A recurring series (api-rules.md § Seats and series), all or nothing, under the `locked` hosts: the series module
+   * decides every occurrence, writes them and hands off what they cause; the visitor counts the series once.
    */
   private async createSeries(
     scope: TenantScope,
     request: CreateRequest,
     locked: readonly string[],
   ): Promise<{ status: number; body: unknown }> {
-    const { dto, visitor } = request;
+    const { visitor } = request;
     // A visitor's series is one booking request (one mail) toward its hourly limit; the visitor's lock comes before the hosts'.
     if (visitor) await this.visitors.admit(scope, visitor);
-    const decided = await this.decideSeries(scope, request, locked);
-    const { eventType, hostUserIds } = decided;
-    const answers = this.answersFor(eventType, dto);
-    const token = randomBase62(32);
-    const series = Object.assign(new BookingSeries(), {
-      id: newId('ser'),
-      organizationId: scope.organizationId,
-      livemode: scope.livemode,
-      eventTypeId: eventType.id,
-      frequency: eventType.recurrence!.frequency,
-      interval: eventType.recurrence!.interval,
-      count: decided.starts.length,
-      tokenHash: sha256(token),
-      timezone: dto.timezone,
-      createdAt: this.clock.now(),
-    } satisfies BookingSeries);
-    const bookings: BookingRecord[] = decided.starts.map((start, index) => ({
-      ...this.rows.newBooking(scope, dto, eventType, start, hostUserIds, answers, token),
-      seriesId: series.id,
-      occurrence: index + 1,
-    }));
+    const decided = await this.series.decide(scope, request, locked);
+    const written = await this.series.write(scope, request.dto, decided);
+    if (visitor) await this.visitors.record(scope, visitor, written.bookings[0].id);
+    await this.series.handOff(scope, written, decided);
 
-    await this.holdRows.clearExpired(scope, decided);
-    await this.seriesRows.insertSeries(scope, series);
-    await this.rows.insertMany(scope, bookings, hostUserIds);
-    if (visitor) await this.visitors.record(scope, visitor, bookings[0].id);
-
-    await this.effects.recordEach(
-      scope,
-      'booking.created',
-      bookings.map((booking) => ({ booking: bookingDetailView(booking, hostUserIds, eventType) })),
-    );
-    const confirmed = bookings.filter((booking) => booking.status === 'confirmed');
-    await this.effects.allNowConfirmed(scope, confirmed, eventType.title, hostUserIds);
-    await this.reminders.confirmed(scope, confirmed);
-    await this.effects.sendSeriesMails(scope, bookings[0].status === 'pending' ? 'pending' : 'confirmation', bookings, {
-      hostUserIds,
-      title: eventType.title,
-      confirmationToken: token,
-    });
-
-    const first = bookings[0];
-    const body = {
-      booking: visitor ? attendeeBookingView(first, token) : { ...bookingView(first, hostUserIds), confirmationToken: token },
-      series: {
-        id: series.id,
-        count: series.count,
-        bookings: bookings.map((booking) => ({
-          id: booking.id,
-          startsAt: booking.startsAt.toISOString(),
-          endsAt: booking.endsAt.toISOString(),
-          status: booking.status,
-        })),
-      },
-    };
-    return { status: 201, body };
-  }
-
-  /** The series' starts and its decision, under the hosts' locks. */
-  private async decideSeries(
-    scope: TenantScope,
-    request: CreateRequest,
-    locked: readonly string[],
-  ): Promise<Decision & { starts: number[] }> {
-    const { dto, start } = request;
-    // A hold of the first occurrence gives its time back to the series' own decision, in this transaction.
-    let heldId: string | null = null;
-    if (dto.holdId !== undefined) {
-      await this.slots.lock(scope, locked);
-      const taken = await this.holds.takeForBooking(scope, dto.holdId, dto.eventTypeId, start, request.holdToken);
-      if (taken) {
-        heldId = taken.hold.id;
-        await this.holds.giveBack(scope, taken.hold.id);
-      }
-    }
-    await this.slots.lock(scope, locked);
-    const eventType = await this.slots.eventTypeOf(scope, dto.eventTypeId);
-    const recurrence = eventType.recurrence;
-    if (recurrence === null) throw AppError.validation('recurrenceCount', 'This event type does not take recurring bookings');
-    const count = dto.recurrenceCount!;
-    if (count > recurrence.maxCount) {
-      throw AppError.validation('recurrenceCount', `recurrenceCount must not exceed the event type's maxCount (${recurrence.maxCount})`);
-    }
-    const starts = seriesStarts(start, dto.timezone, { frequency: recurrence.frequency, interval: recurrence.interval, count });
-    return { ...(await this.slots.decideSeries(scope, eventType, starts, locked, heldId)), starts };
-  }
-
-  /** The answers as the booking keeps them; 400 naming each one that does not fit the event type's questions. */
-  private answersFor(eventType: EventTypeDetails, dto: CreateBookingDto): BookingAnswer[] {
-    const { answers, problems } = checkAnswers(eventType.questions, dto.answers ?? {});
-    if (problems.length > 0) throw new AppError(ErrorCode.VALIDATION_ERROR, 'The answers do not fit the event type’s questions', problems);
-    return answers;
+    const first = written.bookings[0];
+    const booking = visitor
+      ? attendeeBookingView(first, written.token)
+      : { ...bookingView(first, decided.hostUserIds), confirmationToken: written.token };
+    return { status: 201, body: { booking, series: this.series.view(written) } };
   }
 }

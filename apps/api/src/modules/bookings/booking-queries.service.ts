@@ -5,8 +5,7 @@ import { GlobalLookups } from '../global-lookups/index.js';
 import { type BookingFilters, BookingRows, mayActOnBooking, seesAllBookings } from '../booking-core/index.js';
 import { attendeeBookingView, BookingEffectsService, bookingDetailView } from '../booking-effects/index.js';
 import { BookingRemindersService } from '../booking-reminders/index.js';
-import { BookingSeriesRepository } from './booking-series.repository.js';
-import { BookingListResponse, BookingResponse, ListBookingsQueryDto, PublicBookingResponse, SeriesResponse } from './dto/booking.dto.js';
+import { BookingListResponse, BookingResponse, ListBookingsQueryDto, PublicBookingResponse } from './dto/booking.dto.js';
 
 const DAY_MS = 86_400_000;
 
@@ -33,7 +32,6 @@ function rangeBound(value: string, field: string, end: boolean): Date {
 export class BookingQueriesService {
   constructor(
     private readonly rows: BookingRows,
-    private readonly seriesRows: BookingSeriesRepository,
     private readonly eventTypes: EventTypesService,
     private readonly lookups: GlobalLookups,
     private readonly effects: BookingEffectsService,
@@ -60,32 +58,6 @@ export class BookingQueriesService {
           minutesBefore: reminder.minutesBefore,
           dueAt: reminder.dueAt.toISOString(),
           sentAt: reminder.sentAt?.toISOString() ?? null,
-        })),
-      },
-    };
-  }
-
-  /** A series with its occurrences as they stand; a member sees only a series it hosts. */
-  async series(principal: Principal, id: string): Promise<SeriesResponse> {
-    const scope = tenantScope(principal);
-    const series = looksLikeId(id, 'ser') ? await this.seriesRows.findSeries(scope, id) : null;
-    const occurrences = series ? await this.rows.occurrencesOf(scope, series.id) : [];
-    if (!series || !occurrences.some((found) => mayActOnBooking(principal, found.hostUserIds))) throw AppError.notFound('Series');
-    return {
-      series: {
-        id: series.id,
-        eventTypeId: series.eventTypeId,
-        frequency: series.frequency,
-        interval: series.interval,
-        count: series.count,
-        timezone: series.timezone,
-        createdAt: series.createdAt.toISOString(),
-        livemode: series.livemode,
-        bookings: occurrences.map(({ booking }) => ({
-          id: booking.id,
-          startsAt: booking.startsAt.toISOString(),
-          endsAt: booking.endsAt.toISOString(),
-          status: booking.status,
         })),
       },
     };

@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsIanaTimeZone, IsStorableTime, PaginationQueryDto, IsId } from '@app/common';
-import { SERIES_FREQUENCIES, type SeriesFrequency } from '@app/calendar';
 import { ISO_TIMESTAMP, trimLower } from '../../booking-core/index.js';
 import {
   AttendeeBookingView,
@@ -11,6 +10,7 @@ import {
   CancelledBookingView,
   RescheduledBookingView,
 } from '../../booking-effects/index.js';
+import { SeriesView } from '../../booking-series/index.js';
 
 /** Who may be marked as not having come to a meeting. */
 export const NO_SHOW_PARTIES = ['attendee', 'host'] as const;
@@ -146,21 +146,6 @@ export class CreatedBookingView extends BookingView {
   confirmationToken!: string;
 }
 
-/** One occurrence as a series lists it. */
-export class SeriesOccurrenceView {
-  @ApiProperty({ example: 'bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
-  @ApiProperty({ type: String, format: 'date-time' }) startsAt!: string;
-  @ApiProperty({ type: String, format: 'date-time' }) endsAt!: string;
-  @ApiProperty({ enum: ['confirmed', 'pending', 'cancelled'] }) status!: string;
-}
-
-export class SeriesView {
-  @ApiProperty({ example: 'ser_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
-  @ApiProperty({ type: 'integer', description: 'Occurrences booked' }) count!: number;
-  @ApiProperty({ type: SeriesOccurrenceView, isArray: true, description: 'By occurrence; a rescheduled one as it is now' })
-  bookings!: SeriesOccurrenceView[];
-}
-
 export class CreatedBookingResponse {
   @ApiProperty({ type: CreatedBookingView, description: 'With recurrenceCount: the first occurrence; its token opens every one' })
   booking!: CreatedBookingView;
@@ -179,19 +164,6 @@ export class CancelledBookingResponse {
     description: 'With `scope: "following"`: every occurrence this request cancelled, this one first',
   })
   cancelledBookingIds?: string[];
-}
-
-export class SeriesDetailView extends SeriesView {
-  @ApiProperty() eventTypeId!: string;
-  @ApiProperty({ enum: SERIES_FREQUENCIES, enumName: 'RecurrenceFrequency' }) frequency!: SeriesFrequency;
-  @ApiProperty({ type: 'integer' }) interval!: number;
-  @ApiProperty({ description: 'The zone whose wall-clock time every occurrence keeps' }) timezone!: string;
-  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
-  @ApiProperty() livemode!: boolean;
-}
-
-export class SeriesResponse {
-  @ApiProperty({ type: SeriesDetailView }) series!: SeriesDetailView;
 }
 
 export class RescheduledBookingResponse {

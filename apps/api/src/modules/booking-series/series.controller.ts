@@ -1,14 +1,14 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Access, ApiErrors, CurrentPrincipal, IdParam, type Principal, Scope } from '@app/common';
-import { BookingQueriesService } from './booking-queries.service.js';
-import { SeriesResponse } from './dto/booking.dto.js';
+import { BookingSeriesService } from './booking-series.service.js';
+import { SeriesResponse } from './dto/series.dto.js';
 
 /** Recurring series (api-rules.md § Seats and series): made by POST /bookings with recurrenceCount, read here. */
 @ApiTags('bookings')
 @Controller('series')
 export class SeriesController {
-  constructor(private readonly reading: BookingQueriesService) {}
+  constructor(private readonly series: BookingSeriesService) {}
 
   @Get(':id')
   @Access({ scope: Scope.BookingsRead })
@@ -20,6 +20,6 @@ export class SeriesController {
   @ApiResponse({ status: 200, type: SeriesResponse })
   @ApiErrors(401, 403, 404)
   get(@CurrentPrincipal() principal: Principal, @IdParam('id', 'ser') id: string): Promise<SeriesResponse> {
-    return this.reading.series(principal, id);
+    return this.series.get(principal, id);
   }
 }
