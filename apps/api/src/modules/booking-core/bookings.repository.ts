@@ -6,44 +6,48 @@ import { BUSY_STATUSES_SQL, hostLockKeys, LOCK_HOSTS_SQL } from '../booking-occu
 import type { BookingRecord, BookingWithHosts } from './booking-record.js';
 import { BookingHost } from './entities/booking-host.entity.js';
 import { Booking, type BookingStatus, type CancelledBy } from './entities/booking.entity.js';
+import { Parameters } from './sql-parameters.js';
 
-/** A booking's columns, in the order of BookingsRepository.bookingValues: the one list every insert shares. */
-const BOOKING_COLUMNS = [
-  'id',
-  'organization_id',
-  'event_type_id',
-  'livemode',
-  'status',
-  'starts_at',
-  'ends_at',
-  'host_user_id',
-  'attendee_email',
-  'attendee_first_name',
-  'attendee_last_name',
-  'attendee_phone',
-  'timezone',
-  'location_type',
-  'location',
-  'notes',
-  'metadata',
-  'buffer_before_minutes',
-  'buffer_after_minutes',
-  'confirmation_token_hash',
-  'cancelled_at',
-  'cancellation_reason',
-  'cancelled_by',
-  'previous_booking_id',
-  'rescheduled_to_booking_id',
-  'created_at',
-  'updated_at',
-  'answers',
-  'series_id',
-  'occurrence',
-] as const;
+/** A booking's columns, each with its value: the one list every insert of a booking row shares. */
+const BOOKING_COLUMNS: readonly (readonly [string, (booking: BookingRecord, scope: TenantScope) => unknown])[] = [
+  ['id', (booking) => booking.id],
+  ['organization_id', (_, scope) => scope.organizationId],
+  ['event_type_id', (booking) => booking.eventTypeId],
+  ['livemode', (_, scope) => scope.livemode],
+  ['status', (booking) => booking.status],
+  ['starts_at', (booking) => booking.startsAt],
+  ['ends_at', (booking) => booking.endsAt],
+  ['host_user_id', (booking) => booking.hostUserId],
+  ['attendee_email', (booking) => booking.attendeeEmail],
+  ['attendee_first_name', (booking) => booking.attendeeFirstName],
+  ['attendee_last_name', (booking) => booking.attendeeLastName],
+  ['attendee_phone', (booking) => booking.attendeePhone],
+  ['timezone', (booking) => booking.timezone],
+  ['location_type', (booking) => booking.locationType],
+  ['location', (booking) => booking.location],
+  ['notes', (booking) => booking.notes],
+  ['metadata', (booking) => JSON.stringify(booking.metadata ?? {})],
+  ['buffer_before_minutes', (booking) => booking.bufferBeforeMinutes],
+  ['buffer_after_minutes', (booking) => booking.bufferAfterMinutes],
+  ['confirmation_token_hash', (booking) => booking.confirmationTokenHash],
+  ['cancelled_at', (booking) => booking.cancelledAt],
+  ['cancellation_reason', (booking) => booking.cancellationReason],
+  ['cancelled_by', (booking) => booking.cancelledBy],
+  ['previous_booking_id', (booking) => booking.previousBookingId],
+  ['rescheduled_to_booking_id', (booking) => booking.rescheduledToBookingId],
+  ['created_at', (booking) => booking.createdAt],
+  ['updated_at', (booking) => booking.updatedAt],
+  ['answers', (booking) => JSON.stringify(booking.answers ?? [])],
+  ['series_id', (booking) => booking.seriesId],
+  ['occurrence', (booking) => booking.occurrence],
+];
 
-/** One booking's row from $1 to $30. */
-const INSERT_BOOKING = `INSERT INTO bookings (${BOOKING_COLUMNS.join(', ')})
-         VALUES (${BOOKING_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+const INSERT_INTO_BOOKINGS = `INSERT INTO bookings (${BOOKING_COLUMNS.map(([column]) => column).join(', ')})`;
+
+/** One booking's row for `VALUES`, its values added to `parameters`. */
+function bookingRow(parameters: Parameters, scope: TenantScope, booking: BookingRecord): string {
+  return `(${BOOKING_COLUMNS.map(([, value]) => parameters.add(value(booking, scope))).join(', ')})`;
+}
 
 /** The seat group of a seated start (booking_hosts.seat_group): its bookings and holds share one occupancy. */
 export function seatGroupOf(eventTypeId: string, start: Date): string {
@@ -85,16 +89,20 @@ export class BookingsRepository {
    * (api-rules.md § Seats and series), sharing the start's occupancy with the other seats.
    */
   async insert(scope: TenantScope, booking: BookingRecord, hostUserIds: readonly string[], seated = false): Promise<void> {
+    const parameters = new Parameters();
+    const row = bookingRow(parameters, scope, booking);
+    const hosts = parameters.add([...hostUserIds]);
+    const seatGroup = parameters.add(seated ? seatGroupOf(booking.eventTypeId, booking.startsAt) : null);
     await this.tx.write(
       `WITH inserted AS (
-         ${INSERT_BOOKING}
+         ${INSERT_INTO_BOOKINGS} VALUES ${row}
          RETURNING id, organization_id, event_type_id, livemode, status, starts_at, ends_at, created_at)
        INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position,
                                   seat_group)
        SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, i.status, tstzrange(i.starts_at, i.ends_at, '[)'),
-              i.created_at, h.position, $32
-         FROM inserted i CROSS JOIN unnest($31::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
-      [...this.bookingValues(scope, booking), [...hostUserIds], seated ? seatGroupOf(booking.eventTypeId, booking.startsAt) : null],
+              i.created_at, h.position, ${seatGroup}
+         FROM inserted i CROSS JOIN unnest(${hosts}::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
+      parameters.values,
     );
   }
 
@@ -103,17 +111,18 @@ export class BookingsRepository {
    * and host, in one statement.
    */
   async insertMany(scope: TenantScope, bookings: readonly BookingRecord[], hostUserIds: readonly string[]): Promise<void> {
-    const columns = BOOKING_COLUMNS.length;
-    const rows = bookings.map((_, row) => `(${BOOKING_COLUMNS.map((_, column) => `$${row * columns + column + 1}`).join(', ')})`);
+    const parameters = new Parameters();
+    const rows = bookings.map((booking) => bookingRow(parameters, scope, booking));
+    const hosts = parameters.add([...hostUserIds]);
     await this.tx.write(
       `WITH inserted AS (
-         INSERT INTO bookings (${BOOKING_COLUMNS.join(', ')}) VALUES ${rows.join(', ')}
+         ${INSERT_INTO_BOOKINGS} VALUES ${rows.join(', ')}
          RETURNING id, organization_id, event_type_id, livemode, status, starts_at, ends_at, created_at)
        INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position)
        SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, i.status, tstzrange(i.starts_at, i.ends_at, '[)'),
               i.created_at, h.position
-         FROM inserted i CROSS JOIN unnest($${bookings.length * columns + 1}::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
-      [...bookings.flatMap((booking) => this.bookingValues(scope, booking)), [...hostUserIds]],
+         FROM inserted i CROSS JOIN unnest(${hosts}::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
+      parameters.values,
     );
   }
 
@@ -126,11 +135,7 @@ export class BookingsRepository {
       where: { seriesId, organizationId: scope.organizationId, livemode: scope.livemode, rescheduledToBookingId: IsNull() },
       order: { occurrence: 'ASC', startsAt: 'ASC' },
     });
-    const hosts = await this.hostsOfMany(
-      scope,
-      bookings.map((booking) => booking.id),
-    );
-    return bookings.map((booking) => ({ booking, hostUserIds: hosts.get(booking.id) ?? [] }));
+    return this.withHosts(scope, bookings);
   }
 
   /** The active occurrences of a series starting after `after`, locked (cancel "following"). */
@@ -146,11 +151,7 @@ export class BookingsRepository {
       order: { startsAt: 'ASC', id: 'ASC' },
       lock: { mode: 'pessimistic_write' },
     });
-    const hosts = await this.hostsOfMany(
-      scope,
-      bookings.map((booking) => booking.id),
-    );
-    return bookings.map((booking) => ({ booking, hostUserIds: hosts.get(booking.id) ?? [] }));
+    return this.withHosts(scope, bookings);
   }
 
   /**
@@ -158,16 +159,20 @@ export class BookingsRepository {
    * (same hosts, same time, never free in between, so nothing can slip into it), the hold gone; one statement.
    */
   async insertFromHold(scope: TenantScope, booking: BookingRecord, holdId: string): Promise<void> {
+    const parameters = new Parameters();
+    const row = bookingRow(parameters, scope, booking);
+    const hold = parameters.add(holdId);
+    const organization = parameters.add(scope.organizationId);
     await this.tx.write(
       `WITH inserted AS (
-         ${INSERT_BOOKING}
+         ${INSERT_INTO_BOOKINGS} VALUES ${row}
          RETURNING id, status, created_at),
        occupancy AS (
          UPDATE booking_hosts bh SET booking_id = i.id, status = i.status, expires_at = NULL, created_at = i.created_at
            FROM inserted i
-          WHERE bh.booking_id = $31 AND bh.organization_id = $2 AND bh.status = 'held')
-       DELETE FROM holds WHERE id = $31 AND organization_id = $2`,
-      [...this.bookingValues(scope, booking), holdId],
+          WHERE bh.booking_id = ${hold} AND bh.organization_id = ${organization} AND bh.status = 'held')
+       DELETE FROM holds WHERE id = ${hold} AND organization_id = ${organization}`,
+      parameters.values,
     );
   }
 
@@ -197,18 +202,14 @@ export class BookingsRepository {
     ids: readonly string[],
     changes: Pick<Booking, 'cancelledAt' | 'cancellationReason' | 'updatedAt'> & { cancelledBy: CancelledBy },
   ): Promise<void> {
+    const parameters = new Parameters();
     await this.tx.write(
-      `UPDATE bookings SET status = 'cancelled', cancelled_at = $4, cancellation_reason = $5, cancelled_by = $6, updated_at = $7
-        WHERE organization_id = $1 AND livemode = $2 AND id = ANY($3::text[])`,
-      [
-        scope.organizationId,
-        scope.livemode,
-        [...ids],
-        changes.cancelledAt,
-        changes.cancellationReason,
-        changes.cancelledBy,
-        changes.updatedAt,
-      ],
+      `UPDATE bookings SET status = 'cancelled', cancelled_at = ${parameters.add(changes.cancelledAt)},
+              cancellation_reason = ${parameters.add(changes.cancellationReason)}, cancelled_by = ${parameters.add(changes.cancelledBy)},
+              updated_at = ${parameters.add(changes.updatedAt)}
+        WHERE organization_id = ${parameters.add(scope.organizationId)} AND livemode = ${parameters.add(scope.livemode)}
+          AND id = ANY(${parameters.add([...ids])}::text[])`,
+      parameters.values,
     );
     await this.tx.write(`UPDATE booking_hosts SET status = 'cancelled' WHERE organization_id = $1 AND booking_id = ANY($2::text[])`, [
       scope.organizationId,
@@ -219,10 +220,13 @@ export class BookingsRepository {
   /** Sets one no-show mark; says whether it changed (a mark set twice is one change). */
   async markNoShow(scope: TenantScope, id: string, party: 'attendee' | 'host', noShow: boolean, at: Date): Promise<boolean> {
     const column = party === 'attendee' ? 'no_show_attendee' : 'no_show_host';
+    const parameters = new Parameters();
+    const mark = parameters.add(noShow);
     const [, changed]: [unknown[], number] = await this.tx.transactional.query(
-      `UPDATE bookings SET ${column} = $4, updated_at = $5
-        WHERE id = $1 AND organization_id = $2 AND livemode = $3 AND ${column} IS DISTINCT FROM $4`,
-      [id, scope.organizationId, scope.livemode, noShow, at],
+      `UPDATE bookings SET ${column} = ${mark}, updated_at = ${parameters.add(at)}
+        WHERE id = ${parameters.add(id)} AND organization_id = ${parameters.add(scope.organizationId)}
+          AND livemode = ${parameters.add(scope.livemode)} AND ${column} IS DISTINCT FROM ${mark}`,
+      parameters.values,
     );
     return changed > 0;
   }
@@ -233,14 +237,14 @@ export class BookingsRepository {
       where: { id, organizationId: scope.organizationId, livemode: scope.livemode },
       lock: { mode: 'pessimistic_write' },
     });
-    return booking ? { booking, hostUserIds: (await this.hostsOfMany(scope, [booking.id])).get(booking.id) ?? [] } : null;
+    return booking ? (await this.withHosts(scope, [booking]))[0] : null;
   }
 
   async find(scope: TenantScope, id: string): Promise<BookingWithHosts | null> {
     const booking = await this.tx.reads.findOne(Booking, {
       where: { id, organizationId: scope.organizationId, livemode: scope.livemode },
     });
-    return booking ? { booking, hostUserIds: (await this.hostsOfMany(scope, [booking.id])).get(booking.id) ?? [] } : null;
+    return booking ? (await this.withHosts(scope, [booking]))[0] : null;
   }
 
   /** These bookings with their hosts, in no particular order; ids of another organization or mode are left out. */
@@ -249,11 +253,7 @@ export class BookingsRepository {
     const bookings = await this.tx.reads.find(Booking, {
       where: { id: In([...ids]), organizationId: scope.organizationId, livemode: scope.livemode },
     });
-    const hosts = await this.hostsOfMany(
-      scope,
-      bookings.map((booking) => booking.id),
-    );
-    return bookings.map((booking) => ({ booking, hostUserIds: hosts.get(booking.id) ?? [] }));
+    return this.withHosts(scope, bookings);
   }
 
   /** Each booking's hosts, the primary first, in the order they were booked in. */
@@ -268,6 +268,15 @@ export class BookingsRepository {
     );
     for (const row of rows) result.set(row.booking_id, [...(result.get(row.booking_id) ?? []), row.host_user_id]);
     return result;
+  }
+
+  /** The bookings, each with its hosts (one more statement for all of them). */
+  private async withHosts(scope: TenantScope, bookings: readonly Booking[]): Promise<BookingWithHosts[]> {
+    const hosts = await this.hostsOfMany(
+      scope,
+      bookings.map((booking) => booking.id),
+    );
+    return bookings.map((booking) => ({ booking, hostUserIds: hosts.get(booking.id) ?? [] }));
   }
 
   async list(scope: TenantScope, filters: BookingFilters, page: PageRequest): Promise<[Booking[], number]> {
@@ -310,41 +319,5 @@ export class BookingsRepository {
       .addOrderBy('b.id', 'ASC')
       .take(5000)
       .getMany();
-  }
-
-  /** A booking row's values, $1 to $30, in the column order of the inserts above. */
-  private bookingValues(scope: TenantScope, booking: BookingRecord): unknown[] {
-    return [
-      booking.id,
-      scope.organizationId,
-      booking.eventTypeId,
-      scope.livemode,
-      booking.status,
-      booking.startsAt,
-      booking.endsAt,
-      booking.hostUserId,
-      booking.attendeeEmail,
-      booking.attendeeFirstName,
-      booking.attendeeLastName,
-      booking.attendeePhone,
-      booking.timezone,
-      booking.locationType,
-      booking.location,
-      booking.notes,
-      JSON.stringify(booking.metadata ?? {}),
-      booking.bufferBeforeMinutes,
-      booking.bufferAfterMinutes,
-      booking.confirmationTokenHash,
-      booking.cancelledAt,
-      booking.cancellationReason,
-      booking.cancelledBy,
-      booking.previousBookingId,
-      booking.rescheduledToBookingId,
-      booking.createdAt,
-      booking.updatedAt,
-      JSON.stringify(booking.answers ?? []),
-      booking.seriesId,
-      booking.occurrence,
-    ];
   }
 }
