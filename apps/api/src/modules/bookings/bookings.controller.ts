@@ -6,6 +6,7 @@ import { CreateBookingDto } from '../booking-core/index.js';
 import { BookingChangesService } from './booking-changes.service.js';
 import { BookingCreateService } from './booking-create.service.js';
 import { BookingQueriesService } from './booking-queries.service.js';
+import { BookingRescheduleService } from './booking-reschedule.service.js';
 import {
   BookingListResponse,
   BookingResponse,
@@ -28,6 +29,7 @@ export class BookingsController {
     private readonly creating: BookingCreateService,
     private readonly changing: BookingChangesService,
     private readonly reading: BookingQueriesService,
+    private readonly rescheduling: BookingRescheduleService,
   ) {}
 
   @Post()
@@ -119,7 +121,7 @@ export class BookingsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
-    return send(reply, await this.changing.reschedule(principal, id, dto, idempotencyKey(key), String(request.id)));
+    return send(reply, await this.rescheduling.reschedule(principal, id, dto, idempotencyKey(key), String(request.id)));
   }
 
   @Post(':id/confirm')

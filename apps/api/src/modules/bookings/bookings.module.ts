@@ -7,14 +7,20 @@ import { BookingRemindersModule } from '../booking-reminders/index.js';
 import { BookingSeriesModule } from '../booking-series/index.js';
 import { EventTypesModule } from '../event-types/index.js';
 import { HoldsModule } from '../holds/index.js';
-import { BookingsController } from './bookings.controller.js';
+import { BookingActors } from './booking-actors.service.js';
 import { BookingChangesService } from './booking-changes.service.js';
 import { BookingCreateService } from './booking-create.service.js';
 import { BookingQueriesService } from './booking-queries.service.js';
+import { BookingRescheduleService } from './booking-reschedule.service.js';
+import { BookingsController } from './bookings.controller.js';
 import { VisitorBooking } from './entities/visitor-booking.entity.js';
 import { VisitorBookingsRepository } from './visitor-bookings.repository.js';
 import { VisitorBookingsService } from './visitor-bookings.service.js';
 
+/**
+ * The /bookings routes: making a booking (one, through a hold, or a series), reading and changing bookings. They ask
+ * the core for the slot decision and the rows, and the booking features (holds, series, reminders) for theirs.
+ */
 @Module({
   imports: [
     TypeOrmModule.forFeature([VisitorBooking]),
@@ -27,7 +33,15 @@ import { VisitorBookingsService } from './visitor-bookings.service.js';
     JobsModule,
   ],
   controllers: [BookingsController],
-  providers: [BookingCreateService, BookingChangesService, BookingQueriesService, VisitorBookingsRepository, VisitorBookingsService],
+  providers: [
+    BookingActors,
+    BookingCreateService,
+    BookingChangesService,
+    BookingRescheduleService,
+    BookingQueriesService,
+    VisitorBookingsRepository,
+    VisitorBookingsService,
+  ],
   exports: [BookingCreateService, BookingQueriesService],
 })
 export class BookingsModule {}
