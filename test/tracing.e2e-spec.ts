@@ -152,7 +152,7 @@ describe('Traces over OTLP/HTTP (contract § 19)', () => {
 
   beforeAll(async () => {
     // Type-checked by `npm run typecheck`; here the entry point is only compiled as production runs it.
-    const [database] = await Promise.all([cloneTestDatabase(), compileEntries(buildDir, ['apps/api/src/main.ts'], { typeCheck: false })]);
+    const [database] = await Promise.all([cloneTestDatabase(), compileEntries(buildDir, ['apps/api/src/main.ts'])]);
     drop = database.drop;
     [collector, hooks] = await Promise.all([OtlpReceiver.start(), WebhookReceiver.start()]);
     const port = await freePort();

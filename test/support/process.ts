@@ -74,14 +74,14 @@ const run = promisify(execFile);
  * work in progress cannot break the build, and it never races a build of dist/. `typeCheck: false` emits without
  * checking types (a third of the CPU; `npm run typecheck` checks them).
  */
-export async function compileEntries(buildDir: string, entries: readonly string[], options: { typeCheck?: boolean } = {}): Promise<void> {
+export async function compileEntries(buildDir: string, entries: readonly string[]): Promise<void> {
   mkdirSync(buildDir, { recursive: true });
   const tsconfig = join(buildDir, 'tsconfig.json');
   writeFileSync(
     tsconfig,
     JSON.stringify({
       extends: '../../tsconfig.build.json',
-      compilerOptions: { outDir: '.', rootDir: '../..', noCheck: options.typeCheck === false },
+      compilerOptions: { outDir: '.', rootDir: '../..' },
       include: entries.map((entry) => `../../${entry}`),
     }),
   );
