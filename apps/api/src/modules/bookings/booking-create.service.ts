@@ -3,6 +3,7 @@ import { parseInputTimestamp } from '@app/availability';
 import { AppError, Clock, type Principal, randomBase62, tenantScope, type TenantScope } from '@app/common';
 import {
   acceptedAnswers,
+  type BookingRecord,
   BookingRows,
   CreateBookingDto,
   type Decision,
@@ -84,43 +85,23 @@ export class BookingCreateService {
     );
   }
 
-  /** One booking, under the `locked` hosts. */
+  /** One booking, under the `locked` hosts: decide, write, hand off, answer. */
   private async createOne(
     scope: TenantScope,
     request: CreateRequest,
     locked: readonly string[],
   ): Promise<{ status: number; body: unknown }> {
-    const { dto, start, visitor } = request;
+    const { visitor } = request;
     // The visitor's lock comes before the hosts'.
     if (visitor) await this.visitors.admit(scope, visitor);
     const decided = await this.decideOne(scope, request, locked);
-    const { eventType, hostUserIds } = decided;
-    const answers = acceptedAnswers(eventType.questions, dto.answers ?? {});
-    const token = randomBase62(32);
-    const booking = this.rows.newBooking(scope, dto, eventType, start, hostUserIds, answers, token, decided.hold);
-
-    if (decided.hold) {
-      await this.rows.insertFromHold(scope, booking, decided.hold.id);
-    } else {
-      await this.holdRows.clearExpired(scope, decided);
-      await this.rows.insert(scope, booking, hostUserIds, eventType.seatsPerSlot !== null);
-    }
+    const { booking, token } = await this.writeOne(scope, request, decided);
     if (visitor) await this.visitors.record(scope, visitor, booking.id);
-
-    await this.effects.record(scope, 'booking.created', { booking: bookingDetailView(booking, hostUserIds, eventType) });
-    if (booking.status === 'confirmed') {
-      await this.effects.nowConfirmed(scope, booking, eventType.title, hostUserIds);
-      await this.reminders.confirmed(scope, [booking]);
-    }
-    await this.effects.sendMails(scope, booking.status === 'pending' ? 'pending' : 'confirmation', booking, {
-      hostUserIds,
-      title: eventType.title,
-      confirmationToken: token,
-    });
+    await this.handOffOne(scope, booking, token, decided);
 
     const body = visitor
       ? { booking: attendeeBookingView(booking, token) }
-      : { booking: { ...bookingView(booking, hostUserIds), confirmationToken: token } };
+      : { booking: { ...bookingView(booking, decided.hostUserIds), confirmationToken: token } };
     return { status: 201, body };
   }
 
@@ -145,6 +126,44 @@ export class BookingCreateService {
     }
     await this.slots.lock(scope, locked);
     return this.slots.decide(scope, dto.eventTypeId, start, locked, { field: 'startTime' });
+  }
+
+  /**
+   * The booking's rows: through its hold, the hold's occupancy becomes the booking's in one statement; otherwise the
+   * expired holds of its hosts go first, then the booking and its hosts' rows.
+   */
+  private async writeOne(
+    scope: TenantScope,
+    request: CreateRequest,
+    decided: SingleDecision,
+  ): Promise<{ booking: BookingRecord; token: string }> {
+    const { dto, start } = request;
+    const { eventType, hostUserIds } = decided;
+    const answers = acceptedAnswers(eventType.questions, dto.answers ?? {});
+    const token = randomBase62(32);
+    const booking = this.rows.newBooking(scope, dto, eventType, start, hostUserIds, answers, token, decided.hold);
+    if (decided.hold) {
+      await this.rows.insertFromHold(scope, booking, decided.hold.id);
+    } else {
+      await this.holdRows.clearExpired(scope, decided);
+      await this.rows.insert(scope, booking, hostUserIds, eventType.seatsPerSlot !== null);
+    }
+    return { booking, token };
+  }
+
+  /** What the booking causes: `booking.created`, and once confirmed the hosts' calendars and its reminders; the mails. */
+  private async handOffOne(scope: TenantScope, booking: BookingRecord, token: string, decided: SingleDecision): Promise<void> {
+    const { eventType, hostUserIds } = decided;
+    await this.effects.record(scope, 'booking.created', { booking: bookingDetailView(booking, hostUserIds, eventType) });
+    if (booking.status === 'confirmed') {
+      await this.effects.nowConfirmed(scope, booking, eventType.title, hostUserIds);
+      await this.reminders.confirmed(scope, [booking]);
+    }
+    await this.effects.sendMails(scope, booking.status === 'pending' ? 'pending' : 'confirmation', booking, {
+      hostUserIds,
+      title: eventType.title,
+      confirmationToken: token,
+    });
   }
 
   /**
