@@ -122,7 +122,9 @@ function cyclesOf(graph: Map<string, Set<string>>): string[] {
 
 /** The tables one file's SQL writes (inserts into, updates, deletes from). */
 function writtenTablesIn(text: string): string[] {
-  const written = [...text.matchAll(/\b(?:INSERT INTO|DELETE FROM|UPDATE)\s+"?([a-z_]+)"?(?:\s+[a-z_]+)?\s+(?:\(|VALUES|SELECT|SET|WHERE|USING)/g)];
+  const written = [
+    ...text.matchAll(/\b(?:INSERT INTO|DELETE FROM|UPDATE)\s+"?([a-z_]+)"?(?:\s+[a-z_]+)?\s+(?:\(|VALUES|SELECT|SET|WHERE|USING)/g),
+  ];
   return [...new Set(written.map((match) => match[1]))];
 }
 
