@@ -8,6 +8,8 @@ export default defineConfig({
   root: here,
   base: '/admin/',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // The API's generated types and enum lists (npm run build:api-types), shared with the booker.
+  resolve: { alias: { '@app/api-types': fileURLToPath(new URL('../../libs/api-types/src/index.ts', import.meta.url)) } },
   build: {
     outDir: fileURLToPath(new URL('../../dist/admin', import.meta.url)),
     emptyOutDir: true,

@@ -24,6 +24,8 @@ function budget(): Plugin {
 // The booker is one classic script, served by the API at /booker.js (apps/api/src/admin/booker-script.ts) from dist/booker.
 export default defineConfig({
   plugins: [budget()],
+  // The API's generated types (npm run build:api-types), shared with the console; types only, nothing in the bundle.
+  resolve: { alias: { '@app/api-types': fileURLToPath(new URL('../../libs/api-types/src/index.ts', import.meta.url)) } },
   build: {
     outDir,
     emptyOutDir: true,

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { paths } from '../../apps/admin/src/api/schema.js';
+import type { paths } from '@app/api-types';
 
 export interface ScenarioResult {
   bookingId: string;

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { components, paths } from '../../admin/src/api/schema';
+import type { components, paths } from '@app/api-types';
 import { stringsFor, type Strings } from './i18n';
 import { bookingIcs } from './ics';
 import { BOOKER_CSS } from './styles';

@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, unwrap, type Schemas } from '../api/client';
-import { createApiKeyDtoModeValues, createApiKeyDtoScopesValues } from '../api/schema';
+import { createApiKeyDtoModeValues, createApiKeyDtoScopesValues } from '@app/api-types';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { CheckList, Field, FormAlert, inputValue, useSubmit } from '../ui/form';

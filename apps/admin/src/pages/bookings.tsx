@@ -2,7 +2,7 @@ import { Fragment, type JSX } from 'preact';
 import { useLocation, useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, unwrap, type paths, type Schemas } from '../api/client';
-import { pathsV1BookingsGetParametersQueryStatusValues } from '../api/schema';
+import { pathsV1BookingsGetParametersQueryStatusValues } from '@app/api-types';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { Field, FormAlert, inputValue, useSubmit } from '../ui/form';

@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useLocation, useRoute } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap, type Schemas } from '../api/client';
-import { createEventTypeDtoSchedulingTypeValues, questionDtoTypeValues, recurrenceFrequencyValues } from '../api/schema';
+import { createEventTypeDtoSchedulingTypeValues, questionDtoTypeValues, recurrenceFrequencyValues } from '@app/api-types';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { checked, Field, FormAlert, inputValue, useSubmit, type FormProblem } from '../ui/form';

@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, unwrap, type Schemas } from '../api/client';
-import { inviteMemberDtoRoleValues } from '../api/schema';
+import { inviteMemberDtoRoleValues } from '@app/api-types';
 import { useSession } from '../context';
 import { Field, FormAlert, inputValue, problemOf, useSubmit, type FormProblem } from '../ui/form';
 import { Table } from '../ui/table';

@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useLocation, useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, unwrap, type Schemas } from '../api/client';
-import { createWebhookDtoEventsValues } from '../api/schema';
+import { createWebhookDtoEventsValues } from '@app/api-types';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { checked, CheckList, Field, FormAlert, inputValue, problemOf, useSubmit, type FormProblem } from '../ui/form';

@@ -1,6 +1,7 @@
-// Regenerates the console's API types (apps/admin/src/api/schema.ts) from the API's own OpenAPI document,
-// written by the compiled API without a database (run `npm run build:api` first). A route or schema the
-// console relies on that changes breaks the console's type-check, and with it `npm run build`.
+// Regenerates the API's types for its clients (libs/api-types/src/schema.ts: the console and the booker import them as
+// @app/api-types) from the API's own OpenAPI document, written by the compiled API without a database (run
+// `npm run build:api` first). A route or schema a client relies on that changes breaks its type-check, and with it
+// `npm run build`.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -13,6 +14,6 @@ const document = execFileSync(process.execPath, ['dist/apps/api/src/openapi/writ
 // defaultNonNullable off: a property with a default is optional in a request, not required;
 // enumValues: each enum also as an array, so the console's pickers list exactly what the API accepts.
 const types = HEADER + astToString(await openapiTS(document, { defaultNonNullable: false, enumValues: true }));
-const file = new URL('../apps/admin/src/api/schema.ts', import.meta.url);
+const file = new URL('../libs/api-types/src/schema.ts', import.meta.url);
 // Written only when it changed: tests read it while `npm start` builds.
 if (readFileSync(file, 'utf8') !== types) writeFileSync(file, types);
