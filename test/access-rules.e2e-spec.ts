@@ -69,7 +69,7 @@ describe('access rules: deny by default', () => {
     expect(publishable.every((r) => r.startsWith('PublicBookingController.'))).toBe(true);
     expect(
       publicRoutes.every((r) =>
-        /^(HealthController|AuthController\.(register|login|refresh)|ConsoleSessionController\.(login|refresh|logout)|InvitationsController\.accept|BookingFeedsController\.file|PublicBookingController\.getBooking)/.test(
+        /^(HealthController|AuthController\.(register|login|refresh)|ConsoleSessionController\.(login|refresh|logout)|InvitationsController\.accept|CalendarFeedsController\.file|PublicBookingController\.getBooking)/.test(
           r,
         ),
       ),
