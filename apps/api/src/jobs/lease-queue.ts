@@ -31,6 +31,7 @@ export interface LeaseQueueTable {
   /**
    * The due column is on the service's Clock, not the database's (a reminder is due at its booking's start minus its
    * minutes, and tests move the Clock): `claim` and `msUntilNextDue` then take that now; leases stay on the database's.
+   * Its `waiting` names `c` alone (the next wake-up reads the table without the join).
    */
   dueOnClock?: boolean;
 }
@@ -95,11 +96,12 @@ export class LeaseQueue<Row> {
     // due index, past the few rows leased now), and the earliest lease that ends after its row is due (a partial index
     // of leased rows).
     this.nextDueSql = dueOnClock
-      ? // Two clocks: the first free row by due time against the Clock's now ($1), the earliest lease against the database's.
+      ? // Two clocks: the first free row by due time against the Clock's now ($1), the earliest lease against the
+        // database's. Without the join (its `waiting` names `c` alone): the join only carries columns to a claim.
         `SELECT (extract(epoch FROM least(
-        (SELECT c.${dueColumn} - $1::timestamptz FROM ${table} c ${join}
+        (SELECT c.${dueColumn} - $1::timestamptz FROM ${table} c
           WHERE ${waiting} AND c.locked_until IS NULL ORDER BY c.${dueColumn} LIMIT 1),
-        (SELECT min(c.locked_until) - now() FROM ${table} c ${join} WHERE c.locked_until IS NOT NULL AND ${waiting})
+        (SELECT min(c.locked_until) - now() FROM ${table} c WHERE c.locked_until IS NOT NULL AND ${waiting})
       )) * 1000)::float8 AS ms`
       : `SELECT (extract(epoch FROM least(
         (SELECT c.${dueColumn} FROM ${table} c ${join}
