@@ -28,6 +28,12 @@ export interface LeaseQueueTable {
   returning: string;
   /** Where a retry writes its error (with `retry` and `finish`). */
   errorColumn?: string;
+  /**
+   * The due column is on the service's Clock, not the database's (a reminder is due at its booking's start minus its
+   * minutes, and tests move the Clock): `claim` and `msUntilNextDue` then take that now; leases stay on the database's.
+   * Its `waiting` names `c` alone (the next wake-up reads the table without the join).
+   */
+  dueOnClock?: boolean;
 }
 
 /** The schedule's delay after `attempts` attempts, or null when it is spent (the job has failed for good). */
@@ -48,8 +54,11 @@ export interface Claim {
 /** A claimed row, with its claim's lease. */
 export type Claimed<Row> = Row & { lease: string };
 
-/** The lease of row `c` as a token (see Claim), the same expression where a claim returns it and where an outcome checks it. */
-const leaseOf = (row: string): string => `(extract(epoch FROM ${row}.locked_until) * 1000000)::bigint::text`;
+/**
+ * The lease of `row` as a token (see Claim), the same expression where a claim returns it and where an outcome checks
+ * it; a queue that writes its own outcomes (reminders, in the transaction of their mails) fences with it too.
+ */
+export const leaseOf = (row: string): string => `(extract(epoch FROM ${row}.locked_until) * 1000000)::bigint::text`;
 
 /**
  * The one lease queue every background queue runs on (mail, webhook deliveries, calendar syncs, calendar writes);
@@ -68,7 +77,8 @@ export class LeaseQueue<Row> {
     private readonly tx: TransactionHost,
     private readonly queue: LeaseQueueTable,
   ) {
-    const { table, waiting, dueColumn, join = '', claimable, carry, order, countsAttempts, onClaim, returning } = queue;
+    const { table, waiting, dueColumn, join = '', claimable, carry, order, countsAttempts, onClaim, returning, dueOnClock } = queue;
+    const dueNow = dueOnClock ? '$3::timestamptz' : 'now()';
     const free = `(c.locked_until IS NULL OR c.locked_until <= now())`;
     const set = [
       `locked_until = now() + make_interval(secs => CAST($2 AS double precision))`,
@@ -77,7 +87,7 @@ export class LeaseQueue<Row> {
     ];
     this.claimSql = `UPDATE ${table} q SET ${set.join(', ')}
       FROM (SELECT c.id${carry ? `, ${carry}` : ''} FROM ${table} c ${join}
-             WHERE ${waiting} AND c.${dueColumn} <= now() AND ${free}${claimable ? ` AND ${claimable}` : ''}
+             WHERE ${waiting} AND c.${dueColumn} <= ${dueNow} AND ${free}${claimable ? ` AND ${claimable}` : ''}
              ORDER BY ${order} LIMIT $1 FOR UPDATE OF c SKIP LOCKED) due
      WHERE q.id = due.id
      RETURNING ${returning}, ${leaseOf('q')} AS lease`;
@@ -85,7 +95,15 @@ export class LeaseQueue<Row> {
     // whatever the number of waiting rows: the first row by due time whose lease (if any) ends before it is due (the
     // due index, past the few rows leased now), and the earliest lease that ends after its row is due (a partial index
     // of leased rows).
-    this.nextDueSql = `SELECT (extract(epoch FROM least(
+    this.nextDueSql = dueOnClock
+      ? // Two clocks: the first free row by due time against the Clock's now ($1), the earliest lease against the
+        // database's. Without the join (its `waiting` names `c` alone): the join only carries columns to a claim.
+        `SELECT (extract(epoch FROM least(
+        (SELECT c.${dueColumn} - $1::timestamptz FROM ${table} c
+          WHERE ${waiting} AND c.locked_until IS NULL ORDER BY c.${dueColumn} LIMIT 1),
+        (SELECT min(c.locked_until) - now() FROM ${table} c WHERE c.locked_until IS NOT NULL AND ${waiting})
+      )) * 1000)::float8 AS ms`
+      : `SELECT (extract(epoch FROM least(
         (SELECT c.${dueColumn} FROM ${table} c ${join}
           WHERE ${waiting} AND (c.locked_until IS NULL OR c.locked_until <= c.${dueColumn})
           ORDER BY c.${dueColumn} LIMIT 1),
@@ -94,18 +112,26 @@ export class LeaseQueue<Row> {
       ) - now()) * 1000)::float8 AS ms`;
   }
 
-  /** Leases up to `limit` due rows for `leaseSeconds`, the oldest first, each with its claim's lease. */
-  async claim(limit: number, leaseSeconds: number): Promise<Claimed<Row>[]> {
+  /**
+   * Leases up to `limit` due rows for `leaseSeconds`, the oldest first, each with its claim's lease. `now`: the Clock's,
+   * for a queue due on it (dueOnClock).
+   */
+  async claim(limit: number, leaseSeconds: number, now?: Date): Promise<Claimed<Row>[]> {
     // TypeORM answers an UPDATE … RETURNING with [rows, affected].
     const [rows]: [Claimed<Row>[], number] = await this.tx
       .outside('a claim commits at once, so other workers skip what it took')
-      .query(this.claimSql, [limit, leaseSeconds]);
+      .query(this.claimSql, [limit, leaseSeconds, ...this.clockNow(now)]);
     return rows;
   }
 
-  /** Milliseconds until a waiting row may be claimed (0 when one is due), or null when none waits: the loop's next wake-up. */
-  async msUntilNextDue(): Promise<number | null> {
-    const rows: { ms: number | null }[] = await this.tx.outside('the worker’s next wake-up, read between claims').query(this.nextDueSql);
+  /**
+   * Milliseconds until a waiting row may be claimed (0 when one is due), or null when none waits: the loop's next
+   * wake-up. `now`: the Clock's, for a queue due on it (dueOnClock).
+   */
+  async msUntilNextDue(now?: Date): Promise<number | null> {
+    const rows: { ms: number | null }[] = await this.tx
+      .outside('the worker’s next wake-up, read between claims')
+      .query(this.nextDueSql, this.clockNow(now));
     // least() skips NULLs in PostgreSQL, so clamping happens here: no row must mean null, not 0.
     const ms = rows[0]?.ms ?? null;
     return ms === null ? null : Math.max(0, ms);
@@ -152,6 +178,12 @@ export class LeaseQueue<Row> {
       [claims.map((claim) => claim.id), claims.map((claim) => claim.lease), status],
     );
     return count ?? 0;
+  }
+
+  private clockNow(now: Date | undefined): Date[] {
+    if (!this.queue.dueOnClock) return [];
+    if (!now) throw new Error(`${this.queue.table}: a queue due on the Clock needs its now`);
+    return [now];
   }
 
   private async outcome(text: string, values: unknown[]): Promise<boolean> {

@@ -32,6 +32,8 @@ export class AppConfig {
   mailRetrySchedule!: number[];
   /** Longest wait of the reminder sender between two looks for due reminders (it wakes earlier for the next one it knows). */
   remindersPollMs!: number;
+  /** Seconds before a reminder whose round failed is tried again, one per retry; after the last it is parked (missed, with its error). */
+  reminderRetrySchedule!: number[];
   logLevel!: string;
   /** Run the background jobs inside the API process (apps/worker runs them alone). */
   runWorkers!: boolean;
@@ -203,6 +205,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.webhookTimeoutMs = intVar(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000);
   config.mailRetrySchedule = retrySchedule(env, 'MAIL_RETRY_SCHEDULE', DEFAULT_MAIL_RETRY_SCHEDULE);
   config.remindersPollMs = intVar(env, 'REMINDERS_POLL_MS', 60_000, 50, 600_000);
+  config.reminderRetrySchedule = retrySchedule(env, 'REMINDER_RETRY_SCHEDULE', [10, 60, 300]);
   config.logLevel = oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info');
   config.runWorkers = boolVar(env, 'RUN_WORKERS', true);
   config.retentionDays = intVar(env, 'RETENTION_DAYS', 30, 1, 3650);

@@ -1,16 +1,19 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, Clock, jobTenantScope, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
-import { JobLoop, type TickResult } from '../../jobs/index.js';
+import { JobLoop, nextRetrySeconds, type TickResult } from '../../jobs/index.js';
 import { BookingEffectsService, type DueBookingReminder } from '../booking-effects/index.js';
 import { BOOKING_REMINDERS_CHANNEL } from './booking-reminders.repository.js';
 import { BookingRows } from '../booking-core/index.js';
 import { type DueReminder, ReminderQueueRepository } from './reminder-queue.repository.js';
 
-/** Reminders per transaction: one claim, one read of their bookings per organization, one batch of writes. */
+/** Reminders per round: one claim, one read of their bookings per organization, one transaction of writes. */
 export const REMINDER_BATCH = 100;
 
-/** The pause when what is due is locked by other senders' rounds (they commit within a round's time). */
+/** A round's lease: far longer than a round takes; what a killed sender had claimed is due again when it ends. */
+export const REMINDER_LEASE_SECONDS = 15;
+
+/** The pause when what is due is leased by other senders' rounds (they finish within a round's time). */
 const BUSY_ELSEWHERE_MS = 200;
 
 /** What one round did with what it claimed. */
@@ -18,14 +21,22 @@ export interface ReminderRound {
   sent: number;
   missed: number;
   dropped: number;
+  /** Reminders whose writes failed: retried alone on REMINDER_RETRY_SCHEDULE, then parked as missed with the error. */
+  failed: number;
 }
 
+/** A claim of the round went stale (its lease ran out and another sender took the row): the round writes nothing. */
+class StaleClaim extends Error {}
+
 /**
- * Sends due reminders (api-rules.md § Reminders) on the jobs framework: each round claims up to REMINDER_BATCH due
- * rows (`FOR UPDATE SKIP LOCKED`, so instances and workers share them) and, in that same transaction, writes their
- * mails and `booking.reminder` events to the outboxes and marks them sent. A process killed mid-round rolls all of it
- * back and the rows are claimed again: nothing is lost and nothing goes twice. Time is the injectable Clock: a
- * reminder is due when `due_at <= now`, missed when the meeting started before it was claimed.
+ * Sends due reminders (api-rules.md § Reminders) on the jobs framework's LeaseQueue: each round leases up to
+ * REMINDER_BATCH due rows (instances and workers share them) and, in one transaction, writes their mails and
+ * `booking.reminder` events to the outboxes and marks them sent, fenced by the leases. When that transaction fails,
+ * each reminder goes again in a transaction of its own, so one bad row fails alone: it is retried on
+ * REMINDER_RETRY_SCHEDULE and then parked as missed with its error, while every other row goes out. A process killed
+ * mid-round rolls its transaction back and its rows are due again when the lease ends: nothing is lost and nothing
+ * goes twice. Time is the injectable Clock: a reminder is due when `due_at <= now`, missed when the meeting started
+ * before it was claimed.
  */
 @Injectable()
 export class ReminderSenderWorker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -62,16 +73,53 @@ export class ReminderSenderWorker implements OnApplicationBootstrap, OnApplicati
     const wait = await this.queue.msUntilNextDue(this.clock.now());
     if (wait === null || wait > 0) return wait ?? undefined;
     const round = await this.sendDue();
-    if (round.sent + round.missed > 0) this.logger.log({ msg: 'Reminders sent', ...round });
+    if (round.sent + round.missed + round.failed > 0) this.logger.log({ msg: 'Reminders sent', ...round });
     // Due, but every due row is another sender's round: look again shortly rather than at once.
-    return round.sent + round.missed + round.dropped > 0 ? 'again' : BUSY_ELSEWHERE_MS;
+    return round.sent + round.missed + round.dropped + round.failed > 0 ? 'again' : BUSY_ELSEWHERE_MS;
   }
 
-  /** One round, in one transaction. */
+  /** One round: one claim, then one transaction, or one per reminder when that one fails. */
   async sendDue(): Promise<ReminderRound> {
+    const now = this.clock.now();
+    const due = await this.queue.claimDue(now, REMINDER_BATCH, REMINDER_LEASE_SECONDS);
+    const round: ReminderRound = { sent: 0, missed: 0, dropped: 0, failed: 0 };
+    if (due.length === 0) return round;
+    try {
+      return { ...(await this.write(due, now)), failed: 0 };
+    } catch (error) {
+      if (due.length === 1) return { ...round, failed: await this.failed(due[0], error) };
+    }
+    // Some reminder's statement failed the round: each goes again alone, so only that one waits for its retry.
+    for (const one of due) {
+      try {
+        const written = await this.write([one], now);
+        round.sent += written.sent;
+        round.missed += written.missed;
+        round.dropped += written.dropped;
+      } catch (error) {
+        round.failed += await this.failed(one, error);
+      }
+    }
+    return round;
+  }
+
+  /** Its writes failed: retried after the schedule's next delay, or parked with the error when the retries are spent. */
+  private async failed(one: DueReminder, error: unknown): Promise<number> {
+    if (error instanceof StaleClaim) return 0;
+    const message = errorMessage(error);
+    const delay = nextRetrySeconds(this.config.reminderRetrySchedule, one.attempts);
+    const written = delay === null ? await this.queue.park(one, message) : await this.queue.retry(one, delay, message);
+    this.logger.warn({
+      msg: delay === null ? 'Reminder failed; parked' : 'Reminder failed; will retry',
+      reminderId: one.id,
+      error: errorCode(error),
+    });
+    return written ? 1 : 0;
+  }
+
+  /** The reminders' events, mails and outcomes, in one transaction; StaleClaim (and nothing written) when a lease went stale. */
+  private async write(due: readonly DueReminder[], now: Date): Promise<Omit<ReminderRound, 'failed'>> {
     return this.tx.transaction(async () => {
-      const now = this.clock.now();
-      const due = await this.queue.claimDue(now, REMINDER_BATCH);
       const missed = due.filter((one) => one.status === 'confirmed' && one.startsAt.getTime() <= now.getTime());
       const dropped = due.filter((one) => one.status !== 'confirmed');
       const sent: DueReminder[] = [];
@@ -100,15 +148,29 @@ export class ReminderSenderWorker implements OnApplicationBootstrap, OnApplicati
         }
         work.push({ scope, reminders });
       }
+      const outcomes = [
+        ...sent.map((claim) => ({ claim, outcome: 'sent' as const })),
+        ...missed.map((claim) => ({ claim, outcome: 'missed' as const })),
+        ...dropped.map((claim) => ({ claim, outcome: 'dropped' as const })),
+      ];
+      // First the fenced outcomes: a stale claim rolls the round back before anything is written for it.
+      if ((await this.queue.settle(outcomes, now)) < outcomes.length) throw new StaleClaim('a reminder’s lease went stale');
       await this.tx.batched(async () => {
         for (const { scope, reminders } of work) if (reminders.length > 0) await this.effects.remind(scope, reminders);
-        await this.queue.markSent(sent, now);
-        await this.queue.markMissed(missed);
-        await this.queue.remove(dropped);
       });
       return { sent: sent.length, missed: missed.length, dropped: dropped.length };
     });
   }
+}
+
+/** What `last_error` keeps: PostgreSQL's message names the constraint, never the row's values (those are in its detail). */
+function errorMessage(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 500);
+}
+
+function errorCode(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') return error.code;
+  return error instanceof Error ? error.name : 'unknown';
 }
 
 /** The claimed rows by organization and mode, in claim order. */
