@@ -1,10 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@app/database';
+import { ensureDebianPackage, stopChild } from './process.js';
 
 const HAPROXY = '/usr/sbin/haproxy';
 /** The configuration the README's deployment section shows. */
@@ -15,14 +16,7 @@ export const DEPLOYED_HAPROXY_CONFIG = resolve(fileURLToPath(new URL('.', import
  * `.ci/run` installs it too. A test never depends on something installed by hand.
  */
 export function ensureHaproxy(): void {
-  try {
-    execFileSync(HAPROXY, ['-v'], { stdio: 'ignore' });
-  } catch {
-    execFileSync('sh', ['-c', '(apt-get update || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y haproxy'], {
-      stdio: 'ignore',
-      timeout: 300_000,
-    });
-  }
+  ensureDebianPackage('haproxy', [HAPROXY, '-v']);
 }
 
 /**
@@ -80,12 +74,7 @@ export class HaproxyServer {
   async stop(): Promise<void> {
     const child = this.process;
     this.process = undefined;
-    if (child && child.exitCode === null && child.signalCode === null) {
-      await new Promise<void>((done) => {
-        child.once('exit', () => done());
-        child.kill('SIGTERM');
-      });
-    }
+    await stopChild(child);
     rmSync(this.directory, { recursive: true, force: true });
   }
 }

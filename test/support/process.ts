@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 
 export interface SpawnedProcess {
   child: ChildProcess;
@@ -89,4 +89,28 @@ export async function compileEntries(buildDir: string, entries: readonly string[
   // again: `npm run typecheck` does that once, and each check here cost 10 to 15 s of CPU.
   await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', tsconfig, '--noCheck'], { cwd: ROOT });
   await run(process.execPath, [join(ROOT, 'node_modules/tsc-alias/dist/bin/index.js'), '-p', tsconfig], { cwd: ROOT });
+}
+
+/**
+ * Debian's package `name`, installed with apt when `probe` (one of its commands) does not run: the machines run as root
+ * and reach Debian's mirror, and `.ci/run` installs it too. A test never depends on something installed by hand.
+ */
+export function ensureDebianPackage(name: string, probe: readonly [string, ...string[]], aptOptions = ''): void {
+  try {
+    execFileSync(probe[0], probe.slice(1), { stdio: 'ignore' });
+  } catch {
+    execFileSync('sh', ['-c', `(apt-get update || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y ${aptOptions} ${name}`], {
+      stdio: 'ignore',
+      timeout: 300_000,
+    });
+  }
+}
+
+/** Ends a server a test started (SIGTERM) and waits for it to exit. */
+export async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
 }

@@ -1,9 +1,10 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '@app/database';
+import { ensureDebianPackage, stopChild } from './process.js';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const PROMTOOL = '/usr/bin/promtool';
@@ -14,15 +15,7 @@ const run = promisify(execFile);
  * never depends on something installed by hand. Without recommends: the node exporter it suggests is not needed.
  */
 export function ensurePrometheus(): void {
-  try {
-    execFileSync(PROMTOOL, ['--version'], { stdio: 'ignore' });
-  } catch {
-    execFileSync(
-      'sh',
-      ['-c', '(apt-get update || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus'],
-      { stdio: 'ignore', timeout: 300_000 },
-    );
-  }
+  ensureDebianPackage('prometheus', [PROMTOOL, '--version'], '--no-install-recommends');
 }
 
 /** `promtool <args>`: its exit code and everything it printed (a failed check is an answer, not an exception). */
@@ -157,12 +150,7 @@ export class PrometheusServer {
   async stop(): Promise<void> {
     const child = this.process;
     this.process = undefined;
-    if (child && child.exitCode === null) {
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
-    }
+    await stopChild(child);
     rmSync(this.directory, { recursive: true, force: true });
   }
 }

@@ -1,8 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@app/database';
+import { ensureDebianPackage, stopChild } from './process.js';
 
 const PYTHON = '/usr/bin/python3';
 
@@ -11,14 +12,7 @@ const PYTHON = '/usr/bin/python3';
  * mirror); `.ci/run` installs it too. A test never depends on something installed by hand.
  */
 export function ensureRadicale(): void {
-  try {
-    execFileSync(PYTHON, ['-c', 'import radicale'], { stdio: 'ignore' });
-  } catch {
-    execFileSync('sh', ['-c', '(apt-get update || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y radicale'], {
-      stdio: 'ignore',
-      timeout: 300_000,
-    });
-  }
+  ensureDebianPackage('radicale', [PYTHON, '-c', 'import radicale']);
 }
 
 /** A real CalDAV server (Radicale) of one test file, with plain-text users, on a free loopback port. */
@@ -107,12 +101,7 @@ export class RadicaleServer {
   async stop(): Promise<void> {
     const child = this.process;
     this.process = undefined;
-    if (child && child.exitCode === null) {
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
-    }
+    await stopChild(child);
     rmSync(this.directory, { recursive: true, force: true });
   }
 }
