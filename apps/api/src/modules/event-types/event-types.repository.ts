@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
-import { PageRequest, pageOffset, type TenantScope } from '@app/common';
+import { PageRequest, pageOffset, type ScopedIds, scopedColumns, type TenantScope } from '@app/common';
 import { EventType } from './entities/event-type.entity.js';
 import { TransactionHost } from '@app/database';
 import type { Reminder } from './reminders.js';
@@ -109,6 +109,19 @@ export class EventTypesRepository {
   async findMany(scope: TenantScope, ids: readonly string[]): Promise<EventType[]> {
     if (ids.length === 0) return [];
     return this.tx.reads.find(EventType, { where: { organizationId: scope.organizationId, id: In([...new Set(ids)]) } });
+  }
+
+  /** Event types of several organizations at once (a job's round), deleted ones included, in one statement. */
+  async findManyAcross(keys: readonly ScopedIds[]): Promise<EventType[]> {
+    const { organizationIds, ids } = scopedColumns(keys);
+    if (ids.length === 0) return [];
+    return this.tx.reads
+      .createQueryBuilder(EventType, 'e')
+      .where(`(e.organization_id, e.id) IN (SELECT * FROM unnest(CAST(:organizationIds AS text[]), CAST(:ids AS text[])))`, {
+        organizationIds,
+        ids,
+      })
+      .getMany();
   }
 
   async update(scope: TenantScope, id: string, changes: Partial<EventType>): Promise<void> {
