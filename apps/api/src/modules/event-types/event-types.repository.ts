@@ -3,7 +3,6 @@ import { In } from 'typeorm';
 import { PageRequest, pageOffset, type ScopedIds, scopedColumns, type TenantScope } from '@app/common';
 import { EventType } from './entities/event-type.entity.js';
 import { TransactionHost } from '@app/database';
-import type { Reminder } from './reminders.js';
 import { EVENT_TYPE_ROW_COLUMNS_SQL, type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
 
 export const SLUG_ACTIVE_KEY = 'event_types_organization_slug_active_key';
@@ -54,18 +53,6 @@ export class EventTypesRepository {
       [id, scope.organizationId],
     );
     return rows.length === 0 ? null : { eventType: eventTypeFromRow(rows[0]), hostUserIds: rows[0].host_user_ids };
-  }
-
-  /**
-   * The reminders of these event types, their rows held FOR KEY SHARE until the transaction ends: a change of the list
-   * holds the row FOR UPDATE (findOne with `lock`), so the answer is the list in force when the caller commits.
-   */
-  async lockedReminders(scope: TenantScope, ids: readonly string[]): Promise<Map<string, Reminder[]>> {
-    const rows: { id: string; reminders: Reminder[] }[] = await this.tx.transactional.query(
-      `SELECT id, reminders FROM event_types WHERE organization_id = $1 AND id = ANY($2::text[]) FOR KEY SHARE`,
-      [scope.organizationId, [...ids]],
-    );
-    return new Map(rows.map((row) => [row.id, row.reminders]));
   }
 
   /** Active event types with their hosts, oldest first, limited to `ids` unless null; one query. */

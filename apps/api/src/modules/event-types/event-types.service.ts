@@ -297,14 +297,6 @@ export class EventTypesService {
     });
   }
 
-  /**
-   * The event type's reminders for bookings being confirmed in the caller's transaction, read under a lock that a change
-   * of the list waits for (and that waits for one in progress): the list those bookings' reminders follow.
-   */
-  async remindersForConfirming(scope: TenantScope, eventTypeId: string): Promise<Reminder[]> {
-    return (await this.repository.lockedReminders(scope, [eventTypeId])).get(eventTypeId) ?? [];
-  }
-
   /** `listener` runs in every transaction that replaces an event type's reminders (bookings registers it). */
   onRemindersChanged(listener: RemindersChanged): void {
     this.remindersChanged.push(listener);
