@@ -33,3 +33,25 @@ export function liveScopeOf(scope: TenantScope): TenantScope {
 export function jobTenantScope(organizationId: string, livemode: boolean): TenantScope {
   return { organizationId, livemode } as TenantScope;
 }
+
+/**
+ * Ids of several organizations for one lookup (a job's round over every organization's rows): each set of ids with the
+ * scope it belongs to, so the statement matches every row on its organization (and mode) as a scoped one does. Data
+ * access that takes these first is scoped like one that takes a TenantScope (tenant-scope.spec.ts).
+ */
+export interface ScopedIds {
+  readonly scope: TenantScope;
+  readonly ids: readonly string[];
+}
+
+/** The pairs as parallel arrays, one element per id, for `unnest($1::text[], $2::boolean[], $3::text[])`. */
+export function scopedColumns(keys: readonly ScopedIds[]): { organizationIds: string[]; livemodes: boolean[]; ids: string[] } {
+  const columns = { organizationIds: [] as string[], livemodes: [] as boolean[], ids: [] as string[] };
+  for (const { scope, ids } of keys)
+    for (const id of new Set(ids)) {
+      columns.organizationIds.push(scope.organizationId);
+      columns.livemodes.push(scope.livemode);
+      columns.ids.push(id);
+    }
+  return columns;
+}

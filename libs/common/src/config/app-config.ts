@@ -34,6 +34,8 @@ export class AppConfig {
   remindersPollMs!: number;
   /** Seconds before a reminder whose round failed is tried again, one per retry; after the last it is parked (missed, with its error). */
   reminderRetrySchedule!: number[];
+  /** Seconds before a domain event whose fan-out failed is tried again, one per retry; after the last it is parked (failed_at, with its error). */
+  outboxRetrySchedule!: number[];
   logLevel!: string;
   /** Run the background jobs inside the API process (apps/worker runs them alone). */
   runWorkers!: boolean;
@@ -206,6 +208,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.mailRetrySchedule = retrySchedule(env, 'MAIL_RETRY_SCHEDULE', DEFAULT_MAIL_RETRY_SCHEDULE);
   config.remindersPollMs = intVar(env, 'REMINDERS_POLL_MS', 60_000, 50, 600_000);
   config.reminderRetrySchedule = retrySchedule(env, 'REMINDER_RETRY_SCHEDULE', [10, 60, 300]);
+  config.outboxRetrySchedule = retrySchedule(env, 'OUTBOX_RETRY_SCHEDULE', [10, 60, 300]);
   config.logLevel = oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info');
   config.runWorkers = boolVar(env, 'RUN_WORKERS', true);
   config.retentionDays = intVar(env, 'RETENTION_DAYS', 30, 1, 3650);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, newId, type PageRequest, sha256, type TenantScope } from '@app/common';
+import { Clock, newId, type PageRequest, sha256, type ScopedIds, type TenantScope } from '@app/common';
 import { type EventTypeDetails, locationFor } from '../event-types/index.js';
 import type { BookingAnswer } from './booking-answers.js';
 import type { BookingRecord, BookingStatus, BookingWithHosts, CancelledBy, HoldRecord } from './booking-record.js';
@@ -129,6 +129,11 @@ export class BookingRows {
   /** These bookings with their hosts, in no particular order; ids of another organization or mode are left out. */
   findMany(scope: TenantScope, ids: readonly string[]): Promise<BookingWithHosts[]> {
     return this.repository.findMany(scope, ids);
+  }
+
+  /** The bookings of several organizations at once (a job's round), each with its hosts, in two statements. */
+  findManyAcross(keys: readonly ScopedIds[]): Promise<BookingWithHosts[]> {
+    return this.repository.findManyAcross(keys);
   }
 
   /** Each booking's hosts, the primary first. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
+import { pageOffset, type PageRequest, type ScopedIds, scopedColumns, type TenantScope } from '@app/common';
 import { In, IsNull, MoreThan } from 'typeorm';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL, hostLockKeys, LOCK_HOSTS_SQL } from '../booking-occupancy/index.js';
@@ -254,6 +254,29 @@ export class BookingsRepository {
       where: { id: In([...ids]), organizationId: scope.organizationId, livemode: scope.livemode },
     });
     return this.withHosts(scope, bookings);
+  }
+
+  /** The bookings of several organizations (a job's round), each with its hosts: two statements for all of them. */
+  async findManyAcross(keys: readonly ScopedIds[]): Promise<BookingWithHosts[]> {
+    const { organizationIds, livemodes, ids } = scopedColumns(keys);
+    if (ids.length === 0) return [];
+    const bookings = await this.tx.reads
+      .createQueryBuilder(Booking, 'b')
+      .where(
+        `(b.organization_id, b.livemode, b.id) IN (SELECT * FROM unnest(CAST(:organizationIds AS text[]), CAST(:livemodes AS boolean[]), CAST(:ids AS text[])))`,
+        { organizationIds, livemodes, ids },
+      )
+      .getMany();
+    if (bookings.length === 0) return [];
+    const rows: { booking_id: string; host_user_id: string }[] = await this.tx.reads.query(
+      `SELECT booking_id, host_user_id FROM booking_hosts
+        WHERE (organization_id, booking_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+        ORDER BY booking_id, position, host_user_id`,
+      [bookings.map((booking) => booking.organizationId), bookings.map((booking) => booking.id)],
+    );
+    const hosts = new Map<string, string[]>();
+    for (const row of rows) hosts.set(row.booking_id, [...(hosts.get(row.booking_id) ?? []), row.host_user_id]);
+    return bookings.map((booking) => ({ booking, hostUserIds: hosts.get(booking.id) ?? [] }));
   }
 
   /** Each booking's hosts, the primary first, in the order they were booked in. */

@@ -12,6 +12,7 @@ import {
   pageMeta,
   Principal,
   tenantScope,
+  type ScopedIds,
   type TenantScope,
 } from '@app/common';
 import { BookingCounts } from '../booking-occupancy/index.js';
@@ -296,14 +297,6 @@ export class EventTypesService {
     });
   }
 
-  /**
-   * The event type's reminders for bookings being confirmed in the caller's transaction, read under a lock that a change
-   * of the list waits for (and that waits for one in progress): the list those bookings' reminders follow.
-   */
-  async remindersForConfirming(scope: TenantScope, eventTypeId: string): Promise<Reminder[]> {
-    return (await this.repository.lockedReminders(scope, [eventTypeId])).get(eventTypeId) ?? [];
-  }
-
   /** `listener` runs in every transaction that replaces an event type's reminders (bookings registers it). */
   onRemindersChanged(listener: RemindersChanged): void {
     this.remindersChanged.push(listener);
@@ -333,13 +326,12 @@ export class EventTypesService {
 
   /** Summaries of these event types for booking views, by id, deleted ones included. */
   async summaries(scope: TenantScope, ids: readonly string[]): Promise<Map<string, EventTypeSummary>> {
-    const eventTypes = await this.repository.findMany(scope, ids);
-    return new Map(
-      eventTypes.map((e) => [
-        e.id,
-        { id: e.id, title: e.title, slug: e.slug, durationMinutes: e.durationMinutes, location: e.location, reminders: e.reminders },
-      ]),
-    );
+    return summariesOf(await this.repository.findMany(scope, ids));
+  }
+
+  /** The same for several organizations at once (a job's round), in one statement; by id (ids are unique everywhere). */
+  async summariesAcross(keys: readonly ScopedIds[]): Promise<Map<string, EventTypeSummary>> {
+    return summariesOf(await this.repository.findManyAcross(keys));
   }
 
   private async setHosts(principal: Principal, eventTypeId: string, hostUserIds: readonly string[], defaulted: boolean): Promise<void> {
@@ -374,4 +366,13 @@ export class EventTypesService {
   private async record(principal: Principal, type: DomainEventType, eventType: EventTypeView): Promise<void> {
     await this.events.record(liveScopeOf(tenantScope(principal)), { type, data: { eventType } });
   }
+}
+
+function summariesOf(eventTypes: readonly EventType[]): Map<string, EventTypeSummary> {
+  return new Map(
+    eventTypes.map((e) => [
+      e.id,
+      { id: e.id, title: e.title, slug: e.slug, durationMinutes: e.durationMinutes, location: e.location, reminders: e.reminders },
+    ]),
+  );
 }

@@ -32,6 +32,12 @@ export interface PendingEvent {
   traceParent: string | null;
 }
 
+/** A pending event as the dispatcher claims it: its claim (id and lease, LeaseQueue) and the fan-outs that claimed it. */
+export interface ClaimedEvent extends PendingEvent {
+  lease: string;
+  attempts: number;
+}
+
 export interface DomainEventInput {
   type: DomainEventType;
   /** The payload's `data`, e.g. `{ booking }` rendered as the API shows it. */

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, Clock, daysBefore, newId, type TenantScope } from '@app/common';
-import { PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
+import { type Claim, PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
 import { activeTraceParent } from '../../tracing/spans.js';
 import { DomainEventsRepository } from './domain-events.repository.js';
-import type { DomainEventInput, PendingEvent } from './domain-event.js';
+import type { ClaimedEvent, DomainEventInput } from './domain-event.js';
 
 export * from './domain-event.js';
 
@@ -44,15 +44,31 @@ export class DomainEvents {
   }
 
   /**
-   * The reading side of the outbox, for the webhooks dispatcher: locks the oldest undispatched events
-   * until the caller's transaction ends (other dispatchers skip them), which marks them dispatched in it.
+   * The reading side of the outbox, for the webhooks dispatcher (LeaseQueue): leases up to `limit` due events for
+   * `leaseSeconds`, the oldest first; the dispatcher marks them dispatched in the transaction of their deliveries.
    */
-  claimUndispatched(limit: number): Promise<PendingEvent[]> {
-    return this.repository.claimUndispatched(limit);
+  claimUndispatched(limit: number, leaseSeconds: number): Promise<ClaimedEvent[]> {
+    return this.repository.claimUndispatched(limit, leaseSeconds);
   }
 
-  markDispatched(eventIds: string[]): Promise<void> {
-    return this.repository.markDispatched(eventIds);
+  /** In the fan-out's transaction, fenced by each claim's lease; how many it marked (fewer: a claim went stale). */
+  markDispatched(claims: readonly Claim[]): Promise<number> {
+    return this.repository.markDispatched(claims);
+  }
+
+  /** A failed fan-out: due again in `delaySeconds`, with the error. False when the claim is stale. */
+  retry(claim: Claim, delaySeconds: number, error: string): Promise<boolean> {
+    return this.repository.retry(claim, delaySeconds, error);
+  }
+
+  /** Retries spent: parked with its error. False when the claim is stale. */
+  park(claim: Claim, error: string): Promise<boolean> {
+    return this.repository.park(claim, error);
+  }
+
+  /** The dispatcher's next wake-up: ms to the next event a claim may take, null when none waits. */
+  msUntilNextDue(): Promise<number | null> {
+    return this.repository.msUntilNextDue();
   }
 
   /** Everything a deleted organization recorded (no foreign key ties these rows to it). */
