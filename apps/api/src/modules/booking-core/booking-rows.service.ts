@@ -5,6 +5,7 @@ import type { BookingAnswer } from './booking-answers.js';
 import type { BookingRecord, BookingStatus, BookingWithHosts, CancelledBy, HoldRecord } from './booking-record.js';
 import { type BookingFilters, BookingsRepository } from './bookings.repository.js';
 import type { CreateBookingDto } from './dto/booking-request.dto.js';
+import { ERASED_ATTENDEE } from './attendee-erasure.js';
 import { Booking } from './entities/booking.entity.js';
 
 export type { BookingFilters } from './bookings.repository.js';
@@ -105,6 +106,22 @@ export class BookingRows {
     changes: Pick<BookingRecord, 'cancelledAt' | 'cancellationReason' | 'updatedAt'> & { cancelledBy: CancelledBy },
   ): Promise<void> {
     return this.repository.cancelMany(scope, ids, changes);
+  }
+
+  /**
+   * Erases the attendee `email` from this scope's bookings (contract § 18) in the caller's transaction and returns them
+   * as they are now. Each booking is erased whole or not at all: everything else about it is found by its id, and a
+   * booking committed while this runs is found by the next pass (each statement sees what committed before it) or, once
+   * a pass finds none, left as made, after the erasure.
+   */
+  async eraseAttendee(scope: TenantScope, email: string): Promise<BookingWithHosts[]> {
+    const ids: string[] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      const found = await this.repository.eraseAttendee(scope, email, ERASED_ATTENDEE, this.clock.now());
+      if (found.length === 0) break;
+      ids.push(...found);
+    }
+    return this.repository.findMany(scope, ids);
   }
 
   /** Sets one no-show mark; says whether it changed. */

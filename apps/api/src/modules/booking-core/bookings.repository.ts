@@ -217,6 +217,23 @@ export class BookingsRepository {
     ]);
   }
 
+  /**
+   * Erasure (contract § 18): the attendee's bookings of this scope, found by email whatever its case, keep their ids,
+   * times, statuses and hosts; the person goes (name, email, phone, zone, notes, answers). Returns their ids. Rows
+   * already erased are not matched again, so a repeat erases nothing.
+   */
+  async eraseAttendee(scope: TenantScope, email: string, erased: { name: string; email: string }, at: Date): Promise<string[]> {
+    // An UPDATE … RETURNING answers [rows, count] through TypeORM's pg driver.
+    const [rows]: [{ id: string }[], number] = await this.tx.transactional.query(
+      `UPDATE bookings SET attendee_first_name = $3, attendee_last_name = NULL, attendee_email = $4, attendee_phone = NULL,
+              timezone = NULL, notes = NULL, answers = '[]', updated_at = $5
+        WHERE organization_id = $1 AND lower(attendee_email) = lower($2) AND attendee_email <> $4 AND livemode = $6
+        RETURNING id`,
+      [scope.organizationId, email, erased.name, erased.email, at, scope.livemode],
+    );
+    return rows.map((row) => row.id);
+  }
+
   /** Sets one no-show mark; says whether it changed (a mark set twice is one change). */
   async markNoShow(scope: TenantScope, id: string, party: 'attendee' | 'host', noShow: boolean, at: Date): Promise<boolean> {
     const column = party === 'attendee' ? 'no_show_attendee' : 'no_show_host';
