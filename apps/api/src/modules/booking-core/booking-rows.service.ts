@@ -148,6 +148,11 @@ export class BookingRows {
     return this.repository.findMany(scope, ids);
   }
 
+  /** These bookings, share-locked until the transaction ends (BookingsRepository.findManyLocked says why). */
+  findManyLocked(scope: TenantScope, ids: readonly string[]): Promise<BookingWithHosts[]> {
+    return this.repository.findManyLocked(scope, ids);
+  }
+
   /** Each booking's hosts, the primary first. */
   hostsOfMany(scope: TenantScope, bookingIds: readonly string[]): Promise<Map<string, string[]>> {
     return this.repository.hostsOfMany(scope, bookingIds);

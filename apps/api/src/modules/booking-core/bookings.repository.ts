@@ -225,10 +225,14 @@ export class BookingsRepository {
   async eraseAttendee(scope: TenantScope, email: string, erased: { name: string; email: string }, at: Date): Promise<string[]> {
     // An UPDATE … RETURNING answers [rows, count] through TypeORM's pg driver.
     const [rows]: [{ id: string }[], number] = await this.tx.transactional.query(
-      `UPDATE bookings SET attendee_first_name = $3, attendee_last_name = NULL, attendee_email = $4, attendee_phone = NULL,
+      `WITH locked AS (
+         SELECT id FROM bookings
+          WHERE organization_id = $1 AND lower(attendee_email) = lower($2) AND attendee_email <> $4 AND livemode = $6
+          ORDER BY id FOR UPDATE)
+       UPDATE bookings b SET attendee_first_name = $3, attendee_last_name = NULL, attendee_email = $4, attendee_phone = NULL,
               timezone = NULL, notes = NULL, answers = '[]', updated_at = $5
-        WHERE organization_id = $1 AND lower(attendee_email) = lower($2) AND attendee_email <> $4 AND livemode = $6
-        RETURNING id`,
+         FROM locked WHERE b.id = locked.id
+       RETURNING b.id`,
       [scope.organizationId, email, erased.name, erased.email, at, scope.livemode],
     );
     return rows.map((row) => row.id);
@@ -262,6 +266,21 @@ export class BookingsRepository {
       where: { id, organizationId: scope.organizationId, livemode: scope.livemode },
     });
     return booking ? (await this.withHosts(scope, [booking]))[0] : null;
+  }
+
+  /**
+   * These bookings with their hosts, each row share-locked until the transaction ends, in id order (as erasure locks
+   * them, so the two cannot deadlock): a reader that writes what it read elsewhere (a reminder's mails) sees a booking
+   * before or after an erasure, never writes a copy the erasure has already looked for.
+   */
+  async findManyLocked(scope: TenantScope, ids: readonly string[]): Promise<BookingWithHosts[]> {
+    if (ids.length === 0) return [];
+    const bookings = await this.tx.transactional.find(Booking, {
+      where: { id: In([...ids]), organizationId: scope.organizationId, livemode: scope.livemode },
+      order: { id: 'ASC' },
+      lock: { mode: 'pessimistic_read' },
+    });
+    return this.withHosts(scope, bookings);
   }
 
   /** These bookings with their hosts, in no particular order; ids of another organization or mode are left out. */

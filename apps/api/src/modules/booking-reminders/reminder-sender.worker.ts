@@ -127,7 +127,8 @@ export class ReminderSenderWorker implements OnApplicationBootstrap, OnApplicati
       for (const group of byScope(due.filter((one) => one.status === 'confirmed' && one.startsAt.getTime() > now.getTime()))) {
         const scope = jobTenantScope(group[0].organizationId, group[0].livemode);
         const found = new Map(
-          (await this.bookings.findMany(scope, [...new Set(group.map((one) => one.bookingId))])).map((b) => [b.booking.id, b]),
+          // Share-locked: an attendee erased meanwhile is either erased before this reads or finds these mails after.
+          (await this.bookings.findManyLocked(scope, [...new Set(group.map((one) => one.bookingId))])).map((b) => [b.booking.id, b]),
         );
         const summaries = await this.effects.summariesOf(
           scope,
