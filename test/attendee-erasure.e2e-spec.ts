@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import pg from 'pg';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
@@ -395,6 +396,61 @@ describe('attendee erasure (contract § 18)', () => {
     }
     await erase(a, { apiKey: org.apiKey }, { email });
     expect(await count(`SELECT count(*) AS n FROM bookings WHERE attendee_email = $1`, [email])).toBe(0);
+  });
+
+  it('races a reschedule of the attendee’s booking on another instance: the new booking is erased too, whichever goes first', async () => {
+    const email = 'mover@example.com';
+    // The test holds the booking's row so both requests queue behind it in a chosen order, then lets them go.
+    const holder = new pg.Client({ connectionString: a.databaseUrl });
+    await holder.connect();
+    const waiting = async (n: number): Promise<void> => {
+      await eventually(
+        async () =>
+          Number(
+            (
+              await holder.query(
+                `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+              )
+            ).rows[0].n,
+          ) >= n || undefined,
+        10_000,
+        `${n} waiting`,
+      );
+    };
+    try {
+      for (const [round, first] of [
+        [0, 'reschedule'],
+        [1, 'erasure'],
+      ] as const) {
+        const day = `2027-03-1${round + 5}`;
+        const made = await a.http.post(
+          '/v1/bookings',
+          bookingBody(org.eventTypeId, `${day}T14:00:00Z`, { attendee: { email, firstName: 'Mover' }, answers: { company: 'Move Co' } }),
+          { apiKey: org.apiKey },
+        );
+        expect(made.status).toBe(201);
+        await holder.query('BEGIN');
+        await holder.query('SELECT id FROM bookings WHERE id = $1 FOR UPDATE', [made.body.booking.id]);
+        const reschedule = () =>
+          b.http.post(`/v1/bookings/${made.body.booking.id}/reschedule`, { newStartTime: `${day}T15:00:00Z` }, { apiKey: org.apiKey });
+        const eraseIt = () => erase(a, { apiKey: org.apiKey }, { email });
+        const one = first === 'reschedule' ? reschedule() : eraseIt();
+        await waiting(1);
+        const two = first === 'reschedule' ? eraseIt() : reschedule();
+        await waiting(2);
+        await holder.query('COMMIT');
+        const [moved, erased] = first === 'reschedule' ? await Promise.all([one, two]) : (await Promise.all([one, two])).reverse();
+        expect(moved.status).toBe(200);
+        expect(erased.status).toBe(200);
+        const replacement = (await a.http.get(`/v1/bookings/${moved.body.booking.id}`, { apiKey: org.apiKey })).body.booking;
+        expect({ first, attendee: replacement.attendee, answers: replacement.answers }).toEqual({ first, attendee: ERASED, answers: [] });
+        expect(
+          await count(`SELECT count(*) AS n FROM domain_events WHERE data::text LIKE '%mover@%' OR data::text LIKE '%Move Co%'`, []),
+        ).toBe(0);
+      }
+    } finally {
+      await holder.end();
+    }
   });
 
   describe('keeping only what is needed (on the Clock)', () => {
