@@ -47,9 +47,9 @@ describe('attendee erasure (contract § 18)', () => {
         done();
       },
     });
-    a = await startTestApp({ logger: createRootLogger('info', sink) });
+    a = await startTestApp({ logger: createRootLogger('info', sink), env: { REMINDERS_POLL_MS: '100' } });
     // A second instance on the same database and clock (the race below books on it).
-    b = await startTestApp({ databaseUrl: a.databaseUrl, clock: a.clock, env: { DATA_DIR: a.config.dataDir } });
+    b = await startTestApp({ databaseUrl: a.databaseUrl, clock: a.clock, env: { DATA_DIR: a.config.dataDir, REMINDERS_POLL_MS: '100' } });
     db = a.app.get(DataSource);
     org = await bookingOrg(a, {
       questions: [{ id: 'company', label: 'Company', type: 'text', required: true }],
@@ -489,5 +489,30 @@ describe('attendee erasure (contract § 18)', () => {
         failures: 0,
       });
     });
+  });
+
+  it('a reminder due after the erasure mails the hosts only, and its event shows the erased booking', async () => {
+    // Last (the Clock moves two days on): the erased series' first occurrence starts 2027-03-03 09:00 UTC, its reminder an hour before.
+    const [{ id: occurrence }] = (await db.query(
+      `SELECT id FROM bookings WHERE organization_id = $1 AND series_id IS NOT NULL AND starts_at = '2027-03-03T09:00:00Z'`,
+      [org.owner.organizationId],
+    )) as { id: string }[];
+    a.clock.set('2027-03-03T08:01:00.000Z');
+    await eventually(
+      async () =>
+        (await count(`SELECT count(*) AS n FROM booking_reminders WHERE booking_id = $1 AND sent_at IS NOT NULL`, [occurrence])) > 0 ||
+        undefined,
+      10_000,
+      'the reminder',
+    );
+    const mails = (await db.query(`SELECT recipients, text_body FROM mail_outbox WHERE $1 = ANY(about) AND subject LIKE 'Reminder:%'`, [
+      occurrence,
+    ])) as { recipients: string[]; text_body: string }[];
+    expect(mails.map((mail) => mail.recipients)).toEqual([[org.owner.email]]);
+    expect(mails[0].text_body).toContain('Erased attendee');
+    const [event] = (await db.query(`SELECT data FROM domain_events WHERE type = 'booking.reminder' AND data #>> '{booking,id}' = $1`, [
+      occurrence,
+    ])) as { data: { booking: { attendee: unknown; answers: unknown } } }[];
+    expect(event.data.booking).toMatchObject({ attendee: ERASED, answers: [] });
   });
 });
