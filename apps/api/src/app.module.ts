@@ -12,6 +12,7 @@ import { HoldsModule } from './modules/holds/index.js';
 import { BookingSeriesModule } from './modules/booking-series/index.js';
 import { BookingRemindersModule } from './modules/booking-reminders/index.js';
 import { PublicBookingModule } from './modules/public-booking/public-booking.module.js';
+import { ErasureModule } from './modules/erasure/index.js';
 import { EventTypesModule } from './modules/event-types/event-types.module.js';
 import { GlobalLookupsModule } from './modules/global-lookups/index.js';
 import { HealthModule } from './modules/health/health.module.js';
@@ -52,6 +53,7 @@ export class AppModule {
         PublicBookingModule,
         WebhooksModule,
         CalendarsModule,
+        ErasureModule,
         ...(options.extraModules ?? []),
       ],
     };

@@ -1077,6 +1077,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/attendees/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase an attendee from every booking of the organization (both modes): the right to be forgotten
+         * @description Synchronous, in one transaction. Bookings whose attendee email matches (case-insensitively) keep their ids, times, statuses and hosts; the attendee’s name becomes `Erased attendee`, the email `erased@invalid`, and answers, notes, phone and timezone are removed. Mails about those bookings (sent or not), their webhook deliveries, stored Idempotency-Key responses and queued calendar write-back bodies are deleted; holds keep no client address. Sends `attendee.erased` `{ bookingIds }` per mode. Repeating it erases nothing more (all counts 0).
+         */
+        post: operations["eraseAttendee"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1858,7 +1878,8 @@ export interface components {
             /** @enum {string} */
             status: "confirmed" | "pending" | "cancelled";
             attendee: components["schemas"]["AttendeeView"];
-            timezone: string;
+            /** @description The attendee’s zone; null once the attendee was erased */
+            timezone: string | null;
             locationType: string | null;
             location: string | null;
             notes: string | null;
@@ -1935,7 +1956,8 @@ export interface components {
             /** @enum {string} */
             status: "confirmed" | "pending" | "cancelled";
             attendee: components["schemas"]["AttendeeView"];
-            timezone: string;
+            /** @description The attendee’s zone; null once the attendee was erased */
+            timezone: string | null;
             locationType: string | null;
             location: string | null;
             notes: string | null;
@@ -2051,7 +2073,8 @@ export interface components {
             /** @description Only in the answer that creates the booking (and in the attendee’s mail) */
             confirmationToken?: string;
             attendee: components["schemas"]["AttendeeView"];
-            timezone: string;
+            /** @description The attendee’s zone; null once the attendee was erased */
+            timezone: string | null;
             locationType: string | null;
             location: string | null;
             meetingUrl: string | null;
@@ -2133,8 +2156,8 @@ export interface components {
             eventTypeId: string;
             frequency: components["schemas"]["RecurrenceFrequency"];
             interval: number;
-            /** @description The zone whose wall-clock time every occurrence keeps */
-            timezone: string;
+            /** @description The zone whose wall-clock time every occurrence keeps; null once the attendee was erased */
+            timezone: string | null;
             /** Format: date-time */
             createdAt: string;
             livemode: boolean;
@@ -2283,7 +2306,7 @@ export interface components {
              *       "booking.cancelled"
              *     ]
              */
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
             description?: string | null;
             /** @default true */
             active?: boolean;
@@ -2292,7 +2315,7 @@ export interface components {
             /** @example wh_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             url: string;
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
             description: string | null;
             active: boolean;
             /** @description false for webhooks made with test-mode keys; they receive test-mode events only */
@@ -2312,7 +2335,7 @@ export interface components {
             /** @example wh_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             url: string;
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
             description: string | null;
             active: boolean;
             /** @description false for webhooks made with test-mode keys; they receive test-mode events only */
@@ -2339,7 +2362,7 @@ export interface components {
              * @example https://example.com/hooks/scheduling
              */
             url?: string;
-            events?: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "webhook.test" | "*")[];
+            events?: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
             /** @description `null` clears it */
             description?: string | null;
             /** @description Pending deliveries of an inactive webhook wait until it is active again */
@@ -2466,6 +2489,26 @@ export interface components {
             password?: string;
             /** @description CalDAV only */
             calendars?: components["schemas"]["RemoteCalendarChangeDto"][];
+        };
+        EraseAttendeeDto: {
+            /**
+             * Format: email
+             * @description The attendee’s email; matched case-insensitively
+             */
+            email: string;
+        };
+        ErasedCountsView: {
+            /** @description Bookings (both modes) whose attendee was erased; the bookings themselves stay */
+            bookings: number;
+            /** @description Holds the attendee placed that no longer keep a client address */
+            holds: number;
+            /** @description Mails about those bookings or to that address, sent or not, deleted */
+            mails: number;
+            /** @description Webhook deliveries of those bookings’ events (payloads and attempts) deleted */
+            deliveries: number;
+        };
+        EraseAttendeeResponse: {
+            erased: components["schemas"]["ErasedCountsView"];
         };
     };
     responses: never;
@@ -9259,6 +9302,103 @@ export interface operations {
             };
         };
     };
+    eraseAttendee: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EraseAttendeeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EraseAttendeeResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -9321,10 +9461,10 @@ export const attendeeBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequire
 export const noShowDtoPartyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NoShowDto"]["party"]> = ["attendee", "host"];
 export const recurrenceFrequencyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecurrenceFrequency"]> = ["daily", "weekly", "monthly"];
 export const publicEventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PublicEventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
-export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
-export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
-export const webhookListItemEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookListItem"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
-export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "webhook.test", "*"];
+export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
+export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
+export const webhookListItemEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookListItem"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
+export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
 export const webhookDeliveryViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryView"]["status"]> = ["pending", "succeeded", "failed"];
 export const createCalendarDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateCalendarDto"]["type"]> = ["ics", "caldav"];
 export const calendarViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CalendarView"]["type"]> = ["ics", "caldav"];

@@ -32,6 +32,7 @@ const UNSCOPED: Record<string, string> = {
   'DomainEventsRepository.deleteDispatchedBefore': 'retention job over all organizations',
   'IdempotencyRepository.deleteExpired': 'cleanup job over all organizations',
   'VisitorBookingsRepository.deleteBefore': 'cleanup job over all organizations',
+  'HoldsRepository.deleteEnded': 'the sweep of ended holds over all organizations',
   'CalendarsRepository.sealedSecretsAfter': 're-sealing job after a key rotation (every organization’s rows)',
   'CalendarsRepository.replaceSealedSecrets': 're-sealing job after a key rotation (every organization’s rows)',
 };

@@ -26,6 +26,12 @@ export function liveScopeOf(scope: TenantScope): TenantScope {
   return scope.livemode ? scope : ({ organizationId: scope.organizationId, livemode: true } as TenantScope);
 }
 
+/** The organization in both modes, live first: for what spans them (erasing an attendee, contract § 18). */
+export function modesOf(scope: TenantScope): [TenantScope, TenantScope] {
+  const live = liveScopeOf(scope);
+  return [live, { organizationId: scope.organizationId, livemode: false } as TenantScope];
+}
+
 /**
  * For job workers (`*.worker.ts`) only: the organization of a row the job claimed from a queue that
  * spans organizations, so the work on that row is scoped like a request's. A test holds the list.

@@ -27,6 +27,7 @@ import { QuietParameterLog1795712608727 } from './1795712608727-QuietParameterLo
 import { TraceContext1795713180010 } from './1795713180010-TraceContext.js';
 import { ReminderLeaseQueue1795714333835 } from './1795714333835-ReminderLeaseQueue.js';
 import { OutboxLeaseQueue1795719072494 } from './1795719072494-OutboxLeaseQueue.js';
+import { AttendeeErasure1795720000000 } from './1795720000000-AttendeeErasure.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   TraceContext1795713180010,
   ReminderLeaseQueue1795714333835,
   OutboxLeaseQueue1795719072494,
+  AttendeeErasure1795720000000,
 ];

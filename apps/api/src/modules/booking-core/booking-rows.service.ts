@@ -5,6 +5,7 @@ import type { BookingAnswer } from './booking-answers.js';
 import type { BookingRecord, BookingStatus, BookingWithHosts, CancelledBy, HoldRecord } from './booking-record.js';
 import { type BookingFilters, BookingsRepository } from './bookings.repository.js';
 import type { CreateBookingDto } from './dto/booking-request.dto.js';
+import { ERASED_ATTENDEE } from './attendee-erasure.js';
 import { Booking } from './entities/booking.entity.js';
 
 export type { BookingFilters } from './bookings.repository.js';
@@ -107,6 +108,22 @@ export class BookingRows {
     return this.repository.cancelMany(scope, ids, changes);
   }
 
+  /**
+   * Erases the attendee `email` from this scope's bookings (contract § 18) in the caller's transaction and returns them
+   * as they are now. Each booking is erased whole or not at all: everything else about it is found by its id, and a
+   * booking committed while this runs is found by the next pass (each statement sees what committed before it) or, once
+   * a pass finds none, left as made, after the erasure.
+   */
+  async eraseAttendee(scope: TenantScope, email: string): Promise<BookingWithHosts[]> {
+    const ids: string[] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      const found = await this.repository.eraseAttendee(scope, email, ERASED_ATTENDEE, this.clock.now());
+      if (found.length === 0) break;
+      ids.push(...found);
+    }
+    return this.repository.findMany(scope, ids);
+  }
+
   /** Sets one no-show mark; says whether it changed. */
   markNoShow(scope: TenantScope, id: string, party: 'attendee' | 'host', noShow: boolean, at: Date): Promise<boolean> {
     return this.repository.markNoShow(scope, id, party, noShow, at);
@@ -131,7 +148,7 @@ export class BookingRows {
     return this.repository.findMany(scope, ids);
   }
 
-  /** The bookings of several organizations at once (a job's round), each with its hosts, in two statements. */
+  /** The bookings of several organizations at once (a job's round), each with its hosts, in two statements, share-locked in id order (BookingsRepository.findManyAcross says why). */
   findManyAcross(keys: readonly ScopedIds[]): Promise<BookingWithHosts[]> {
     return this.repository.findManyAcross(keys);
   }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, type TenantScope } from '@app/common';
-import type { BookingRecord } from '../booking-core/index.js';
+import { type BookingRecord, isErasedAddress } from '../booking-core/index.js';
 import { SchedulesService } from '../availability/index.js';
 import { type BookingForCalendar, CalendarWriteBack } from '../calendars/index.js';
 import { type EventTypeSummary, EventTypesService, type Reminder } from '../event-types/index.js';
-import { MailOutbox } from '../mail/index.js';
+import { MailOutbox, type OutgoingMail } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/index.js';
 import { TeamService } from '../team/index.js';
 import { type BookingMailFacts, bookingMails, type BookingMailKind, type Contact, reminderMails } from './booking-mail.js';
@@ -136,7 +136,7 @@ export class BookingEffectsService {
         const hostZones = new Map<string, string>();
         for (const id of hostUserIds) if (contacts.has(id)) hostZones.set(contacts.get(id)!.email, zones.get(id) ?? 'UTC');
         const mails = reminderMails(this.mailFacts(booking, summary.title, hosts), reminder.recipients, hostZones);
-        for (const mail of mails) await this.mail.enqueue(scope, mail);
+        await this.enqueue(scope, mails, [booking.id]);
       }
     }
   }
@@ -174,7 +174,28 @@ export class BookingEffectsService {
       previousStartsAt,
       occurrences,
     });
-    for (const mail of mails) await this.mail.enqueue(scope, mail);
+    await this.enqueue(scope, mails, occurrences?.map((occurrence) => occurrence.bookingId) ?? [booking.id]);
+  }
+
+  /**
+   * An erased attendee's bookings (contract § 18): the write-backs still queued carry the attendee in their bodies, so
+   * the calendars module drops them and puts the erased booking in their place on the hosts' calendars.
+   */
+  async attendeeErased(scope: TenantScope, bookings: readonly BookingRecord[]): Promise<void> {
+    if (bookings.length === 0) return;
+    const summaries = await this.summariesOf(scope, bookings);
+    await this.writeBack.erased(
+      scope,
+      bookings.map((booking) => forCalendar(booking, summaries.get(booking.eventTypeId)?.title ?? '')),
+    );
+  }
+
+  /** Each mail names the bookings it tells of; an erased attendee's address gets none (it is no one's). */
+  private async enqueue(scope: TenantScope, mails: readonly OutgoingMail[], about: readonly string[]): Promise<void> {
+    for (const mail of mails) {
+      if (mail.to.some(isErasedAddress)) continue;
+      await this.mail.enqueue(scope, { ...mail, about: [...about] });
+    }
   }
 
   private mailFacts(booking: BookingRecord, title: string, hosts: Contact[]): BookingMailFacts {
@@ -183,7 +204,7 @@ export class BookingEffectsService {
       title,
       startsAt: booking.startsAt,
       endsAt: booking.endsAt,
-      timezone: booking.timezone,
+      timezone: booking.timezone ?? 'UTC',
       location: booking.location,
       answers: booking.answers,
       attendee: { email: booking.attendeeEmail, name: attendeeNameOf(booking) },

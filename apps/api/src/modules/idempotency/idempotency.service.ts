@@ -53,6 +53,14 @@ export class IdempotencyService {
     jobs.register('idempotency-cleanup', CLEANUP_INTERVAL_MS, () => this.repository.deleteExpired(this.clock.now()));
   }
 
+  /**
+   * Erasure (contract § 18): the stored responses that name these bookings go, so no replay hands their data (or the
+   * attendee's token) back. A replay of such a key then runs the request again.
+   */
+  eraseNaming(scope: TenantScope, bookingIds: readonly string[]): Promise<number> {
+    return this.repository.deleteNaming(scope, bookingIds);
+  }
+
   async run(
     scope: TenantScope,
     key: string | undefined,

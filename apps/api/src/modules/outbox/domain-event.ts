@@ -15,6 +15,7 @@ export const DOMAIN_EVENT_TYPES = [
   'member.updated',
   'member.removed',
   'calendar.sync_failed',
+  'attendee.erased',
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 

@@ -148,6 +148,22 @@ export class DomainEventsRepository {
     return this.queue.msUntilNextDue();
   }
 
+  /**
+   * Erasure: the scope's events whose payload is one of these bookings (`data.booking`, or `data.previousBooking` of a
+   * reschedule), dispatched or not, in the caller's transaction. A dispatcher fanning one out right now holds its row:
+   * this waits for it, so the deliveries it wrote are committed before the caller deletes them. Returns their ids.
+   */
+  async deleteAboutBookings(scope: TenantScope, bookingIds: readonly string[]): Promise<string[]> {
+    const [rows]: [{ id: string }[], number] = await this.tx.transactional.query(
+      `DELETE FROM domain_events
+        WHERE organization_id = $1 AND livemode = $2
+          AND (data #>> '{booking,id}' = ANY($3::text[]) OR data #>> '{previousBooking,id}' = ANY($3::text[]))
+        RETURNING id`,
+      [scope.organizationId, scope.livemode, [...bookingIds]],
+    );
+    return rows.map((row) => row.id);
+  }
+
   /** Everything a deleted organization recorded (no foreign key ties these rows to it). */
   async deleteOfOrganization(scope: TenantScope): Promise<void> {
     await this.tx.transactional.query(`DELETE FROM domain_events WHERE organization_id = $1`, [scope.organizationId]);

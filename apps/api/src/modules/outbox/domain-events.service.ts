@@ -8,11 +8,19 @@ import type { ClaimedEvent, DomainEventInput } from './domain-event.js';
 export * from './domain-event.js';
 
 /**
+ * Told, in the erasing transaction, which events about an erased attendee's bookings were deleted (and the bookings):
+ * whoever copied them elsewhere (the webhooks' deliveries) deletes its copies and says how many.
+ */
+export type ErasedEventsListener = (scope: TenantScope, eventIds: readonly string[], bookingIds: readonly string[]) => Promise<number>;
+
+/**
  * The one shared writer features use to record what happened, inside their own transaction.
  * NOTIFY is delivered on commit only, so listeners never see an event that was rolled back.
  */
 @Injectable()
 export class DomainEvents {
+  private readonly erasedListeners: ErasedEventsListener[] = [];
+
   constructor(
     private readonly repository: DomainEventsRepository,
     private readonly clock: Clock,
@@ -22,6 +30,23 @@ export class DomainEvents {
     jobs.register('domain-event-retention', RETENTION_INTERVAL_MS, () =>
       this.deleteDispatchedBefore(daysBefore(this.clock.now(), config.retentionDays)),
     );
+  }
+
+  /** Called by the modules that copy events (webhooks), so the outbox never imports them. */
+  onEventsErased(listener: ErasedEventsListener): void {
+    this.erasedListeners.push(listener);
+  }
+
+  /**
+   * Erasure (contract § 18): the events whose payload is one of these bookings, dispatched or not, and every copy the
+   * listeners keep, in the caller's transaction. Returns how many copies (webhook deliveries) went.
+   */
+  async eraseAboutBookings(scope: TenantScope, bookingIds: readonly string[]): Promise<number> {
+    if (bookingIds.length === 0) return 0;
+    const eventIds = await this.repository.deleteAboutBookings(scope, bookingIds);
+    let copies = 0;
+    for (const listener of this.erasedListeners) copies += await listener(scope, eventIds, bookingIds);
+    return copies;
   }
 
   /** The event keeps the recording request's trace context, so the webhook attempts it causes join that trace. */

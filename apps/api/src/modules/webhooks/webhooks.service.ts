@@ -19,6 +19,7 @@ import { newSigningSecret } from './secret-box.js';
 import { checkWebhookUrl, UnsafeUrlError } from '@app/common';
 import { serializePayload, WEBHOOK_TEST_EVENT } from './webhook-events.js';
 import { WebhookSecrets } from './webhook-secrets.service.js';
+import { DomainEvents } from '../outbox/index.js';
 import { WebhookChanges, WebhooksRepository } from './webhooks.repository.js';
 
 /** What `failedDeliveriesLast24h` looks back over. */
@@ -63,7 +64,11 @@ export class WebhooksService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly tx: TransactionHost,
-  ) {}
+    events: DomainEvents,
+  ) {
+    // An erased attendee's events take their deliveries (payloads and attempts) with them, in the erasing transaction.
+    events.onEventsErased((scope, eventIds, bookingIds) => this.repository.deleteDeliveriesAbout(scope, eventIds, bookingIds));
+  }
 
   async create(principal: Principal, dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
     await this.assertAllowedUrl(dto.url);
