@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import pg from 'pg';
 import { Writable } from 'node:stream';
-import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { PeriodicJobs } from '../apps/api/src/jobs/index.js';
 import { createRootLogger } from '../apps/api/src/logging/logger.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { dumpAllRows } from './support/database.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
 import { addMember, createApiKey, registerOwner } from './support/factories.js';
 import { HttpClient } from './support/http.js';
@@ -295,7 +294,7 @@ describe('attendee erasure (contract § 18)', () => {
       expect(res.body.erased.bookings).toBe(1);
       // Let the workers settle, so the dump sees what they wrote after the erasure.
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const { stdout } = await promisify(execFile)('pg_dump', ['--data-only', a.databaseUrl], { maxBuffer: 256 * 1024 * 1024 });
+      const stdout = await dumpAllRows(a.databaseUrl);
       expect(stdout).toContain(ids.rescheduled);
       const log = logLines.join('');
       expect(log).toContain('/v1/attendees/erase');

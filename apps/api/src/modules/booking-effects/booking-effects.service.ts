@@ -183,7 +183,7 @@ export class BookingEffectsService {
    */
   async attendeeErased(scope: TenantScope, bookings: readonly BookingRecord[]): Promise<void> {
     if (bookings.length === 0) return;
-    const summaries = await this.summariesOf(scope, bookings);
+    const summaries = await this.summariesAcross(bookings.map((booking) => ({ scope, booking })));
     await this.writeBack.erased(
       scope,
       bookings.map((booking) => forCalendar(booking, summaries.get(booking.eventTypeId)?.title ?? '')),
