@@ -228,8 +228,10 @@ export class PatroniCluster {
     );
     this.haproxy = launch(HAPROXY, ['-db', '-f', config], process.env, this.directory);
     await this.waitFor(async () => accepts(this.haproxyPort), 15_000, 'haproxy');
-    // Its first checks mark the leader up.
-    await this.waitFor(async () => this.viaHaproxyIsPrimary(), 15_000, 'haproxy to reach the primary');
+    // HAProxy 2.6 starts every server as up until `fall` checks fail: until then a connection may land on the
+    // standby. Ready once several connections in a row reach the primary.
+    let inARow = 0;
+    await this.waitFor(async () => ((await this.viaHaproxyIsPrimary()) ? ++inARow >= 6 : (inARow = 0) > 0), 20_000, 'haproxy to reach only the primary');
   }
 
   async stopHaproxy(): Promise<void> {
