@@ -87,7 +87,13 @@ function serviceEnv(databaseUrl: string, smtpUrl: string): Record<string, string
 }
 
 async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const config = loadConfig({ ...env, PORT: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'sched-drill-data-')), LOG_LEVEL: 'silent', RUN_WORKERS: 'false' });
+  const config = loadConfig({
+    ...env,
+    PORT: '0',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'sched-drill-data-')),
+    LOG_LEVEL: 'silent',
+    RUN_WORKERS: 'false',
+  });
   const app = await createApp({ config, clock: new SystemClock() });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
@@ -96,7 +102,12 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
 }
 
 function startWorker(options: DrillOptions, env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, LOG_LEVEL: 'warn', DATA_DIR: mkdtempSync(join(tmpdir(), 'sched-drill-worker-')) };
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...env,
+    LOG_LEVEL: 'warn',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'sched-drill-worker-')),
+  };
   for (const key of Object.keys(childEnv)) if (key.startsWith('JEST') || key === 'NODE_OPTIONS') delete childEnv[key];
   const child = spawn(options.worker.command, options.worker.args, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -142,7 +153,12 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
     const due = Math.ceil((Date.now() + 10_000) / MINUTE) * MINUTE;
     const offset = new Date(due).getUTCMinutes() % 5;
     const registered = mustCreate(
-      await post(a.url, '/v1/auth/register', { email: `drill-${Date.now()}@example.com`, password: 'drill password 1', organizationName: 'Drill' }, {}),
+      await post(
+        a.url,
+        '/v1/auth/register',
+        { email: `drill-${Date.now()}@example.com`, password: 'drill password 1', organizationName: 'Drill' },
+        {},
+      ),
       'register',
     );
     const token = { authorization: `Bearer ${registered.accessToken}` };
@@ -153,19 +169,25 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
       body: { timezone: 'UTC', schedules: [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({ dayOfWeek, slots: [window] })) },
     });
     if (schedule.status !== 200) throw new Error(`schedule: ${schedule.status} ${JSON.stringify(schedule.body)}`);
-    const apiKey = mustCreate(await post(a.url, '/v1/api-keys', { name: 'drill', rateLimitPerMinute: 10_000 }, token), 'api key').apiKey as string;
+    const apiKey = mustCreate(await post(a.url, '/v1/api-keys', { name: 'drill', rateLimitPerMinute: 10_000 }, token), 'api key')
+      .apiKey as string;
     const auth = { authorization: `ApiKey ${apiKey}` };
     let slugs = 0;
     const eventType = async (body: Record<string, unknown>): Promise<string> =>
-      mustCreate(await post(a.url, '/v1/event-types', { title: 'Drill', slug: `drill-${++slugs}`, durationMinutes: 5, ...body }, token), 'event type')
-        .eventType.id as string;
+      mustCreate(
+        await post(a.url, '/v1/event-types', { title: 'Drill', slug: `drill-${++slugs}`, durationMinutes: 5, ...body }, token),
+        'event type',
+      ).eventType.id as string;
     const plainType = await eventType({});
     const seatType = await eventType({ seatsPerSlot: 3 });
     const seriesType = await eventType({ recurrence: { frequency: 'weekly', interval: 1, maxCount: 4 } });
     const reminderTypes = await Promise.all(
       REMINDER_MINUTES.map((minutesBefore) => eventType({ reminders: [{ minutesBefore, recipients: ['attendee'] }] })),
     );
-    const hook = mustCreate(await post(a.url, '/v1/webhooks', { url: receiver.url('/hook'), events: ['booking.created', 'booking.reminder'] }, auth), 'webhook');
+    const hook = mustCreate(
+      await post(a.url, '/v1/webhooks', { url: receiver.url('/hook'), events: ['booking.created', 'booking.reminder'] }, auth),
+      'webhook',
+    );
     receiver.expectSecret('/hook', hook.secret);
 
     const requests: Request[] = [];
@@ -203,7 +225,18 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
         const key = `reminder-${i}`;
         const email = `reminder-${i}@example.com`;
         const startTime = new Date(due + minutesBefore * MINUTE).toISOString();
-        booked('reminder', key, email, await write(i, 'reminder', '/v1/bookings', { eventTypeId: reminderTypes[i], startTime, timezone: 'UTC', attendee: { email, firstName: 'Rem' } }, key));
+        booked(
+          'reminder',
+          key,
+          email,
+          await write(
+            i,
+            'reminder',
+            '/v1/bookings',
+            { eventTypeId: reminderTypes[i], startTime, timezone: 'UTC', attendee: { email, firstName: 'Rem' } },
+            key,
+          ),
+        );
       }),
     );
     log(`reminders due at ${new Date(due).toISOString()}`);
@@ -217,21 +250,60 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
         const key = `c${id}-${n}`;
         const email = `${key}@example.com`;
         if (op === 0) {
-          booked('plain', key, email, await write(id, 'plain', '/v1/bookings', { eventTypeId: plainType, startTime: slot(2, seq), timezone: 'UTC', attendee: { email } }, key));
+          booked(
+            'plain',
+            key,
+            email,
+            await write(
+              id,
+              'plain',
+              '/v1/bookings',
+              { eventTypeId: plainType, startTime: slot(2, seq), timezone: 'UTC', attendee: { email } },
+              key,
+            ),
+          );
         } else if (op === 1) {
-          booked('seat', key, email, await write(id, 'seat', '/v1/bookings', { eventTypeId: seatType, startTime: slot(20, Math.floor(seq / 3)), timezone: 'UTC', attendee: { email } }, key));
+          booked(
+            'seat',
+            key,
+            email,
+            await write(
+              id,
+              'seat',
+              '/v1/bookings',
+              { eventTypeId: seatType, startTime: slot(20, Math.floor(seq / 3)), timezone: 'UTC', attendee: { email } },
+              key,
+            ),
+          );
         } else if (op === 2) {
           booked(
             'series',
             key,
             email,
-            await write(id, 'series', '/v1/bookings', { eventTypeId: seriesType, startTime: slot(8, seq), recurrenceCount: 2, timezone: 'UTC', attendee: { email } }, key),
+            await write(
+              id,
+              'series',
+              '/v1/bookings',
+              { eventTypeId: seriesType, startTime: slot(8, seq), recurrenceCount: 2, timezone: 'UTC', attendee: { email } },
+              key,
+            ),
           );
         } else {
           const startTime = slot(4, seq);
           const hold = await write(id, 'hold', '/v1/holds', { eventTypeId: plainType, startTime, timezone: 'UTC' });
           if (hold.status === 201) {
-            booked('hold', key, email, await write(id, 'hold-booking', '/v1/bookings', { eventTypeId: plainType, startTime, timezone: 'UTC', holdId: hold.body.hold.id, attendee: { email } }, key));
+            booked(
+              'hold',
+              key,
+              email,
+              await write(
+                id,
+                'hold-booking',
+                '/v1/bookings',
+                { eventTypeId: plainType, startTime, timezone: 'UTC', holdId: hold.body.hold.id, attendee: { email } },
+                key,
+              ),
+            );
           }
         }
         await sleep(Math.max(0, next - Date.now()));
@@ -241,7 +313,13 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
     const probe = async (): Promise<void> => {
       while (!stop) {
         await Promise.all(
-          instances.map(async (instance, i) => readiness.push({ at: Date.now(), instance: i, status: (await call(`${instance.url}/health/ready`, { timeoutMs: 10_000 })).status })),
+          instances.map(async (instance, i) =>
+            readiness.push({
+              at: Date.now(),
+              instance: i,
+              status: (await call(`${instance.url}/health/ready`, { timeoutMs: 10_000 })).status,
+            }),
+          ),
         );
         await sleep(250);
       }
@@ -301,7 +379,11 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
         return seen;
       };
       const writtenEvents = async (): Promise<{ id: string; type: string }[]> =>
-        (await db.query<{ id: string; type: string }>(`SELECT id, type FROM domain_events WHERE type IN ('booking.created', 'booking.reminder')`)).rows;
+        (
+          await db.query<{ id: string; type: string }>(
+            `SELECT id, type FROM domain_events WHERE type IN ('booking.created', 'booking.reminder')`,
+          )
+        ).rows;
       // Settle: every written event received and every expected mail in, or 45 s.
       const settleDeadline = Date.now() + 45_000;
       for (;;) {
@@ -310,14 +392,21 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
         const mails = seenMails();
         const expected = expectedMails();
         const reminders = events.filter((e) => e.type === 'booking.reminder').length;
-        if ((events.every((e) => received.has(e.id)) && [...expected.keys()].every((k) => mails.has(k)) && reminders >= REMINDER_MINUTES.length) || Date.now() > settleDeadline) break;
+        if (
+          (events.every((e) => received.has(e.id)) &&
+            [...expected.keys()].every((k) => mails.has(k)) &&
+            reminders >= REMINDER_MINUTES.length) ||
+          Date.now() > settleDeadline
+        )
+          break;
         await sleep(500);
       }
 
       const failures: string[] = [];
       const writes = requests.filter((r) => r.write);
       const refused = writes.filter((r) => r.status === 503);
-      const window = (list: Request[]): number => (list.length ? Math.max(...list.map((r) => r.at)) - Math.min(...list.map((r) => r.startedAt)) : 0);
+      const window = (list: Request[]): number =>
+        list.length ? Math.max(...list.map((r) => r.at)) - Math.min(...list.map((r) => r.startedAt)) : 0;
       const refusedInFailover = refused.filter((r) => r.startedAt < switchoverAt);
       const refusedInSwitchover = refused.filter((r) => r.startedAt >= switchoverAt);
       const unavailableMs = window(refusedInFailover);
@@ -325,7 +414,13 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
       const byStatus = new Map<number, number>();
       for (const r of requests) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
       const bad = requests.filter((r) => !(r.status >= 200 && r.status < 300) && r.status !== 409 && r.status !== 503);
-      if (bad.length) failures.push(`requests answered other than 2xx, 409, 503: ${bad.slice(0, 5).map((r) => `${r.kind} ${r.status} ${JSON.stringify(r.body)}`).join('; ')}`);
+      if (bad.length)
+        failures.push(
+          `requests answered other than 2xx, 409, 503: ${bad
+            .slice(0, 5)
+            .map((r) => `${r.kind} ${r.status} ${JSON.stringify(r.body)}`)
+            .join('; ')}`,
+        );
       const slowest = Math.max(...requests.map((r) => r.ms));
       if (slowest > REQUEST_LIMIT_MS) failures.push(`slowest request ${Math.round(slowest)} ms > ${REQUEST_LIMIT_MS} ms`);
       const without = refused.filter((r) => r.body?.code !== 'SERVICE_UNAVAILABLE');
@@ -334,10 +429,13 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
       if (gaveUp.length) failures.push(`operations without an answer: ${gaveUp.slice(0, 5).join('; ')}`);
 
       const ackIds = acknowledged.flatMap((ack) => ack.bookingIds);
-      const found = (await db.query<{ id: string }>(`SELECT id FROM bookings WHERE id = ANY($1) AND status = 'confirmed'`, [ackIds])).rows.length;
+      const found = (await db.query<{ id: string }>(`SELECT id FROM bookings WHERE id = ANY($1) AND status = 'confirmed'`, [ackIds])).rows
+        .length;
       if (found !== ackIds.length) failures.push(`acknowledged bookings found ${found} of ${ackIds.length}`);
       const perKey = (
-        await db.query<{ email: string; n: number }>(`SELECT attendee_email AS email, count(*)::int AS n FROM bookings GROUP BY attendee_email`)
+        await db.query<{ email: string; n: number }>(
+          `SELECT attendee_email AS email, count(*)::int AS n FROM bookings GROUP BY attendee_email`,
+        )
       ).rows;
       const expectedPerEmail = new Map(acknowledged.map((ack) => [ack.email, ack.bookingIds.length]));
       const doubledByKey = perKey.filter((row) => row.n > (expectedPerEmail.get(row.email) ?? 1)).length;
@@ -368,7 +466,8 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
       const createdEvents = events.filter((e) => e.type === 'booking.created').length;
       if (missingEvents) failures.push(`${missingEvents} events written but never received`);
       if (strangers) failures.push(`${strangers} webhook-ids received that are no written event`);
-      if (createdEvents !== ackIds.length) failures.push(`booking.created events written ${createdEvents}, acknowledged bookings ${ackIds.length}`);
+      if (createdEvents !== ackIds.length)
+        failures.push(`booking.created events written ${createdEvents}, acknowledged bookings ${ackIds.length}`);
       if (receiver.unverified().length) failures.push(`${receiver.unverified().length} deliveries failed signature verification`);
 
       const expected = expectedMails();
@@ -376,12 +475,15 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
       const missingMails = [...expected.keys()].filter((k) => !mails.has(k)).length;
       const doubledMails = [...mails.values()].filter((n) => n > 1).length;
       if (missingMails || doubledMails) failures.push(`mails: ${missingMails} missing, ${doubledMails} sent more than once`);
-      const reminderRows = (await db.query<{ booking: string; n: number }>(
-        `SELECT data->'booking'->>'id' AS booking, count(*)::int AS n FROM domain_events WHERE type = 'booking.reminder' GROUP BY 1`,
-      )).rows;
+      const reminderRows = (
+        await db.query<{ booking: string; n: number }>(
+          `SELECT data->'booking'->>'id' AS booking, count(*)::int AS n FROM domain_events WHERE type = 'booking.reminder' GROUP BY 1`,
+        )
+      ).rows;
       const reminderIds = acknowledged.filter((ack) => ack.kind === 'reminder').flatMap((ack) => ack.bookingIds);
       const remindersOnce = reminderIds.filter((id) => reminderRows.find((row) => row.booking === id)?.n === 1).length;
-      if (remindersOnce !== REMINDER_MINUTES.length) failures.push(`reminders sent exactly once: ${remindersOnce} of ${REMINDER_MINUTES.length}`);
+      if (remindersOnce !== REMINDER_MINUTES.length)
+        failures.push(`reminders sent exactly once: ${remindersOnce} of ${REMINDER_MINUTES.length}`);
 
       // Every instance serving again: its first successful write that started after the promotion (and after the switchover).
       const recovery = (since: number): number =>
@@ -393,8 +495,10 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
         );
       const recoveryMs = recovery(promotedAt);
       const switchRecoveryMs = recovery(switchedAt);
-      if (!(recoveryMs <= RECOVERY_GOAL_MS)) failures.push(`instances serving ${recoveryMs} ms after the promotion > ${RECOVERY_GOAL_MS} ms`);
-      if (!(switchRecoveryMs <= RECOVERY_GOAL_MS)) failures.push(`instances serving ${switchRecoveryMs} ms after the switchover > ${RECOVERY_GOAL_MS} ms`);
+      if (!(recoveryMs <= RECOVERY_GOAL_MS))
+        failures.push(`instances serving ${recoveryMs} ms after the promotion > ${RECOVERY_GOAL_MS} ms`);
+      if (!(switchRecoveryMs <= RECOVERY_GOAL_MS))
+        failures.push(`instances serving ${switchRecoveryMs} ms after the switchover > ${RECOVERY_GOAL_MS} ms`);
       const notReady = readiness.filter((r) => r.status === 503).length;
       const readyOther = readiness.filter((r) => r.status !== 503 && r.status !== 200).length;
       if (readyOther) failures.push(`${readyOther} readiness answers other than 200 or 503`);
@@ -405,21 +509,48 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
       log(`${original}'s rewind lines:\n${rewindLines.join('\n')}`);
       const rewound = rewindLines.some((line) => /running pg_rewind from/.test(line));
 
-      const statuses = [...byStatus.entries()].sort(([x], [y]) => x - y).map(([status, n]) => `${status}: ${n}`).join(', ');
+      const statuses = [...byStatus.entries()]
+        .sort(([x], [y]) => x - y)
+        .map(([status, n]) => `${status}: ${n}`)
+        .join(', ');
       const rows: [string, string, string][] = [
         ['Primary killed (SIGKILL) → standby promoted', `${promotedAt - killedAt} ms`, ''],
-        ['Write unavailability in the failover (first to last refused write)', `${unavailableMs} ms`, `${refusedInFailover.length} writes refused (503)`],
+        [
+          'Write unavailability in the failover (first to last refused write)',
+          `${unavailableMs} ms`,
+          `${refusedInFailover.length} writes refused (503)`,
+        ],
         ['Requests by status', statuses, bad.length ? 'FAIL' : 'only 2xx, 409, 503'],
-        ['Slowest request', `${Math.round(slowest)} ms`, `limit ${REQUEST_LIMIT_MS} ms (connect ${CONNECT_TIMEOUT_MS} + statement ${STATEMENT_TIMEOUT_MS})`],
+        [
+          'Slowest request',
+          `${Math.round(slowest)} ms`,
+          `limit ${REQUEST_LIMIT_MS} ms (connect ${CONNECT_TIMEOUT_MS} + statement ${STATEMENT_TIMEOUT_MS})`,
+        ],
         ['Conflicts (409 other than key in use)', String(conflicts.length), ''],
         ['Acknowledged bookings found afterwards', `${found} / ${ackIds.length}`, acknowledgedSummary(acknowledged)],
         ['Duplicate bookings by Idempotency-Key', String(doubledByKey), ''],
         ['Duplicate bookings by host and time', String(doubledByTime + overSeated), ''],
-        ['Webhook events received / written', `${events.length - missingEvents} / ${events.length}`, `${received.length} deliveries, ${receivedIds.size} webhook-ids, ${strangers} unknown`],
-        ['Mails (confirmations + reminders) once each', `${[...expected.keys()].filter((k) => mails.get(k) === 1).length} / ${expected.size}`, `${missingMails} missing, ${doubledMails} doubled`],
-        ['Reminders due during the drill sent once', `${remindersOnce} / ${REMINDER_MINUTES.length}`, `due ${new Date(due).toISOString().slice(11, 19)} UTC`],
+        [
+          'Webhook events received / written',
+          `${events.length - missingEvents} / ${events.length}`,
+          `${received.length} deliveries, ${receivedIds.size} webhook-ids, ${strangers} unknown`,
+        ],
+        [
+          'Mails (confirmations + reminders) once each',
+          `${[...expected.keys()].filter((k) => mails.get(k) === 1).length} / ${expected.size}`,
+          `${missingMails} missing, ${doubledMails} doubled`,
+        ],
+        [
+          'Reminders due during the drill sent once',
+          `${remindersOnce} / ${REMINDER_MINUTES.length}`,
+          `due ${new Date(due).toISOString().slice(11, 19)} UTC`,
+        ],
         ['Promotion → every instance serving', `${recoveryMs} ms`, `goal ≤ ${RECOVERY_GOAL_MS} ms`],
-        ['Old primary rejoined as sync standby', `${rejoinedAt - killedAt} ms after the kill`, rewound ? 'by pg_rewind' : 'no divergence: pg_rewind not needed'],
+        [
+          'Old primary rejoined as sync standby',
+          `${rejoinedAt - killedAt} ms after the kill`,
+          rewound ? 'by pg_rewind' : 'no divergence: pg_rewind not needed',
+        ],
         [
           'Switchover back under load',
           `${switchedAt - switchoverAt} ms`,

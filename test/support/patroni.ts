@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,7 +9,10 @@ import pg from 'pg';
 import { freePort } from '@app/database';
 import { ensureDebianPackage, stopChild } from './process.js';
 
-const HA_DIR = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'deploy/ha');
+/** deploy/ha/ of the repository, from test/support or from its compiled copy under dist-drill/test/support. */
+const HA_DIR = [2, 3]
+  .map((up) => resolve(fileURLToPath(new URL('.', import.meta.url)), ...Array<string>(up).fill('..'), 'deploy/ha'))
+  .find((dir) => existsSync(dir))!;
 const HAPROXY = '/usr/sbin/haproxy';
 const ETCD = '/usr/bin/etcd';
 const PATRONI = '/usr/bin/patroni';
@@ -100,20 +103,30 @@ export class PatroniCluster {
         const user = postgresUser();
         if (user) chownSync(dataParent, user.uid, user.gid);
         chmodSync(dataParent, 0o700);
-        cluster.nodes.push({ name, pgPort: await freePort(), restPort: await freePort(), dataDir: join(dataParent, 'data'), agent: { process: undefined, output: '' } });
+        cluster.nodes.push({
+          name,
+          pgPort: await freePort(),
+          restPort: await freePort(),
+          dataDir: join(dataParent, 'data'),
+          agent: { process: undefined, output: '' },
+        });
       }
       // The first node bootstraps alone (it becomes the leader), then the second copies it and becomes the sync standby.
       cluster.startNode('pg1');
       await cluster.waitFor(async () => (await cluster.primary()) === 'pg1', 60_000, 'pg1 to lead');
       cluster.startNode('pg2');
-      await cluster.waitFor(async () => (await cluster.members()).some((m) => m.name === 'pg2' && m.role === 'sync_standby' && m.state === 'running'), 60_000, 'pg2 to be the synchronous standby');
+      await cluster.waitFor(
+        async () => (await cluster.members()).some((m) => m.name === 'pg2' && m.role === 'sync_standby' && m.state === 'running'),
+        60_000,
+        'pg2 to be the synchronous standby',
+      );
       cluster.haproxyPort = await freePort();
       await cluster.startHaproxy();
       return cluster;
     } catch (error) {
       const logs = cluster.logs();
       await cluster.stop();
-      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs.slice(-4000)}`);
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs.slice(-4000)}`, { cause: error });
     }
   }
 
@@ -196,7 +209,9 @@ export class PatroniCluster {
     const config = join(HA_DIR, `patroni-node${name.slice(2)}.yml`);
     const user = postgresUser();
     const output = node.agent.output;
-    node.agent = user ? launch('runuser', ['-u', user.name, '--', PATRONI, config], env, this.directory) : launch(PATRONI, [config], env, this.directory);
+    node.agent = user
+      ? launch('runuser', ['-u', user.name, '--', PATRONI, config], env, this.directory)
+      : launch(PATRONI, [config], env, this.directory);
     node.agent.output = output + node.agent.output;
   }
 
@@ -231,7 +246,11 @@ export class PatroniCluster {
     // HAProxy 2.6 starts every server as up until `fall` checks fail: until then a connection may land on the
     // standby. Ready once several connections in a row reach the primary.
     let inARow = 0;
-    await this.waitFor(async () => ((await this.viaHaproxyIsPrimary()) ? ++inARow >= 6 : (inARow = 0) > 0), 20_000, 'haproxy to reach only the primary');
+    await this.waitFor(
+      async () => ((await this.viaHaproxyIsPrimary()) ? ++inARow >= 6 : (inARow = 0) > 0),
+      20_000,
+      'haproxy to reach only the primary',
+    );
   }
 
   async stopHaproxy(): Promise<void> {
@@ -313,11 +332,16 @@ export class PatroniCluster {
 }
 
 /** deploy/ha/haproxy.cfg with the frontend's bind on `port` of loopback and one `server` line per node, its options kept. */
-export function haproxyPostgresConfig(template: string, port: number, nodes: readonly { name: string; address: string; checkPort: number }[]): string {
+export function haproxyPostgresConfig(
+  template: string,
+  port: number,
+  nodes: readonly { name: string; address: string; checkPort: number }[],
+): string {
   const lines = template.split('\n');
   const binds = lines.filter((line) => /^\s*bind\s/.test(line));
   const servers = lines.filter((line) => /^\s*server\s/.test(line));
-  if (binds.length !== 1 || servers.length !== nodes.length) throw new Error('deploy/ha/haproxy.cfg needs one bind line and a server line per node');
+  if (binds.length !== 1 || servers.length !== nodes.length)
+    throw new Error('deploy/ha/haproxy.cfg needs one bind line and a server line per node');
   return lines
     .map((line) => {
       if (line === binds[0]) return line.replace(/bind\s+\S+/, `bind 127.0.0.1:${port}`);
