@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -86,11 +86,11 @@ function serviceEnv(databaseUrl: string, smtpUrl: string): Record<string, string
   };
 }
 
-async function startInstance(env: Record<string, string>): Promise<Instance> {
+async function startInstance(env: Record<string, string>, scratch: string): Promise<Instance> {
   const config = loadConfig({
     ...env,
     PORT: '0',
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'sched-drill-data-')),
+    DATA_DIR: mkdtempSync(join(scratch, 'api-')),
     LOG_LEVEL: 'silent',
     RUN_WORKERS: 'false',
   });
@@ -101,12 +101,12 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
   return { app, url: `http://127.0.0.1:${port}` };
 }
 
-function startWorker(options: DrillOptions, env: Record<string, string>): { child: ChildProcess; output: () => string } {
+function startWorker(options: DrillOptions, env: Record<string, string>, scratch: string): { child: ChildProcess; output: () => string } {
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
     ...env,
     LOG_LEVEL: 'warn',
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'sched-drill-worker-')),
+    DATA_DIR: mkdtempSync(join(scratch, 'worker-')),
   };
   for (const key of Object.keys(childEnv)) if (key.startsWith('JEST') || key === 'NODE_OPTIONS') delete childEnv[key];
   const child = spawn(options.worker.command, options.worker.args, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -134,6 +134,7 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
   const smtp = await SmtpTestServer.start();
   const receiver = await WebhookReceiver.start();
   const instances: Instance[] = [];
+  const scratch = mkdtempSync(join(tmpdir(), 'sched-drill-'));
   let worker: ReturnType<typeof startWorker> | undefined;
   const admin = new pg.Client({ connectionString: cluster.url('postgres') });
   try {
@@ -144,13 +145,13 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
     const databaseUrl = cluster.url('scheduling');
     await runMigrations(databaseUrl);
     const env = serviceEnv(databaseUrl, smtp.url);
-    instances.push(await startInstance(env), await startInstance(env));
-    worker = startWorker(options, env);
+    instances.push(await startInstance(env, scratch), await startInstance(env, scratch));
+    worker = startWorker(options, env, scratch);
     const [a] = instances;
 
     // The organization: an owner available every day all day, on a grid that puts reminder bookings' due time on the
     // next whole minute `due` (slots start at the window's start plus multiples of 5 minutes).
-    const due = Math.ceil((Date.now() + 10_000) / MINUTE) * MINUTE;
+    const due = Math.ceil((Date.now() + 4000) / MINUTE) * MINUTE;
     const offset = new Date(due).getUTCMinutes() % 5;
     const registered = mustCreate(
       await post(
@@ -507,6 +508,7 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
         .split('\n')
         .filter((line) => /rewind/i.test(line));
       log(`${original}'s rewind lines:\n${rewindLines.join('\n')}`);
+      if (process.env.DRILL_NODE_LOG) writeFileSync(process.env.DRILL_NODE_LOG, cluster.nodeLog(original));
       const rewound = rewindLines.some((line) => /running pg_rewind from/.test(line));
 
       const statuses = [...byStatus.entries()]
@@ -592,6 +594,7 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
     await admin.end().catch(() => undefined);
     await Promise.allSettled([smtp.stop(), receiver.stop()]);
     await cluster.stop();
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
