@@ -322,6 +322,18 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
             }),
           ),
         );
+        // Reads too: a booking page's availability, from each instance.
+        const dates = `start=${new Date(day(2)).toISOString().slice(0, 10)}&end=${new Date(day(3)).toISOString().slice(0, 10)}`;
+        await Promise.all(
+          instances.map(async (instance, i) => {
+            const startedAt = Date.now();
+            const outcome = await call(`${instance.url}/v1/availability?eventTypeId=${plainType}&${dates}&timezone=UTC`, {
+              headers: auth,
+              timeoutMs: 15_000,
+            });
+            requests.push({ ...outcome, at: Date.now(), startedAt, instance: i, write: false, kind: 'availability' });
+          }),
+        );
         await sleep(250);
       }
     };
@@ -412,8 +424,6 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
       const refusedInSwitchover = refused.filter((r) => r.startedAt >= switchoverAt);
       const unavailableMs = window(refusedInFailover);
       const switchoverUnavailableMs = window(refusedInSwitchover);
-      const byStatus = new Map<number, number>();
-      for (const r of requests) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
       const bad = requests.filter((r) => !(r.status >= 200 && r.status < 300) && r.status !== 409 && r.status !== 503);
       if (bad.length)
         failures.push(
@@ -511,10 +521,15 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
       if (process.env.DRILL_NODE_LOG) writeFileSync(process.env.DRILL_NODE_LOG, cluster.nodeLog(original));
       const rewound = rewindLines.some((line) => /running pg_rewind from/.test(line));
 
-      const statuses = [...byStatus.entries()]
-        .sort(([x], [y]) => x - y)
-        .map(([status, n]) => `${status}: ${n}`)
-        .join(', ');
+      const tally = (list: Request[]): string => {
+        const byStatus = new Map<number, number>();
+        for (const r of list) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+        return [...byStatus.entries()]
+          .sort(([x], [y]) => x - y)
+          .map(([status, n]) => `${status}: ${n}`)
+          .join(', ');
+      };
+      const statuses = `writes ${tally(writes)}; reads ${tally(requests.filter((r) => !r.write))}`;
       const rows: [string, string, string][] = [
         ['Primary killed (SIGKILL) → standby promoted', `${promotedAt - killedAt} ms`, ''],
         [
