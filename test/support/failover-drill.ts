@@ -416,6 +416,9 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
       }
 
       const failures: string[] = [];
+      if (worker.child.exitCode !== null || worker.child.signalCode !== null) {
+        failures.push(`the worker process exited (${worker.child.exitCode ?? worker.child.signalCode}): ${worker.output().slice(-1500)}`);
+      }
       const writes = requests.filter((r) => r.write);
       const refused = writes.filter((r) => r.status === 503);
       const window = (list: Request[]): number =>
