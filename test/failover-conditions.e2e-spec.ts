@@ -103,7 +103,8 @@ describe('failover conditions: standby down, etcd down, HAProxy restarted', () =
   it('keeps taking writes with the standby down (Patroni drops synchronous mode), and it catches up on return', async () => {
     const { outcomes, created, stop } = load('standby');
     await sleep(1000);
-    const standby = cluster.nodes.find((n) => n.name !== 'pg1')!.name;
+    const primary = await cluster.primary();
+    const standby = cluster.nodes.find((n) => n.name !== primary)!.name;
     const downAt = Date.now();
     await cluster.stopNode(standby);
     await sleep(6000);

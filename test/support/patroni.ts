@@ -111,14 +111,21 @@ export class PatroniCluster {
           agent: { process: undefined, output: '' },
         });
       }
-      // The first node bootstraps alone (it becomes the leader), then the second copies it and becomes the sync standby.
+      // Both at once, as on real machines: the `initialize` key in etcd decides which one runs initdb (pg1, started
+      // first, in practice); the other waits for it and copies it (pg_basebackup) as the synchronous standby.
       cluster.startNode('pg1');
-      await cluster.waitFor(async () => (await cluster.primary()) === 'pg1', 60_000, 'pg1 to lead');
+      await new Promise((done) => setTimeout(done, 500));
       cluster.startNode('pg2');
       await cluster.waitFor(
-        async () => (await cluster.members()).some((m) => m.name === 'pg2' && m.role === 'sync_standby' && m.state === 'running'),
-        60_000,
-        'pg2 to be the synchronous standby',
+        async () => {
+          const members = await cluster.members();
+          return (
+            members.some((m) => m.role === 'leader' && m.state === 'running') &&
+            members.some((m) => m.role === 'sync_standby' && m.state === 'running')
+          );
+        },
+        90_000,
+        'a leader and a synchronous standby',
       );
       cluster.haproxyPort = await freePort();
       await cluster.startHaproxy();
