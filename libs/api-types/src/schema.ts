@@ -25,7 +25,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers */
+        /** Readiness: the database answers and takes writes (a primary, not a standby) */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -2571,7 +2571,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database does not answer */
+            /** @description SERVICE_UNAVAILABLE: the database does not answer, or what answers is a standby (a failover in progress) */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -17,6 +17,31 @@ interface PreparedClient {
   query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
+interface Emitter {
+  on(event: string, listener: (value: Emitter) => void): unknown;
+}
+
+/**
+ * Every pooled connection keeps an `error` listener for its whole life. pg emits `error` on a connected client whose
+ * socket closes while no query runs; the pool listens only while the client is idle and TypeORM only while a query
+ * runner holds it, so a connection cut in between (HAProxy's shutdown-sessions in a failover, a killed primary)
+ * crashed the process with an unhandled 'error' event (the failover drill's worker did). The client is marked
+ * unusable either way: its next query fails as "not queryable" (a 503) and the pool discards it on release.
+ */
+const guarded = new WeakSet<object>();
+function guardPooledConnections(dataSource: DataSource): void {
+  const pool = (dataSource.driver as unknown as { master?: Emitter }).master;
+  if (!pool || typeof pool.on !== 'function' || guarded.has(pool)) return;
+  guarded.add(pool);
+  const guard = (client: Emitter): void => {
+    if (guarded.has(client)) return;
+    guarded.add(client);
+    client.on('error', () => undefined);
+  };
+  pool.on('connect', guard);
+  pool.on('acquire', guard);
+}
+
 /**
  * Transactions travel in context, not in parameters: a service method opens one with `transaction()`,
  * and every repository call inside it, in any module, finds it (AsyncLocalStorage follows the async
@@ -38,6 +63,7 @@ export class TransactionHost {
 
   constructor(private readonly dataSource: DataSource) {
     this.poolReads = readsManager(dataSource);
+    guardPooledConnections(dataSource);
   }
 
   /** For reads: the open transaction's connection, or the pool's outside one. Never for writes or locks. */
