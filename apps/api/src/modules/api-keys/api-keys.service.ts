@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@app/database';
 import {
-  ALL_SCOPES,
+  DEFAULT_SCOPES,
   AppError,
   Clock,
   ErrorCode,
@@ -105,7 +105,7 @@ export class ApiKeysService {
       name: dto.name,
       keyPrefix: apiKey.slice(0, 12),
       keyHash: sha256(apiKey),
-      scopes: publishable ? [] : (dto.scopes ?? [...ALL_SCOPES]),
+      scopes: publishable ? [] : (dto.scopes ?? [...DEFAULT_SCOPES]),
       rateLimitPerMinute: dto.rateLimitPerMinute ?? (publishable ? 600 : 60),
       mode,
       expiresAt: dto.expiresAt ?? null,

@@ -14,6 +14,7 @@ import {
   tenantScope,
   type TenantScope,
 } from '@app/common';
+import { AuditTrail } from '../audit/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { SchedulesService } from '../availability/index.js';
 import { InvitationsService } from '../team/index.js';
@@ -79,6 +80,7 @@ export class AuthService {
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {
     // A deleted organization's members' users are members of nothing any more (one organization per user).
     team.onOrganizationDeleted((_scope, userIds) => this.repository.deleteUsers(userIds));
@@ -92,6 +94,7 @@ export class AuthService {
         await this.tx.keepErrorDetailsOutOfLog();
         if (await this.repository.findUserByEmail(dto.email)) throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email is already registered');
         const user = await this.createUser({ ...dto, passwordHash });
+        this.audit.describe({ actor: { type: 'user', id: user.id, label: user.email } });
         const { organization, member, owner } = await this.team.createOrganizationWithOwner({
           name: dto.organizationName,
           userId: user.id,
@@ -149,6 +152,7 @@ export class AuthService {
           });
         }
         const member = await this.invitations.completeInvitation(invitation, user);
+        this.audit.describe({ actor: { type: 'user', id: user.id, label: user.email }, resourceId: member.id });
         const joined: Principal = {
           type: 'user',
           organizationId: invitation.scope.organizationId,
@@ -214,9 +218,13 @@ export class AuthService {
     }
     const user = await this.repository.findUserByEmail(dto.email);
     const passwordOk = await verifyPassword(user?.passwordHash, dto.password);
+    if (user) this.audit.describe({ actor: { type: 'user', id: user.id, label: user.email } });
     const member = user && passwordOk ? await this.lookups.activeMembershipOf(user.id) : null;
     if (!user || !passwordOk || !member) {
       await this.repository.recordLoginFailure(dto.email, clientIp, now, since);
+      // The failed sign-in (session.failed) goes to the log of the user's organization, which this lookup names; an
+      // unknown email has none.
+      if (user && !passwordOk) await this.lookups.activeMembershipOf(user.id);
       throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
     }
     return this.tx.transaction(async () => {
@@ -308,6 +316,7 @@ export class AuthService {
       memberId: row.memberId,
       role: row.role,
       sessionId: row.sessionId,
+      label: row.email,
       livemode: row.scope.livemode,
     };
   }
