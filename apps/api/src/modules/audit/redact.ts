@@ -29,7 +29,7 @@ export function changesBetween(before: object, after: object, fields?: readonly 
   const changes: AuditChanges = Object.create(null) as AuditChanges;
   let any = false;
   for (const field of fields ?? Object.keys(now)) {
-    if (!(field in now) || now[field] === undefined) continue;
+    if (!(field in now) || now[field] === undefined || field === 'updatedAt') continue;
     const from = normal(was[field]);
     const to = normal(now[field]);
     if (JSON.stringify(from) === JSON.stringify(to)) continue;

@@ -14,7 +14,7 @@ import {
   tenantScope,
   type TenantScope,
 } from '@app/common';
-import { AuditTrail } from '../audit/index.js';
+import { AuditTrail, changesBetween } from '../audit/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { SchedulesService } from '../availability/index.js';
 import { InvitationsService } from '../team/index.js';
@@ -260,6 +260,7 @@ export class AuthService {
     if (!principal || principal.revokedAt || principal.expiresAt.getTime() <= now.getTime()) {
       throw AppError.unauthorized('Invalid refresh token');
     }
+    this.audit.describe({ actor: { type: 'user', id: principal.userId, label: principal.email }, resourceId: principal.sessionId });
     const presentedHash = sha256(parts.secret);
     const session = await this.repository.findSession(parts.sessionId);
     const nextSecret = randomBase62(43);
@@ -323,6 +324,7 @@ export class AuthService {
 
   async logout(principal: Principal): Promise<void> {
     const sessionId = principal.sessionId;
+    if (sessionId) this.audit.describe({ resourceId: sessionId });
     if (sessionId) await this.tx.transaction(() => this.repository.revokeSession(sessionId, this.clock.now()));
   }
 
@@ -331,6 +333,9 @@ export class AuthService {
     const parts = splitRefreshToken(refreshToken);
     if (!parts) return;
     const session = await this.repository.findSession(parts.sessionId);
+    // The session's organization and member, for the audit entry of a console sign-out (which has no principal).
+    const credential = session ? await this.lookups.sessionById(session.id) : null;
+    if (credential) this.audit.describe({ actor: { type: 'user', id: credential.userId, label: credential.email }, resourceId: session!.id });
     if (session?.refreshTokenHash === sha256(parts.secret))
       await this.tx.transaction(() => this.repository.revokeSession(session.id, this.clock.now()));
   }
@@ -381,6 +386,8 @@ export class AuthService {
     if (dto.lastName !== undefined) changes.lastName = dto.lastName;
     if (dto.timezone !== undefined) changes.timezone = dto.timezone;
     return this.tx.transaction(async () => {
+      const before = await this.repository.findUser(principal.userId);
+      if (before) this.audit.describe({ changes: changesBetween(before, changes) });
       await this.repository.updateUser(principal.userId, changes);
       const user = await this.repository.findUser(principal.userId);
       if (!user) throw AppError.unauthorized();

@@ -122,7 +122,7 @@ export class TeamController {
   }
 
   @Patch('members/:id')
-  @Audited('member.updated')
+  @Audited('member.role_changed')
   @TeamRoute(
     'updateMember',
     Scope.TeamWrite,
