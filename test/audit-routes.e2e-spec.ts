@@ -102,7 +102,10 @@ describe('audit entries for every write route', () => {
     },
     refreshSession: async () => {
       const session = await login();
-      return { res: await send('POST', '/v1/auth/refresh', { body: { refreshToken: session.refreshToken } }), resourceId: session.sessionId };
+      return {
+        res: await send('POST', '/v1/auth/refresh', { body: { refreshToken: session.refreshToken } }),
+        resourceId: session.sessionId,
+      };
     },
     logout: async () => {
       const session = await login();
@@ -131,7 +134,10 @@ describe('audit entries for every write route', () => {
       const res = await send('POST', '/v1/invitations/accept', { body: { token: invitation, password: 'member password 1' } });
       return { res, resourceId: invited.id };
     },
-    updateCurrentUser: async () => ({ res: await send('PATCH', '/v1/users/me', { ...auth(), body: { firstName: 'Walked' } }), resourceId: org.owner.userId }),
+    updateCurrentUser: async () => ({
+      res: await send('PATCH', '/v1/users/me', { ...auth(), body: { firstName: 'Walked' } }),
+      resourceId: org.owner.userId,
+    }),
     updateOrganization: async () => ({
       res: await send('PATCH', orgPath(), { ...auth(), body: { name: 'Walked organization' } }),
       resourceId: org.owner.organizationId,
@@ -153,7 +159,11 @@ describe('audit entries for every write route', () => {
       return { res, resourceId: res.body.hold.id };
     },
     releasePublicHold: async () => {
-      const held = await t.http.post('/v1/public/holds', { eventTypeId: org.eventTypeId, startTime: at('14:00'), timezone: 'UTC' }, shop(undefined));
+      const held = await t.http.post(
+        '/v1/public/holds',
+        { eventTypeId: org.eventTypeId, startTime: at('14:00'), timezone: 'UTC' },
+        shop(undefined),
+      );
       const res = await send('POST', `/v1/public/holds/${held.body.hold.id}/release`, shop({ holdToken: held.body.holdToken }));
       return { res, resourceId: held.body.hold.id };
     },
@@ -161,7 +171,10 @@ describe('audit entries for every write route', () => {
       const res = await send('POST', '/v1/public/bookings', shop(bookingBody(org.eventTypeId, at('13:00'))));
       return { res, resourceId: res.body.booking.id };
     },
-    rotateCalendarFeed: async () => ({ res: await send('POST', '/v1/users/me/calendar-feed/rotate', auth()), resourceId: org.owner.userId }),
+    rotateCalendarFeed: async () => ({
+      res: await send('POST', '/v1/users/me/calendar-feed/rotate', auth()),
+      resourceId: org.owner.userId,
+    }),
     createApiKey: async () => {
       const res = await send('POST', '/v1/api-keys', { ...auth(), body: { name: 'walk' } });
       return { res, resourceId: res.body.key.id };
@@ -175,7 +188,10 @@ describe('audit entries for every write route', () => {
       return { res: await send('DELETE', `/v1/api-keys/${id}`, auth()), resourceId: id };
     },
     createEventType: async () => {
-      const res = await send('POST', '/v1/event-types', { ...auth(), body: { title: 'Walk', slug: `walk-${++sequence}`, durationMinutes: 30 } });
+      const res = await send('POST', '/v1/event-types', {
+        ...auth(),
+        body: { title: 'Walk', slug: `walk-${++sequence}`, durationMinutes: 30 },
+      });
       return { res, resourceId: res.body.eventType.id };
     },
     updateEventType: async () => {
@@ -187,7 +203,10 @@ describe('audit entries for every write route', () => {
       return { res: await send('DELETE', `/v1/event-types/${id}`, auth()), resourceId: id };
     },
     createHold: async () => {
-      const res = await send('POST', '/v1/holds', { ...auth(), body: { eventTypeId: org.eventTypeId, startTime: at('12:00'), timezone: 'UTC' } });
+      const res = await send('POST', '/v1/holds', {
+        ...auth(),
+        body: { eventTypeId: org.eventTypeId, startTime: at('12:00'), timezone: 'UTC' },
+      });
       return { res, resourceId: res.body.hold.id };
     },
     deleteHold: async () => {
@@ -212,7 +231,9 @@ describe('audit entries for every write route', () => {
     },
     retryWebhookDelivery: async () => {
       const id = await webhook();
-      const delivery = (await t.http.post(`/v1/webhooks/${id}/test`, undefined, auth())).body.delivery ?? (await t.http.post(`/v1/webhooks/${id}/test`, undefined, auth())).body;
+      const delivery =
+        (await t.http.post(`/v1/webhooks/${id}/test`, undefined, auth())).body.delivery ??
+        (await t.http.post(`/v1/webhooks/${id}/test`, undefined, auth())).body;
       const deliveryId: string = delivery.id;
       return { res: await send('POST', `/v1/webhooks/${id}/deliveries/${deliveryId}/retry`, auth()), resourceId: deliveryId };
     },
@@ -243,7 +264,10 @@ describe('audit entries for every write route', () => {
       const id = await booking(org.eventTypeId, '16:00');
       t.clock.set(at('16:10'));
       try {
-        return { res: await send('POST', `/v1/bookings/${id}/no-show`, { apiKey: org.apiKey, body: { party: 'attendee' } }), resourceId: id };
+        return {
+          res: await send('POST', `/v1/bookings/${id}/no-show`, { apiKey: org.apiKey, body: { party: 'attendee' } }),
+          resourceId: id,
+        };
       } finally {
         t.clock.set('2027-03-01T06:00:00.000Z');
       }
@@ -267,7 +291,10 @@ describe('audit entries for every write route', () => {
     replaceSchedule: async () => ({
       res: await send('PUT', '/v1/availability/schedules', {
         ...auth(),
-        body: { timezone: 'UTC', schedules: [1, 2, 3, 4, 5].map((dayOfWeek) => ({ dayOfWeek, slots: [{ startTime: '09:00', endTime: '17:00' }] })) },
+        body: {
+          timezone: 'UTC',
+          schedules: [1, 2, 3, 4, 5].map((dayOfWeek) => ({ dayOfWeek, slots: [{ startTime: '09:00', endTime: '17:00' }] })),
+        },
       }),
       resourceId: org.owner.userId,
     }),
@@ -277,7 +304,10 @@ describe('audit entries for every write route', () => {
     },
     deleteOverride: async () => {
       const created = await t.http.post('/v1/availability/overrides', { date: '2027-04-02', type: 'unavailable' }, auth());
-      return { res: await send('DELETE', `/v1/availability/overrides/${created.body.override.id}`, auth()), resourceId: created.body.override.id };
+      return {
+        res: await send('DELETE', `/v1/availability/overrides/${created.body.override.id}`, auth()),
+        resourceId: created.body.override.id,
+      };
     },
   };
 
@@ -310,7 +340,8 @@ describe('audit entries for every write route', () => {
         `SELECT action, resource_id, organization_id FROM audit_entries WHERE request_id = $1`,
         [requestId],
       );
-      if (entries.length !== 1 || entries[0].action !== action) problems.push(`${id}: entries ${JSON.stringify(entries)}, expected one ${action}`);
+      if (entries.length !== 1 || entries[0].action !== action)
+        problems.push(`${id}: entries ${JSON.stringify(entries)}, expected one ${action}`);
       else if (resourceId !== undefined && entries[0].resource_id !== resourceId)
         problems.push(`${id}: resource ${entries[0].resource_id}, expected ${resourceId}`);
     }

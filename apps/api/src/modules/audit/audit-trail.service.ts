@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { type AuditRule, Clock, newId, type Principal, setRequestObserver } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { AuditRepository, type AuditEntryInput } from './audit.repository.js';
-import { type AuditChanges, redact } from './redact.js';
+import { type AuditChanges, redact, redactChanges } from './redact.js';
 
 export type ActorType = 'user' | 'api_key' | 'attendee' | 'system';
 
@@ -162,7 +162,7 @@ export class AuditTrail {
       requestId: audit.requestId,
       ip: audit.ip,
       userAgent: audit.userAgent,
-      changes: audit.description.changes === undefined ? null : redact(audit.description.changes),
+      changes: audit.description.changes === undefined ? null : redactChanges(audit.description.changes),
       details: audit.description.details === undefined ? null : redact(audit.description.details),
     };
   }

@@ -22,6 +22,15 @@ export function redact(value: unknown): unknown {
 
 export type AuditChanges = Record<string, { from: unknown; to: unknown }>;
 
+/** An update's changes as stored: a secret field keeps that it changed, not its values. */
+export function redactChanges(changes: AuditChanges): AuditChanges {
+  const out: AuditChanges = Object.create(null) as AuditChanges;
+  for (const [field, change] of Object.entries(changes)) {
+    out[field] = isSecretName(field) ? { from: REDACTED, to: REDACTED } : { from: redact(change.from), to: redact(change.to) };
+  }
+  return out;
+}
+
 /** The `changes` of an update: each field of `after` whose value differs from `before`'s, secrets redacted. */
 export function changesBetween(before: object, after: object, fields?: readonly string[]): AuditChanges | undefined {
   const was = before as Record<string, unknown>;

@@ -335,7 +335,8 @@ export class AuthService {
     const session = await this.repository.findSession(parts.sessionId);
     // The session's organization and member, for the audit entry of a console sign-out (which has no principal).
     const credential = session ? await this.lookups.sessionById(session.id) : null;
-    if (credential) this.audit.describe({ actor: { type: 'user', id: credential.userId, label: credential.email }, resourceId: session!.id });
+    if (credential)
+      this.audit.describe({ actor: { type: 'user', id: credential.userId, label: credential.email }, resourceId: session!.id });
     if (session?.refreshTokenHash === sha256(parts.secret))
       await this.tx.transaction(() => this.repository.revokeSession(session.id, this.clock.now()));
   }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { IsStorableTime } from '@app/common';
 
 export const DEFAULT_AUDIT_PAGE = 50;
@@ -13,12 +13,14 @@ export class AuditRangeQueryDto {
   @ApiPropertyOptional({ format: 'date-time', description: 'Entries at or after this instant' })
   @IsOptional()
   @Matches(INSTANT, { message: 'from must be an ISO 8601 timestamp with an offset' })
+  @IsISO8601({ strict: true })
   @IsStorableTime()
   from?: string;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'Entries before this instant' })
   @IsOptional()
   @Matches(INSTANT, { message: 'to must be an ISO 8601 timestamp with an offset' })
+  @IsISO8601({ strict: true })
   @IsStorableTime()
   to?: string;
 }
