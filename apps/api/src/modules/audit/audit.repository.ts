@@ -105,6 +105,28 @@ export class AuditRepository {
     );
   }
 
+  /**
+   * The export's batches: one statement text for every batch (the range always bounded, the first batch's cursor
+   * `infinity`), prepared once per connection, on the keyset of the organization's page index.
+   */
+  async exportBatch(
+    scope: TenantScope,
+    from: Date | null,
+    to: Date | null,
+    cursor: AuditCursor | null,
+    limit: number,
+  ): Promise<AuditEntryRow[]> {
+    return this.tx.prepared<AuditEntryRow>(
+      'audit-export-batch',
+      `SELECT ${COLUMNS} FROM audit_entries
+        WHERE organization_id = $1 AND occurred_at >= $2::timestamptz AND occurred_at < $3::timestamptz
+          AND (occurred_at, id) < (CASE WHEN $4::bigint IS NULL THEN 'infinity'::timestamptz
+                                        ELSE 'epoch'::timestamptz + $4::bigint * interval '1 microsecond' END, $5::text)
+        ORDER BY occurred_at DESC, id DESC LIMIT $6`,
+      [scope.organizationId, from ?? '-infinity', to ?? 'infinity', cursor?.occurredUs ?? null, cursor?.id ?? '', limit],
+    );
+  }
+
   /** Retention: entries older than `cutoff`, a batch at a time so no statement holds many row locks for long. */
   async deleteBefore(cutoff: Date, batch: number): Promise<number> {
     const [, count]: [unknown[], number] = await this.tx

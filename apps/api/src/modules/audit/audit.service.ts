@@ -48,7 +48,7 @@ export class AuditService {
   private async *lines(scope: TenantScope, filter: AuditFilter): AsyncGenerator<string> {
     let cursor: AuditCursor | null = null;
     for (;;) {
-      const rows = await this.repository.page(scope, filter, cursor, EXPORT_BATCH);
+      const rows = await this.repository.exportBatch(scope, filter.from ?? null, filter.to ?? null, cursor, EXPORT_BATCH);
       if (rows.length === 0) return;
       yield rows.map((row) => `${JSON.stringify(entryView(row))}\n`).join('');
       if (rows.length < EXPORT_BATCH) return;
