@@ -52,15 +52,15 @@ describe('admin console: the audit log', () => {
     await page.getByLabel('Person').selectOption({ label: owner.email });
     await page.getByLabel('From (day)').fill('2027-03-01');
     await page.getByRole('button', { name: 'Show' }).click();
-    await page.waitForFunction(() => document.querySelectorAll('table tbody tr').length === 1);
+    await page.waitForFunction("document.querySelectorAll('table tbody tr').length === 1");
     expect(await rows.first().textContent()).toContain('event_type.updated');
 
     await page.getByRole('button', { name: /^Changes of event_type\.updated/ }).click();
     const changes = page.getByRole('table', { name: 'Changes of event_type.updated' });
     await changes.waitFor();
-    const cells = await changes
-      .locator('tbody tr')
-      .evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((cell) => cell.textContent?.trim())));
+    const cells: string[][] = [];
+    for (const tr of await changes.locator('tbody tr').all())
+      cells.push((await tr.locator('th, td').allInnerTexts()).map((text) => text.trim()));
     expect(cells).toEqual([
       ['title', 'Intro', 'Intro call'],
       ['durationMinutes', '30', '45'],

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { PeriodicJobs } from '../apps/api/src/jobs/index.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { bookingBody, bookingOrg } from './support/bookings.js';
 import { addMember, createApiKey, registerOwner, type RegisteredOwner } from './support/factories.js';
 import { createEventType } from './support/scheduling.js';
 
@@ -271,5 +272,28 @@ describe('audit log', () => {
     expect(counts['audit-retention']).toBe(1);
     const left: { id: string }[] = await db.query(`SELECT id FROM audit_entries WHERE action LIKE 'x.%'`);
     expect(left.map((row) => row.id)).toEqual(['aud_recent0000000000000000000']);
+  });
+
+  // Last: the bookings' organization moves the clock to 2027, past the other tests' tokens.
+  it('an Idempotency-Key replay is marked; a refusal stored under a key leaves no entry', async () => {
+    const org = await bookingOrg(t);
+    const send = (key: string, requestId: string) =>
+      t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-01T09:00:00Z'), {
+        apiKey: org.apiKey,
+        headers: { 'idempotency-key': key, 'x-request-id': requestId },
+      });
+    const first = await send('key-1', 'idem-1');
+    expect(first.status).toBe(201);
+    const replay = await send('key-1', 'idem-2');
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const taken = await send('key-2', 'idem-3');
+    expect(taken.status).toBe(409);
+    const rows: { request_id: string; action: string; resource_id: string | null; details: unknown }[] = await db.query(
+      `SELECT request_id, action, resource_id, details FROM audit_entries WHERE request_id LIKE 'idem-%' ORDER BY request_id`,
+    );
+    expect(rows).toEqual([
+      { request_id: 'idem-1', action: 'booking.created', resource_id: first.body.booking.id, details: null },
+      { request_id: 'idem-2', action: 'booking.created', resource_id: null, details: { idempotentReplay: true } },
+    ]);
   });
 });

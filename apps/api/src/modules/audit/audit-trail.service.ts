@@ -105,6 +105,14 @@ export class AuditTrail {
     Object.assign(audit.description, description);
   }
 
+  /**
+   * Runs `work` outside the request's audit context: a transaction it commits writes no entry. For bookkeeping that
+   * commits while its request fails (an Idempotency-Key's stored refusal), which must not look like the change.
+   */
+  unrecorded<T>(work: () => T): T {
+    return requests.exit(work);
+  }
+
   /** After a successful request that committed no transaction: its entry alone. */
   async recordAlone(audit: RequestAudit): Promise<void> {
     if (audit.state === 'recorded' || this.organizationOf(audit) === null) return;

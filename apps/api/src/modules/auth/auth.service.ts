@@ -270,7 +270,10 @@ export class AuthService {
         session.refreshTokenHash === presentedHash &&
         (await this.repository.rotateRefreshToken(parts.sessionId, presentedHash, sha256(nextSecret), now));
       // A rotated token came back: someone holds a copy. End the whole session.
-      if (!ok) await this.repository.revokeSession(parts.sessionId, now);
+      if (!ok) {
+        this.audit.describe({ action: 'session.revoked', details: { reason: 'refresh token reuse' } });
+        await this.repository.revokeSession(parts.sessionId, now);
+      }
       return ok;
     });
     if (!rotated) throw AppError.unauthorized('Refresh token reuse detected; the session has been revoked');
