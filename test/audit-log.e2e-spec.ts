@@ -295,5 +295,21 @@ describe('audit log', () => {
       { request_id: 'idem-1', action: 'booking.created', resource_id: first.body.booking.id, details: null },
       { request_id: 'idem-2', action: 'booking.created', resource_id: null, details: { idempotentReplay: true } },
     ]);
+
+    // The attendee cancels with the booking's token: no principal; the token names the organization.
+    const cancelled = await t.http.post(
+      `/v1/bookings/${first.body.booking.id}/cancel`,
+      { token: first.body.booking.confirmationToken, reason: 'Ill' },
+      { headers: { 'x-request-id': 'attendee-1' } },
+    );
+    expect(cancelled.status).toBe(200);
+    const [byAttendee] = (await t.http.get('/v1/audit-log?action=booking.cancelled', { token: org.owner.accessToken })).body
+      .entries as Entry[];
+    expect(byAttendee).toMatchObject({
+      requestId: 'attendee-1',
+      actor: { type: 'attendee', id: null, label: null },
+      resource: { type: 'booking', id: first.body.booking.id },
+    });
+    expect(JSON.stringify(byAttendee)).not.toMatch(/attendee@example\.com|Ann|Ill/);
   });
 });
