@@ -135,8 +135,9 @@ export class AuditTrail {
     if (!audit || audit.closed || audit.state !== 'open') return;
     const entry = this.entryOf(audit, audit.description.action ?? audit.rule.action);
     if (!entry) return;
-    await this.repository.insert(entry);
+    // Pending before the insert: a second transaction of the request committing meanwhile writes no second entry.
     audit.state = 'pending';
+    await this.repository.insert(entry);
   }
 
   private settled(committed: boolean): void {
