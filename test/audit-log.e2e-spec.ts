@@ -106,6 +106,23 @@ describe('audit log', () => {
     expect(Number(stored[0].n)).toBe(0);
   });
 
+  it('records the client address as TRUST_PROXY derives it', async () => {
+    const forwarded = { 'x-forwarded-for': '198.51.100.7' };
+    await t.http.patch('/v1/users/me', { firstName: 'Direct' }, withId('ip-direct', forwarded));
+    const behind = await startTestApp({ databaseUrl: t.databaseUrl, env: { TRUST_PROXY: '1', RUN_WORKERS: 'false' }, clock: t.clock });
+    try {
+      const res = await behind.http.patch('/v1/users/me', { firstName: 'Proxied' }, withId('ip-proxied', forwarded));
+      expect(res.status).toBe(200);
+    } finally {
+      await behind.close();
+    }
+    expect((await entriesOf('ip-direct'))[0].ip).toBe('127.0.0.1');
+    expect((await entriesOf('ip-proxied'))[0]).toMatchObject({
+      ip: '198.51.100.7',
+      changes: { firstName: { from: 'Direct', to: 'Proxied' } },
+    });
+  });
+
   it('a write that fails leaves no entry (the entry is written in its transaction)', async () => {
     await createEventType(t, auth(), { slug: 'taken-slug' });
     const other = await createEventType(t, auth(), { slug: 'other-slug' });
