@@ -3,6 +3,7 @@ import { AppConfig, Clock } from '@app/common';
 import { CoreModule } from './core.module.js';
 import { MetricsModule } from './metrics/index.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
+import { AuditModule } from './modules/audit/index.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { AvailabilityModule } from './modules/availability/availability.module.js';
 import { CalendarsModule } from './modules/calendars/calendars.module.js';
@@ -39,6 +40,7 @@ export class AppModule {
         GlobalLookupsModule,
         HealthModule,
         OutboxModule,
+        AuditModule,
         MailModule,
         AuthModule,
         ApiKeysModule,

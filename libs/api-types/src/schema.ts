@@ -35,6 +35,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization’s audit log, newest first, filtered, a page at a time
+         * @description A stable cursor: entries written while paging are newer than every page already read, so none is skipped or repeated.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log between two instants as NDJSON (one entry a line, newest first), streamed */
+        get: operations["exportAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/register": {
         parameters: {
             query?: never;
@@ -1113,6 +1150,52 @@ export interface components {
             /** @example req_8dJ2kQ0xWm3nB7vR1sTz */
             requestId: string;
         };
+        AuditActorView: {
+            /** @enum {string} */
+            type: "user" | "api_key" | "attendee" | "system";
+            /** @description `usr_…` or `key_…` */
+            id: string | null;
+            /** @description A user’s email; a key’s name and prefix */
+            label: string | null;
+        };
+        AuditResourceView: {
+            /** @example event_type */
+            type: string;
+            id: string | null;
+        };
+        AuditEntryView: {
+            /** @example aud_3kTMd9pQ2aLx7bVc1RfYw8Zn */
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /**
+             * @description `<resource>.<verb>`
+             * @example event_type.updated
+             */
+            action: string;
+            actor: components["schemas"]["AuditActorView"];
+            resource: components["schemas"]["AuditResourceView"];
+            requestId: string | null;
+            /** @description The client address (as TRUST_PROXY derives it) */
+            ip: string | null;
+            userAgent: string | null;
+            /** @description An update’s changed fields */
+            changes?: {
+                [key: string]: {
+                    from: unknown;
+                    to: unknown;
+                };
+            };
+            /** @description What else the action reports (e.g. counts) */
+            details?: {
+                [key: string]: unknown;
+            };
+        };
+        AuditLogResponse: {
+            entries: components["schemas"]["AuditEntryView"][];
+            /** @description null at the end */
+            nextCursor: string | null;
+        };
         RegisterDto: {
             /** Format: email */
             email: string;
@@ -1278,7 +1361,7 @@ export interface components {
              */
             kind?: "secret" | "publishable";
             /** @description Secret keys only. Non-empty subset; default all scopes */
-            scopes?: ("bookings:read" | "bookings:write" | "event_types:read" | "event_types:write" | "availability:read" | "availability:write" | "team:read" | "team:write" | "webhooks:read" | "webhooks:write")[];
+            scopes?: ("bookings:read" | "bookings:write" | "event_types:read" | "event_types:write" | "availability:read" | "availability:write" | "team:read" | "team:write" | "webhooks:read" | "webhooks:write" | "audit:read")[];
             /** @description Default 60 for a secret key; 600 for a publishable key, counted per key and client IP together */
             rateLimitPerMinute?: number;
             /**
@@ -1305,7 +1388,7 @@ export interface components {
              * @example mk_live_Ab3d
              */
             keyPrefix: string;
-            scopes: ("bookings:read" | "bookings:write" | "event_types:read" | "event_types:write" | "availability:read" | "availability:write" | "team:read" | "team:write" | "webhooks:read" | "webhooks:write")[];
+            scopes: ("bookings:read" | "bookings:write" | "event_types:read" | "event_types:write" | "availability:read" | "availability:write" | "team:read" | "team:write" | "webhooks:read" | "webhooks:write" | "audit:read")[];
             rateLimitPerMinute: number;
             /** @enum {string} */
             mode: "live" | "test";
@@ -1337,7 +1420,7 @@ export interface components {
              * @example mk_live_Ab3d
              */
             keyPrefix: string;
-            scopes: ("bookings:read" | "bookings:write" | "event_types:read" | "event_types:write" | "availability:read" | "availability:write" | "team:read" | "team:write" | "webhooks:read" | "webhooks:write")[];
+            scopes: ("bookings:read" | "bookings:write" | "event_types:read" | "event_types:write" | "availability:read" | "availability:write" | "team:read" | "team:write" | "webhooks:read" | "webhooks:write" | "audit:read")[];
             rateLimitPerMinute: number;
             /** @enum {string} */
             mode: "live" | "test";
@@ -2574,6 +2657,175 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE: the database does not answer, or what answers is a standby (a failover in progress) */
             503: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Entries at or after this instant */
+                from?: string;
+                /** @description Entries before this instant */
+                to?: string;
+                action?: string;
+                /** @description A user (`usr_…`) or API key (`key_…`) id */
+                actorId?: string;
+                /** @description The id of the resource changed */
+                resourceId?: string;
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLogResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    exportAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Entries at or after this instant */
+                from?: string;
+                /** @description Entries before this instant */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One AuditEntryView a line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9416,6 +9668,7 @@ export const pathsV1BookingsGetParametersQueryStatusValues: ReadonlyArray<Flatte
 export const pathsV1BookingsGetParametersQueryNoShowValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["noShow"]> = ["attendee", "host"];
 export const pathsV1WebhooksIdDeliveriesGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["status"]> = ["pending", "succeeded", "failed"];
 export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+export const auditActorViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActorView"]["type"]> = ["user", "api_key", "attendee", "system"];
 export const registerResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegisterResponse"]["tokenType"]> = ["Bearer"];
 export const tokensResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokensResponse"]["tokenType"]> = ["Bearer"];
 export const consoleTokenResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConsoleTokenResponse"]["tokenType"]> = ["Bearer"];
@@ -9424,12 +9677,12 @@ export const joinedMemberViewRoleValues: ReadonlyArray<FlattenedDeepRequired<com
 export const joinedMemberViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinedMemberView"]["status"]> = ["active"];
 export const acceptInvitationResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AcceptInvitationResponse"]["tokenType"]> = ["Bearer"];
 export const createApiKeyDtoKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateApiKeyDto"]["kind"]> = ["secret", "publishable"];
-export const createApiKeyDtoScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateApiKeyDto"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write"];
+export const createApiKeyDtoScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateApiKeyDto"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write", "audit:read"];
 export const createApiKeyDtoModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateApiKeyDto"]["mode"]> = ["live", "test"];
-export const newApiKeyViewScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewApiKeyView"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write"];
+export const newApiKeyViewScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewApiKeyView"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write", "audit:read"];
 export const newApiKeyViewModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewApiKeyView"]["mode"]> = ["live", "test"];
 export const newApiKeyViewKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewApiKeyView"]["kind"]> = ["secret", "publishable"];
-export const apiKeyViewScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyView"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write"];
+export const apiKeyViewScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyView"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write", "audit:read"];
 export const apiKeyViewModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyView"]["mode"]> = ["live", "test"];
 export const apiKeyViewKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyView"]["kind"]> = ["secret", "publishable"];
 export const memberViewRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemberView"]["role"]> = ["owner", "admin", "member"];

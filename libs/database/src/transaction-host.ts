@@ -12,6 +12,16 @@ interface Open extends BatchTransaction {
   batch?: WriteBatch;
 }
 
+/**
+ * Something that writes in every transaction just before it commits (the audit log's entry of the request), and learns
+ * whether the transaction committed. It is called from inside the transaction: its `write()`s join it, so what it
+ * writes exists exactly when the transaction's other changes do.
+ */
+export interface TransactionParticipant {
+  beforeCommit(): Promise<void>;
+  settled(committed: boolean): void;
+}
+
 /** What pg's client and pool take: a named statement is parsed and planned once per connection. */
 interface PreparedClient {
   query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
@@ -60,6 +70,7 @@ export class TransactionHost {
   private readonly logRights = new StatementLogRights();
   /** Prepared statements' names already checked for locks (see prepared()). */
   private readonly lockFree = new Set<string>();
+  private readonly participants: TransactionParticipant[] = [];
 
   constructor(private readonly dataSource: DataSource) {
     this.poolReads = readsManager(dataSource);
@@ -95,7 +106,32 @@ export class TransactionHost {
 
   transaction<T>(work: () => Promise<T>): Promise<T> {
     if (this.current.getStore()) return work();
-    return this.dataSource.transaction((manager) => this.current.run({ manager, runner: manager.queryRunner!, logQuiet: false }, work));
+    if (this.participants.length === 0) {
+      return this.dataSource.transaction((manager) => this.current.run({ manager, runner: manager.queryRunner!, logQuiet: false }, work));
+    }
+    return this.dataSource
+      .transaction((manager) =>
+        this.current.run({ manager, runner: manager.queryRunner!, logQuiet: false }, async () => {
+          const result = await work();
+          for (const participant of this.participants) await participant.beforeCommit();
+          return result;
+        }),
+      )
+      .then(
+        (result) => {
+          for (const participant of this.participants) participant.settled(true);
+          return result;
+        },
+        (error: unknown) => {
+          for (const participant of this.participants) participant.settled(false);
+          throw error;
+        },
+      );
+  }
+
+  /** Adds a participant to every transaction opened from now on (see TransactionParticipant). */
+  participate(participant: TransactionParticipant): void {
+    this.participants.push(participant);
   }
 
   /**

@@ -26,6 +26,7 @@ const TAGS: Array<{ name: string; description: string }> = [
   },
   { name: 'webhooks', description: 'Signed (Standard Webhooks), retried event deliveries and their log' },
   { name: 'calendars', description: 'Members’ own calendars (ICS feeds, CalDAV accounts) whose busy times block their slots' },
+  { name: 'audit', description: 'Who changed what: every change made through the API, filtered, paged and exported (NDJSON)' },
   { name: 'health', description: 'Liveness and readiness probes (outside /v1, no credentials)' },
 ];
 

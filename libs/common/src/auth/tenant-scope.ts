@@ -1,3 +1,4 @@
+import { requestObserver } from '../request-observer.js';
 import type { Principal } from './principal.js';
 
 declare const tenantScopeBrand: unique symbol;
@@ -18,6 +19,7 @@ export function tenantScope(principal: Principal): TenantScope {
 
 /** For GlobalLookups only: the organization named by a credential that has just been verified. */
 export function verifiedTenantScope(organizationId: string, livemode: boolean): TenantScope {
+  requestObserver()?.scopeVerified(organizationId, livemode);
   return { organizationId, livemode } as TenantScope;
 }
 

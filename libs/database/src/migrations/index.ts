@@ -28,6 +28,7 @@ import { TraceContext1795713180010 } from './1795713180010-TraceContext.js';
 import { ReminderLeaseQueue1795714333835 } from './1795714333835-ReminderLeaseQueue.js';
 import { OutboxLeaseQueue1795719072494 } from './1795719072494-OutboxLeaseQueue.js';
 import { AttendeeErasure1795720000000 } from './1795720000000-AttendeeErasure.js';
+import { AuditLog1795800000000 } from './1795800000000-AuditLog.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   ReminderLeaseQueue1795714333835,
   OutboxLeaseQueue1795719072494,
   AttendeeErasure1795720000000,
+  AuditLog1795800000000,
 ];

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Access, ApiErrors, CurrentPrincipal, OptionalPrincipal, Permission, type Principal, Scope, IdParam } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, OptionalPrincipal, Permission, type Principal, Scope, IdParam, Audited } from '@app/common';
 import { CreateBookingDto } from '../booking-core/index.js';
 import { BookingChangesService } from './booking-changes.service.js';
 import { BookingCreateService } from './booking-create.service.js';
@@ -33,6 +33,7 @@ export class BookingsController {
   ) {}
 
   @Post()
+  @Audited('booking.created')
   @Access({ scope: Scope.BookingsWrite, permission: Permission.CreateBookings })
   @ApiOperation({
     operationId: 'createBooking',
@@ -81,6 +82,7 @@ export class BookingsController {
   }
 
   @Post(':id/cancel')
+  @Audited('booking.cancelled')
   @HttpCode(200)
   @Access({ scope: Scope.BookingsWrite, attendeeToken: true })
   @ApiOperation({
@@ -101,6 +103,7 @@ export class BookingsController {
   }
 
   @Post(':id/reschedule')
+  @Audited('booking.rescheduled')
   @HttpCode(200)
   @Access({ scope: Scope.BookingsWrite, attendeeToken: true })
   @ApiOperation({
@@ -125,6 +128,7 @@ export class BookingsController {
   }
 
   @Post(':id/confirm')
+  @Audited('booking.confirmed')
   @HttpCode(200)
   @Access({ scope: Scope.BookingsWrite })
   @ApiOperation({
@@ -139,6 +143,7 @@ export class BookingsController {
   }
 
   @Post(':id/no-show')
+  @Audited('booking.no_show_marked')
   @HttpCode(200)
   // Not one of the browser routes (api-rules.md § Browser booking lists them): no CORS headers.
   @Access({ scope: Scope.BookingsWrite, attendeeToken: true, crossOrigin: false })
@@ -167,6 +172,7 @@ export class BookingsController {
   }
 
   @Post(':id/decline')
+  @Audited('booking.declined')
   @HttpCode(200)
   @Access({ scope: Scope.BookingsWrite })
   @ApiOperation({

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, Permission, type Principal, Scope } from '@app/common';
+import { Access, ApiErrors, Audited, CurrentPrincipal, Permission, type Principal, Scope } from '@app/common';
 import { EraseAttendeeDto, EraseAttendeeResponse } from './dto/erasure.dto.js';
 import { ErasureService } from './erasure.service.js';
 
@@ -11,6 +11,7 @@ export class ErasureController {
 
   @Post('erase')
   @HttpCode(200)
+  @Audited('attendee.erased', { resource: 'attendee' })
   @Access({ scope: Scope.BookingsWrite, permission: Permission.ManageAllBookings })
   @ApiOperation({
     operationId: 'eraseAttendee',

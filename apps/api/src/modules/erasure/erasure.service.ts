@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Principal, tenantScope, type TenantScope, modesOf } from '@app/common';
 import { TransactionHost } from '@app/database';
+import { AuditTrail } from '../audit/index.js';
 import { BookingRows, HoldRows } from '../booking-core/index.js';
 import { BookingEffectsService } from '../booking-effects/index.js';
 import { BookingSeriesService } from '../booking-series/index.js';
@@ -48,6 +49,7 @@ export class ErasureService {
     private readonly idempotency: IdempotencyService,
     private readonly mail: MailOutbox,
     private readonly events: DomainEvents,
+    private readonly audit: AuditTrail,
   ) {}
 
   async eraseAttendee(principal: Principal, email: string): Promise<AttendeeErasure> {
@@ -58,6 +60,8 @@ export class ErasureService {
         const ids = await this.eraseInMode(scope, email, counts);
         bookingIds.push({ livemode: scope.livemode, ids });
       }
+      // The request's `attendee.erased` entry, written as this transaction commits: the counts, never the email.
+      this.audit.describe({ details: { ...counts } });
       return { counts, bookingIds };
     });
   }

@@ -32,6 +32,7 @@ import { EventTypesRepository, SLUG_ACTIVE_KEY } from './event-types.repository.
 import { normalizeQuestions } from './questions.js';
 import { normalizeReminders, type Reminder } from './reminders.js';
 import { TransactionHost } from '@app/database';
+import { AuditTrail, changesBetween } from '../audit/index.js';
 
 /** An event type as other modules see it (availability, bookings): every field but the bookings count. */
 export type EventTypeDetails = Omit<EventTypeView, 'bookingsCount'>;
@@ -154,6 +155,7 @@ export class EventTypesService {
   private readonly remindersChanged: RemindersChanged[] = [];
 
   constructor(
+    private readonly audit: AuditTrail,
     private readonly tx: TransactionHost,
     private readonly repository: EventTypesRepository,
     private readonly team: TeamService,
@@ -261,6 +263,12 @@ export class EventTypesService {
         // Due rows follow the reminders' times only: a list whose times stay (the console saves it with every edit, or only
         // its recipients changed) moves no booking's rows.
         const timesChanged = changes.reminders !== undefined && minutesOf(changes.reminders).join() !== minutesOf(current.reminders).join();
+        this.audit.describe({
+          changes: changesBetween(
+            { ...current, hostUserIds: found.hostUserIds },
+            { ...changes, ...(dto.hostUserIds === undefined ? {} : { hostUserIds }) },
+          ),
+        });
         const updated = Object.assign(current, changes);
         if (Object.keys(changes).length > 0 || dto.hostUserIds !== undefined) {
           updated.updatedAt = this.clock.now();

@@ -32,6 +32,7 @@ import { slugify } from './slug.js';
 import { TeamPolicy } from './team-policy.service.js';
 import { TeamRepository } from './team.repository.js';
 import { memberView, organizationView } from './team-views.js';
+import { AuditTrail, changesBetween } from '../audit/index.js';
 
 /** Called inside the deleting transaction with the user ids the organization's members had. */
 export type OrganizationDeletedListener = (scope: TenantScope, userIds: string[]) => Promise<void>;
@@ -40,6 +41,7 @@ export type OrganizationDeletedListener = (scope: TenantScope, userIds: string[]
 @Injectable()
 export class TeamService {
   constructor(
+    private readonly audit: AuditTrail,
     private readonly tx: TransactionHost,
     private readonly repository: TeamRepository,
     private readonly policy: TeamPolicy,
@@ -150,6 +152,8 @@ export class TeamService {
 
   async updateOrganization(principal: Principal, organizationId: string, dto: UpdateOrganizationDto): Promise<OrganizationResponse> {
     const scope = this.policy.ownOrganization(principal, organizationId);
+    const before = await this.policy.organization(scope);
+    this.audit.describe({ changes: changesBetween(before, { name: dto.name }) });
     await this.tx.transaction(() => this.repository.updateOrganization(scope, { name: dto.name, updatedAt: this.clock.now() }));
     return { organization: organizationView(await this.policy.organization(scope)) };
   }
@@ -188,6 +192,7 @@ export class TeamService {
       }
       if (member.role === Role.Owner && role !== Role.Owner) await this.assertNotLastOwner(scope, member);
       const now = this.clock.now();
+      this.audit.describe({ changes: changesBetween(member, { role }) });
       await this.repository.updateMemberRole(scope, member.id, role, now);
       Object.assign(member, { role, updatedAt: now });
       await this.policy.record(scope, 'member.updated', member);
