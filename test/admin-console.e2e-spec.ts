@@ -514,9 +514,15 @@ describe('admin console in a browser', () => {
     const { context, page } = await newPage();
     await page.goto('/admin/');
     await signInByKeyboard(page, owner.email, owner.password);
+    // The controls, and the scrolling boxes with no control inside: Chromium stops at those too (keyboard-focusable
+    // scrollers), so a list that overflows its box can be scrolled from the keyboard.
     const focusable =
-      "[...document.querySelectorAll('a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea, summary')]" +
-      '.filter((e) => e.getClientRects().length > 0).length';
+      "(() => { const controls = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea, summary';" +
+      ' const shown = (e) => e.getClientRects().length > 0;' +
+      ' const scrolls = (e) => { const s = getComputedStyle(e); return /auto|scroll/.test(s.overflowX + s.overflowY) &&' +
+      ' (e.scrollHeight > e.clientHeight || e.scrollWidth > e.clientWidth) && !e.querySelector(controls); };' +
+      ' return [...document.querySelectorAll(controls)].filter(shown).length +' +
+      " [...document.querySelectorAll('body *')].filter((e) => shown(e) && scrolls(e)).length; })()";
     const focused =
       '(() => { let e = document.activeElement; const path = []; while (e && e !== document.body) { ' +
       "path.unshift(e.tagName + ':' + [...e.parentElement.children].indexOf(e)); e = e.parentElement; } return path.join('/'); })()";
@@ -540,7 +546,9 @@ describe('admin console in a browser', () => {
         if (reached.size > 1 && at === [...reached][0]) break;
         if (at !== '') reached.add(at);
       }
-      expect({ path, reached: reached.size }).toEqual({ path, reached: expected });
+      // Counted again after the round: a control that rendered late (the nav's owner-only entries, once the session's role
+      // is known) is both reached and counted.
+      expect({ path, reached: reached.size }).toEqual({ path, reached: await page.evaluate<number>(focusable) });
     }
     await page.goto('/admin/team');
     await page.getByRole('heading', { name: 'Team' }).waitFor();

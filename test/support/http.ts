@@ -44,7 +44,8 @@ export class HttpClient {
     const text = await response.text();
     let parsed: unknown = undefined;
     const contentType = response.headers.get('content-type') ?? '';
-    if (text && contentType.includes('json')) parsed = JSON.parse(text);
+    // JSON and its +json kinds; not NDJSON (`application/x-ndjson`: many documents, one a line).
+    if (text && /^application\/(?:[\w.-]+\+)?json\b/.test(contentType)) parsed = JSON.parse(text);
     if (this.options.checkContract !== false) {
       (await responseContractFor(this.baseUrl, this.options.documentKey)).check(
         method,
