@@ -35,6 +35,7 @@ export const ErrorCode = {
   HOLD_LIMIT_REACHED: 'HOLD_LIMIT_REACHED',
   ORIGIN_NOT_ALLOWED: 'ORIGIN_NOT_ALLOWED',
   SEATS_IN_USE: 'SEATS_IN_USE',
+  CHANGE_NOT_ALLOWED: 'CHANGE_NOT_ALLOWED',
   INTERNAL_ERROR: 'INTERNAL_ERROR',
   /** Not in the table of api-rules.md § Errors: the readiness probe's 503 (api-rules.md § Basics). */
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
@@ -76,6 +77,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   HOLD_LIMIT_REACHED: 429,
   ORIGIN_NOT_ALLOWED: 403,
   SEATS_IN_USE: 409,
+  CHANGE_NOT_ALLOWED: 409,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 };
