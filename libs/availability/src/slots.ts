@@ -56,6 +56,8 @@ export function evaluateHostStart(
   if (host.calendarBusy.isBlocked(start)) return 'calendar_conflict';
   // The daily cap counts distinct starts: another seat of a start already taken adds none.
   if (gridDay.capReached && host.seats.takenAt(start) === 0) return 'daily_limit_reached';
+  // Likewise the host's own limits across event types: another seat of a start already counted adds none.
+  if (gridDay.limitReached && host.seats.takenAt(start) === 0) return 'host_limit_reached';
   return null;
 }
 

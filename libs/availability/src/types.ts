@@ -1,3 +1,5 @@
+import type { HostLimitLoad } from './host-limits.js';
+
 /** Instants are epoch milliseconds throughout; dates are ISO 'YYYY-MM-DD'; times are 'HH:MM'. */
 
 export type SchedulingType = 'one_on_one' | 'round_robin' | 'collective';
@@ -95,6 +97,8 @@ export interface HostAvailability {
   readonly bookingsPerDate: Readonly<Record<string, number>>;
   /** Creation time of the host's latest confirmed/pending booking of this event type. */
   readonly lastBookedAt: number | null;
+  /** The host's booking limits across event types and what they count (contract § 17); none when absent. */
+  readonly bookingLimits?: HostLimitLoad | null;
 }
 
 /** Inclusive local dates in `timeZone`, which may differ from every host's zone. */
@@ -131,6 +135,7 @@ export const UNAVAILABLE_REASONS = [
   'held',
   'calendar_conflict',
   'daily_limit_reached',
+  'host_limit_reached',
 ] as const;
 
 export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];

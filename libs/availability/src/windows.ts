@@ -1,5 +1,6 @@
 import { BusyIndex } from './busy.js';
 import { SeatIndex } from './seats.js';
+import { countLoad, limitReachedOn } from './host-limits.js';
 import { dayOfWeek, epochDayToIsoDate, parseWallTime } from './calendar.js';
 import type { BusyInterval, DateOverride, EventTypeRules, ExternalBusy, HostAvailability, TimeWindow, WeeklySchedule } from './types.js';
 import { ZoneDays } from './zone-days.js';
@@ -14,6 +15,8 @@ export interface HostDay {
   /** Sorted by start; empty windows (e.g. both ends in one DST gap) are dropped. */
   readonly windows: readonly InstantWindow[];
   readonly capReached: boolean;
+  /** The host's own booking limits (contract § 17) leave no new start on this date. */
+  readonly limitReached: boolean;
 }
 
 /** One host made ready for a span of instants: its local days as instant windows, and its busy index. */
@@ -58,6 +61,8 @@ export function prepareHost(
   }
   const zoneDays = zoneDaysFor(schedule.timezone, from, to, zoneCache);
   const weekly = parseWeekly(schedule);
+  const limits = host.bookingLimits ?? null;
+  const load = limits === null ? null : countLoad(limits.starts, schedule.timezone);
   const days: HostDay[] = [];
   for (let day = zoneDays.firstDay; day <= zoneDays.lastDay; day++) {
     const date = epochDayToIsoDate(day);
@@ -66,6 +71,7 @@ export function prepareHost(
       date,
       windows: toInstantWindows(zoneDays, day, wallWindows),
       capReached: rules.maxBookingsPerDay !== null && (host.bookingsPerDate[date] ?? 0) >= rules.maxBookingsPerDay,
+      limitReached: limits !== null && load !== null && limitReachedOn(limits, load, day),
     });
   }
   return {
