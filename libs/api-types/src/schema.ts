@@ -347,8 +347,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a member’s role
-         * @description Owner or admin; admins and API keys cannot grant owner nor change an owner. 409 LAST_OWNER: demoting the last active owner.
+         * Change a member’s role or booking limits
+         * @description Owner or admin; `role` and `bookingLimits` each optional, at least one. Admins and API keys cannot grant owner nor change an owner’s role. 409 LAST_OWNER: demoting the last active owner. `bookingLimits` (contract § 17): the most starts the member hosts per local day and per Monday-to-Sunday week of its schedule zone, across every event type.
          */
         patch: operations["updateMember"];
         trace?: never;
@@ -425,7 +425,7 @@ export interface paths {
         };
         /**
          * Whether one start time is bookable, and why not (scope availability:read)
-         * @description True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, outside_booking_window, outside_availability, already_booked, held (someone holds that time: POST /holds), calendar_conflict (busy in one of the host’s connected calendars) or daily_limit_reached. 409 EVENT_TYPE_INACTIVE for a deleted event type.
+         * @description True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, outside_booking_window, outside_availability, already_booked, held (someone holds that time: POST /holds), calendar_conflict (busy in one of the host’s connected calendars), daily_limit_reached (the event type’s cap) or host_limit_reached (the host’s own booking limits across event types, PATCH /organizations/:orgId/members/:id). 409 EVENT_TYPE_INACTIVE for a deleted event type.
          */
         get: operations["checkAvailability"];
         put?: never;
@@ -1087,7 +1087,7 @@ export interface components {
         };
         ErrorResponseDto: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "KEY_REVOKED" | "KEY_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "EMAIL_TAKEN" | "MEMBER_EXISTS" | "LAST_OWNER" | "SLUG_TAKEN" | "OVERRIDE_EXISTS" | "SLOT_UNAVAILABLE" | "EVENT_TYPE_INACTIVE" | "BOOKING_NOT_ACTIVE" | "BOOKING_IN_PAST" | "BOOKING_NOT_STARTED" | "BOOKING_NOT_PENDING" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CALENDAR_UNREACHABLE" | "CALENDAR_EXISTS" | "CALENDAR_LIMIT_REACHED" | "RATE_LIMITED" | "HOLD_LIMIT_REACHED" | "ORIGIN_NOT_ALLOWED" | "SEATS_IN_USE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "KEY_REVOKED" | "KEY_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "EMAIL_TAKEN" | "MEMBER_EXISTS" | "LAST_OWNER" | "SLUG_TAKEN" | "OVERRIDE_EXISTS" | "SLOT_UNAVAILABLE" | "EVENT_TYPE_INACTIVE" | "BOOKING_NOT_ACTIVE" | "BOOKING_IN_PAST" | "BOOKING_NOT_STARTED" | "BOOKING_NOT_PENDING" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CALENDAR_UNREACHABLE" | "CALENDAR_EXISTS" | "CALENDAR_LIMIT_REACHED" | "RATE_LIMITED" | "HOLD_LIMIT_REACHED" | "ORIGIN_NOT_ALLOWED" | "SEATS_IN_USE" | "CHANGE_NOT_ALLOWED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             message: string;
             details?: components["schemas"]["ErrorDetailDto"][];
             /** @example req_8dJ2kQ0xWm3nB7vR1sTz */
@@ -1394,6 +1394,13 @@ export interface components {
              * @description Present for active members
              */
             joinedAt?: string;
+            /** @description null: no limits (contract § 17) */
+            bookingLimits?: {
+                /** @description null: no daily limit */
+                perDay: number | null;
+                /** @description null: no weekly limit */
+                perWeek: number | null;
+            } | null;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -1431,13 +1438,27 @@ export interface components {
         };
         UpdateMemberDto: {
             /** @enum {string} */
-            role: "owner" | "admin" | "member";
+            role?: "owner" | "admin" | "member";
+            /** @description The member’s own limits across every event type it hosts (confirmed and pending bookings and live holds, each mode apart, seats of one start once); null removes them. A host at a limit gets no more slots that day or week. */
+            bookingLimits?: {
+                /** @description Starts per local day of the member’s schedule zone */
+                perDay?: number | null;
+                /** @description Starts per Monday-to-Sunday week there */
+                perWeek?: number | null;
+            } | null;
         };
         MemberRoleView: {
             /** @example mem_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             /** @enum {string} */
             role: "owner" | "admin" | "member";
+            /** @description null: no limits */
+            bookingLimits?: {
+                /** @description null: no daily limit */
+                perDay: number | null;
+                /** @description null: no weekly limit */
+                perWeek: number | null;
+            } | null;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -1465,6 +1486,18 @@ export interface components {
             /** @description Before the start; unique in the list */
             minutesBefore: number;
             recipients: ("attendee" | "host")[];
+        };
+        ChangePolicyDto: {
+            /**
+             * @description false: the attendee may not make this change with its token
+             * @default true
+             */
+            allowed?: boolean;
+            /**
+             * @description Refused with 409 CHANGE_NOT_ALLOWED when fewer minutes remain before the start
+             * @default 0
+             */
+            noticeMinutes?: number;
         };
         CreateEventTypeDto: {
             description?: string | null;
@@ -1527,6 +1560,10 @@ export interface components {
             questions?: components["schemas"]["QuestionDto"][];
             /** @description Mails and a `booking.reminder` webhook event before each confirmed booking’s start; PATCH replaces the whole list (bookings whose reminder time is still ahead follow it). Default []. */
             reminders?: components["schemas"]["ReminderDto"][];
+            /** @description Whether and until when the attendee may cancel with its token (contract § 17); hosts are never bound by it */
+            attendeeCancellation?: components["schemas"]["ChangePolicyDto"];
+            /** @description The same for rescheduling with the attendee’s token */
+            attendeeRescheduling?: components["schemas"]["ChangePolicyDto"];
             title: string;
             /** @description Unique among the organization’s active event types */
             slug: string;
@@ -1545,6 +1582,10 @@ export interface components {
         ReminderView: {
             minutesBefore: number;
             recipients: ("attendee" | "host")[];
+        };
+        ChangePolicyView: {
+            allowed: boolean;
+            noticeMinutes: number;
         };
         EventTypeView: {
             /** @example evt_4f9QdY0m2kBz7Lr1Xc8VtN3a */
@@ -1578,6 +1619,8 @@ export interface components {
             } | null;
             /** @description Earliest first */
             reminders: components["schemas"]["ReminderView"][];
+            attendeeCancellation: components["schemas"]["ChangePolicyView"];
+            attendeeRescheduling: components["schemas"]["ChangePolicyView"];
             isActive: boolean;
             /** @description Confirmed and pending bookings, in the caller’s mode */
             bookingsCount: number;
@@ -1655,6 +1698,10 @@ export interface components {
             questions?: components["schemas"]["QuestionDto"][];
             /** @description Mails and a `booking.reminder` webhook event before each confirmed booking’s start; PATCH replaces the whole list (bookings whose reminder time is still ahead follow it). Default []. */
             reminders?: components["schemas"]["ReminderDto"][];
+            /** @description Whether and until when the attendee may cancel with its token (contract § 17); hosts are never bound by it */
+            attendeeCancellation?: components["schemas"]["ChangePolicyDto"];
+            /** @description The same for rescheduling with the attendee’s token */
+            attendeeRescheduling?: components["schemas"]["ChangePolicyDto"];
             title?: string;
             slug?: string;
             durationMinutes?: number;
@@ -1684,7 +1731,7 @@ export interface components {
              * @description Only when available is false
              * @enum {string}
              */
-            reason?: "in_the_past" | "minimum_notice" | "outside_booking_window" | "outside_availability" | "already_booked" | "held" | "calendar_conflict" | "daily_limit_reached";
+            reason?: "in_the_past" | "minimum_notice" | "outside_booking_window" | "outside_availability" | "already_booked" | "held" | "calendar_conflict" | "daily_limit_reached" | "host_limit_reached";
         };
         TimeSlotView: {
             /** @example 09:00 */
@@ -1879,6 +1926,16 @@ export interface components {
             occurrence: number | null;
             /** @description Marked once the meeting has started (POST /bookings/:id/no-show) */
             noShow: components["schemas"]["NoShowView"];
+            /**
+             * Format: date-time
+             * @description Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed
+             */
+            attendeeCanCancelUntil: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the attendee may reschedule with its token; null: not allowed
+             */
+            attendeeCanRescheduleUntil: string | null;
             /** @description The attendee’s token for cancel and reschedule; shown only here and in the email */
             confirmationToken: string;
         };
@@ -1956,6 +2013,16 @@ export interface components {
             occurrence: number | null;
             /** @description Marked once the meeting has started (POST /bookings/:id/no-show) */
             noShow: components["schemas"]["NoShowView"];
+            /**
+             * Format: date-time
+             * @description Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed
+             */
+            attendeeCanCancelUntil: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the attendee may reschedule with its token; null: not allowed
+             */
+            attendeeCanRescheduleUntil: string | null;
             eventType: components["schemas"]["BookingEventTypeView"];
             /** @description The event type’s location when it is a link */
             meetingUrl: string | null;
@@ -2031,6 +2098,16 @@ export interface components {
             status: "confirmed" | "pending";
             hostUserId: string;
             confirmationToken: string;
+            /**
+             * Format: date-time
+             * @description Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed
+             */
+            attendeeCanCancelUntil: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the attendee may reschedule with its token; null: not allowed
+             */
+            attendeeCanRescheduleUntil: string | null;
         };
         RescheduledBookingResponse: {
             booking: components["schemas"]["RescheduledBookingView"];
@@ -2057,6 +2134,16 @@ export interface components {
             meetingUrl: string | null;
             answers: components["schemas"]["BookingAnswerView"][];
             livemode: boolean;
+            /**
+             * Format: date-time
+             * @description Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed
+             */
+            attendeeCanCancelUntil: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the attendee may reschedule with its token; null: not allowed
+             */
+            attendeeCanRescheduleUntil: string | null;
         };
         PublicBookingResponse: {
             /** @description With recurrenceCount: the first occurrence; its token opens every one */
@@ -2181,6 +2268,10 @@ export interface components {
                 /** @description The most occurrences one booking may ask for */
                 maxCount: number;
             } | null;
+            /** @description Whether and until how long before the start the attendee may cancel */
+            attendeeCancellation: components["schemas"]["ChangePolicyView"];
+            /** @description Whether and until how long before the start the attendee may reschedule */
+            attendeeRescheduling: components["schemas"]["ChangePolicyView"];
         };
         PublicEventTypeListResponse: {
             eventTypes: components["schemas"]["PublicEventTypeView"][];
@@ -9275,7 +9366,7 @@ export const pathsV1OrganizationsOrgIdMembersGetParametersQueryRoleValues: Reado
 export const pathsV1BookingsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["status"]> = ["confirmed", "cancelled", "pending"];
 export const pathsV1BookingsGetParametersQueryNoShowValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["noShow"]> = ["attendee", "host"];
 export const pathsV1WebhooksIdDeliveriesGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["status"]> = ["pending", "succeeded", "failed"];
-export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "CHANGE_NOT_ALLOWED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
 export const registerResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegisterResponse"]["tokenType"]> = ["Bearer"];
 export const tokensResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokensResponse"]["tokenType"]> = ["Bearer"];
 export const consoleTokenResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConsoleTokenResponse"]["tokenType"]> = ["Bearer"];
@@ -9306,7 +9397,7 @@ export const questionViewTypeValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const reminderViewRecipientsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReminderView"]["recipients"]> = ["attendee", "host"];
 export const eventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
 export const updateEventTypeDtoSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateEventTypeDto"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
-export const checkResponseReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CheckResponse"]["reason"]> = ["in_the_past", "minimum_notice", "outside_booking_window", "outside_availability", "already_booked", "held", "calendar_conflict", "daily_limit_reached"];
+export const checkResponseReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CheckResponse"]["reason"]> = ["in_the_past", "minimum_notice", "outside_booking_window", "outside_availability", "already_booked", "held", "calendar_conflict", "daily_limit_reached", "host_limit_reached"];
 export const createOverrideDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateOverrideDto"]["type"]> = ["unavailable", "custom"];
 export const overrideViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverrideView"]["type"]> = ["unavailable", "custom"];
 export const bookingAnswerViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BookingAnswerView"]["type"]> = ["text", "textarea", "email", "phone", "number", "select", "multiselect", "checkbox", "date"];

@@ -18,6 +18,7 @@ const SLOT_REASONS: Record<Schemas['CheckResponse']['reason'] & string, string> 
   held: 'someone is holding that time while they book it',
   calendar_conflict: 'the host is busy then in their own calendar',
   daily_limit_reached: 'the host’s bookings for that day are full',
+  host_limit_reached: 'the host has reached their booking limit for that day or week',
 };
 
 export function problemOf(error: unknown): FormProblem {

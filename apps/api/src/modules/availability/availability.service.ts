@@ -18,7 +18,7 @@ import fastJson from 'fast-json-stringify';
 import { AppError, Clock, Principal, daysBetween, isIanaTimeZone, tenantScope, type TenantScope } from '@app/common';
 import { type EventTypeDetails, EventTypesService, schedulingDetailsOf } from '../event-types/index.js';
 import { AvailabilityCache, type ContentEncoding } from './availability-cache.service.js';
-import { type BusyRow, type HostOverride, type HostSchedule, SlotReadModel } from './slot.read-model.js';
+import { type BusyRow, type HostLimitRow, type HostOverride, type HostSchedule, SlotReadModel } from './slot.read-model.js';
 import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -28,6 +28,8 @@ const DAY_MS = 86_400_000;
  * about a day past any instant in it, so the per-date booking counts need the whole of that date too.
  */
 const LOAD_MARGIN_MS = 2 * DAY_MS;
+/** How far around the requested starts the hosts' booking limits count: the whole local Monday-to-Sunday week of each. */
+const LIMITS_MARGIN_MS = 8 * DAY_MS;
 
 /** The body of GET /availability, compiled once from its schema (SlotsResponse). */
 const serializeSlots = fastJson({
@@ -141,6 +143,7 @@ function hostAvailability(
   busy: readonly BusyRow[],
   external: readonly { start: number; end: number }[],
   lastBookedAt: number | undefined,
+  limits: HostLimitRow | undefined,
 ): HostAvailability {
   const byDate: Record<string, DateOverride> = {};
   for (const override of overrides) {
@@ -186,6 +189,9 @@ function hostAvailability(
     externalBusy: external.map(({ start, end }) => ({ start, end })),
     bookingsPerDate: schedule && ownStarts.length > 0 ? countByLocalDate(ownStarts, schedule.timezone) : {},
     lastBookedAt: lastBookedAt ?? null,
+    bookingLimits: limits
+      ? { perDay: limits.perDay, perWeek: limits.perWeek, starts: limits.starts, holdExpiries: limits.holdExpiries }
+      : null,
   };
 }
 
@@ -287,7 +293,10 @@ export class AvailabilityService {
       excludeBookingId,
       now,
       lastBookedFor: rules.schedulingType === 'round_robin' ? eventTypeId : null,
+      limitsFrom: from - LIMITS_MARGIN_MS,
+      limitsTo: to + LIMITS_MARGIN_MS,
     });
+    const limitsOf = new Map(data.limits.map((row) => [row.hostUserId, row]));
     const scheduleOf = new Map(data.schedules.map((schedule) => [schedule.userId, schedule]));
     const overridesOf = groupBy(data.overrides, (override) => override.userId);
     const busyOf = groupBy(data.busy, (row) => row.hostUserId);
@@ -302,6 +311,7 @@ export class AvailabilityService {
         busyOf.get(userId) ?? [],
         externalOf.get(userId) ?? [],
         data.lastBookedAt.get(userId),
+        limitsOf.get(userId),
       ),
     );
     return { eventType, query: { rules, now, hosts }, expiredHolds: data.expiredHolds };

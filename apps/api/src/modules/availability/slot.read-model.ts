@@ -48,6 +48,18 @@ export interface HostDataQuery {
   now: number;
   /** The event type whose latest booking per host is wanted (round robin), or null to skip it. */
   lastBookedFor: string | null;
+  /** Starts counted toward the hosts' booking limits lie in [limitsFrom, limitsTo), epoch ms (whole local weeks). */
+  limitsFrom: number;
+  limitsTo: number;
+}
+
+/** A host's booking limits (contract § 17) and the starts they count: its bookings and live holds, each start once. */
+export interface HostLimitRow {
+  hostUserId: string;
+  perDay: number | null;
+  perWeek: number | null;
+  starts: number[];
+  holdExpiries: number[];
 }
 
 export interface HostData {
@@ -59,6 +71,8 @@ export interface HostData {
   lastBookedAt: Map<string, number>;
   /** Whether any of these hosts has a hold that expired by `now` and is still stored (a writer deletes it first). */
   expiredHolds: boolean;
+  /** The hosts with booking limits, and what they count. */
+  limits: HostLimitRow[];
 }
 
 interface RawHostData {
@@ -68,6 +82,7 @@ interface RawHostData {
   external: [string, number, number][];
   last_booked: [string, number][];
   expired_holds: boolean;
+  limits: [string, { perDay: number | null; perWeek: number | null }, number[], number[]][];
 }
 
 /**
@@ -123,7 +138,7 @@ export class SlotReadModel {
    */
   async load(scope: TenantScope, hostUserIds: readonly string[], query: HostDataQuery): Promise<HostData> {
     if (hostUserIds.length === 0)
-      return { schedules: [], overrides: [], busy: [], external: [], lastBookedAt: new Map(), expiredHolds: false };
+      return { schedules: [], overrides: [], busy: [], external: [], lastBookedAt: new Map(), expiredHolds: false, limits: [] };
     const [row] = await this.tx.prepared<RawHostData>(
       'slot-read-model-load',
       `SELECT
@@ -169,7 +184,21 @@ export class SlotReadModel {
              AND cb.ends_at > to_timestamp($6::float8 / 1000) AND cb.starts_at < to_timestamp($7::float8 / 1000)) AS external,
          EXISTS (SELECT 1 FROM booking_hosts bh
                   WHERE bh.status = 'held' AND bh.host_user_id = ANY($2::text[]) AND bh.livemode = $5
-                    AND bh.expires_at <= to_timestamp($10::float8 / 1000)) AS expired_holds`,
+                    AND bh.expires_at <= to_timestamp($10::float8 / 1000)) AS expired_holds,
+         -- Host booking limits (contract § 17): only members with limits; their starts in both local weeks' reach.
+         (SELECT coalesce(json_agg(json_build_array(m.user_id, m.booking_limits, l.starts, l.hold_expiries)), '[]')
+            FROM members m
+            CROSS JOIN LATERAL (
+                  SELECT coalesce(array_agg(DISTINCT (extract(epoch FROM lower(bh.during)) * 1000)::bigint), '{}') AS starts,
+                         coalesce(array_agg((extract(epoch FROM bh.expires_at) * 1000)::bigint) FILTER (WHERE bh.status = 'held'), '{}')
+                           AS hold_expiries
+                    FROM booking_hosts bh
+                   WHERE bh.organization_id = $1 AND bh.host_user_id = m.user_id AND bh.livemode = $5
+                     AND (bh.status IN ${BUSY_STATUSES_SQL} OR (bh.status = 'held' AND bh.expires_at > to_timestamp($10::float8 / 1000)))
+                     AND bh.during && tstzrange(to_timestamp($11::float8 / 1000), to_timestamp($12::float8 / 1000), '[)')
+                     AND lower(bh.during) >= to_timestamp($11::float8 / 1000)
+                     AND ($8::text IS NULL OR bh.booking_id <> $8::text)) l
+           WHERE m.organization_id = $1 AND m.user_id = ANY($2::text[]) AND m.booking_limits IS NOT NULL) AS limits`,
       [
         scope.organizationId,
         hostUserIds,
@@ -181,6 +210,8 @@ export class SlotReadModel {
         query.excludeBookingId,
         query.lastBookedFor,
         query.now,
+        query.limitsFrom,
+        query.limitsTo,
       ],
     );
     return {
@@ -201,6 +232,13 @@ export class SlotReadModel {
       external: row.external.map(([hostUserId, start, end]) => ({ hostUserId, start, end })),
       lastBookedAt: new Map(row.last_booked),
       expiredHolds: row.expired_holds,
+      limits: row.limits.map(([hostUserId, limits, starts, holdExpiries]) => ({
+        hostUserId,
+        perDay: limits.perDay ?? null,
+        perWeek: limits.perWeek ?? null,
+        starts,
+        holdExpiries,
+      })),
     };
   }
 }
