@@ -65,6 +65,7 @@ describe('team: organization and members', () => {
           lastName: 'Hopper',
           role: 'admin',
           status: 'invited',
+          bookingLimits: null,
           invitedAt: new Date(t.clock.now()).toISOString(),
         },
       });
@@ -98,6 +99,7 @@ describe('team: organization and members', () => {
         role: 'owner',
         status: 'active',
         joinedAt: expect.any(String),
+        bookingLimits: null,
         updatedAt: expect.any(String),
       });
       const joined = all.body.members.find((m: { id: string }) => m.id === admin.memberId);
@@ -140,7 +142,7 @@ describe('team: organization and members', () => {
         { token: owner.accessToken },
       );
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ member: { id: joined.memberId, role: 'admin', updatedAt: t.clock.now().toISOString() } });
+      expect(res.body).toEqual({ member: { id: joined.memberId, role: 'admin', bookingLimits: null, updatedAt: t.clock.now().toISOString() } });
       // The new role counts on the member's next request.
       const invite = await t.http.post(
         `/v1/organizations/${owner.organizationId}/members`,

@@ -56,6 +56,11 @@ export function sample(document: OpenAPIObject, name: string, reference: SchemaO
 export function requiredBody(document: OpenAPIObject, schema: SchemaObject, ids: KnownIds): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const name of schema.required ?? []) body[name] = sample(document, name, schema.properties![name], ids);
+  // `minProperties`: the first optional fields too, as many as it asks for.
+  for (const name of Object.keys(schema.properties ?? {})) {
+    if (Object.keys(body).length >= (schema.minProperties ?? 0)) break;
+    if (!(name in body)) body[name] = sample(document, name, schema.properties![name], ids);
+  }
   return body;
 }
 

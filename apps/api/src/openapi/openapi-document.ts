@@ -139,6 +139,9 @@ function closeInlineObjects(schema: SchemaObject, rule: SchemaObject | undefined
   }
 }
 
+/** Bodies whose fields are each optional but one at least is needed (the decorators cannot say `minProperties`). */
+const AT_LEAST_ONE_FIELD = ['UpdateMemberDto'];
+
 /** What the decorators cannot say, or say loosely, made exact for client generators. */
 export function refineDocument(document: OpenAPIObject): OpenAPIObject {
   const rules = validationSchemas();
@@ -150,6 +153,7 @@ export function refineDocument(document: OpenAPIObject): OpenAPIObject {
     }
     nullableEnums(schemas[name]);
     singleReferences(schemas[name]);
+    if (AT_LEAST_ONE_FIELD.includes(name) && !isReference(schemas[name])) (schemas[name] as SchemaObject).minProperties = 1;
   }
   for (const [path, , operation] of operations(document)) {
     refineCookie(operation);
