@@ -165,7 +165,6 @@ export class InvitedMemberView {
   @ApiProperty({ type: String, nullable: true }) lastName!: string | null;
   @ApiProperty({ enum: ALL_ROLES }) role!: Role;
   @ApiProperty({ enum: ['invited'] }) status!: 'invited';
-  @ApiProperty({ ...BOOKING_LIMITS_SCHEMA, description: 'null: no limits' }) bookingLimits!: BookingLimitsView | null;
   @ApiProperty({ type: String, format: 'date-time' }) invitedAt!: string;
 }
 
