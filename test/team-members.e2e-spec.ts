@@ -141,7 +141,9 @@ describe('team: organization and members', () => {
         { token: owner.accessToken },
       );
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ member: { id: joined.memberId, role: 'admin', bookingLimits: null, updatedAt: t.clock.now().toISOString() } });
+      expect(res.body).toEqual({
+        member: { id: joined.memberId, role: 'admin', bookingLimits: null, updatedAt: t.clock.now().toISOString() },
+      });
       // The new role counts on the member's next request.
       const invite = await t.http.post(
         `/v1/organizations/${owner.organizationId}/members`,

@@ -46,7 +46,8 @@ export class BookingChangesService {
       this.actors.assertChangeable(booking);
       const summary = await this.effects.summaryOf(scope, booking);
       // The attendee's token is bound by the event type's current policy (contract § 17); hosts never are.
-      if (actor.by === 'attendee') assertAttendeeMayChange(summary.attendeeCancellation, 'cancellation', booking.startsAt, this.clock.now());
+      if (actor.by === 'attendee')
+        assertAttendeeMayChange(summary.attendeeCancellation, 'cancellation', booking.startsAt, this.clock.now());
       const following =
         dto.scope === 'following' && booking.seriesId !== null
           ? await this.rows.laterActiveForUpdate(scope, booking.seriesId, booking.startsAt)

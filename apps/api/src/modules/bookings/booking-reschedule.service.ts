@@ -120,7 +120,9 @@ export class BookingRescheduleService {
         previousStartsAt: booking.startsAt,
       });
       const body = {
-        booking: original.actor.by === 'attendee' ? attendeeRescheduledView(replacement, token, eventType)
+        booking:
+          original.actor.by === 'attendee'
+            ? attendeeRescheduledView(replacement, token, eventType)
             : rescheduledView(replacement, token, eventType),
       };
       return { status: 200, body };
