@@ -1395,7 +1395,7 @@ export interface components {
              */
             joinedAt?: string;
             /** @description null: no limits (contract § 17) */
-            bookingLimits?: {
+            bookingLimits: {
                 /** @description null: no daily limit */
                 perDay: number | null;
                 /** @description null: no weekly limit */
@@ -1453,7 +1453,7 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
             /** @description null: no limits */
-            bookingLimits?: {
+            bookingLimits: {
                 /** @description null: no daily limit */
                 perDay: number | null;
                 /** @description null: no weekly limit */

@@ -44,6 +44,8 @@ export class InviteMemberDto {
 const BOOKING_LIMITS_SCHEMA = {
   type: 'object',
   nullable: true,
+  // `required` is the object's own list here; the property itself is required in its parent too.
+  selfRequired: true,
   required: ['perDay', 'perWeek'],
   properties: {
     perDay: { type: 'integer', nullable: true, minimum: 1, maximum: 100, description: 'null: no daily limit' },
