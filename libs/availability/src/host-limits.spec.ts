@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import {
   computeSlots,
   countLoad,
+  explainSeries,
   explainStart,
   type EventTypeRules,
   type HostAvailability,
@@ -139,6 +140,19 @@ describe('explainStart with host limits (table)', () => {
     });
     expect(slots.every((slot) => localDateOf(slot.start, zone) === '2027-03-03')).toBe(true);
     expect(slots).toHaveLength(24);
+  });
+});
+
+describe('explainSeries with host limits', () => {
+  it('counts the series’ own earlier occurrences: a daily series of three in one week against a weekly limit of 2', () => {
+    const zone = 'Europe/Berlin';
+    const starts = ['2027-03-02T10:00', '2027-03-03T10:00', '2027-03-04T10:00'].map((local) => at(zone, local));
+    const query: StartQuery = { rules: RULES, now: LONG_AGO, hosts: [host('usr_a', zone, { perDay: null, perWeek: 2 })] };
+    expect(explainSeries(query, starts)).toEqual({
+      available: false,
+      refused: [{ index: 2, start: starts[2], reason: 'host_limit_reached' }],
+    });
+    expect(explainSeries(query, starts.slice(0, 2))).toEqual({ available: true, hostUserId: 'usr_a' });
   });
 });
 
