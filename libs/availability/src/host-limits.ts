@@ -1,5 +1,6 @@
-import { dayOfWeek, epochDayToIsoDate, isoDateToEpochDay } from './calendar.js';
-import { localEpochDayOf } from './zoned-time.js';
+import { dayOfWeek, epochDayToCivil, epochDayToIsoDate, isoDateToEpochDay } from './calendar.js';
+import type { ZoneDays } from './zone-days.js';
+import { localEpochDayOf, startOfDay } from './zoned-time.js';
 
 /**
  * Host booking limits (contract § 17): one person's load across every event type. A host at a limit is not offered
@@ -43,8 +44,32 @@ export function weekOf(date: string): string {
 export function countLoad(starts: readonly number[], timeZone: string): LoadCounts {
   const perDay = new Map<number, number>();
   const perWeek = new Map<number, number>();
+  // In order, the zone is asked only where a new local day begins (a few times per day, not once per start).
+  const sorted = [...new Set(starts)].sort((a, b) => a - b);
+  let day = 0;
+  let nextDayStart = -Infinity;
+  for (const start of sorted) {
+    if (start >= nextDayStart) {
+      day = localEpochDayOf(start, timeZone);
+      nextDayStart = startOfDay(epochDayToCivil(day + 1), timeZone).epochMilliseconds;
+    }
+    perDay.set(day, (perDay.get(day) ?? 0) + 1);
+    const monday = mondayOf(day);
+    perWeek.set(monday, (perWeek.get(monday) ?? 0) + 1);
+  }
+  return { perDay, perWeek };
+}
+
+/**
+ * The same for the starts inside `days` (a zone's table of whole local days, see ZoneDays), the others left out: a
+ * binary search per start instead of a zone lookup. Callers give it whole weeks around the days they ask about.
+ */
+export function countLoadWithin(starts: readonly number[], days: ZoneDays): LoadCounts {
+  const perDay = new Map<number, number>();
+  const perWeek = new Map<number, number>();
   for (const start of new Set(starts)) {
-    const day = localEpochDayOf(start, timeZone);
+    const day = days.dayOf(start);
+    if (day === undefined) continue;
     perDay.set(day, (perDay.get(day) ?? 0) + 1);
     const monday = mondayOf(day);
     perWeek.set(monday, (perWeek.get(monday) ?? 0) + 1);

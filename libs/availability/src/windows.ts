@@ -1,6 +1,6 @@
 import { BusyIndex } from './busy.js';
 import { SeatIndex } from './seats.js';
-import { countLoad, limitReachedOn } from './host-limits.js';
+import { countLoadWithin, limitReachedOn, mondayOf } from './host-limits.js';
 import { dayOfWeek, epochDayToIsoDate, parseWallTime } from './calendar.js';
 import type { BusyInterval, DateOverride, EventTypeRules, ExternalBusy, HostAvailability, TimeWindow, WeeklySchedule } from './types.js';
 import { ZoneDays } from './zone-days.js';
@@ -62,7 +62,11 @@ export function prepareHost(
   const zoneDays = zoneDaysFor(schedule.timezone, from, to, zoneCache);
   const weekly = parseWeekly(schedule);
   const limits = host.bookingLimits ?? null;
-  const load = limits === null ? null : countLoad(limits.starts, schedule.timezone);
+  // Whole Monday-to-Sunday weeks around the days asked about, so every counted start lands in its local day.
+  const load =
+    limits === null
+      ? null
+      : countLoadWithin(limits.starts, ZoneDays.build(schedule.timezone, mondayOf(zoneDays.firstDay), mondayOf(zoneDays.lastDay) + 6));
   const days: HostDay[] = [];
   for (let day = zoneDays.firstDay; day <= zoneDays.lastDay; day++) {
     const date = epochDayToIsoDate(day);
