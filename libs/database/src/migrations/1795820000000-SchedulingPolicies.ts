@@ -6,8 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * member's `booking_limits` (`{ perDay, perWeek }` or null). A change of a member's limits bumps the member's
  * availability version (cached slots are computed from it), as a schedule change does.
  */
-export class SchedulingPolicies1795720000000 implements MigrationInterface {
-  name = 'SchedulingPolicies1795720000000';
+export class SchedulingPolicies1795820000000 implements MigrationInterface {
+  name = 'SchedulingPolicies1795820000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
