@@ -49,6 +49,7 @@ export function evaluateHostStart(
   if (start < engine.earliest) return 'minimum_notice';
   if (start > engine.latest) return 'outside_booking_window';
   if (gridDay === undefined) return 'outside_availability';
+  if (host.outOfOffice.isBlocked(start)) return 'out_of_office';
   if (host.busy.isBlocked(start)) return 'already_booked';
   const seated = host.seats.refusal(start);
   if (seated === 'already_booked') return seated;

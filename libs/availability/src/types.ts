@@ -78,6 +78,12 @@ export interface ExternalBusy {
   readonly end: number;
 }
 
+/** An absence of the host, [start, end) in epoch ms. */
+export interface OutOfOfficeInterval {
+  readonly start: number;
+  readonly end: number;
+}
+
 export interface HostAvailability {
   readonly userId: string;
   /** null: the host has no availability at all. */
@@ -91,6 +97,11 @@ export interface HostAvailability {
   readonly seats?: readonly SeatedStart[];
   /** Busy times read from the host's connected calendars (api-rules.md § Calendars); none when absent. */
   readonly externalBusy?: readonly ExternalBusy[];
+  /**
+   * The host's out-of-office entries (api-rules.md § Out of office): no meeting of the host may overlap one, like an
+   * unavailable date override but to the millisecond and in no zone in particular; buffers do not reach into them.
+   */
+  readonly outOfOffice?: readonly OutOfOfficeInterval[];
   /** This event type's confirmed/pending bookings per local date of the schedule's zone; see countByLocalDate. */
   readonly bookingsPerDate: Readonly<Record<string, number>>;
   /** Creation time of the host's latest confirmed/pending booking of this event type. */
@@ -127,6 +138,7 @@ export const UNAVAILABLE_REASONS = [
   'minimum_notice',
   'outside_booking_window',
   'outside_availability',
+  'out_of_office',
   'already_booked',
   'held',
   'calendar_conflict',

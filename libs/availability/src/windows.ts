@@ -29,6 +29,8 @@ export interface PreparedHost {
   readonly calendarBusy: BusyIndex;
   /** The host's seated starts of this event type (api-rules.md § Seats and series). */
   readonly seats: SeatIndex;
+  /** The host's out-of-office entries: a start is blocked when its meeting (no buffers) overlaps one. */
+  readonly outOfOffice: BusyIndex;
 }
 
 /** Local windows as [start, end) in ms since local midnight; end may be a full day. */
@@ -54,7 +56,7 @@ export function prepareHost(
   if (host === undefined || schedule === null) {
     const none = BusyIndex.build([], rules, from, to);
     const noSeats = SeatIndex.build([], rules, from, to);
-    return { userId, lastBookedAt, days: [], zoneDays: null, busy: none, held: none, calendarBusy: none, seats: noSeats };
+    return { userId, lastBookedAt, days: [], zoneDays: null, busy: none, held: none, calendarBusy: none, seats: noSeats, outOfOffice: none };
   }
   const zoneDays = zoneDaysFor(schedule.timezone, from, to, zoneCache);
   const weekly = parseWeekly(schedule);
@@ -77,6 +79,7 @@ export function prepareHost(
     held: BusyIndex.build(host.held ?? [], rules, from, to),
     calendarBusy: BusyIndex.build(withoutBuffers(host.externalBusy ?? []), rules, from, to),
     seats: SeatIndex.build(host.seats ?? [], rules, from, to),
+    outOfOffice: BusyIndex.build(withoutBuffers(host.outOfOffice ?? []), { ...rules, bufferBeforeMinutes: 0, bufferAfterMinutes: 0 }, from, to),
   };
 }
 
