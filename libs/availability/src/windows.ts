@@ -56,7 +56,17 @@ export function prepareHost(
   if (host === undefined || schedule === null) {
     const none = BusyIndex.build([], rules, from, to);
     const noSeats = SeatIndex.build([], rules, from, to);
-    return { userId, lastBookedAt, days: [], zoneDays: null, busy: none, held: none, calendarBusy: none, seats: noSeats, outOfOffice: none };
+    return {
+      userId,
+      lastBookedAt,
+      days: [],
+      zoneDays: null,
+      busy: none,
+      held: none,
+      calendarBusy: none,
+      seats: noSeats,
+      outOfOffice: none,
+    };
   }
   const zoneDays = zoneDaysFor(schedule.timezone, from, to, zoneCache);
   const weekly = parseWeekly(schedule);
@@ -79,7 +89,12 @@ export function prepareHost(
     held: BusyIndex.build(host.held ?? [], rules, from, to),
     calendarBusy: BusyIndex.build(withoutBuffers(host.externalBusy ?? []), rules, from, to),
     seats: SeatIndex.build(host.seats ?? [], rules, from, to),
-    outOfOffice: BusyIndex.build(withoutBuffers(host.outOfOffice ?? []), { ...rules, bufferBeforeMinutes: 0, bufferAfterMinutes: 0 }, from, to),
+    outOfOffice: BusyIndex.build(
+      withoutBuffers(host.outOfOffice ?? []),
+      { ...rules, bufferBeforeMinutes: 0, bufferAfterMinutes: 0 },
+      from,
+      to,
+    ),
   };
 }
 

@@ -44,6 +44,7 @@ export const ID_PREFIXES = [
   'calw',
   'hld',
   'ser',
+  'ooo',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

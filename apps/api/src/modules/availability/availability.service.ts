@@ -140,6 +140,7 @@ function hostAvailability(
   overrides: readonly HostOverride[],
   busy: readonly BusyRow[],
   external: readonly { start: number; end: number }[],
+  outOfOffice: readonly { start: number; end: number }[],
   lastBookedAt: number | undefined,
 ): HostAvailability {
   const byDate: Record<string, DateOverride> = {};
@@ -184,6 +185,7 @@ function hostAvailability(
       holdExpiries: group!.holdExpiries,
     })),
     externalBusy: external.map(({ start, end }) => ({ start, end })),
+    outOfOffice: outOfOffice.map(({ start, end }) => ({ start, end })),
     bookingsPerDate: schedule && ownStarts.length > 0 ? countByLocalDate(ownStarts, schedule.timezone) : {},
     lastBookedAt: lastBookedAt ?? null,
   };
@@ -292,6 +294,7 @@ export class AvailabilityService {
     const overridesOf = groupBy(data.overrides, (override) => override.userId);
     const busyOf = groupBy(data.busy, (row) => row.hostUserId);
     const externalOf = groupBy(data.external, (row) => row.hostUserId);
+    const outOfOfficeOf = groupBy(data.outOfOffice, (row) => row.hostUserId);
     const hosts = hostIds.map((userId) =>
       hostAvailability(
         userId,
@@ -301,6 +304,7 @@ export class AvailabilityService {
         overridesOf.get(userId) ?? [],
         busyOf.get(userId) ?? [],
         externalOf.get(userId) ?? [],
+        outOfOfficeOf.get(userId) ?? [],
         data.lastBookedAt.get(userId),
       ),
     );
