@@ -8,7 +8,8 @@ import { IdempotencyService, type StoredResponse } from '../idempotency/index.js
 import { BookingsRepository } from './bookings.repository.js';
 import { HostQueue } from './host-queue.js';
 
-export type StartField = 'startTime' | 'newStartTime';
+/** The request field a refusal names: the time asked for, or the host a reassignment asked for. */
+export type StartField = 'startTime' | 'newStartTime' | 'hostUserId';
 
 export function slotUnavailable(field: StartField, reason: string): AppError {
   return new AppError(ErrorCode.SLOT_UNAVAILABLE, 'The requested time cannot be booked', [{ field, message: reason }]);
