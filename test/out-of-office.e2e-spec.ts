@@ -256,8 +256,30 @@ describe('out of office (contract § 17)', () => {
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ code: 'SLOT_UNAVAILABLE', details: [{ field: 'startTime', message: 'out_of_office' }] });
 
+    // With a redirect, the teammate takes bob's place: slots follow alice's availability and bookings go to alice.
+    const redirected = await t.http.patch(`/v1/out-of-office/${away.body.outOfOffice.id}`, { redirectToUserId: alice.userId }, key);
+    expect(redirected.status).toBe(200);
+    const standing = (...times: string[]) => [`09:00 ${bob.userId}`, ...times.map((h) => `${h} ${alice.userId}`)];
+    expect(await hours(oneOnOne)).toEqual(standing('10:00', '11:00', '12:00'));
+    // Collective: alice in bob's place besides herself, so the meeting occupies her alone.
+    expect(await hours(collective)).toEqual(standing('10:00', '11:00', '12:00'));
+    const alicesOwn = await createEventType(t, key, { hostUserIds: [alice.userId] });
+    expect((await t.http.post('/v1/bookings', bookingBody(alicesOwn, '2027-03-01T10:00:00Z'), key)).status).toBe(201);
+    // The cached answer follows the stand-in's own changes.
+    expect(await hours(oneOnOne)).toEqual(standing('11:00', '12:00'));
+    const aliceBusy = await t.http.post('/v1/bookings', bookingBody(alicesOwn, '2027-03-01T11:00:00Z'), key);
+    expect(aliceBusy.status).toBe(201);
+    expect(await hours(oneOnOne)).toEqual(standing('12:00'));
+    await t.http.post(`/v1/bookings/${aliceBusy.body.booking.id}/cancel`, {}, key);
+    expect(await hours(oneOnOne)).toEqual(standing('11:00', '12:00'));
+    const toStandIn = await t.http.post('/v1/bookings', bookingBody(oneOnOne, '2027-03-01T11:00:00Z'), key);
+    expect(toStandIn.status).toBe(201);
+    expect(toStandIn.body.booking).toMatchObject({ hostUserId: alice.userId, hostUserIds: [alice.userId], eventTypeId: oneOnOne });
+    expect(await check(t, key, oneOnOne, '2027-03-01T11:00:00Z')).toEqual({ available: false, reason: 'already_booked' });
+
     // Removing the entry gives the time back (the availability cache sees the change).
     expect((await t.http.delete(`/v1/out-of-office/${away.body.outOfOffice.id}`, key)).status).toBe(204);
     expect(await hours(oneOnOne)).toEqual(['09:00', '10:00', '11:00'].map((h) => `${h} ${bob.userId}`));
+    expect((await t.http.get(`/v1/bookings/${toStandIn.body.booking.id}`, key)).body.booking.hostUserIds).toEqual([alice.userId]);
   });
 });

@@ -433,6 +433,50 @@ describe('computeSlots properties', () => {
     );
   });
 
+  it('with a stand-in, an absent host’s slots are the stand-in’s own during the absence (brute force), and explainStart agrees', () => {
+    const withStandIn = scenario(['one_on_one', 'round_robin', 'collective']).chain((query) => {
+      const origin = Date.parse(`${query.range.startDate}T00:00:00Z`);
+      const dates: string[] = [];
+      for (let date = addDays(query.range.startDate, -2); date <= addDays(query.range.endDate, 2); date = addDays(date, 1))
+        dates.push(date);
+      return fc
+        .record({
+          standIn: hostArb('usr_r', dates, origin),
+          redirected: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+        })
+        .map(({ standIn, redirected }): SlotQuery => ({
+          ...query,
+          standIns: [standIn],
+          hosts: query.hosts.map((host) => ({
+            ...host,
+            outOfOffice: (host.outOfOffice ?? []).map((entry, index) => ({
+              ...entry,
+              redirectToUserId: redirected[index] ? 'usr_r' : null,
+            })),
+          })),
+        }));
+    });
+    fc.assert(
+      fc.property(withStandIn, (query) => {
+        const slots = computeSlots(query);
+        if (query.rules.schedulingType === 'one_on_one') {
+          const host = query.hosts[0];
+          const standIn = query.standIns![0];
+          const entries = (host.outOfOffice ?? []).filter((entry) => entry.redirectToUserId);
+          const during = (start: number): boolean =>
+            entries.some((entry) => start < entry.end && entry.start < start + durationOf(query.rules));
+          const expected = new Map<number, string>(oracleStarts(query, host).map((start) => [start, host.userId]));
+          for (const start of oracleStarts(query, standIn)) if (during(start) && !expected.has(start)) expected.set(start, standIn.userId);
+          expect(slots.map((slot) => [slot.start, slot.hostUserId])).toEqual([...expected].sort((a, b) => a[0] - b[0]));
+        }
+        for (const slot of slots) {
+          expect(explainStart(query, slot.start)).toMatchObject({ available: true, hostUserId: slot.hostUserId });
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('a live hold blocks exactly like a booking with the same buffers (api-rules.md § Browser booking)', () => {
     fc.assert(
       fc.property(scenario(ALL_TYPES), fc.array(fc.boolean(), { minLength: 25, maxLength: 25 }), (query, asHold) => {

@@ -82,6 +82,11 @@ export interface ExternalBusy {
 export interface OutOfOfficeInterval {
   readonly start: number;
   readonly end: number;
+  /**
+   * The member who takes the host's place during the absence: a start whose meeting overlaps it is judged on that
+   * member's availability (`SlotQuery.standIns`) and given to that member. Absent or null: nobody does.
+   */
+  readonly redirectToUserId?: string | null;
 }
 
 export interface HostAvailability {
@@ -118,6 +123,8 @@ export interface DateRange {
 export interface SlotQuery {
   readonly rules: EventTypeRules;
   readonly hosts: readonly HostAvailability[];
+  /** The availability of the members hosts' absences redirect to (who need not be hosts); none when absent. */
+  readonly standIns?: readonly HostAvailability[];
   readonly now: number;
   readonly range: DateRange;
 }
@@ -148,5 +155,11 @@ export const UNAVAILABLE_REASONS = [
 export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
 
 export type StartVerdict =
-  | { readonly available: true; readonly hostUserId: string; readonly seatsRemaining?: number }
+  | {
+      readonly available: true;
+      readonly hostUserId: string;
+      readonly seatsRemaining?: number;
+      /** Collective only: every host the booking occupies, in hostUserIds order, a stand-in in an absent host's place. */
+      readonly hostUserIds?: readonly string[];
+    }
   | { readonly available: false; readonly reason: UnavailableReason };

@@ -31,6 +31,8 @@ export interface PreparedHost {
   readonly seats: SeatIndex;
   /** The host's out-of-office entries: a start is blocked when its meeting (no buffers) overlaps one. */
   readonly outOfOffice: BusyIndex;
+  /** The entries with a stand-in (`redirectToUserId`), by start. */
+  readonly redirects: readonly { readonly start: number; readonly end: number; readonly userId: string }[];
 }
 
 /** Local windows as [start, end) in ms since local midnight; end may be a full day. */
@@ -66,6 +68,8 @@ export function prepareHost(
       calendarBusy: none,
       seats: noSeats,
       outOfOffice: none,
+      // Without hours of its own the host is still stood in for during its absences.
+      redirects: host === undefined ? [] : redirectsOf(host),
     };
   }
   const zoneDays = zoneDaysFor(schedule.timezone, from, to, zoneCache);
@@ -95,7 +99,20 @@ export function prepareHost(
       from,
       to,
     ),
+    redirects: redirectsOf(host),
   };
+}
+
+/** The stand-in for a meeting at `start` (its meeting overlapping an entry with one), or undefined. */
+export function standInAt(host: PreparedHost, start: number, duration: number): string | undefined {
+  for (const redirect of host.redirects) if (start < redirect.end && redirect.start < start + duration) return redirect.userId;
+  return undefined;
+}
+
+function redirectsOf(host: HostAvailability): PreparedHost['redirects'] {
+  return (host.outOfOffice ?? [])
+    .flatMap(({ start, end, redirectToUserId }) => (redirectToUserId ? [{ start, end, userId: redirectToUserId }] : []))
+    .sort((a, b) => a.start - b.start);
 }
 
 function withoutBuffers(external: readonly ExternalBusy[]): BusyInterval[] {

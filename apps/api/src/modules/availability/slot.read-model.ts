@@ -57,7 +57,7 @@ export interface HostData {
   /** Busy times from the hosts' blocking calendars (api-rules.md § Calendars), both modes. */
   external: { hostUserId: string; start: number; end: number }[];
   /** The hosts' out-of-office entries overlapping [from, to) (contract § 17), both modes. */
-  outOfOffice: { hostUserId: string; start: number; end: number }[];
+  outOfOffice: { hostUserId: string; start: number; end: number; redirectToUserId: string | null }[];
   lastBookedAt: Map<string, number>;
   /** Whether any of these hosts has a hold that expired by `now` and is still stored (a writer deletes it first). */
   expiredHolds: boolean;
@@ -68,7 +68,7 @@ interface RawHostData {
   overrides: [string, string, OverrideType, StoredTimeSlot[]][];
   busy: [string, string, number, number, number, number, number | null, boolean, number, number[]][];
   external: [string, number, number][];
-  out_of_office: [string, number, number][];
+  out_of_office: [string, number, number, string | null][];
   last_booked: [string, number][];
   expired_holds: boolean;
 }
@@ -103,7 +103,11 @@ export class SlotReadModel {
       `SELECT (SELECT coalesce(sum(v.version), 0)::text
                  FROM availability_versions v
                 WHERE v.organization_id = $1
-                  AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2))
+                  AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2)
+                       -- The stand-ins of the hosts' absences: their availability is offered in the hosts' place.
+                       OR v.subject IN (SELECT 'u:' || x.redirect_to_user_id FROM out_of_office_entries x
+                                          JOIN event_type_hosts h ON h.user_id = x.user_id AND h.event_type_id = $2
+                                         WHERE x.organization_id = $1 AND x.redirect_to_user_id IS NOT NULL))
               ) AS fingerprint,
               (SELECT ${EVENT_TYPE_ROW_JSON_SQL} FROM event_types et WHERE et.id = $2 AND et.organization_id = $1) AS event_type`,
       [scope.organizationId, eventTypeId],
@@ -172,7 +176,8 @@ export class SlotReadModel {
            WHERE cb.organization_id = $1 AND cb.user_id = ANY($2::text[])
              AND cb.ends_at > to_timestamp($6::float8 / 1000) AND cb.starts_at < to_timestamp($7::float8 / 1000)) AS external,
          (SELECT coalesce(json_agg(json_build_array(
-                   x.user_id, (extract(epoch FROM x.starts_at) * 1000)::bigint, (extract(epoch FROM x.ends_at) * 1000)::bigint)), '[]')
+                   x.user_id, (extract(epoch FROM x.starts_at) * 1000)::bigint, (extract(epoch FROM x.ends_at) * 1000)::bigint,
+                   x.redirect_to_user_id)), '[]')
             FROM out_of_office_entries x
            WHERE x.organization_id = $1 AND x.user_id = ANY($2::text[])
              AND x.ends_at > to_timestamp($6::float8 / 1000) AND x.starts_at < to_timestamp($7::float8 / 1000)) AS out_of_office,
@@ -208,7 +213,7 @@ export class SlotReadModel {
         }),
       ),
       external: row.external.map(([hostUserId, start, end]) => ({ hostUserId, start, end })),
-      outOfOffice: row.out_of_office.map(([hostUserId, start, end]) => ({ hostUserId, start, end })),
+      outOfOffice: row.out_of_office.map(([hostUserId, start, end, redirectToUserId]) => ({ hostUserId, start, end, redirectToUserId })),
       lastBookedAt: new Map(row.last_booked),
       expiredHolds: row.expired_holds,
     };

@@ -111,6 +111,8 @@ export class BookingReassignService {
     );
     const verdict = explainStart(loaded.query, start);
     if (!verdict.available) throw slotUnavailable('hostUserId', verdict.reason);
+    // A named member who is away gives the time to its stand-in: not what was asked for.
+    if (schedulingType === 'one_on_one' && verdict.hostUserId !== candidates[0]) throw slotUnavailable('hostUserId', 'out_of_office');
     return { hostUserId: verdict.hostUserId, expiredHolds: loaded.expiredHolds };
   }
 
