@@ -219,6 +219,18 @@ describe('admin console in a browser', () => {
     const decided = await Promise.all(pending.map(async (b) => (await json(`/v1/bookings/${b.id}`)).booking.status));
     expect(decided.sort()).toEqual(['cancelled', 'confirmed']);
 
+    // The right to be forgotten: the confirmation names who and what goes; both bookings stay, without the person.
+    const prompts: string[] = [];
+    page.on('dialog', (dialog) => prompts.push(dialog.message()));
+    await page.getByRole('button', { name: 'Erase attendee' }).click();
+    await page.getByText('Attendee erased: 2 bookings').waitFor();
+    await page.getByText('Erased attendee erased@invalid').waitFor();
+    expect(prompts.at(-1)).toMatch(
+      /^Erase pending@example\.com from every booking of the organization[\s\S]*Kept: the bookings themselves/,
+    );
+    expect((await json('/v1/bookings?attendeeEmail=pending%40example.com')).totalCount).toBe(0);
+    expect(await page.getByRole('button', { name: 'Erase attendee' }).count()).toBe(0);
+
     // Reschedule: a Sunday is refused with its reason beside the field; a free Wednesday time moves it.
     const first = (await json('/v1/bookings?status=confirmed&eventTypeId=' + introId)).bookings[0];
     await page.goto(`/admin/bookings/${first.id}`);

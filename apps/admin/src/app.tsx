@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap, whenUnauthorized, type Schemas } from './api/client';
 import { Session, type SessionContext } from './context';
 import { ApiKeysPage } from './pages/api-keys';
+import { AuditPage } from './pages/audit';
 import { AvailabilityPage } from './pages/availability';
 import { OutOfOfficePage } from './pages/out-of-office';
 import { BookingDetailPage, BookingsPage } from './pages/bookings';
@@ -35,6 +36,7 @@ const NAV: NavItem[] = [
   { href: '/admin/team', label: 'Team' },
   { href: '/admin/api-keys', label: 'API keys', adminOnly: true },
   { href: '/admin/webhooks', label: 'Webhooks', adminOnly: true },
+  { href: '/admin/audit', label: 'Audit', adminOnly: true },
   { href: '/admin/organization', label: 'Organization' },
 ];
 
@@ -143,6 +145,7 @@ function Shell({ context }: { context: SessionContext }): JSX.Element {
           <Route path="/admin/api-keys" component={admin(ApiKeysPage)} />
           <Route path="/admin/webhooks" component={admin(WebhooksPage)} />
           <Route path="/admin/webhooks/:id" component={admin(WebhookDetailPage)} />
+          <Route path="/admin/audit" component={admin(AuditPage)} />
           <Route path="/admin/organization" component={OrganizationPage} />
           <Route default component={HomePage} />
         </Router>

@@ -24,8 +24,13 @@ const TAGS: Array<{ name: string; description: string }> = [
     name: 'holds',
     description: 'Keep a slot for a few minutes while an attendee fills in the form; a booking with holdId takes its place',
   },
+  {
+    name: 'attendees',
+    description: 'Erasing an attendee from every booking of the organization (the right to be forgotten), synchronously',
+  },
   { name: 'webhooks', description: 'Signed (Standard Webhooks), retried event deliveries and their log' },
   { name: 'calendars', description: 'Members’ own calendars (ICS feeds, CalDAV accounts) whose busy times block their slots' },
+  { name: 'audit', description: 'Who changed what: every change made through the API, filtered, paged and exported (NDJSON)' },
   { name: 'health', description: 'Liveness and readiness probes (outside /v1, no credentials)' },
 ];
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
+import { pageOffset, type PageRequest, type ScopedIds, scopedColumns, type TenantScope } from '@app/common';
 import { In, IsNull, MoreThan } from 'typeorm';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL, hostLockKeys, LOCK_HOSTS_SQL } from '../booking-occupancy/index.js';
@@ -240,6 +240,27 @@ export class BookingsRepository {
     ]);
   }
 
+  /**
+   * Erasure (contract § 18): the attendee's bookings of this scope, found by email whatever its case, keep their ids,
+   * times, statuses and hosts; the person goes (name, email, phone, zone, notes, answers). Returns their ids. Rows
+   * already erased are not matched again, so a repeat erases nothing.
+   */
+  async eraseAttendee(scope: TenantScope, email: string, erased: { name: string; email: string }, at: Date): Promise<string[]> {
+    // An UPDATE … RETURNING answers [rows, count] through TypeORM's pg driver.
+    const [rows]: [{ id: string }[], number] = await this.tx.transactional.query(
+      `WITH locked AS (
+         SELECT id FROM bookings
+          WHERE organization_id = $1 AND lower(attendee_email) = lower($2) AND attendee_email <> $4 AND livemode = $6
+          ORDER BY id FOR UPDATE)
+       UPDATE bookings b SET attendee_first_name = $3, attendee_last_name = NULL, attendee_email = $4, attendee_phone = NULL,
+              timezone = NULL, notes = NULL, answers = '[]', updated_at = $5
+         FROM locked WHERE b.id = locked.id
+       RETURNING b.id`,
+      [scope.organizationId, email, erased.name, erased.email, at, scope.livemode],
+    );
+    return rows.map((row) => row.id);
+  }
+
   /** Sets one no-show mark; says whether it changed (a mark set twice is one change). */
   async markNoShow(scope: TenantScope, id: string, party: 'attendee' | 'host', noShow: boolean, at: Date): Promise<boolean> {
     const column = party === 'attendee' ? 'no_show_attendee' : 'no_show_host';
@@ -277,6 +298,36 @@ export class BookingsRepository {
       where: { id: In([...ids]), organizationId: scope.organizationId, livemode: scope.livemode },
     });
     return this.withHosts(scope, bookings);
+  }
+
+  /**
+   * The bookings of several organizations (a job's round), each with its hosts: two statements for all of them. Each
+   * booking row is share-locked until the transaction ends, in id order (as erasure locks them, so the two cannot
+   * deadlock): a reader that writes what it read elsewhere (a reminder's mails) sees a booking before or after an
+   * erasure, never writes a copy the erasure has already looked for.
+   */
+  async findManyAcross(keys: readonly ScopedIds[]): Promise<BookingWithHosts[]> {
+    const { organizationIds, livemodes, ids } = scopedColumns(keys);
+    if (ids.length === 0) return [];
+    const bookings = await this.tx.transactional
+      .createQueryBuilder(Booking, 'b')
+      .where(
+        `(b.organization_id, b.livemode, b.id) IN (SELECT * FROM unnest(CAST(:organizationIds AS text[]), CAST(:livemodes AS boolean[]), CAST(:ids AS text[])))`,
+        { organizationIds, livemodes, ids },
+      )
+      .orderBy('b.id')
+      .setLock('pessimistic_read')
+      .getMany();
+    if (bookings.length === 0) return [];
+    const rows: { booking_id: string; host_user_id: string }[] = await this.tx.reads.query(
+      `SELECT booking_id, host_user_id FROM booking_hosts
+        WHERE (organization_id, booking_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+        ORDER BY booking_id, position, host_user_id`,
+      [bookings.map((booking) => booking.organizationId), bookings.map((booking) => booking.id)],
+    );
+    const hosts = new Map<string, string[]>();
+    for (const row of rows) hosts.set(row.booking_id, [...(hosts.get(row.booking_id) ?? []), row.host_user_id]);
+    return bookings.map((booking) => ({ booking, hostUserIds: hosts.get(booking.id) ?? [] }));
   }
 
   /** Each booking's hosts, the primary first, in the order they were booked in. */

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Access, ApiErrors, CurrentPrincipal, OptionalPrincipal, Permission, type Principal, Scope, IdParam } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, OptionalPrincipal, Permission, type Principal, Scope, IdParam, Audited } from '@app/common';
 import { CreateBookingDto } from '../booking-core/index.js';
 import { BookingChangesService } from './booking-changes.service.js';
 import { BookingCreateService } from './booking-create.service.js';
@@ -36,6 +36,7 @@ export class BookingsController {
   ) {}
 
   @Post()
+  @Audited('booking.created')
   @Access({ scope: Scope.BookingsWrite, permission: Permission.CreateBookings })
   @ApiOperation({
     operationId: 'createBooking',
@@ -84,6 +85,7 @@ export class BookingsController {
   }
 
   @Post(':id/cancel')
+  @Audited('booking.cancelled')
   @HttpCode(200)
   @Access({ scope: Scope.BookingsWrite, attendeeToken: true })
   @ApiOperation({
@@ -104,6 +106,7 @@ export class BookingsController {
   }
 
   @Post(':id/reschedule')
+  @Audited('booking.rescheduled')
   @HttpCode(200)
   @Access({ scope: Scope.BookingsWrite, attendeeToken: true })
   @ApiOperation({
@@ -129,6 +132,7 @@ export class BookingsController {
 
   @Post(':id/reassign')
   @HttpCode(200)
+  @Audited('booking.reassigned')
   @Access({ scope: Scope.BookingsWrite })
   @ApiOperation({
     operationId: 'reassignBooking',
@@ -152,6 +156,7 @@ export class BookingsController {
   }
 
   @Post(':id/confirm')
+  @Audited('booking.confirmed')
   @HttpCode(200)
   @Access({ scope: Scope.BookingsWrite })
   @ApiOperation({
@@ -166,6 +171,7 @@ export class BookingsController {
   }
 
   @Post(':id/no-show')
+  @Audited('booking.no_show_marked')
   @HttpCode(200)
   // Not one of the browser routes (api-rules.md § Browser booking lists them): no CORS headers.
   @Access({ scope: Scope.BookingsWrite, attendeeToken: true, crossOrigin: false })
@@ -194,6 +200,7 @@ export class BookingsController {
   }
 
   @Post(':id/decline')
+  @Audited('booking.declined')
   @HttpCode(200)
   @Access({ scope: Scope.BookingsWrite })
   @ApiOperation({

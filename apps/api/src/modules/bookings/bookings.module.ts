@@ -48,6 +48,6 @@ import { VisitorBookingsService } from './visitor-bookings.service.js';
     VisitorBookingsRepository,
     VisitorBookingsService,
   ],
-  exports: [BookingCreateService, BookingQueriesService],
+  exports: [BookingCreateService, BookingQueriesService, VisitorBookingsService],
 })
 export class BookingsModule {}

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, IdParam, Permission, type Principal, Scope } from '@app/common';
+import { Access, ApiErrors, Audited, CurrentPrincipal, IdParam, Permission, type Principal, Scope } from '@app/common';
 import {
   CreateOutOfOfficeDto,
   ListOutOfOfficeQueryDto,
@@ -21,6 +21,7 @@ export class OutOfOfficeController {
   constructor(private readonly outOfOffice: OutOfOfficeService) {}
 
   @Post()
+  @Audited('out_of_office.created')
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({
     operationId: 'createOutOfOffice',
@@ -36,6 +37,7 @@ export class OutOfOfficeController {
   // A wildcard, not `:externalId`: the router caps a parameter at 100 characters (api-rules.md § Basics), an external id
   // may have 200 (percent-encoded, more); the service checks its length and that it is one segment.
   @Put('by-external-id/*')
+  @Audited('out_of_office.saved')
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({
     operationId: 'putOutOfOfficeByExternalId',
@@ -85,6 +87,7 @@ export class OutOfOfficeController {
   }
 
   @Patch(':id')
+  @Audited('out_of_office.updated')
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({
     operationId: 'updateOutOfOffice',
@@ -103,6 +106,7 @@ export class OutOfOfficeController {
 
   @Delete(':id')
   @HttpCode(204)
+  @Audited('out_of_office.deleted')
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({ operationId: 'deleteOutOfOffice', summary: 'Remove an absence (scope availability:write)', description: OTHERS })
   @ApiResponse({ status: 204 })

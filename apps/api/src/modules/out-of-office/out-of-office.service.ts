@@ -31,6 +31,10 @@ import {
 } from './dto/out-of-office.dto.js';
 import { OutOfOfficeEntry } from './entities/out-of-office-entry.entity.js';
 import { OUT_OF_OFFICE_OVERLAP_CONSTRAINT, OutOfOfficeRepository } from './out-of-office.repository.js';
+import { AuditTrail, changesBetween } from '../audit/index.js';
+
+/** What an entry's audit `changes` compare. */
+const AUDITED_FIELDS = ['userId', 'startsAt', 'endsAt', 'note', 'redirectToUserId'] as const;
 
 const DAY_MS = 86_400_000;
 
@@ -70,6 +74,7 @@ export class OutOfOfficeService {
     private readonly bookings: BookingCounts,
     private readonly clock: Clock,
     private readonly tx: TransactionHost,
+    private readonly audit: AuditTrail,
   ) {}
 
   async create(principal: Principal, dto: CreateOutOfOfficeDto): Promise<OutOfOfficeResponse> {
@@ -93,6 +98,8 @@ export class OutOfOfficeService {
           await this.repository.insert(scope, wanted);
           return wanted;
         }
+        // The audit entry names the entry replaced (a create's is the id it minted).
+        this.audit.describe({ resourceId: existing.id, changes: changesBetween(existing, wanted, AUDITED_FIELDS) });
         // The entry may move to another user only for those who may manage both.
         this.assertMayManage(principal, existing.userId);
         if (sameFields(existing, wanted)) return existing;
@@ -144,7 +151,12 @@ export class OutOfOfficeService {
       redirectToUserId,
       updatedAt: this.clock.now(),
     });
-    await this.write(() => this.tx.transaction(() => this.repository.update(scope, updated)));
+    await this.write(() =>
+      this.tx.transaction(async () => {
+        this.audit.describe({ changes: changesBetween(entry, updated, AUDITED_FIELDS) });
+        await this.repository.update(scope, updated);
+      }),
+    );
     return { outOfOffice: (await this.views(scope, [updated]))[0] };
   }
 

@@ -6,8 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * unique per organization (the idempotent PUT). Removing the member removes its entries; a redirect to a member who
  * leaves is dropped. Entries change slots, so they bump their user's availability version like date overrides.
  */
-export class OutOfOffice1795720000000 implements MigrationInterface {
-  name = 'OutOfOffice1795720000000';
+export class OutOfOffice1795810000000 implements MigrationInterface {
+  name = 'OutOfOffice1795810000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
