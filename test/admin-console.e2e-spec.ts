@@ -219,6 +219,18 @@ describe('admin console in a browser', () => {
     const decided = await Promise.all(pending.map(async (b) => (await json(`/v1/bookings/${b.id}`)).booking.status));
     expect(decided.sort()).toEqual(['cancelled', 'confirmed']);
 
+    // The right to be forgotten: the confirmation names who and what goes; both bookings stay, without the person.
+    const prompts: string[] = [];
+    page.on('dialog', (dialog) => prompts.push(dialog.message()));
+    await page.getByRole('button', { name: 'Erase attendee' }).click();
+    await page.getByText('Attendee erased: 2 bookings').waitFor();
+    await page.getByText('Erased attendee erased@invalid').waitFor();
+    expect(prompts.at(-1)).toMatch(
+      /^Erase pending@example\.com from every booking of the organization[\s\S]*Kept: the bookings themselves/,
+    );
+    expect((await json('/v1/bookings?attendeeEmail=pending%40example.com')).totalCount).toBe(0);
+    expect(await page.getByRole('button', { name: 'Erase attendee' }).count()).toBe(0);
+
     // Reschedule: a Sunday is refused with its reason beside the field; a free Wednesday time moves it.
     const first = (await json('/v1/bookings?status=confirmed&eventTypeId=' + introId)).bookings[0];
     await page.goto(`/admin/bookings/${first.id}`);
@@ -476,10 +488,19 @@ describe('admin console in a browser', () => {
       'Event types',
       'Schedule',
       'Availability',
+      'Out of office',
       'Calendars',
       'Team',
       'Organization',
     ]);
+    // A member sets its own absence (no member picker), whole dates, and sees it listed.
+    await go(page, 'Out of office', 'Out of office');
+    await expect(page.getByLabel('Member', { exact: true }).count()).resolves.toBe(0);
+    await page.getByLabel('First day').fill('2031-05-05');
+    await page.getByLabel('Last day').fill('2031-05-06');
+    await page.getByLabel('Note').fill('Conference');
+    await page.getByRole('button', { name: 'Save absence' }).click();
+    await page.getByRole('table', { name: 'Absences' }).getByRole('cell', { name: member.email }).waitFor();
     for (const path of ['/admin/api-keys', '/admin/webhooks', '/admin/webhooks/wh_anything']) {
       await page.goto(path);
       await page.getByRole('heading', { name: 'Not allowed' }).waitFor();

@@ -395,7 +395,7 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
     const attempts: Attempt[] = [];
     await page.route(`${t.url}${path}`, async (route) => {
       if (route.request().method() !== 'POST') return route.continue();
-      const attempt: Attempt = { key: route.request().headers()['idempotency-key'], sentAt: Date.now(), answeredAt: 0 };
+      const attempt: Attempt = { key: route.request().headers()['idempotency-key'], sentAt: performance.now(), answeredAt: 0 };
       attempts.push(attempt);
       await (answers[attempts.length - 1] ?? ((r: Route) => r.continue()))(route, attempt);
     });
@@ -406,7 +406,7 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
   const refuse =
     (status: number, code: string, retryAfter?: number): Answer =>
     (route, attempt) => {
-      attempt.answeredAt = Date.now();
+      attempt.answeredAt = performance.now();
       return route.fulfill({
         status,
         headers: {
@@ -421,7 +421,7 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
   /** The request reaches the API (which books), but the answer never reaches the page. */
   const dropAnswer: Answer = async (route, attempt) => {
     await route.fetch();
-    attempt.answeredAt = Date.now();
+    attempt.answeredAt = performance.now();
     await route.abort('connectionreset');
   };
 

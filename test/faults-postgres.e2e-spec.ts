@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { FixedClock } from '@app/common';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
@@ -285,4 +286,27 @@ describe('faults: PostgreSQL goes away under load', () => {
       `faults-postgres killed figures: ${JSON.stringify({ killed, requests: outcomes.length, unavailable: outcomes.filter((o) => o.status === 503).length })}\n`,
     );
   }, 60_000);
+
+  it('survives a pooled connection cut while checked out between queries (a failover cutting sessions): no unhandled error', async () => {
+    interface PooledClient {
+      query(text: string): Promise<{ rows: { pid: number }[] }>;
+      release(destroy?: boolean): void;
+      once(event: 'end', listener: () => void): void;
+    }
+    // The pool gives the client without an error listener of its own; TypeORM adds one only while a query runner holds it.
+    const pool = (a.app.get(DataSource).driver as unknown as { master: { connect(): Promise<PooledClient> } }).master;
+    const client = await pool.connect();
+    const [{ pid }] = (await client.query('SELECT pg_backend_pid() AS pid')).rows;
+    const ended = new Promise<void>((resolve) => client.once('end', resolve));
+    await db.query('SELECT pg_terminate_backend($1)', [pid]);
+    await ended;
+    await sleep(50);
+    client.release(true);
+    // Still serving: the process did not die of an unhandled 'error' event.
+    const headers = { authorization: `ApiKey ${org.apiKey}` };
+    expect(
+      (await call(`${a.url}/v1/availability?eventTypeId=${org.eventTypeId}&start=2027-03-01&end=2027-03-01&timezone=UTC`, { headers }))
+        .status,
+    ).toBe(200);
+  }, 20_000);
 });

@@ -9,6 +9,9 @@ const LONGEST_FIRST = [
   'test/booker.e2e-spec.ts',
   'test/console-calendar.e2e-spec.ts',
   'test/quick-start.e2e-spec.ts',
+  // A Patroni cluster each (a minute or two of wall time, mostly waiting on Patroni's timings, little CPU).
+  'test/failover.e2e-spec.ts',
+  'test/failover-conditions.e2e-spec.ts',
   'test/encryption-key-check.e2e-spec.ts',
   'test/webhooks-durability.e2e-spec.ts',
   'test/reminders.e2e-spec.ts',

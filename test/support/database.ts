@@ -48,3 +48,27 @@ export async function cloneTestDatabase(): Promise<{ url: string; drop(): Promis
   };
   return { url: databaseUrlFor(adminUrl, name), drop };
 }
+
+/**
+ * Every row of every table of the database as text (`row::text`, one a line, per table under its name): what a
+ * data-only `pg_dump` holds, whatever the server's version (the embedded PostgreSQL of `npm test` is newer than the
+ * machine's `pg_dump`, which refuses to dump a newer server).
+ */
+export async function dumpAllRows(databaseUrl: string): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const tables = await client.query<{ name: string }>(
+      `SELECT format('%I.%I', table_schema, table_name) AS name FROM information_schema.tables
+        WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1`,
+    );
+    const parts: string[] = [];
+    for (const { name } of tables.rows) {
+      const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM ${name} t`);
+      parts.push(`-- ${name}`, ...rows.rows.map(({ row }) => row));
+    }
+    return parts.join('\n');
+  } finally {
+    await client.end();
+  }
+}

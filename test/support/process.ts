@@ -99,10 +99,17 @@ export function ensureDebianPackage(name: string, probe: readonly [string, ...st
   try {
     execFileSync(probe[0], probe.slice(1), { stdio: 'ignore' });
   } catch {
-    execFileSync('sh', ['-c', `(apt-get update || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y ${aptOptions} ${name}`], {
-      stdio: 'ignore',
-      timeout: 300_000,
-    });
+    // Another test file (or anything else on the machine) may be installing at the same moment: wait for dpkg's lock
+    // rather than fail on it (seen: two files of one run installing haproxy and prometheus on a fresh machine).
+    const lock = '-o DPkg::Lock::Timeout=300';
+    execFileSync(
+      'sh',
+      ['-c', `(apt-get ${lock} update || true) && DEBIAN_FRONTEND=noninteractive apt-get ${lock} install -y ${aptOptions} ${name}`],
+      {
+        stdio: 'ignore',
+        timeout: 300_000,
+      },
+    );
   }
 }
 

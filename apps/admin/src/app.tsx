@@ -4,7 +4,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap, whenUnauthorized, type Schemas } from './api/client';
 import { Session, type SessionContext } from './context';
 import { ApiKeysPage } from './pages/api-keys';
+import { AuditPage } from './pages/audit';
 import { AvailabilityPage } from './pages/availability';
+import { OutOfOfficePage } from './pages/out-of-office';
 import { BookingDetailPage, BookingsPage } from './pages/bookings';
 import { CalendarsPage } from './pages/calendars';
 import { EventTypeEditPage, EventTypesPage } from './pages/event-types';
@@ -29,10 +31,12 @@ const NAV: NavItem[] = [
   { href: '/admin/event-types', label: 'Event types' },
   { href: '/admin/schedule', label: 'Schedule' },
   { href: '/admin/availability', label: 'Availability' },
+  { href: '/admin/out-of-office', label: 'Out of office' },
   { href: '/admin/calendars', label: 'Calendars' },
   { href: '/admin/team', label: 'Team' },
   { href: '/admin/api-keys', label: 'API keys', adminOnly: true },
   { href: '/admin/webhooks', label: 'Webhooks', adminOnly: true },
+  { href: '/admin/audit', label: 'Audit', adminOnly: true },
   { href: '/admin/organization', label: 'Organization' },
 ];
 
@@ -135,11 +139,13 @@ function Shell({ context }: { context: SessionContext }): JSX.Element {
           <Route path="/admin/event-types/:id" component={EventTypeEditPage} />
           <Route path="/admin/schedule" component={SchedulePage} />
           <Route path="/admin/availability" component={AvailabilityPage} />
+          <Route path="/admin/out-of-office" component={OutOfOfficePage} />
           <Route path="/admin/calendars" component={CalendarsPage} />
           <Route path="/admin/team" component={TeamPage} />
           <Route path="/admin/api-keys" component={admin(ApiKeysPage)} />
           <Route path="/admin/webhooks" component={admin(WebhooksPage)} />
           <Route path="/admin/webhooks/:id" component={admin(WebhookDetailPage)} />
+          <Route path="/admin/audit" component={admin(AuditPage)} />
           <Route path="/admin/organization" component={OrganizationPage} />
           <Route default component={HomePage} />
         </Router>

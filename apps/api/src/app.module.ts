@@ -3,6 +3,7 @@ import { AppConfig, Clock } from '@app/common';
 import { CoreModule } from './core.module.js';
 import { MetricsModule } from './metrics/index.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
+import { AuditModule } from './modules/audit/index.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { AvailabilityModule } from './modules/availability/availability.module.js';
 import { CalendarsModule } from './modules/calendars/calendars.module.js';
@@ -12,11 +13,13 @@ import { HoldsModule } from './modules/holds/index.js';
 import { BookingSeriesModule } from './modules/booking-series/index.js';
 import { BookingRemindersModule } from './modules/booking-reminders/index.js';
 import { PublicBookingModule } from './modules/public-booking/public-booking.module.js';
+import { ErasureModule } from './modules/erasure/index.js';
 import { EventTypesModule } from './modules/event-types/event-types.module.js';
 import { GlobalLookupsModule } from './modules/global-lookups/index.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MailModule } from './modules/mail/mail.module.js';
 import { OutboxModule } from './modules/outbox/outbox.module.js';
+import { OutOfOfficeModule } from './modules/out-of-office/index.js';
 import { TeamModule } from './modules/team/team.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
@@ -38,12 +41,14 @@ export class AppModule {
         GlobalLookupsModule,
         HealthModule,
         OutboxModule,
+        AuditModule,
         MailModule,
         AuthModule,
         ApiKeysModule,
         TeamModule,
         EventTypesModule,
         AvailabilityModule,
+        OutOfOfficeModule,
         BookingsModule,
         CalendarFeedsModule,
         HoldsModule,
@@ -52,6 +57,7 @@ export class AppModule {
         PublicBookingModule,
         WebhooksModule,
         CalendarsModule,
+        ErasureModule,
         ...(options.extraModules ?? []),
       ],
     };

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, Clock } from '@app/common';
 import { CoreModule } from '../../api/src/core.module.js';
 import { MetricsModule } from '../../api/src/metrics/index.js';
+import { AuditModule } from '../../api/src/modules/audit/index.js';
 import { BookingsModule } from '../../api/src/modules/bookings/index.js';
 import { CalendarsModule } from '../../api/src/modules/calendars/calendars.module.js';
 import { GlobalLookupsModule } from '../../api/src/modules/global-lookups/index.js';
@@ -25,6 +26,7 @@ export class WorkerModule {
         MetricsModule,
         GlobalLookupsModule,
         OutboxModule,
+        AuditModule,
         MailModule,
         WebhooksModule,
         IdempotencyModule,

@@ -32,6 +32,10 @@ export interface PreparedHost {
   readonly calendarBusy: BusyIndex;
   /** The host's seated starts of this event type (api-rules.md § Seats and series). */
   readonly seats: SeatIndex;
+  /** The host's out-of-office entries: a start is blocked when its meeting (no buffers) overlaps one. */
+  readonly outOfOffice: BusyIndex;
+  /** The entries with a stand-in (`redirectToUserId`), by start. */
+  readonly redirects: readonly { readonly start: number; readonly end: number; readonly userId: string }[];
 }
 
 /** Local windows as [start, end) in ms since local midnight; end may be a full day. */
@@ -57,7 +61,19 @@ export function prepareHost(
   if (host === undefined || schedule === null) {
     const none = BusyIndex.build([], rules, from, to);
     const noSeats = SeatIndex.build([], rules, from, to);
-    return { userId, lastBookedAt, days: [], zoneDays: null, busy: none, held: none, calendarBusy: none, seats: noSeats };
+    return {
+      userId,
+      lastBookedAt,
+      days: [],
+      zoneDays: null,
+      busy: none,
+      held: none,
+      calendarBusy: none,
+      seats: noSeats,
+      outOfOffice: none,
+      // Without hours of its own the host is still stood in for during its absences.
+      redirects: host === undefined ? [] : redirectsOf(host),
+    };
   }
   const zoneDays = zoneDaysFor(schedule.timezone, from, to, zoneCache);
   const weekly = parseWeekly(schedule);
@@ -87,7 +103,26 @@ export function prepareHost(
     held: BusyIndex.build(host.held ?? [], rules, from, to),
     calendarBusy: BusyIndex.build(withoutBuffers(host.externalBusy ?? []), rules, from, to),
     seats: SeatIndex.build(host.seats ?? [], rules, from, to),
+    outOfOffice: BusyIndex.build(
+      withoutBuffers(host.outOfOffice ?? []),
+      { ...rules, bufferBeforeMinutes: 0, bufferAfterMinutes: 0 },
+      from,
+      to,
+    ),
+    redirects: redirectsOf(host),
   };
+}
+
+/** The stand-in for a meeting at `start` (its meeting overlapping an entry with one), or undefined. */
+export function standInAt(host: PreparedHost, start: number, duration: number): string | undefined {
+  for (const redirect of host.redirects) if (start < redirect.end && redirect.start < start + duration) return redirect.userId;
+  return undefined;
+}
+
+function redirectsOf(host: HostAvailability): PreparedHost['redirects'] {
+  return (host.outOfOffice ?? [])
+    .flatMap(({ start, end, redirectToUserId }) => (redirectToUserId ? [{ start, end, userId: redirectToUserId }] : []))
+    .sort((a, b) => a.start - b.start);
 }
 
 function withoutBuffers(external: readonly ExternalBusy[]): BusyInterval[] {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { requestObserver } from './request-observer.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -44,12 +45,16 @@ export const ID_PREFIXES = [
   'calw',
   'hld',
   'ser',
+  'ooo',
+  'aud',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 /** `prefix_` + 24 random base62 characters (~143 bits): never sequential, safe to expose. */
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${randomBase62(24)}`;
+  const id = `${prefix}_${randomBase62(24)}`;
+  requestObserver()?.idMinted(prefix, id);
+  return id;
 }
 
 /** What an id of this type looks like, as a regular expression's source (also the OpenAPI document's pattern). */

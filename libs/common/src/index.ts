@@ -9,3 +9,4 @@ export * from './validation/index.js';
 export * from './crypto.js';
 export * from './secret-sealer.js';
 export * from './outbound/index.js';
+export * from './request-observer.js';

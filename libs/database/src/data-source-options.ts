@@ -4,6 +4,9 @@ import { SnakeNamingStrategy } from './naming-strategy.js';
 
 export const MIGRATIONS_TABLE = 'migrations';
 
+/** Idle time before the first TCP keepalive probe on the database's sockets (pool and LISTEN connections). */
+export const KEEPALIVE_IDLE_MS = 10_000;
+
 /** How long the application's pool waits for the database before the request fails (503). */
 export interface DatabaseTimeouts {
   /** PostgreSQL cancels a statement that runs longer (`statement_timeout`). */
@@ -23,7 +26,10 @@ export function poolOptions(timeouts: DatabaseTimeouts): Record<string, unknown>
     connectionTimeoutMillis: timeouts.connectTimeoutMs,
     statement_timeout: timeouts.statementTimeoutMs,
     query_timeout: timeouts.statementTimeoutMs + 1000,
+    // A peer that vanished without closing the socket (a database or proxy machine lost in a failover) is found by TCP
+    // keepalive probes after 10 s idle, not the kernel's default two hours; busy sockets are bounded by query_timeout.
     keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     // A statement that fails is logged without its bound values, whatever the server's default (any role may set
     // this one; log_parameter_max_length, for statements logged by duration, is the role's: migration QuietParameterLog).
     options: '-c log_parameter_max_length_on_error=0',

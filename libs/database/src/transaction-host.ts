@@ -12,9 +12,44 @@ interface Open extends BatchTransaction {
   batch?: WriteBatch;
 }
 
+/**
+ * Something that writes in every transaction just before it commits (the audit log's entry of the request), and learns
+ * whether the transaction committed. It is called from inside the transaction: its `write()`s join it, so what it
+ * writes exists exactly when the transaction's other changes do.
+ */
+export interface TransactionParticipant {
+  beforeCommit(): Promise<void>;
+  settled(committed: boolean): void;
+}
+
 /** What pg's client and pool take: a named statement is parsed and planned once per connection. */
 interface PreparedClient {
   query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+interface Emitter {
+  on(event: string, listener: (value: Emitter) => void): unknown;
+}
+
+/**
+ * Every pooled connection keeps an `error` listener for its whole life. pg emits `error` on a connected client whose
+ * socket closes while no query runs; the pool listens only while the client is idle and TypeORM only while a query
+ * runner holds it, so a connection cut in between (HAProxy's shutdown-sessions in a failover, a killed primary)
+ * crashed the process with an unhandled 'error' event (the failover drill's worker did). The client is marked
+ * unusable either way: its next query fails as "not queryable" (a 503) and the pool discards it on release.
+ */
+const guarded = new WeakSet<object>();
+function guardPooledConnections(dataSource: DataSource): void {
+  const pool = (dataSource.driver as unknown as { master?: Emitter }).master;
+  if (!pool || typeof pool.on !== 'function' || guarded.has(pool)) return;
+  guarded.add(pool);
+  const guard = (client: Emitter): void => {
+    if (guarded.has(client)) return;
+    guarded.add(client);
+    client.on('error', () => undefined);
+  };
+  pool.on('connect', guard);
+  pool.on('acquire', guard);
 }
 
 /**
@@ -35,9 +70,11 @@ export class TransactionHost {
   private readonly logRights = new StatementLogRights();
   /** Prepared statements' names already checked for locks (see prepared()). */
   private readonly lockFree = new Set<string>();
+  private readonly participants: TransactionParticipant[] = [];
 
   constructor(private readonly dataSource: DataSource) {
     this.poolReads = readsManager(dataSource);
+    guardPooledConnections(dataSource);
   }
 
   /** For reads: the open transaction's connection, or the pool's outside one. Never for writes or locks. */
@@ -69,7 +106,32 @@ export class TransactionHost {
 
   transaction<T>(work: () => Promise<T>): Promise<T> {
     if (this.current.getStore()) return work();
-    return this.dataSource.transaction((manager) => this.current.run({ manager, runner: manager.queryRunner!, logQuiet: false }, work));
+    if (this.participants.length === 0) {
+      return this.dataSource.transaction((manager) => this.current.run({ manager, runner: manager.queryRunner!, logQuiet: false }, work));
+    }
+    return this.dataSource
+      .transaction((manager) =>
+        this.current.run({ manager, runner: manager.queryRunner!, logQuiet: false }, async () => {
+          const result = await work();
+          for (const participant of this.participants) await participant.beforeCommit();
+          return result;
+        }),
+      )
+      .then(
+        (result) => {
+          for (const participant of this.participants) participant.settled(true);
+          return result;
+        },
+        (error: unknown) => {
+          for (const participant of this.participants) participant.settled(false);
+          throw error;
+        },
+      );
+  }
+
+  /** Adds a participant to every transaction opened from now on (see TransactionParticipant). */
+  participate(participant: TransactionParticipant): void {
+    this.participants.push(participant);
   }
 
   /**

@@ -187,14 +187,20 @@ function answerText(value: Schemas['BookingAnswerView']['value']): string {
 
 export function BookingDetailPage(): JSX.Element {
   const { params } = useRoute();
-  const { timeZone } = useSession();
+  const { timeZone, isAdmin } = useSession();
   const loaded = useLoad(() => unwrap(api.GET('/v1/bookings/{id}', { params: { path: { id: params.id } } })), [params.id]);
+  const [erased, setErased] = useState<Schemas['ErasedCountsView'] | null>(null);
   return (
     <section>
       <p>
         <a href="/admin/bookings">← All bookings</a>
       </p>
       <h1>Booking</h1>
+      {erased && (
+        <p role="status" class="panel">
+          Attendee erased: {erased.bookings} bookings, {erased.holds} holds, {erased.mails} mails, {erased.deliveries} webhook deliveries.
+        </p>
+      )}
       <Show loaded={loaded}>
         {({ booking }) => (
           <>
@@ -214,7 +220,7 @@ export function BookingDetailPage(): JSX.Element {
                 {[booking.attendee.firstName, booking.attendee.lastName].filter(Boolean).join(' ')} {booking.attendee.email}
               </dd>
               <dt>Attendee’s timezone</dt>
-              <dd>{booking.timezone}</dd>
+              <dd>{booking.timezone ?? '—'}</dd>
               {booking.meetingUrl && (
                 <>
                   <dt>Meeting link</dt>
@@ -270,6 +276,15 @@ export function BookingDetailPage(): JSX.Element {
             )}
             <NoShowActions booking={booking} onChanged={loaded.reload} />
             <BookingActions booking={booking} onChanged={loaded.reload} />
+            {isAdmin && (
+              <EraseAttendee
+                booking={booking}
+                onErased={(counts) => {
+                  setErased(counts);
+                  loaded.reload();
+                }}
+              />
+            )}
           </>
         )}
       </Show>
@@ -336,6 +351,42 @@ function NoShowActions({ booking, onChanged }: { booking: Schemas['BookingDetail
         {toggle('attendee', 'The attendee did not come')}
         {toggle('host', 'The host did not come')}
       </div>
+    </div>
+  );
+}
+
+const ERASED_EMAIL = 'erased@invalid';
+
+/**
+ * The right to be forgotten (owners and admins): the attendee goes from every booking of the organization, both modes,
+ * with every copy; the confirmation names what goes and what stays.
+ */
+function EraseAttendee({
+  booking,
+  onErased,
+}: {
+  booking: Schemas['BookingDetailView'];
+  onErased: (counts: Schemas['ErasedCountsView']) => void;
+}): JSX.Element | null {
+  const erase = useSubmit(async () => {
+    const who = [booking.attendee.firstName, booking.attendee.lastName].filter(Boolean).join(' ');
+    const question =
+      `Erase ${who ? `${who} <${booking.attendee.email}>` : booking.attendee.email} from every booking of the organization, live and test?\n\n` +
+      'Erased: their name, email, phone, timezone, notes and answers on those bookings; mails about them (sent or not), ' +
+      'webhook deliveries of their events, stored Idempotency-Key responses, queued calendar write-backs, and the client ' +
+      'address of their holds.\n\nKept: the bookings themselves (times, status, hosts).\n\nThis cannot be undone.';
+    if (!window.confirm(question)) return;
+    const result = await unwrap(api.POST('/v1/attendees/erase', { body: { email: booking.attendee.email } }));
+    onErased(result.erased);
+  });
+  if (booking.attendee.email === ERASED_EMAIL) return null;
+  return (
+    <div class="panel">
+      <h2>Personal data</h2>
+      <FormAlert problem={erase.problem} />
+      <button type="button" class="danger" disabled={erase.pending} onClick={() => void erase.submit()}>
+        Erase attendee
+      </button>
     </div>
   );
 }

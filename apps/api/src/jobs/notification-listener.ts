@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import pg from 'pg';
+import { KEEPALIVE_IDLE_MS } from '@app/database';
 
 const MAX_RECONNECT_DELAY_MS = 30_000;
 
@@ -40,7 +41,9 @@ export class NotificationListener {
     if (this.stopped) return;
     const client = new pg.Client({
       connectionString: this.databaseUrl,
+      // An idle LISTEN session on a machine that vanished is noticed by keepalive probes, then reconnected and re-armed.
       keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
       connectionTimeoutMillis: 10_000,
       application_name: this.applicationName,
     });

@@ -10,6 +10,10 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'team', description: 'The organization, its members and invitations' },
   { name: 'event-types', description: 'What can be booked: duration, buffers, limits, hosts' },
   { name: 'availability', description: 'Weekly schedules, date overrides and bookable slots' },
+  {
+    name: 'out-of-office',
+    description: 'Members’ absences: busy time that blocks their slots, an optional stand-in, the bookings to reassign',
+  },
   { name: 'bookings', description: 'Book, list, cancel, reschedule, confirm and decline; idempotent creation' },
   {
     name: 'public',
@@ -20,8 +24,13 @@ const TAGS: Array<{ name: string; description: string }> = [
     name: 'holds',
     description: 'Keep a slot for a few minutes while an attendee fills in the form; a booking with holdId takes its place',
   },
+  {
+    name: 'attendees',
+    description: 'Erasing an attendee from every booking of the organization (the right to be forgotten), synchronously',
+  },
   { name: 'webhooks', description: 'Signed (Standard Webhooks), retried event deliveries and their log' },
   { name: 'calendars', description: 'Members’ own calendars (ICS feeds, CalDAV accounts) whose busy times block their slots' },
+  { name: 'audit', description: 'Who changed what: every change made through the API, filtered, paged and exported (NDJSON)' },
   { name: 'health', description: 'Liveness and readiness probes (outside /v1, no credentials)' },
 ];
 
@@ -141,9 +150,32 @@ function closeInlineObjects(schema: SchemaObject, rule: SchemaObject | undefined
 
 /** Bodies whose fields are each optional but one at least is needed (the decorators cannot say `minProperties`). */
 const AT_LEAST_ONE_FIELD = ['UpdateMemberDto'];
+/**
+ * A route whose last segment is a wildcard (`*`, for a parameter longer than the router's 100-character cap) comes out
+ * as `{path}` with a parameter `*`: named as the operation's own documented path parameter instead.
+ */
+function namedWildcards(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!path.endsWith('/{path}')) continue;
+    let name: string | undefined;
+    for (const method of METHODS) {
+      const operation = (item as PathItemObject)[method];
+      if (!operation) continue;
+      const parameters = (operation.parameters ?? []).filter((p): p is ParameterObject => !isReference(p));
+      operation.parameters = parameters.filter(
+        (parameter) => !(parameter.in === 'path' && (parameter.name === '*' || parameter.name === 'path')),
+      );
+      name = parameters.find((parameter) => parameter.in === 'path' && parameter.name !== '*' && parameter.name !== 'path')?.name;
+    }
+    if (name === undefined) continue;
+    delete document.paths[path];
+    document.paths[`${path.slice(0, -'{path}'.length)}{${name}}`] = item;
+  }
+}
 
 /** What the decorators cannot say, or say loosely, made exact for client generators. */
 export function refineDocument(document: OpenAPIObject): OpenAPIObject {
+  namedWildcards(document);
   const rules = validationSchemas();
   const schemas = document.components?.schemas ?? {};
   for (const [name, schema] of Object.entries(schemas)) {

@@ -3,3 +3,4 @@ export * from './roles.js';
 export * from './access.decorator.js';
 export * from './principal.js';
 export * from './tenant-scope.js';
+export * from './audited.decorator.js';

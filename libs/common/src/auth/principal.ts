@@ -37,6 +37,8 @@ export interface Principal {
   /** The JWT caller's role; null for API keys, which act for the organization within their scopes. */
   role: Role | null;
   sessionId?: string;
+  /** Who this is in the audit log: a session's member email, a key's name and prefix. */
+  label?: string;
   apiKey?: {
     id: string;
     scopes: Scope[];

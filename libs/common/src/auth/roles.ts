@@ -17,6 +17,7 @@ export const Permission = {
   /** Read, cancel, reschedule, confirm and decline every booking of the organization, not only hosted ones. */
   ManageAllBookings: 'bookings:all',
   ManageHostedBookings: 'bookings:hosted',
+  ReadAuditLog: 'audit:read',
 } as const;
 export type Permission = (typeof Permission)[keyof typeof Permission];
 

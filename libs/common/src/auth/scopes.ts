@@ -10,7 +10,11 @@ export const Scope = {
   TeamWrite: 'team:write',
   WebhooksRead: 'webhooks:read',
   WebhooksWrite: 'webhooks:write',
+  AuditRead: 'audit:read',
 } as const;
 export type Scope = (typeof Scope)[keyof typeof Scope];
 
 export const ALL_SCOPES: readonly Scope[] = Object.values(Scope);
+
+/** What a key gets when its creator names no scopes: every scope but `audit:read`, which is asked for by name. */
+export const DEFAULT_SCOPES: readonly Scope[] = ALL_SCOPES.filter((scope) => scope !== Scope.AuditRead);

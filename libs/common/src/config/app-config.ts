@@ -34,11 +34,15 @@ export class AppConfig {
   remindersPollMs!: number;
   /** Seconds before a reminder whose round failed is tried again, one per retry; after the last it is parked (missed, with its error). */
   reminderRetrySchedule!: number[];
+  /** Seconds before a domain event whose fan-out failed is tried again, one per retry; after the last it is parked (failed_at, with its error). */
+  outboxRetrySchedule!: number[];
   logLevel!: string;
   /** Run the background jobs inside the API process (apps/worker runs them alone). */
   runWorkers!: boolean;
   /** Delivered and failed webhook deliveries, sent mail and dispatched domain events are kept this many days. */
   retentionDays!: number;
+  /** Audit log entries are kept this many days (contract § 18). */
+  auditRetentionDays!: number;
   /** A statement running longer is cancelled by PostgreSQL; the request answers 503. */
   dbStatementTimeoutMs!: number;
   /** Waiting longer for a pooled connection (or for a new one) fails the request with 503. */
@@ -206,9 +210,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.mailRetrySchedule = retrySchedule(env, 'MAIL_RETRY_SCHEDULE', DEFAULT_MAIL_RETRY_SCHEDULE);
   config.remindersPollMs = intVar(env, 'REMINDERS_POLL_MS', 60_000, 50, 600_000);
   config.reminderRetrySchedule = retrySchedule(env, 'REMINDER_RETRY_SCHEDULE', [10, 60, 300]);
+  config.outboxRetrySchedule = retrySchedule(env, 'OUTBOX_RETRY_SCHEDULE', [10, 60, 300]);
   config.logLevel = oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info');
   config.runWorkers = boolVar(env, 'RUN_WORKERS', true);
   config.retentionDays = intVar(env, 'RETENTION_DAYS', 30, 1, 3650);
+  config.auditRetentionDays = intVar(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36500);
   config.availabilityCacheBytes = intVar(env, 'AVAILABILITY_CACHE_MB', 64, 0, 65536) * 1024 * 1024;
   config.adminDir = resolve(env.ADMIN_DIR && env.ADMIN_DIR.trim() !== '' ? env.ADMIN_DIR : './dist/admin');
   config.bookerDir = resolve(env.BOOKER_DIR && env.BOOKER_DIR.trim() !== '' ? env.BOOKER_DIR : './dist/booker');

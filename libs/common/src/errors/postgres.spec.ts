@@ -19,6 +19,7 @@ describe('isDatabaseUnavailable', () => {
     ['statement timeout (57014)', queryFailed(pgError('57014', 'canceling statement due to statement timeout')), true],
     ['lock timeout (55P03)', pgError('55P03'), true],
     ['too many connections (53300)', pgError('53300'), true],
+    ['a write on a standby mid-failover (25006)', queryFailed(pgError('25006', 'cannot execute INSERT in a read-only transaction')), true],
     ['connection exception class 08', pgError('08006'), true],
     ['pool connect timeout', new Error('timeout exceeded when trying to connect'), true],
     ['connection ended', new Error('Connection terminated unexpectedly'), true],

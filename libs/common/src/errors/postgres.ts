@@ -44,7 +44,8 @@ const DRIVER_MESSAGES =
  * The database is gone, restarting, overloaded or too slow, rather than refusing this request: a
  * connection failure (SQLSTATE class 08, 57P01–57P03, socket errors, the pool's connect timeout), a
  * statement cancelled by `statement_timeout` (57014), a lock wait given up (55P03), too many connections
- * (53300). The request answers 503 and may be retried.
+ * (53300), or a write that reached a standby (25006, read-only transaction: during a failover, before the proxy sends
+ * connections to the new primary, or a demoted primary's session). The request answers 503 and may be retried.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const seen = new Set<unknown>();
@@ -59,7 +60,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       cause?: unknown;
     };
     if (typeof code === 'string') {
-      if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '57014', '55P03', '53300'].includes(code)) return true;
+      if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '57014', '55P03', '53300', '25006'].includes(code)) return true;
       if (NETWORK_ERRNOS.has(code)) return true;
     }
     if (typeof message === 'string' && DRIVER_MESSAGES.test(message) && postgresError(candidate) === undefined) return true;

@@ -26,6 +26,10 @@ import { LeasedRows1795711641498 } from './1795711641498-LeasedRows.js';
 import { QuietParameterLog1795712608727 } from './1795712608727-QuietParameterLog.js';
 import { TraceContext1795713180010 } from './1795713180010-TraceContext.js';
 import { ReminderLeaseQueue1795714333835 } from './1795714333835-ReminderLeaseQueue.js';
+import { OutboxLeaseQueue1795719072494 } from './1795719072494-OutboxLeaseQueue.js';
+import { AttendeeErasure1795720000000 } from './1795720000000-AttendeeErasure.js';
+import { AuditLog1795800000000 } from './1795800000000-AuditLog.js';
+import { OutOfOffice1795810000000 } from './1795810000000-OutOfOffice.js';
 import { SchedulingPolicies1795820000000 } from './1795820000000-SchedulingPolicies.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
@@ -60,5 +64,9 @@ export const MIGRATIONS = [
   QuietParameterLog1795712608727,
   TraceContext1795713180010,
   ReminderLeaseQueue1795714333835,
+  OutboxLeaseQueue1795719072494,
+  AttendeeErasure1795720000000,
+  AuditLog1795800000000,
+  OutOfOffice1795810000000,
   SchedulingPolicies1795820000000,
 ];

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, PaginationQueryDto, Permission, type Principal, IdParam } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, PaginationQueryDto, Permission, type Principal, IdParam, Audited } from '@app/common';
 import { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyListResponse, ApiKeyResponse, CreateApiKeyDto, CreatedApiKeyResponse, UpdateApiKeyDto } from './dto/api-key.dto.js';
 
@@ -11,6 +11,7 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
+  @Audited('api_key.created')
   @ApiOperation({
     operationId: 'createApiKey',
     summary: 'Create an API key (JWT only; owner or admin). The full key is returned once.',
@@ -33,6 +34,7 @@ export class ApiKeysController {
   }
 
   @Patch(':id')
+  @Audited('api_key.updated')
   @ApiOperation({
     operationId: 'updateApiKey',
     summary: 'Rename a key; change a publishable key’s allowed origins or event types (in force at once on every instance)',
@@ -48,6 +50,7 @@ export class ApiKeysController {
   }
 
   @Delete(':id')
+  @Audited('api_key.revoked')
   @HttpCode(204)
   @ApiOperation({
     operationId: 'revokeApiKey',

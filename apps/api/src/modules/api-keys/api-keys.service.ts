@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@app/database';
 import {
-  ALL_SCOPES,
+  DEFAULT_SCOPES,
   AppError,
   Clock,
   ErrorCode,
@@ -28,6 +28,7 @@ import {
 } from './dto/api-key.dto.js';
 import { ApiKey } from './entities/api-key.entity.js';
 import { parseOrigin } from './origins.js';
+import { AuditTrail, changesBetween } from '../audit/index.js';
 
 export const API_KEY_PATTERN = /^(mk|pk)_(live|test)_[0-9A-Za-z]{32,128}$/;
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -73,6 +74,7 @@ export class ApiKeysService {
   private readonly touched = new LRUCache<string, number>({ max: 10_000 });
 
   constructor(
+    private readonly audit: AuditTrail,
     private readonly repository: ApiKeysRepository,
     private readonly lookups: GlobalLookups,
     private readonly eventTypes: EventTypesService,
@@ -105,7 +107,7 @@ export class ApiKeysService {
       name: dto.name,
       keyPrefix: apiKey.slice(0, 12),
       keyHash: sha256(apiKey),
-      scopes: publishable ? [] : (dto.scopes ?? [...ALL_SCOPES]),
+      scopes: publishable ? [] : (dto.scopes ?? [...DEFAULT_SCOPES]),
       rateLimitPerMinute: dto.rateLimitPerMinute ?? (publishable ? 600 : 60),
       mode,
       expiresAt: dto.expiresAt ?? null,
@@ -135,6 +137,7 @@ export class ApiKeysService {
     if (dto.name !== undefined) changes.name = dto.name;
     if (dto.allowedOrigins !== undefined) changes.allowedOrigins = originsOf(dto.allowedOrigins);
     if (dto.eventTypeIds !== undefined) changes.eventTypeIds = await this.ownEventTypes(scope, dto.eventTypeIds);
+    this.audit.describe({ changes: changesBetween(key, changes) });
     if (Object.keys(changes).length > 0 && !(await this.tx.transaction(() => this.repository.update(scope, id, changes))))
       throw AppError.notFound('API key');
     return { key: view(Object.assign(key, changes)) };

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { Access, ApiErrors, clientAddress, CurrentPrincipal, Public, type Principal, IdParam } from '@app/common';
+import { Access, ApiErrors, clientAddress, CurrentPrincipal, Public, type Principal, IdParam, Audited } from '@app/common';
 import { AuthService } from './auth.service.js';
 import { LoginDto, RefreshDto, RegisterDto, RegisterResponse, SessionListResponse, TokensResponse } from './dto/auth.dto.js';
 
@@ -12,6 +12,7 @@ export class AuthController {
 
   @Public()
   @Post('register')
+  @Audited('user.registered')
   @ApiOperation({
     operationId: 'register',
     summary: 'Create a user, a new organization with the user as its owner, and a session',
@@ -24,6 +25,7 @@ export class AuthController {
 
   @Public()
   @Post('login')
+  @Audited('session.created', { failure: 'session.failed' })
   @HttpCode(200)
   @ApiOperation({
     operationId: 'login',
@@ -40,6 +42,7 @@ export class AuthController {
 
   @Public()
   @Post('refresh')
+  @Audited('session.refreshed')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'refreshSession',
@@ -54,6 +57,7 @@ export class AuthController {
 
   @Access({})
   @Post('logout')
+  @Audited('session.ended')
   @HttpCode(204)
   @ApiOperation({
     operationId: 'logout',
@@ -79,6 +83,7 @@ export class AuthController {
 
   @Access({})
   @Delete('sessions/:id')
+  @Audited('session.revoked')
   @HttpCode(204)
   @ApiOperation({
     operationId: 'deleteSession',

@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { JobsModule } from '../../jobs/index.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig, type RequestWithPrincipal } from '@app/common';
 import { ApiKeysModule } from '../api-keys/index.js';
@@ -46,6 +47,7 @@ import { UsersController } from './users.controller.js';
       }),
     }),
     TeamModule,
+    JobsModule,
     ApiKeysModule,
     AvailabilityModule,
   ],

@@ -101,6 +101,14 @@ export class AuthRepository {
   }
 
   /** After a successful login from this address: its failures for the email no longer count (other addresses' still do). */
+  /** The sweep: failures older than `before` count toward no lockout any more. */
+  async deleteLoginFailuresBefore(before: Date): Promise<number> {
+    const [, count]: [unknown[], number] = await this.tx
+      .outside('the sweep runs as a job of its own, in autocommit')
+      .query(`DELETE FROM login_failures WHERE failed_at <= $1`, [before]);
+    return count ?? 0;
+  }
+
   async clearLoginFailures(email: string, clientIp: string): Promise<void> {
     await this.tx.transactional.delete(LoginFailure, { email, clientIp });
   }

@@ -14,6 +14,7 @@ import {
   tenantScope,
   type TenantScope,
 } from '@app/common';
+import { AuditTrail, changesBetween } from '../audit/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { SchedulesService } from '../availability/index.js';
 import { InvitationsService } from '../team/index.js';
@@ -37,12 +38,14 @@ import { Session } from './entities/session.entity.js';
 import { AccessTokenClaims, JWT_AUDIENCE, JWT_ISSUER } from './jwt.strategy.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { TransactionHost } from '@app/database';
+import { PeriodicJobs } from '../../jobs/index.js';
 
 export const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
 const LOCKOUT_FAILURES = 10;
 /** Failures of one email from all client addresses together that lock it everywhere. */
 const LOCKOUT_FAILURES_ALL_CLIENTS = 100;
 const LOCKOUT_WINDOW_MS = 15 * 60 * 1000;
+const LOGIN_FAILURE_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const USER_AGENT_MAX = 512;
 
 export function userView(user: User): UserView {
@@ -79,9 +82,15 @@ export class AuthService {
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
+    jobs: PeriodicJobs,
   ) {
     // A deleted organization's members' users are members of nothing any more (one organization per user).
     team.onOrganizationDeleted((_scope, userIds) => this.repository.deleteUsers(userIds));
+    // Keeping only what is needed (contract § 18): a failed login (an email and a client address) goes after its window.
+    jobs.register('login-failure-cleanup', LOGIN_FAILURE_SWEEP_INTERVAL_MS, () =>
+      this.repository.deleteLoginFailuresBefore(new Date(this.clock.now().getTime() - LOCKOUT_WINDOW_MS)),
+    );
   }
 
   async register(dto: RegisterDto, userAgent: string | undefined): Promise<RegisterResponse> {
@@ -92,6 +101,7 @@ export class AuthService {
         await this.tx.keepErrorDetailsOutOfLog();
         if (await this.repository.findUserByEmail(dto.email)) throw new AppError(ErrorCode.EMAIL_TAKEN, 'This email is already registered');
         const user = await this.createUser({ ...dto, passwordHash });
+        this.audit.describe({ actor: { type: 'user', id: user.id, label: user.email } });
         const { organization, member, owner } = await this.team.createOrganizationWithOwner({
           name: dto.organizationName,
           userId: user.id,
@@ -149,6 +159,7 @@ export class AuthService {
           });
         }
         const member = await this.invitations.completeInvitation(invitation, user);
+        this.audit.describe({ actor: { type: 'user', id: user.id, label: user.email }, resourceId: member.id });
         const joined: Principal = {
           type: 'user',
           organizationId: invitation.scope.organizationId,
@@ -214,9 +225,13 @@ export class AuthService {
     }
     const user = await this.repository.findUserByEmail(dto.email);
     const passwordOk = await verifyPassword(user?.passwordHash, dto.password);
+    if (user) this.audit.describe({ actor: { type: 'user', id: user.id, label: user.email } });
     const member = user && passwordOk ? await this.lookups.activeMembershipOf(user.id) : null;
     if (!user || !passwordOk || !member) {
       await this.repository.recordLoginFailure(dto.email, clientIp, now, since);
+      // The failed sign-in (session.failed) goes to the log of the user's organization, which this lookup names; an
+      // unknown email has none.
+      if (user && !passwordOk) await this.lookups.activeMembershipOf(user.id);
       throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Invalid email or password');
     }
     return this.tx.transaction(async () => {
@@ -252,6 +267,7 @@ export class AuthService {
     if (!principal || principal.revokedAt || principal.expiresAt.getTime() <= now.getTime()) {
       throw AppError.unauthorized('Invalid refresh token');
     }
+    this.audit.describe({ actor: { type: 'user', id: principal.userId, label: principal.email }, resourceId: principal.sessionId });
     const presentedHash = sha256(parts.secret);
     const session = await this.repository.findSession(parts.sessionId);
     const nextSecret = randomBase62(43);
@@ -261,7 +277,10 @@ export class AuthService {
         session.refreshTokenHash === presentedHash &&
         (await this.repository.rotateRefreshToken(parts.sessionId, presentedHash, sha256(nextSecret), now));
       // A rotated token came back: someone holds a copy. End the whole session.
-      if (!ok) await this.repository.revokeSession(parts.sessionId, now);
+      if (!ok) {
+        this.audit.describe({ action: 'session.revoked', details: { reason: 'refresh token reuse' } });
+        await this.repository.revokeSession(parts.sessionId, now);
+      }
       return ok;
     });
     if (!rotated) throw AppError.unauthorized('Refresh token reuse detected; the session has been revoked');
@@ -308,12 +327,14 @@ export class AuthService {
       memberId: row.memberId,
       role: row.role,
       sessionId: row.sessionId,
+      label: row.email,
       livemode: row.scope.livemode,
     };
   }
 
   async logout(principal: Principal): Promise<void> {
     const sessionId = principal.sessionId;
+    if (sessionId) this.audit.describe({ resourceId: sessionId });
     if (sessionId) await this.tx.transaction(() => this.repository.revokeSession(sessionId, this.clock.now()));
   }
 
@@ -322,6 +343,10 @@ export class AuthService {
     const parts = splitRefreshToken(refreshToken);
     if (!parts) return;
     const session = await this.repository.findSession(parts.sessionId);
+    // The session's organization and member, for the audit entry of a console sign-out (which has no principal).
+    const credential = session ? await this.lookups.sessionById(session.id) : null;
+    if (credential)
+      this.audit.describe({ actor: { type: 'user', id: credential.userId, label: credential.email }, resourceId: session!.id });
     if (session?.refreshTokenHash === sha256(parts.secret))
       await this.tx.transaction(() => this.repository.revokeSession(session.id, this.clock.now()));
   }
@@ -372,6 +397,8 @@ export class AuthService {
     if (dto.lastName !== undefined) changes.lastName = dto.lastName;
     if (dto.timezone !== undefined) changes.timezone = dto.timezone;
     return this.tx.transaction(async () => {
+      const before = await this.repository.findUser(principal.userId);
+      if (before) this.audit.describe({ changes: changesBetween(before, changes) });
       await this.repository.updateUser(principal.userId, changes);
       const user = await this.repository.findUser(principal.userId);
       if (!user) throw AppError.unauthorized();

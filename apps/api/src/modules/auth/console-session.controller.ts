@@ -2,7 +2,7 @@ import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/com
 import { ApiExtension, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import '@fastify/cookie';
-import { ApiErrors, AppError, clientAddress, Public } from '@app/common';
+import { ApiErrors, AppError, clientAddress, Public, Audited } from '@app/common';
 import { AuthService, REFRESH_TTL_MS } from './auth.service.js';
 import { ConsoleTokenResponse, LoginDto, type TokensResponse } from './dto/auth.dto.js';
 
@@ -22,6 +22,7 @@ export class ConsoleSessionController {
 
   @Public()
   @Post('login')
+  @Audited('session.created', { failure: 'session.failed' })
   @HttpCode(200)
   @ApiOperation({
     operationId: 'consoleLogin',
@@ -41,6 +42,7 @@ export class ConsoleSessionController {
 
   @Public()
   @Post('refresh')
+  @Audited('session.refreshed')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'consoleRefresh',
@@ -63,6 +65,7 @@ export class ConsoleSessionController {
 
   @Public()
   @Post('logout')
+  @Audited('session.ended')
   @HttpCode(204)
   @ApiOperation({
     operationId: 'consoleLogout',

@@ -1,6 +1,6 @@
 import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, Public } from '@app/common';
+import { ApiErrors, Public, Audited } from '@app/common';
 import { AuthService } from './auth.service.js';
 import { AcceptInvitationDto, AcceptInvitationResponse } from './dto/invitation.dto.js';
 
@@ -12,6 +12,7 @@ export class InvitationsController {
 
   @Public()
   @Post('accept')
+  @Audited('member.joined')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'acceptInvitation',

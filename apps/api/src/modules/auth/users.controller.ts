@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, type Principal } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, type Principal, Audited } from '@app/common';
 import { AuthService } from './auth.service.js';
 import { MeResponse, UpdateMeDto, UserResponse } from './dto/auth.dto.js';
 
@@ -24,6 +24,7 @@ export class UsersController {
 
   @Access({})
   @Patch('me')
+  @Audited('user.updated', { self: 'user' })
   @ApiOperation({
     operationId: 'updateCurrentUser',
     summary: 'Update the caller’s profile (JWT only)',

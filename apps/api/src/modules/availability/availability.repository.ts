@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Between } from 'typeorm';
-import type { TenantScope } from '@app/common';
+import { type ScopedIds, scopedColumns, type TenantScope } from '@app/common';
 import { DateOverrideEntity } from './entities/date-override.entity.js';
 import { WeeklyScheduleEntity } from './entities/weekly-schedule.entity.js';
 import { TransactionHost } from '@app/database';
@@ -59,6 +59,21 @@ export class AvailabilityRepository {
       [scope.organizationId, [...userIds]],
     );
     return new Map(rows.map((row) => [row.user_id, row.timezone]));
+  }
+
+  /** The same for several organizations at once (a job's round), in one statement: by organization id, then user id. */
+  async zonesAcross(keys: readonly ScopedIds[]): Promise<Map<string, Map<string, string>>> {
+    const { organizationIds, ids } = scopedColumns(keys);
+    const zones = new Map<string, Map<string, string>>();
+    if (ids.length === 0) return zones;
+    const rows: { organization_id: string; user_id: string; timezone: string }[] = await this.tx.reads.query(
+      `SELECT organization_id, user_id, timezone FROM weekly_schedules
+        WHERE (organization_id, user_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+      [organizationIds, ids],
+    );
+    for (const row of rows)
+      zones.set(row.organization_id, (zones.get(row.organization_id) ?? new Map<string, string>()).set(row.user_id, row.timezone));
+    return zones;
   }
 
   async insertOverride(scope: TenantScope, override: DateOverrideEntity): Promise<void> {

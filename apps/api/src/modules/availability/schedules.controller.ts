@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, Permission, type Principal, Scope, IdParam } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, Permission, type Principal, Scope, IdParam, Audited } from '@app/common';
 import { CreateOverrideDto, ListOverridesQueryDto, OverrideListResponse, OverrideResponse } from './dto/override.dto.js';
 import { PutScheduleDto, ScheduleResponse, UserQueryDto } from './dto/schedule.dto.js';
 import { SchedulesService } from './schedules.service.js';
@@ -26,6 +26,7 @@ export class SchedulesController {
   }
 
   @Put('schedules')
+  @Audited('schedule.updated', { param: 'userId', self: 'user' })
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({
     operationId: 'replaceSchedule',
@@ -39,6 +40,7 @@ export class SchedulesController {
   }
 
   @Post('overrides')
+  @Audited('override.created')
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({
     operationId: 'createOverride',
@@ -69,6 +71,7 @@ export class SchedulesController {
   }
 
   @Delete('overrides/:id')
+  @Audited('override.deleted')
   @HttpCode(204)
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({

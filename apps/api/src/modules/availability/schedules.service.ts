@@ -13,6 +13,7 @@ import {
   daysBetween,
   isIanaTimeZone,
   tenantScope,
+  type ScopedIds,
   type TenantScope,
 } from '@app/common';
 import { TeamService } from '../team/index.js';
@@ -176,6 +177,19 @@ export class SchedulesService {
   async timezonesOf(scope: TenantScope, userIds: readonly string[]): Promise<Map<string, string>> {
     const zones = await this.repository.zonesOf(scope, userIds);
     return new Map(userIds.map((userId) => [userId, zones.get(userId) ?? 'UTC']));
+  }
+
+  /** The same for several organizations at once (a job's round), in one statement: by organization id, then user id (UTC without a schedule). */
+  async timezonesAcross(keys: readonly ScopedIds[]): Promise<Map<string, Map<string, string>>> {
+    const zones = await this.repository.zonesAcross(keys);
+    const result = new Map<string, Map<string, string>>();
+    for (const { scope, ids } of keys) {
+      const found = zones.get(scope.organizationId);
+      const ofOrganization = result.get(scope.organizationId) ?? new Map<string, string>();
+      for (const userId of ids) ofOrganization.set(userId, found?.get(userId) ?? 'UTC');
+      result.set(scope.organizationId, ofOrganization);
+    }
+    return result;
   }
 
   async createOverride(principal: Principal, userId: string | undefined, dto: CreateOverrideDto): Promise<OverrideResponse> {

@@ -68,6 +68,8 @@ export interface HostData {
   busy: BusyRow[];
   /** Busy times from the hosts' blocking calendars (api-rules.md § Calendars), both modes. */
   external: { hostUserId: string; start: number; end: number }[];
+  /** The hosts' out-of-office entries overlapping [from, to) (contract § 17), both modes. */
+  outOfOffice: { hostUserId: string; start: number; end: number; redirectToUserId: string | null }[];
   lastBookedAt: Map<string, number>;
   /** Whether any of these hosts has a hold that expired by `now` and is still stored (a writer deletes it first). */
   expiredHolds: boolean;
@@ -80,6 +82,7 @@ interface RawHostData {
   overrides: [string, string, OverrideType, StoredTimeSlot[]][];
   busy: [string, string, number, number, number, number, number | null, boolean, number, number[]][];
   external: [string, number, number][];
+  out_of_office: [string, number, number, string | null][];
   last_booked: [string, number][];
   expired_holds: boolean;
   limits: [string, { perDay: number | null; perWeek: number | null }, number[], number[]][];
@@ -88,7 +91,8 @@ interface RawHostData {
 /**
  * Read model of the slot engine's input, owned by the availability module: its own schedules and
  * overrides plus the bookings module's busy time (booking_hosts, bookings) and the calendars module's
- * busy times (calendar_busy_times of blocking calendar_connections), in one statement because it
+ * busy times (calendar_busy_times of blocking calendar_connections) and the out-of-office module's entries
+ * (out_of_office_entries), in one statement because it
  * is the hot path of availability, check, booking and reschedule; and the versions of an event type's
  * hosts (event_type_hosts) for the availability cache. Read-only; each table's owner writes it (the
  * versions are written by triggers). Listed in docs/architecture.md with the other read models.
@@ -114,7 +118,11 @@ export class SlotReadModel {
       `SELECT (SELECT coalesce(sum(v.version), 0)::text
                  FROM availability_versions v
                 WHERE v.organization_id = $1
-                  AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2))
+                  AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2)
+                       -- The stand-ins of the hosts' absences: their availability is offered in the hosts' place.
+                       OR v.subject IN (SELECT 'u:' || x.redirect_to_user_id FROM out_of_office_entries x
+                                          JOIN event_type_hosts h ON h.user_id = x.user_id AND h.event_type_id = $2
+                                         WHERE x.organization_id = $1 AND x.redirect_to_user_id IS NOT NULL))
               ) AS fingerprint,
               (SELECT ${EVENT_TYPE_ROW_JSON_SQL} FROM event_types et WHERE et.id = $2 AND et.organization_id = $1) AS event_type`,
       [scope.organizationId, eventTypeId],
@@ -138,7 +146,16 @@ export class SlotReadModel {
    */
   async load(scope: TenantScope, hostUserIds: readonly string[], query: HostDataQuery): Promise<HostData> {
     if (hostUserIds.length === 0)
-      return { schedules: [], overrides: [], busy: [], external: [], lastBookedAt: new Map(), expiredHolds: false, limits: [] };
+      return {
+        schedules: [],
+        overrides: [],
+        busy: [],
+        external: [],
+        outOfOffice: [],
+        lastBookedAt: new Map(),
+        expiredHolds: false,
+        limits: [],
+      };
     const [row] = await this.tx.prepared<RawHostData>(
       'slot-read-model-load',
       `SELECT
@@ -182,6 +199,12 @@ export class SlotReadModel {
             JOIN calendar_connections cc ON cc.id = cb.connection_id AND cc.blocks_availability
            WHERE cb.organization_id = $1 AND cb.user_id = ANY($2::text[])
              AND cb.ends_at > to_timestamp($6::float8 / 1000) AND cb.starts_at < to_timestamp($7::float8 / 1000)) AS external,
+         (SELECT coalesce(json_agg(json_build_array(
+                   x.user_id, (extract(epoch FROM x.starts_at) * 1000)::bigint, (extract(epoch FROM x.ends_at) * 1000)::bigint,
+                   x.redirect_to_user_id)), '[]')
+            FROM out_of_office_entries x
+           WHERE x.organization_id = $1 AND x.user_id = ANY($2::text[])
+             AND x.ends_at > to_timestamp($6::float8 / 1000) AND x.starts_at < to_timestamp($7::float8 / 1000)) AS out_of_office,
          EXISTS (SELECT 1 FROM booking_hosts bh
                   WHERE bh.status = 'held' AND bh.host_user_id = ANY($2::text[]) AND bh.livemode = $5
                     AND bh.expires_at <= to_timestamp($10::float8 / 1000)) AS expired_holds,
@@ -230,6 +253,7 @@ export class SlotReadModel {
         }),
       ),
       external: row.external.map(([hostUserId, start, end]) => ({ hostUserId, start, end })),
+      outOfOffice: row.out_of_office.map(([hostUserId, start, end, redirectToUserId]) => ({ hostUserId, start, end, redirectToUserId })),
       lastBookedAt: new Map(row.last_booked),
       expiredHolds: row.expired_holds,
       limits: row.limits.map(([hostUserId, limits, starts, holdExpiries]) => ({

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { JobsModule } from '../../jobs/index.js';
 import { AvailabilityModule } from '../availability/index.js';
 import { EventTypesModule } from '../event-types/index.js';
 import { IdempotencyModule } from '../idempotency/index.js';
@@ -14,7 +15,7 @@ import { SlotDecisionService } from './slot-decision.service.js';
 
 /** The booking rows and the slot decision they share; the booking features (bookings, holds, series, reminders, feeds) build on it. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Booking, BookingHost, Hold]), AvailabilityModule, EventTypesModule, IdempotencyModule],
+  imports: [TypeOrmModule.forFeature([Booking, BookingHost, Hold]), AvailabilityModule, EventTypesModule, IdempotencyModule, JobsModule],
   providers: [BookingsRepository, HoldsRepository, BookingRows, HoldRows, SlotDecisionService],
   exports: [BookingRows, HoldRows, SlotDecisionService],
 })

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, newId, type PageRequest, sha256, type TenantScope } from '@app/common';
+import { Clock, newId, type PageRequest, sha256, type ScopedIds, type TenantScope } from '@app/common';
 import { type EventTypeDetails, locationFor } from '../event-types/index.js';
 import type { BookingAnswer } from './booking-answers.js';
 import type { BookingRecord, BookingStatus, BookingWithHosts, CancelledBy, HoldRecord } from './booking-record.js';
 import { type BookingFilters, BookingsRepository } from './bookings.repository.js';
 import type { CreateBookingDto } from './dto/booking-request.dto.js';
+import { ERASED_ATTENDEE } from './attendee-erasure.js';
 import { Booking } from './entities/booking.entity.js';
 
 export type { BookingFilters } from './bookings.repository.js';
@@ -98,6 +99,11 @@ export class BookingRows {
     return this.repository.setStatus(scope, id, status, changes);
   }
 
+  /** Other hosts for the booking (a reassignment), the primary first; its rows' time and status stay. */
+  replaceHosts(scope: TenantScope, id: string, hostUserIds: readonly string[], at: Date): Promise<void> {
+    return this.repository.replaceHosts(scope, id, hostUserIds, at);
+  }
+
   /** Cancels bookings (one, or a series' occurrence and the following ones) and their hosts' rows, two writes in all. */
   cancelMany(
     scope: TenantScope,
@@ -105,6 +111,22 @@ export class BookingRows {
     changes: Pick<BookingRecord, 'cancelledAt' | 'cancellationReason' | 'updatedAt'> & { cancelledBy: CancelledBy },
   ): Promise<void> {
     return this.repository.cancelMany(scope, ids, changes);
+  }
+
+  /**
+   * Erases the attendee `email` from this scope's bookings (contract § 18) in the caller's transaction and returns them
+   * as they are now. Each booking is erased whole or not at all: everything else about it is found by its id, and a
+   * booking committed while this runs is found by the next pass (each statement sees what committed before it) or, once
+   * a pass finds none, left as made, after the erasure.
+   */
+  async eraseAttendee(scope: TenantScope, email: string): Promise<BookingWithHosts[]> {
+    const ids: string[] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      const found = await this.repository.eraseAttendee(scope, email, ERASED_ATTENDEE, this.clock.now());
+      if (found.length === 0) break;
+      ids.push(...found);
+    }
+    return this.repository.findMany(scope, ids);
   }
 
   /** Sets one no-show mark; says whether it changed. */
@@ -129,6 +151,11 @@ export class BookingRows {
   /** These bookings with their hosts, in no particular order; ids of another organization or mode are left out. */
   findMany(scope: TenantScope, ids: readonly string[]): Promise<BookingWithHosts[]> {
     return this.repository.findMany(scope, ids);
+  }
+
+  /** The bookings of several organizations at once (a job's round), each with its hosts, in two statements, share-locked in id order (BookingsRepository.findManyAcross says why). */
+  findManyAcross(keys: readonly ScopedIds[]): Promise<BookingWithHosts[]> {
+    return this.repository.findManyAcross(keys);
   }
 
   /** Each booking's hosts, the primary first. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
+import { pageOffset, type PageRequest, type ScopedIds, scopedColumns, type TenantScope } from '@app/common';
 import { In, IsNull, MoreThan } from 'typeorm';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL, hostLockKeys, LOCK_HOSTS_SQL } from '../booking-occupancy/index.js';
@@ -176,6 +176,29 @@ export class BookingsRepository {
     );
   }
 
+  /**
+   * Gives the booking other hosts (a reassignment): the primary on the booking's row, and its occupancy moved from the
+   * old hosts' rows to the new ones' (same status, time and seat group), in one statement; the exclusion constraint then
+   * refuses a new host who holds the time already.
+   */
+  async replaceHosts(scope: TenantScope, id: string, hostUserIds: readonly string[], at: Date): Promise<void> {
+    await this.tx.write(
+      `WITH updated AS (
+         UPDATE bookings SET host_user_id = $4, updated_at = $5
+          WHERE id = $1 AND organization_id = $2 AND livemode = $3
+         RETURNING id),
+       removed AS (
+         DELETE FROM booking_hosts WHERE booking_id = (SELECT id FROM updated) AND organization_id = $2
+         RETURNING booking_id, organization_id, event_type_id, livemode, status, during, seat_group, expires_at)
+       INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position,
+                                  seat_group, expires_at)
+       SELECT r.booking_id, h.host_user_id, r.organization_id, r.event_type_id, r.livemode, r.status, r.during, $5, h.position,
+              r.seat_group, r.expires_at
+         FROM (SELECT * FROM removed LIMIT 1) r CROSS JOIN unnest($6::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
+      [id, scope.organizationId, scope.livemode, hostUserIds[0], at, [...hostUserIds]],
+    );
+  }
+
   /** Changes a booking's status and its host rows together, so the exclusion constraint sees it at once. */
   async setStatus(
     scope: TenantScope,
@@ -217,6 +240,27 @@ export class BookingsRepository {
     ]);
   }
 
+  /**
+   * Erasure (contract § 18): the attendee's bookings of this scope, found by email whatever its case, keep their ids,
+   * times, statuses and hosts; the person goes (name, email, phone, zone, notes, answers). Returns their ids. Rows
+   * already erased are not matched again, so a repeat erases nothing.
+   */
+  async eraseAttendee(scope: TenantScope, email: string, erased: { name: string; email: string }, at: Date): Promise<string[]> {
+    // An UPDATE … RETURNING answers [rows, count] through TypeORM's pg driver.
+    const [rows]: [{ id: string }[], number] = await this.tx.transactional.query(
+      `WITH locked AS (
+         SELECT id FROM bookings
+          WHERE organization_id = $1 AND lower(attendee_email) = lower($2) AND attendee_email <> $4 AND livemode = $6
+          ORDER BY id FOR UPDATE)
+       UPDATE bookings b SET attendee_first_name = $3, attendee_last_name = NULL, attendee_email = $4, attendee_phone = NULL,
+              timezone = NULL, notes = NULL, answers = '[]', updated_at = $5
+         FROM locked WHERE b.id = locked.id
+       RETURNING b.id`,
+      [scope.organizationId, email, erased.name, erased.email, at, scope.livemode],
+    );
+    return rows.map((row) => row.id);
+  }
+
   /** Sets one no-show mark; says whether it changed (a mark set twice is one change). */
   async markNoShow(scope: TenantScope, id: string, party: 'attendee' | 'host', noShow: boolean, at: Date): Promise<boolean> {
     const column = party === 'attendee' ? 'no_show_attendee' : 'no_show_host';
@@ -254,6 +298,36 @@ export class BookingsRepository {
       where: { id: In([...ids]), organizationId: scope.organizationId, livemode: scope.livemode },
     });
     return this.withHosts(scope, bookings);
+  }
+
+  /**
+   * The bookings of several organizations (a job's round), each with its hosts: two statements for all of them. Each
+   * booking row is share-locked until the transaction ends, in id order (as erasure locks them, so the two cannot
+   * deadlock): a reader that writes what it read elsewhere (a reminder's mails) sees a booking before or after an
+   * erasure, never writes a copy the erasure has already looked for.
+   */
+  async findManyAcross(keys: readonly ScopedIds[]): Promise<BookingWithHosts[]> {
+    const { organizationIds, livemodes, ids } = scopedColumns(keys);
+    if (ids.length === 0) return [];
+    const bookings = await this.tx.transactional
+      .createQueryBuilder(Booking, 'b')
+      .where(
+        `(b.organization_id, b.livemode, b.id) IN (SELECT * FROM unnest(CAST(:organizationIds AS text[]), CAST(:livemodes AS boolean[]), CAST(:ids AS text[])))`,
+        { organizationIds, livemodes, ids },
+      )
+      .orderBy('b.id')
+      .setLock('pessimistic_read')
+      .getMany();
+    if (bookings.length === 0) return [];
+    const rows: { booking_id: string; host_user_id: string }[] = await this.tx.reads.query(
+      `SELECT booking_id, host_user_id FROM booking_hosts
+        WHERE (organization_id, booking_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+        ORDER BY booking_id, position, host_user_id`,
+      [bookings.map((booking) => booking.organizationId), bookings.map((booking) => booking.id)],
+    );
+    const hosts = new Map<string, string[]>();
+    for (const row of rows) hosts.set(row.booking_id, [...(hosts.get(row.booking_id) ?? []), row.host_user_id]);
+    return bookings.map((booking) => ({ booking, hostUserIds: hosts.get(booking.id) ?? [] }));
   }
 
   /** Each booking's hosts, the primary first, in the order they were booked in. */

@@ -1,9 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Clock, type PageRequest, type TenantScope } from '@app/common';
+import { PeriodicJobs } from '../../jobs/index.js';
 import type { HoldRecord } from './booking-record.js';
 import { seatGroupOf } from './bookings.repository.js';
 import { HoldsRepository } from './holds.repository.js';
 import type { Decision } from './slot-decision.service.js';
+
+/** Well within the hour a hold may outlive its end (contract § 18). */
+const HOLD_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const SWEEP_BATCH = 1000;
 
 /**
  * A hold's rows (`holds`, and its occupancy: `booking_hosts` rows with status `held`). They are stored here, beside the
@@ -15,7 +20,26 @@ export class HoldRows {
   constructor(
     private readonly repository: HoldsRepository,
     private readonly clock: Clock,
-  ) {}
+    jobs: PeriodicJobs,
+  ) {
+    // Keeping only what is needed (contract § 18): a hold and its client address go within an hour after it ends.
+    jobs.register('hold-cleanup', HOLD_SWEEP_INTERVAL_MS, () => this.deleteEnded());
+  }
+
+  /** Holds that have expired (on the Clock), with their occupancy and client address; returns how many holds went. */
+  async deleteEnded(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const count = await this.repository.deleteEnded(this.clock.now(), SWEEP_BATCH);
+      total += count;
+      if (count < SWEEP_BATCH) return total;
+    }
+  }
+
+  /** Erasure: the holds these visitors placed keep no client address; returns how many changed. */
+  forgetClientAddresses(scope: TenantScope, visitors: readonly { apiKeyId: string; clientAddress: string }[]): Promise<number> {
+    return this.repository.forgetClientAddresses(scope, visitors);
+  }
 
   /**
    * Before inserting rows for a decision's hosts: their expired holds go (they block nothing any more, but the

@@ -100,6 +100,43 @@ export class HoldsRepository {
     );
   }
 
+  /**
+   * The sweep (contract § 18, keeping only what is needed): holds that expired by `now`, with their occupancy and their
+   * client address, at most `limit` of each per call. Autocommit, one table per statement, and rows a writer has locked
+   * are skipped (a booking through its hold, a writer's own clearExpired), so the sweep never waits for a writer and
+   * no writer can deadlock with it; what it skips goes with the writer or in the next round.
+   */
+  async deleteEnded(now: Date, limit: number): Promise<number> {
+    const db = this.tx.outside('the hold sweep runs as a job of its own, in autocommit, and never holds a writer up');
+    await db.query(
+      `WITH ended AS (SELECT booking_id, host_user_id FROM booking_hosts
+                       WHERE status = 'held' AND expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+       DELETE FROM booking_hosts bh USING ended e WHERE bh.booking_id = e.booking_id AND bh.host_user_id = e.host_user_id`,
+      [now, limit],
+    );
+    const [, count]: [unknown[], number] = await db.query(
+      `WITH ended AS (SELECT id FROM holds WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+       DELETE FROM holds h USING ended e WHERE h.id = e.id`,
+      [now, limit],
+    );
+    return count ?? 0;
+  }
+
+  /**
+   * Erasure: the holds these visitors (a publishable key and a client address) placed keep no client address. Returns
+   * how many changed.
+   */
+  async forgetClientAddresses(scope: TenantScope, visitors: readonly { apiKeyId: string; clientAddress: string }[]): Promise<number> {
+    if (visitors.length === 0) return 0;
+    const [, count]: [unknown[], number] = await this.tx.transactional.query(
+      `UPDATE holds h SET client_ip = NULL
+         FROM unnest($3::text[], $4::text[]) AS v(api_key_id, client_address)
+        WHERE h.organization_id = $1 AND h.livemode = $2 AND h.api_key_id = v.api_key_id AND h.client_ip = v.client_address`,
+      [scope.organizationId, scope.livemode, visitors.map((v) => v.apiKeyId), visitors.map((v) => v.clientAddress)],
+    );
+    return count ?? 0;
+  }
+
   /** Deletes the hold and its occupancy (released, or taken by its booking). */
   async remove(scope: TenantScope, id: string): Promise<void> {
     await this.tx.write(

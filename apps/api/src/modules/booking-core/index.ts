@@ -1,5 +1,6 @@
 // The bookings core: the booking rows (bookings, each host's occupancy, holds) and the slot decision every write of a
 // host's time shares. What other modules may use of it; they import nothing else from its folder (module-boundaries.spec.ts).
+export * from './attendee-erasure.js';
 export * from './booking-access.js';
 export * from './booking-answers.js';
 export * from './booking-core.module.js';

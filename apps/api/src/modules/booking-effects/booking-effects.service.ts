@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, type TenantScope } from '@app/common';
-import type { BookingRecord } from '../booking-core/index.js';
+import { type BookingRecord, isErasedAddress } from '../booking-core/index.js';
 import { SchedulesService } from '../availability/index.js';
 import { type BookingForCalendar, CalendarWriteBack } from '../calendars/index.js';
 import { type EventTypeSummary, EventTypesService, type Reminder } from '../event-types/index.js';
-import { MailOutbox } from '../mail/index.js';
+import { MailOutbox, type OutgoingMail } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/index.js';
 import { TeamService } from '../team/index.js';
 import { type BookingMailFacts, bookingMails, type BookingMailKind, type Contact, reminderMails } from './booking-mail.js';
@@ -39,6 +39,8 @@ interface BookingMailDetails {
   confirmationToken?: string;
   reason?: string | null;
   previousStartsAt?: Date;
+  /** A reassignment's former hosts (mailed too). */
+  previousHostUserIds?: readonly string[];
 }
 
 /**
@@ -64,9 +66,9 @@ export class BookingEffectsService {
     return summaries.get(booking.eventTypeId)!;
   }
 
-  /** The same for several bookings' event types, by event type id. */
-  summariesOf(scope: TenantScope, bookings: readonly BookingRecord[]): Promise<Map<string, EventTypeSummary>> {
-    return this.eventTypes.summaries(scope, [...new Set(bookings.map((booking) => booking.eventTypeId))]);
+  /** The same for bookings of several organizations (a job's round), by event type id, in one statement. */
+  summariesAcross(bookings: readonly { scope: TenantScope; booking: BookingRecord }[]): Promise<Map<string, EventTypeSummary>> {
+    return this.eventTypes.summariesAcross(bookings.map(({ scope, booking }) => ({ scope, ids: [booking.eventTypeId] })));
   }
 
   async record(scope: TenantScope, type: DomainEventType, data: Record<string, unknown>): Promise<void> {
@@ -107,27 +109,37 @@ export class BookingEffectsService {
   }
 
   /**
-   * The reminders of these bookings that are due now, in the sender's transaction (api-rules.md § Reminders): per
-   * booking and reminder one `booking.reminder` event, and in live mode the mails to its recipients (the attendee's in
-   * its zone; each host's in the zone of its schedule).
+   * The reminders due now of several organizations (a sender's round, in its transaction; api-rules.md § Reminders):
+   * per booking and reminder one `booking.reminder` event, and in live mode the mails to its recipients (the attendee's
+   * in its zone; each host's in the zone of its schedule). Its lookups are two statements for every organization (the
+   * hosts' contacts and zones), made before its writes, so inside `batched()` the writes go in one round trip.
    */
-  async remind(scope: TenantScope, due: readonly DueBookingReminder[]): Promise<void> {
-    await this.events.recordMany(
-      scope,
-      due.map(({ booking, hostUserIds, summary, reminder }) => ({
-        type: 'booking.reminder' as const,
-        data: { booking: bookingDetailView(booking, hostUserIds, summary), reminder: { minutesBefore: reminder.minutesBefore } },
-      })),
-    );
-    if (!scope.livemode) return;
-    const hostIds = [...new Set(due.flatMap(({ hostUserIds }) => hostUserIds))];
-    const [contacts, zones] = await Promise.all([this.team.contactsOf(scope, hostIds), this.schedules.timezonesOf(scope, hostIds)]);
-    for (const { booking, hostUserIds, summary, reminder } of due) {
-      const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
-      const hostZones = new Map<string, string>();
-      for (const id of hostUserIds) if (contacts.has(id)) hostZones.set(contacts.get(id)!.email, zones.get(id) ?? 'UTC');
-      const mails = reminderMails(this.mailFacts(booking, summary.title, hosts), reminder.recipients, hostZones);
-      for (const mail of mails) await this.mail.enqueue(scope, mail);
+  async remindAll(work: readonly { scope: TenantScope; reminders: readonly DueBookingReminder[] }[]): Promise<void> {
+    const live = work.filter(({ scope, reminders }) => scope.livemode && reminders.length > 0);
+    const hosts = live.map(({ scope, reminders }) => ({ scope, ids: [...new Set(reminders.flatMap(({ hostUserIds }) => hostUserIds))] }));
+    const [contactsByOrganization, zonesByOrganization] =
+      hosts.length > 0
+        ? await Promise.all([this.team.contactsAcross(hosts), this.schedules.timezonesAcross(hosts)])
+        : [new Map(), new Map()];
+    for (const { scope, reminders } of work) {
+      if (reminders.length === 0) continue;
+      await this.events.recordMany(
+        scope,
+        reminders.map(({ booking, hostUserIds, summary, reminder }) => ({
+          type: 'booking.reminder' as const,
+          data: { booking: bookingDetailView(booking, hostUserIds, summary), reminder: { minutesBefore: reminder.minutesBefore } },
+        })),
+      );
+      if (!scope.livemode) continue;
+      const contacts = contactsByOrganization.get(scope.organizationId) ?? new Map<string, Contact>();
+      const zones = zonesByOrganization.get(scope.organizationId) ?? new Map<string, string>();
+      for (const { booking, hostUserIds, summary, reminder } of reminders) {
+        const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
+        const hostZones = new Map<string, string>();
+        for (const id of hostUserIds) if (contacts.has(id)) hostZones.set(contacts.get(id)!.email, zones.get(id) ?? 'UTC');
+        const mails = reminderMails(this.mailFacts(booking, summary.title, hosts), reminder.recipients, hostZones);
+        await this.enqueue(scope, mails, [booking.id]);
+      }
     }
   }
 
@@ -153,18 +165,41 @@ export class BookingEffectsService {
     details: BookingMailDetails,
     occurrences?: BookingMailFacts['occurrences'],
   ): Promise<void> {
-    const { hostUserIds, title, confirmationToken, reason, previousStartsAt } = details;
+    const { hostUserIds, title, confirmationToken, reason, previousStartsAt, previousHostUserIds = [] } = details;
     if (!scope.livemode) return;
-    const contacts = await this.team.contactsOf(scope, hostUserIds);
+    const contacts = await this.team.contactsOf(scope, [...hostUserIds, ...previousHostUserIds]);
     const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
+    const previousHosts = previousHostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
     const mails = bookingMails(kind, {
       ...this.mailFacts(booking, title, hosts),
       confirmationToken,
       reason,
       previousStartsAt,
+      ...(previousHosts.length > 0 ? { previousHosts } : {}),
       occurrences,
     });
-    for (const mail of mails) await this.mail.enqueue(scope, mail);
+    await this.enqueue(scope, mails, occurrences?.map((occurrence) => occurrence.bookingId) ?? [booking.id]);
+  }
+
+  /**
+   * An erased attendee's bookings (contract § 18): the write-backs still queued carry the attendee in their bodies, so
+   * the calendars module drops them and puts the erased booking in their place on the hosts' calendars.
+   */
+  async attendeeErased(scope: TenantScope, bookings: readonly BookingRecord[]): Promise<void> {
+    if (bookings.length === 0) return;
+    const summaries = await this.summariesAcross(bookings.map((booking) => ({ scope, booking })));
+    await this.writeBack.erased(
+      scope,
+      bookings.map((booking) => forCalendar(booking, summaries.get(booking.eventTypeId)?.title ?? '')),
+    );
+  }
+
+  /** Each mail names the bookings it tells of; an erased attendee's address gets none (it is no one's). */
+  private async enqueue(scope: TenantScope, mails: readonly OutgoingMail[], about: readonly string[]): Promise<void> {
+    for (const mail of mails) {
+      if (mail.to.some(isErasedAddress)) continue;
+      await this.mail.enqueue(scope, { ...mail, about: [...about] });
+    }
   }
 
   private mailFacts(booking: BookingRecord, title: string, hosts: Contact[]): BookingMailFacts {
@@ -173,7 +208,7 @@ export class BookingEffectsService {
       title,
       startsAt: booking.startsAt,
       endsAt: booking.endsAt,
-      timezone: booking.timezone,
+      timezone: booking.timezone ?? 'UTC',
       location: booking.location,
       answers: booking.answers,
       attendee: { email: booking.attendeeEmail, name: attendeeNameOf(booking) },

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
+import { lockedReminderListSql } from '../event-types/index.js';
 
 /** A booking's reminder as `GET /bookings/:id` shows it. */
 export interface BookingReminderState {
@@ -41,23 +42,26 @@ export class BookingRemindersRepository {
   }
 
   /**
-   * One row per reminder (`minutesBefore`, the list of the bookings' one event type, read under its lock by the caller)
-   * whose time is still ahead of `now`, for those of `bookingIds` that are confirmed; rows already there stay.
+   * One row per reminder of the event type's list (read and held FOR KEY SHARE in this statement, lockedReminderListSql)
+   * whose time is still ahead of `now`, for those of `bookingIds` that are confirmed; rows already there stay. The list's
+   * row is locked whatever the bookings and the list hold (the `held` column reads it in full).
    */
-  async scheduleFor(scope: TenantScope, bookingIds: readonly string[], minutesBefore: readonly number[], now: Date): Promise<void> {
-    if (bookingIds.length === 0 || minutesBefore.length === 0) return;
+  async scheduleFor(scope: TenantScope, eventTypeId: string, bookingIds: readonly string[], now: Date): Promise<void> {
+    if (bookingIds.length === 0) return;
     await this.tx.write(
-      `WITH inserted AS (
+      `WITH list AS (${lockedReminderListSql('$1', '$6')}),
+       inserted AS (
          INSERT INTO booking_reminders (organization_id, booking_id, minutes_before, due_at)
          SELECT b.organization_id, b.id, r.minutes_before, ${DUE_AT_SQL}
-           FROM bookings b CROSS JOIN unnest($3::integer[]) AS r(minutes_before)
-          WHERE b.organization_id = $1 AND b.livemode = $4 AND b.id = ANY($2::text[]) AND b.status = 'confirmed'
-            AND ${DUE_AT_SQL} > $5
+           FROM bookings b CROSS JOIN list
+                CROSS JOIN LATERAL (SELECT (e->>'minutesBefore')::integer AS minutes_before FROM jsonb_array_elements(list.reminders) AS e) r
+          WHERE b.organization_id = $1 AND b.livemode = $3 AND b.id = ANY($2::text[]) AND b.status = 'confirmed'
+            AND ${DUE_AT_SQL} > $4
          ON CONFLICT DO NOTHING
          RETURNING due_at
        )
-       ${notifyIfSoon('$5', '$6')}`,
-      [scope.organizationId, [...bookingIds], [...minutesBefore], scope.livemode, now, this.soonMs],
+       SELECT (SELECT count(*) FROM list) AS held, (${notifyIfSoon('$4', '$5')}) AS notified`,
+      [scope.organizationId, [...bookingIds], scope.livemode, now, this.soonMs, eventTypeId],
     );
   }
 

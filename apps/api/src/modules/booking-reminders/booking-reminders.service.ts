@@ -30,16 +30,16 @@ export class BookingRemindersService implements OnModuleInit {
   /**
    * Due rows for the reminders of bookings of one event type confirmed from now on (made, confirmed, a reschedule's
    * new booking, a series' occurrences). The list is read under the lock that a change of the list waits for
-   * (EventTypesService.remindersForConfirming): either that change sees these bookings once this transaction commits
-   * and moves their rows, or this read waits for it and takes the new list.
+   * (lockedReminderListSql, event-types) in the statement that writes the rows: either that change sees these bookings
+   * once this transaction commits and moves their rows, or this statement waits for it and takes the new list. A write
+   * (tx.write): inside `batched()` it leaves with the booking's other writes, no round trip of its own.
    */
   async confirmed(scope: TenantScope, bookings: readonly { id: string; eventTypeId: string }[]): Promise<void> {
     if (bookings.length === 0) return;
-    const reminders = await this.eventTypes.remindersForConfirming(scope, bookings[0].eventTypeId);
     await this.repository.scheduleFor(
       scope,
+      bookings[0].eventTypeId,
       bookings.map((booking) => booking.id),
-      reminders.map((reminder) => reminder.minutesBefore),
       this.clock.now(),
     );
   }

@@ -7,7 +7,7 @@ import { BOOKING_REMINDERS_CHANNEL } from './booking-reminders.repository.js';
 import { BookingRows } from '../booking-core/index.js';
 import { type DueReminder, ReminderQueueRepository } from './reminder-queue.repository.js';
 
-/** Reminders per round: one claim, one read of their bookings per organization, one transaction of writes. */
+/** Reminders per round: one claim, one read of each kind for every organization in it, one transaction of writes. */
 export const REMINDER_BATCH = 100;
 
 /** A round's lease: far longer than a round takes; what a killed sender had claimed is due again when it ends. */
@@ -124,15 +124,22 @@ export class ReminderSenderWorker implements OnApplicationBootstrap, OnApplicati
       const dropped = due.filter((one) => one.status !== 'confirmed');
       const sent: DueReminder[] = [];
       const work: { scope: TenantScope; reminders: DueBookingReminder[] }[] = [];
-      for (const group of byScope(due.filter((one) => one.status === 'confirmed' && one.startsAt.getTime() > now.getTime()))) {
-        const scope = jobTenantScope(group[0].organizationId, group[0].livemode);
-        const found = new Map(
-          (await this.bookings.findMany(scope, [...new Set(group.map((one) => one.bookingId))])).map((b) => [b.booking.id, b]),
-        );
-        const summaries = await this.effects.summariesOf(
-          scope,
-          [...found.values()].map((b) => b.booking),
-        );
+      // The round's lookups: one statement each for every organization in it (bookings, their hosts, event types).
+      const groups = byScope(due.filter((one) => one.status === 'confirmed' && one.startsAt.getTime() > now.getTime())).map((group) => ({
+        scope: jobTenantScope(group[0].organizationId, group[0].livemode),
+        group,
+      }));
+      const found = new Map(
+        (await this.bookings.findManyAcross(groups.map(({ scope, group }) => ({ scope, ids: group.map((one) => one.bookingId) })))).map(
+          (b) => [b.booking.id, b],
+        ),
+      );
+      const summaries = await this.effects.summariesAcross(
+        groups.flatMap(({ scope, group }) =>
+          group.flatMap((one) => (found.has(one.bookingId) ? [{ scope, booking: found.get(one.bookingId)!.booking }] : [])),
+        ),
+      );
+      for (const { scope, group } of groups) {
         const reminders: DueBookingReminder[] = [];
         for (const one of group) {
           const booking = found.get(one.bookingId);
@@ -155,9 +162,7 @@ export class ReminderSenderWorker implements OnApplicationBootstrap, OnApplicati
       ];
       // First the fenced outcomes: a stale claim rolls the round back before anything is written for it.
       if ((await this.queue.settle(outcomes, now)) < outcomes.length) throw new StaleClaim('a reminder’s lease went stale');
-      await this.tx.batched(async () => {
-        for (const { scope, reminders } of work) if (reminders.length > 0) await this.effects.remind(scope, reminders);
-      });
+      await this.tx.batched(() => this.effects.remindAll(work));
       return { sent: sent.length, missed: missed.length, dropped: dropped.length };
     });
   }

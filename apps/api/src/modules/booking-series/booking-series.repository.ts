@@ -8,6 +8,15 @@ import { BookingSeries } from './entities/booking-series.entity.js';
 export class BookingSeriesRepository {
   constructor(private readonly tx: TransactionHost) {}
 
+  /** Erasure: the series keep their rule and occurrences, not the attendee's zone. */
+  async forgetTimezones(scope: TenantScope, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.tx.transactional.query(
+      `UPDATE booking_series SET timezone = NULL WHERE organization_id = $1 AND livemode = $2 AND id = ANY($3::text[])`,
+      [scope.organizationId, scope.livemode, [...ids]],
+    );
+  }
+
   /** A recurring series' own row (its occurrences are inserted beside it, in the same batch). */
   async insertSeries(scope: TenantScope, series: BookingSeries): Promise<void> {
     await this.tx.write(

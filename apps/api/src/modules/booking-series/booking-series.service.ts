@@ -55,6 +55,11 @@ export class BookingSeriesService {
     private readonly clock: Clock,
   ) {}
 
+  /** Erasure (contract § 18): an erased attendee's series keep no zone of theirs, in the caller's transaction. */
+  attendeeErased(scope: TenantScope, seriesIds: readonly string[]): Promise<void> {
+    return this.repository.forgetTimezones(scope, [...new Set(seriesIds)]);
+  }
+
   /**
    * Under the `locked` hosts: the starts (the event type's rule from the first one's wall-clock time in the request's
    * zone), each judged by the rules of a single booking (the window by the first only), one host for all of them.

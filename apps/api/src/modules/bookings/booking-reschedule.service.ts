@@ -53,7 +53,7 @@ export class BookingRescheduleService {
       }
       this.slots.assertLocked(original.hostUserIds, locked);
       const wasConfirmed = booking.status === 'confirmed';
-      const timezone = dto.timezone ?? booking.timezone;
+      const timezone = dto.timezone ?? booking.timezone ?? 'UTC';
       const start = parseInputTimestamp(dto.newStartTime, timezone);
       if (start === null) throw AppError.validation('newStartTime', 'newStartTime must be a valid ISO 8601 timestamp');
       // Reschedule keeps the original host when it is free at the new time; round robin may reassign.

@@ -3,3 +3,4 @@ export * from './booking-create.service.js';
 export * from './booking-queries.service.js';
 export * from './bookings.module.js';
 export * from './dto/booking.dto.js';
+export { type BookingVisitor, VisitorBookingsService } from './visitor-bookings.service.js';

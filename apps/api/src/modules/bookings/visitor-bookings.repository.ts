@@ -33,6 +33,16 @@ export class VisitorBookingsRepository {
     );
   }
 
+  /** Erasure: these bookings' rows go; returns the visitors (key and client address) they named. */
+  async deleteOf(scope: TenantScope, bookingIds: readonly string[]): Promise<{ apiKeyId: string; clientAddress: string }[]> {
+    if (bookingIds.length === 0) return [];
+    const [rows]: [{ api_key_id: string; client_address: string }[], number] = await this.tx.transactional.query(
+      `DELETE FROM visitor_bookings WHERE organization_id = $1 AND booking_id = ANY($2::text[]) RETURNING api_key_id, client_address`,
+      [scope.organizationId, [...bookingIds]],
+    );
+    return rows.map((row) => ({ apiKeyId: row.api_key_id, clientAddress: row.client_address }));
+  }
+
   /** Cleanup: rows made before `before` count toward no limit any more. */
   async deleteBefore(before: Date): Promise<number> {
     const result: [unknown[], number] = await this.tx

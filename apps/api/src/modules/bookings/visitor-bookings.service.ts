@@ -46,6 +46,14 @@ export class VisitorBookingsService {
     });
   }
 
+  /**
+   * Erasure (contract § 18): these bookings no longer say which client address made them; returns the visitors they
+   * named, whose holds then keep no address either (HoldRows.forgetClientAddresses).
+   */
+  forget(scope: TenantScope, bookingIds: readonly string[]): Promise<BookingVisitor[]> {
+    return this.repository.deleteOf(scope, bookingIds);
+  }
+
   /** Counts the booking just made (written with its rows). */
   record(scope: TenantScope, visitor: BookingVisitor, bookingId: string): Promise<void> {
     return this.repository.insert(scope, { bookingId, ...visitor, createdAt: this.clock.now() });

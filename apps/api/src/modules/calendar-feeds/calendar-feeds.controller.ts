@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Access, ApiErrors, AppError, CurrentPrincipal, type Principal, Public } from '@app/common';
+import { Access, ApiErrors, AppError, CurrentPrincipal, type Principal, Public, Audited } from '@app/common';
 import { CalendarFeedsService } from './calendar-feeds.service.js';
 import { CalendarFeedResponse } from './dto/calendar-feed.dto.js';
 
@@ -34,6 +34,7 @@ export class CalendarFeedsController {
   }
 
   @Post('users/me/calendar-feed/rotate')
+  @Audited('calendar_feed.rotated', { self: 'user' })
   @HttpCode(200)
   @Access({})
   @ApiOperation({ operationId: 'rotateCalendarFeed', summary: 'A new feed URL; the old one answers 404 at once (JWT only)' })

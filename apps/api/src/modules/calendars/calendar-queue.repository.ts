@@ -70,6 +70,32 @@ export class CalendarQueueRepository {
     );
   }
 
+  /**
+   * Erasure: the bookings' write-back bodies, in the erasing transaction. Returns each booking and host whose latest
+   * write is a PUT (the calendar has the booking or was about to), read before the queued PUTs are dropped and the
+   * finished ones lose their body. A worker that has one of the dropped rows leased finishes it for nothing (its outcome
+   * names a row that is gone).
+   */
+  async eraseBodies(scope: TenantScope, bookingIds: readonly string[]): Promise<{ bookingId: string; userId: string }[]> {
+    const rows: { booking_id: string; user_id: string }[] = await this.tx.transactional.query(
+      `SELECT booking_id, user_id FROM (
+         SELECT DISTINCT ON (booking_id, user_id) booking_id, user_id, action FROM calendar_writes
+          WHERE organization_id = $1 AND booking_id = ANY($2::text[])
+          ORDER BY booking_id, user_id, created_at DESC, id DESC) latest
+        WHERE action = 'put'`,
+      [scope.organizationId, [...bookingIds]],
+    );
+    await this.tx.transactional.query(
+      `DELETE FROM calendar_writes WHERE organization_id = $1 AND booking_id = ANY($2::text[]) AND action = 'put' AND status = 'pending'`,
+      [scope.organizationId, [...bookingIds]],
+    );
+    await this.tx.transactional.query(
+      `UPDATE calendar_writes SET ics = NULL WHERE organization_id = $1 AND booking_id = ANY($2::text[]) AND ics IS NOT NULL`,
+      [scope.organizationId, [...bookingIds]],
+    );
+    return rows.map((row) => ({ bookingId: row.booking_id, userId: row.user_id }));
+  }
+
   /** Job queue: leases up to `limit` connections due for a sync, one worker per connection at a time. */
   async claimDue(limit: number, leaseSeconds: number): Promise<ClaimedConnection[]> {
     const claims = await this.syncs.claim(limit, leaseSeconds);

@@ -43,6 +43,23 @@ export class CalendarWriteBack {
     await this.record(scope, [{ bookingId, ics: null }], hostUserIds, 'delete');
   }
 
+  /**
+   * An erased attendee's bookings (contract § 18): the bodies of their write-backs go (a queued PUT is dropped, a finished
+   * one keeps no body), and where a host's calendar has the booking, or was about to get it, a PUT of the erased booking
+   * takes its place, so the host's calendar no longer names the attendee either. A booking whose last write was a
+   * DELETE stays off the calendar.
+   */
+  async erased(scope: TenantScope, bookings: readonly BookingForCalendar[]): Promise<void> {
+    if (!scope.livemode || bookings.length === 0) return;
+    const onCalendars = await this.queue.eraseBodies(
+      scope,
+      bookings.map((booking) => booking.id),
+    );
+    const byId = new Map(bookings.map((booking) => [booking.id, booking]));
+    const writes = onCalendars.map(({ bookingId, userId }) => ({ id: newId('calw'), bookingId, userId, ics: icsOf(byId.get(bookingId)!) }));
+    if (writes.length > 0) await this.queue.recordWrites(scope, writes, 'put');
+  }
+
   /** One write per booking and host. */
   private async record(
     scope: TenantScope,

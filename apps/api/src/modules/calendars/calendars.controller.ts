@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, IdParam, Permission, type Principal, Scope } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, IdParam, Permission, type Principal, Scope, Audited } from '@app/common';
 import { UserQueryDto } from '../availability/index.js';
 import { CalendarsService } from './calendars.service.js';
 import {
@@ -22,6 +22,7 @@ export class CalendarsController {
   constructor(private readonly calendars: CalendarsService) {}
 
   @Post()
+  @Audited('calendar.connected')
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({
     operationId: 'createCalendar',
@@ -70,6 +71,7 @@ export class CalendarsController {
   }
 
   @Patch(':id')
+  @Audited('calendar.updated')
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({
     operationId: 'updateCalendar',
@@ -87,6 +89,7 @@ export class CalendarsController {
   }
 
   @Delete(':id')
+  @Audited('calendar.disconnected')
   @HttpCode(204)
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({
@@ -101,6 +104,7 @@ export class CalendarsController {
   }
 
   @Post(':id/sync')
+  @Audited('calendar.synced')
   @HttpCode(202)
   @Access({ scope: Scope.AvailabilityWrite, permission: Permission.ManageOwnAvailability })
   @ApiOperation({

@@ -31,6 +31,7 @@ import {
 } from './dto/calendar.dto.js';
 import { CalendarConnection } from './entities/calendar-connection.entity.js';
 import { normaliseSourceUrl, SourceError } from './ics-source.js';
+import { AuditTrail, changesBetween } from '../audit/index.js';
 
 const MAX_CONNECTIONS_PER_MEMBER = 20;
 const MAX_BUSY_DATES = 93;
@@ -52,6 +53,7 @@ export class CalendarsService {
   private readonly logger = new Logger(CalendarsService.name);
 
   constructor(
+    private readonly audit: AuditTrail,
     private readonly tx: TransactionHost,
     private readonly repository: CalendarsRepository,
     private readonly sync: CalendarSync,
@@ -171,6 +173,7 @@ export class CalendarsService {
     if (dto.blocksAvailability !== undefined) changes.blocksAvailability = dto.blocksAvailability;
     if (dto.password !== undefined) changes.sealedPassword = this.secrets.seal(dto.password, connection.id);
     if (dto.calendars !== undefined) changes.calendars = this.changedCalendars(connection, dto);
+    this.audit.describe({ changes: changesBetween(connection, changes) });
     await this.tx.transaction(async () => {
       await this.repository.lockMember(scope, connection.memberId);
       // One destination per member across all its connections: choosing one clears the others.

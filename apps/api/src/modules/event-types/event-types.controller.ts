@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, Permission, type Principal, Scope, IdParam } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, Permission, type Principal, Scope, IdParam, Audited } from '@app/common';
 import {
   CreateEventTypeDto,
   EventTypeListResponse,
@@ -16,6 +16,7 @@ export class EventTypesController {
   constructor(private readonly eventTypes: EventTypesService) {}
 
   @Post()
+  @Audited('event_type.created')
   @Access({ scope: Scope.EventTypesWrite, permission: Permission.ManageEventTypes })
   @ApiOperation({
     operationId: 'createEventType',
@@ -53,6 +54,7 @@ export class EventTypesController {
   }
 
   @Patch(':id')
+  @Audited('event_type.updated')
   @Access({ scope: Scope.EventTypesWrite, permission: Permission.ManageEventTypes })
   @ApiOperation({
     operationId: 'updateEventType',
@@ -70,6 +72,7 @@ export class EventTypesController {
   }
 
   @Delete(':id')
+  @Audited('event_type.deleted')
   @HttpCode(204)
   @Access({ scope: Scope.EventTypesWrite, permission: Permission.ManageEventTypes })
   @ApiOperation({

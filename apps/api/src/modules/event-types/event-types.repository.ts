@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
-import { PageRequest, pageOffset, type TenantScope } from '@app/common';
+import { PageRequest, pageOffset, type ScopedIds, scopedColumns, type TenantScope } from '@app/common';
 import { EventType } from './entities/event-type.entity.js';
 import { TransactionHost } from '@app/database';
-import type { Reminder } from './reminders.js';
 import { EVENT_TYPE_ROW_COLUMNS_SQL, type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
 
 export const SLUG_ACTIVE_KEY = 'event_types_organization_slug_active_key';
@@ -56,18 +55,6 @@ export class EventTypesRepository {
     return rows.length === 0 ? null : { eventType: eventTypeFromRow(rows[0]), hostUserIds: rows[0].host_user_ids };
   }
 
-  /**
-   * The reminders of these event types, their rows held FOR KEY SHARE until the transaction ends: a change of the list
-   * holds the row FOR UPDATE (findOne with `lock`), so the answer is the list in force when the caller commits.
-   */
-  async lockedReminders(scope: TenantScope, ids: readonly string[]): Promise<Map<string, Reminder[]>> {
-    const rows: { id: string; reminders: Reminder[] }[] = await this.tx.transactional.query(
-      `SELECT id, reminders FROM event_types WHERE organization_id = $1 AND id = ANY($2::text[]) FOR KEY SHARE`,
-      [scope.organizationId, [...ids]],
-    );
-    return new Map(rows.map((row) => [row.id, row.reminders]));
-  }
-
   /** Active event types with their hosts, oldest first, limited to `ids` unless null; one query. */
   async findActive(scope: TenantScope, ids: readonly string[] | null, limit: number): Promise<EventTypeWithHosts[]> {
     const rows: EventTypeRow[] = await this.tx.reads.query(
@@ -109,6 +96,19 @@ export class EventTypesRepository {
   async findMany(scope: TenantScope, ids: readonly string[]): Promise<EventType[]> {
     if (ids.length === 0) return [];
     return this.tx.reads.find(EventType, { where: { organizationId: scope.organizationId, id: In([...new Set(ids)]) } });
+  }
+
+  /** Event types of several organizations at once (a job's round), deleted ones included, in one statement. */
+  async findManyAcross(keys: readonly ScopedIds[]): Promise<EventType[]> {
+    const { organizationIds, ids } = scopedColumns(keys);
+    if (ids.length === 0) return [];
+    return this.tx.reads
+      .createQueryBuilder(EventType, 'e')
+      .where(`(e.organization_id, e.id) IN (SELECT * FROM unnest(CAST(:organizationIds AS text[]), CAST(:ids AS text[])))`, {
+        organizationIds,
+        ids,
+      })
+      .getMany();
   }
 
   async update(scope: TenantScope, id: string, changes: Partial<EventType>): Promise<void> {

@@ -12,6 +12,7 @@ import {
   pageMeta,
   Principal,
   tenantScope,
+  type ScopedIds,
   type TenantScope,
 } from '@app/common';
 import { BookingCounts } from '../booking-occupancy/index.js';
@@ -32,6 +33,7 @@ import { normalizeQuestions } from './questions.js';
 import { normalizeReminders, type Reminder } from './reminders.js';
 import { type ChangePolicy, DEFAULT_CHANGE_POLICY, mergePolicy } from './change-policy.js';
 import { TransactionHost } from '@app/database';
+import { AuditTrail, changesBetween } from '../audit/index.js';
 
 /** An event type as other modules see it (availability, bookings): every field but the bookings count. */
 export type EventTypeDetails = Omit<EventTypeView, 'bookingsCount'>;
@@ -159,6 +161,7 @@ export class EventTypesService {
   private readonly remindersChanged: RemindersChanged[] = [];
 
   constructor(
+    private readonly audit: AuditTrail,
     private readonly tx: TransactionHost,
     private readonly repository: EventTypesRepository,
     private readonly team: TeamService,
@@ -272,6 +275,12 @@ export class EventTypesService {
         // Due rows follow the reminders' times only: a list whose times stay (the console saves it with every edit, or only
         // its recipients changed) moves no booking's rows.
         const timesChanged = changes.reminders !== undefined && minutesOf(changes.reminders).join() !== minutesOf(current.reminders).join();
+        this.audit.describe({
+          changes: changesBetween(
+            { ...current, hostUserIds: found.hostUserIds },
+            { ...changes, ...(dto.hostUserIds === undefined ? {} : { hostUserIds }) },
+          ),
+        });
         const updated = Object.assign(current, changes);
         if (Object.keys(changes).length > 0 || dto.hostUserIds !== undefined) {
           updated.updatedAt = this.clock.now();
@@ -308,14 +317,6 @@ export class EventTypesService {
     });
   }
 
-  /**
-   * The event type's reminders for bookings being confirmed in the caller's transaction, read under a lock that a change
-   * of the list waits for (and that waits for one in progress): the list those bookings' reminders follow.
-   */
-  async remindersForConfirming(scope: TenantScope, eventTypeId: string): Promise<Reminder[]> {
-    return (await this.repository.lockedReminders(scope, [eventTypeId])).get(eventTypeId) ?? [];
-  }
-
   /** `listener` runs in every transaction that replaces an event type's reminders (bookings registers it). */
   onRemindersChanged(listener: RemindersChanged): void {
     this.remindersChanged.push(listener);
@@ -345,22 +346,12 @@ export class EventTypesService {
 
   /** Summaries of these event types for booking views, by id, deleted ones included. */
   async summaries(scope: TenantScope, ids: readonly string[]): Promise<Map<string, EventTypeSummary>> {
-    const eventTypes = await this.repository.findMany(scope, ids);
-    return new Map(
-      eventTypes.map((e) => [
-        e.id,
-        {
-          id: e.id,
-          title: e.title,
-          slug: e.slug,
-          durationMinutes: e.durationMinutes,
-          location: e.location,
-          reminders: e.reminders,
-          attendeeCancellation: e.attendeeCancellation,
-          attendeeRescheduling: e.attendeeRescheduling,
-        },
-      ]),
-    );
+    return summariesOf(await this.repository.findMany(scope, ids));
+  }
+
+  /** The same for several organizations at once (a job's round), in one statement; by id (ids are unique everywhere). */
+  async summariesAcross(keys: readonly ScopedIds[]): Promise<Map<string, EventTypeSummary>> {
+    return summariesOf(await this.repository.findManyAcross(keys));
   }
 
   private async setHosts(principal: Principal, eventTypeId: string, hostUserIds: readonly string[], defaulted: boolean): Promise<void> {
@@ -395,4 +386,22 @@ export class EventTypesService {
   private async record(principal: Principal, type: DomainEventType, eventType: EventTypeView): Promise<void> {
     await this.events.record(liveScopeOf(tenantScope(principal)), { type, data: { eventType } });
   }
+}
+
+function summariesOf(eventTypes: readonly EventType[]): Map<string, EventTypeSummary> {
+  return new Map(
+    eventTypes.map((e) => [
+      e.id,
+      {
+        id: e.id,
+        title: e.title,
+        slug: e.slug,
+        durationMinutes: e.durationMinutes,
+        location: e.location,
+        reminders: e.reminders,
+        attendeeCancellation: e.attendeeCancellation,
+        attendeeRescheduling: e.attendeeRescheduling,
+      },
+    ]),
+  );
 }

@@ -33,3 +33,14 @@ export function normalizeReminders(inputs: readonly Reminder[]): Reminder[] {
     }))
     .sort((a, b) => b.minutesBefore - a.minutesBefore);
 }
+
+/**
+ * The reminder list in force for bookings being confirmed in the caller's transaction, as SQL for a statement that
+ * writes their due rows from it (`reminders`, a jsonb array of Reminder): the event type's row is held FOR KEY SHARE
+ * until the transaction ends, and a change of the list holds it FOR UPDATE (findOne with `lock`), so either that change
+ * sees the bookings once the caller commits and moves their rows, or this read waits for it and takes the new list.
+ * `organizationId` and `eventTypeId` are the statement's parameters (e.g. `$1`).
+ */
+export function lockedReminderListSql(organizationId: string, eventTypeId: string): string {
+  return `SELECT reminders FROM event_types WHERE organization_id = ${organizationId} AND id = ${eventTypeId} FOR KEY SHARE`;
+}

@@ -17,6 +17,8 @@ import { TransactionHost } from '@app/database';
 export interface ApiKeyCredential {
   scope: TenantScope;
   id: string;
+  /** The key's name and prefix, as the audit log names it. */
+  label: string;
   createdByUserId: string;
   scopes: Scope[];
   rateLimitPerMinute: number;
@@ -36,6 +38,8 @@ export interface SessionCredential {
   sessionId: string;
   userId: string;
   memberId: string;
+  /** The member's email, as the audit log names the user. */
+  email: string;
   role: Role;
   revokedAt: Date | null;
   expiresAt: Date;
@@ -79,6 +83,8 @@ export class GlobalLookups {
   async apiKeyByHash(keyHash: string): Promise<ApiKeyCredential | null> {
     const rows: {
       id: string;
+      name: string;
+      key_prefix: string;
       organization_id: string;
       created_by_user_id: string;
       scopes: Scope[];
@@ -100,7 +106,7 @@ export class GlobalLookups {
       event_type_ids: string[] | null;
     }[] = await this.tx.prepared(
       'api-key-by-hash',
-      `SELECT k.id, k.organization_id, k.created_by_user_id, k.scopes, k.rate_limit_per_minute, k.mode, k.expires_at,
+      `SELECT k.id, k.name, k.key_prefix, k.organization_id, k.created_by_user_id, k.scopes, k.rate_limit_per_minute, k.mode, k.expires_at,
               k.last_used_at, k.revoked_at, u.email, u.first_name, u.last_name, u.timezone, u.created_at AS user_created_at,
               m.id AS member_id, o.name AS organization_name, o.slug AS organization_slug,
               k.kind, k.allowed_origins, k.event_type_ids
@@ -116,6 +122,7 @@ export class GlobalLookups {
     return {
       scope: verifiedTenantScope(row.organization_id, row.mode === 'live'),
       id: row.id,
+      label: `${row.name} (${row.key_prefix})`,
       createdByUserId: row.created_by_user_id,
       scopes: row.scopes,
       rateLimitPerMinute: row.rate_limit_per_minute,
@@ -146,6 +153,7 @@ export class GlobalLookups {
       session_id: string;
       user_id: string;
       member_id: string;
+      email: string;
       organization_id: string;
       role: Role;
       revoked_at: Date | null;
@@ -153,7 +161,7 @@ export class GlobalLookups {
       last_used_at: Date;
     }[] = await this.tx.prepared(
       'session-by-id',
-      `SELECT s.id AS session_id, s.user_id, s.member_id, m.organization_id, m.role, s.revoked_at, s.expires_at, s.last_used_at
+      `SELECT s.id AS session_id, s.user_id, s.member_id, m.email, m.organization_id, m.role, s.revoked_at, s.expires_at, s.last_used_at
          FROM sessions s JOIN members m ON m.id = s.member_id AND m.status = 'active'
         WHERE s.id = $1`,
       [sessionId],
@@ -165,6 +173,7 @@ export class GlobalLookups {
       sessionId: row.session_id,
       userId: row.user_id,
       memberId: row.member_id,
+      email: row.email,
       role: row.role,
       revokedAt: row.revoked_at,
       expiresAt: row.expires_at,

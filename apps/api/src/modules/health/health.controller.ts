@@ -3,6 +3,7 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
 import { AppError, ErrorCode, ErrorResponseDto, Public } from '@app/common';
+import { TransactionHost } from '@app/database';
 
 /** Probes sit outside /v1 and need no credentials (api-rules.md § Basics). */
 @ApiTags('health')
@@ -13,6 +14,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly tx: TransactionHost,
   ) {}
 
   @Get()
@@ -31,7 +33,7 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({
     operationId: 'getReadiness',
-    summary: 'Readiness: the database answers',
+    summary: 'Readiness: the database answers and takes writes (a primary, not a standby)',
   })
   @ApiResponse({
     status: 200,
@@ -48,12 +50,25 @@ export class HealthController {
       example: { status: 'ok', info: { database: { status: 'up' } }, error: {}, details: { database: { status: 'up' } } },
     },
   })
-  @ApiResponse({ status: 503, type: ErrorResponseDto, description: 'SERVICE_UNAVAILABLE: the database does not answer' })
+  @ApiResponse({
+    status: 503,
+    type: ErrorResponseDto,
+    description: 'SERVICE_UNAVAILABLE: the database does not answer, or what answers is a standby (a failover in progress)',
+  })
   async ready(): Promise<unknown> {
+    let report: unknown;
+    let standby: boolean;
     try {
-      return await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
+      report = await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
+      // Behind a proxy to a Patroni cluster (deploy/ha/), a connection may reach a standby while no primary answers.
+      const rows = (await this.tx.outside('a probe, never part of a transaction').query('SELECT pg_is_in_recovery() AS standby')) as {
+        standby: boolean;
+      }[];
+      standby = rows[0]?.standby === true;
     } catch {
       throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The database is not reachable');
     }
+    if (standby) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The database does not take writes: no primary answers');
+    return report;
   }
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, IdParam, Permission, type Principal, Scope } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, IdParam, Permission, type Principal, Scope, Audited } from '@app/common';
 import { CreateHoldDto, HoldListResponse, HoldResponse, ListHoldsQueryDto } from './dto/hold.dto.js';
 import { HoldsService } from './holds.service.js';
 
@@ -10,6 +10,7 @@ export class HoldsController {
   constructor(private readonly holds: HoldsService) {}
 
   @Post()
+  @Audited('hold.created')
   @Access({ scope: Scope.BookingsWrite, permission: Permission.CreateBookings })
   @ApiOperation({
     operationId: 'createHold',
@@ -35,6 +36,7 @@ export class HoldsController {
   }
 
   @Delete(':id')
+  @Audited('hold.released')
   @HttpCode(204)
   @Access({ scope: Scope.BookingsWrite })
   @ApiOperation({ operationId: 'deleteHold', summary: 'Release a hold: its time is free again at once' })

@@ -97,6 +97,40 @@ export class IdempotencyRepository {
     );
   }
 
+  /**
+   * Erasure: the stored responses that name any of these records (booking ids), in the caller's transaction. The bodies
+   * are sealed, so each of the scope's records (a day's worth at most, plus expired ones not yet swept) is opened here;
+   * one that no configured key opens may hold anything and goes too.
+   */
+  async deleteNaming(scope: TenantScope, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const rows: { key: string; response_body: unknown }[] = await this.tx.transactional.query(
+      `SELECT key, response_body FROM idempotency_keys WHERE organization_id = $1 AND livemode = $2`,
+      [scope.organizationId, scope.livemode],
+    );
+    const quoted = ids.map((id) => JSON.stringify(id));
+    const naming = rows.filter((row) => {
+      const text = this.plainText(scope, row.key, row.response_body);
+      return text === null || quoted.some((id) => text.includes(id));
+    });
+    if (naming.length === 0) return 0;
+    const [, count]: [unknown[], number] = await this.tx.transactional.query(
+      `DELETE FROM idempotency_keys WHERE organization_id = $1 AND livemode = $2 AND key = ANY($3::text[])`,
+      [scope.organizationId, scope.livemode, naming.map((row) => row.key)],
+    );
+    return count ?? 0;
+  }
+
+  /** A stored body's JSON text, or null when no configured key opens it. */
+  private plainText(scope: TenantScope, key: string, body: unknown): string | null {
+    if (!isSealed(body)) return JSON.stringify(body);
+    try {
+      return this.sealer.open(body.sealed, this.context(scope, key));
+    } catch {
+      return null;
+    }
+  }
+
   async deleteExpired(now: Date): Promise<number> {
     const result: [unknown[], number] = await this.tx
       .outside('retention runs as a job of its own, in autocommit')

@@ -4,6 +4,7 @@ import { AppError, Clock, ErrorCode, renderError, type TenantScope } from '@app/
 import { PeriodicJobs } from '../../jobs/index.js';
 import { TransactionHost } from '@app/database';
 import { IdempotencyRepository } from './idempotency.repository.js';
+import { AuditTrail } from '../audit/index.js';
 
 const TTL_MS = 24 * 3600 * 1000;
 const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
@@ -47,10 +48,19 @@ export class IdempotencyService {
     private readonly tx: TransactionHost,
     private readonly repository: IdempotencyRepository,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
     jobs: PeriodicJobs,
   ) {
     // Records live 24 hours on the Clock; the sweep only keeps the table small (expired ones are reclaimed anyway).
     jobs.register('idempotency-cleanup', CLEANUP_INTERVAL_MS, () => this.repository.deleteExpired(this.clock.now()));
+  }
+
+  /**
+   * Erasure (contract § 18): the stored responses that name these bookings go, so no replay hands their data (or the
+   * attendee's token) back. A replay of such a key then runs the request again.
+   */
+  eraseNaming(scope: TenantScope, bookingIds: readonly string[]): Promise<number> {
+    return this.repository.deleteNaming(scope, bookingIds);
   }
 
   async run(
@@ -76,7 +86,10 @@ export class IdempotencyService {
         if (existing && existing.fingerprint !== fingerprint) {
           throw new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was used with a different request');
         }
-        if (existing) return { status: existing.status, body: existing.body, replayed: true };
+        if (existing) {
+          this.audit.describe({ details: { idempotentReplay: true } });
+          return { status: existing.status, body: existing.body, replayed: true };
+        }
         ran = true;
         const result = await work((status, body) =>
           this.repository.store(scope, key, { fingerprint, status, body }, this.clock.now(), TTL_MS),
@@ -89,8 +102,11 @@ export class IdempotencyService {
       const rendered = ran ? renderError(error, requestId) : undefined;
       if (rendered && rendered.status !== 400 && rendered.status !== 429 && rendered.status < 500) {
         const refusal = { fingerprint, status: rendered.status, body: rendered.body };
-        // The work's transaction rolled back: the refusal is stored in one of its own.
-        await this.tx.transaction(() => this.repository.store(scope, key, refusal, this.clock.now(), TTL_MS)).catch(() => undefined);
+        // The work's transaction rolled back: the refusal is stored in one of its own, which is no change of the
+        // request's (no audit entry: the request fails).
+        await this.audit
+          .unrecorded(() => this.tx.transaction(() => this.repository.store(scope, key, refusal, this.clock.now(), TTL_MS)))
+          .catch(() => undefined);
       }
       throw error;
     }

@@ -18,12 +18,22 @@ export class MailOutbox {
     await this.repository.insert(scope, {
       id,
       recipients: [...mail.to],
+      about: [...(mail.about ?? [])],
       subject: mail.subject,
       textBody: mail.text,
       htmlBody: mail.html,
       ical: mail.ical ? { method: mail.ical.method, filename: mail.ical.filename, content: mail.ical.content } : null,
     });
     return id;
+  }
+
+  /**
+   * Erasure (contract § 18): every mail about these bookings, to anyone, sent or not, and older mail to the attendee's
+   * address, in the caller's transaction. A worker sending one of them right now finishes for nothing (its outcome
+   * names a row that is gone). Returns how many went.
+   */
+  eraseAbout(scope: TenantScope, bookingIds: readonly string[], attendeeEmail: string): Promise<number> {
+    return this.repository.deleteAbout(scope, bookingIds, attendeeEmail);
   }
 
   /** A deleted organization's mail, sent or not (no foreign key ties these rows to it). */

@@ -7,7 +7,7 @@ import { type Claim, LeaseQueue } from '../../jobs/index.js';
 /** The channel `enqueue` notifies and the worker listens on; PostgreSQL delivers it only on commit. */
 export const MAIL_OUTBOX_CHANNEL = 'mail_outbox';
 
-export type NewMailRow = Pick<MailMessage, 'id' | 'recipients' | 'subject' | 'textBody' | 'htmlBody' | 'ical'>;
+export type NewMailRow = Pick<MailMessage, 'id' | 'recipients' | 'about' | 'subject' | 'textBody' | 'htmlBody' | 'ical'>;
 
 /** A message leased to this worker, with the claim its outcome names. */
 export type ClaimedMail = MailMessage & { claim: Claim };
@@ -37,8 +37,8 @@ export class MailRepository {
     // One round trip for the row and its wake-up: this runs inside booking transactions.
     await this.tx.write(
       `WITH inserted AS (
-         INSERT INTO mail_outbox (id, organization_id, recipients, subject, text_body, html_body, ical)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id)
+         INSERT INTO mail_outbox (id, organization_id, recipients, subject, text_body, html_body, ical, about)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id)
        SELECT pg_notify('${MAIL_OUTBOX_CHANNEL}', '') FROM inserted`,
       [
         row.id,
@@ -48,6 +48,7 @@ export class MailRepository {
         row.textBody,
         row.htmlBody,
         row.ical === null ? null : JSON.stringify(row.ical),
+        row.about,
       ],
     );
   }
@@ -89,6 +90,22 @@ export class MailRepository {
     return count ?? 0;
   }
 
+  /**
+   * Erasure: the organization's mail about these records (sent or not: a queued one is dropped, a sent one's body goes),
+   * and mail to `address` (any case) that names no record (written before mails named theirs). A mail about a booking not
+   * in `about` is left alone even when it goes to `address`: that booking was made after the erasure looked.
+   */
+  async deleteAbout(scope: TenantScope, about: readonly string[], address: string): Promise<number> {
+    const [, count]: [unknown[], number] = await this.tx.transactional.query(
+      `DELETE FROM mail_outbox
+        WHERE organization_id = $1
+          AND (about && $2::text[]
+               OR (about = '{}' AND EXISTS (SELECT 1 FROM unnest(recipients) AS r(address) WHERE lower(r.address) = lower($3))))`,
+      [scope.organizationId, [...about], address],
+    );
+    return count ?? 0;
+  }
+
   async deleteOfOrganization(scope: TenantScope): Promise<void> {
     await this.tx.transactional.query(`DELETE FROM mail_outbox WHERE organization_id = $1`, [scope.organizationId]);
   }
@@ -98,6 +115,7 @@ interface MailRow {
   id: string;
   organization_id: string | null;
   recipients: string[];
+  about: string[];
   subject: string;
   text_body: string;
   html_body: string;
@@ -116,6 +134,7 @@ function mailMessageOf(row: MailRow): MailMessage {
     id: row.id,
     organizationId: row.organization_id,
     recipients: row.recipients,
+    about: row.about,
     subject: row.subject,
     textBody: row.text_body,
     htmlBody: row.html_body,

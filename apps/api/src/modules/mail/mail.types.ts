@@ -14,6 +14,8 @@ export interface OutgoingMail {
   text: string;
   html: string;
   ical?: MailIcal;
+  /** The records it tells of (booking ids): erasing an attendee deletes every mail about their bookings. */
+  about?: string[];
 }
 
 export type MailStatus = 'pending' | 'sent' | 'failed';

@@ -6,6 +6,7 @@ export const DOMAIN_EVENT_TYPES = [
   'booking.confirmed',
   'booking.declined',
   'booking.no_show',
+  'booking.reassigned',
   'booking.reminder',
   'event_type.created',
   'event_type.updated',
@@ -15,6 +16,7 @@ export const DOMAIN_EVENT_TYPES = [
   'member.updated',
   'member.removed',
   'calendar.sync_failed',
+  'attendee.erased',
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 
@@ -30,6 +32,12 @@ export interface PendingEvent {
   createdAt: Date;
   /** The W3C traceparent of the span that recorded it (tracing on), for the deliveries it fans out to. */
   traceParent: string | null;
+}
+
+/** A pending event as the dispatcher claims it: its claim (id and lease, LeaseQueue) and the fan-outs that claimed it. */
+export interface ClaimedEvent extends PendingEvent {
+  lease: string;
+  attempts: number;
 }
 
 export interface DomainEventInput {

@@ -1,12 +1,43 @@
 import { Injectable } from '@nestjs/common';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
-import { DOMAIN_EVENTS_CHANNEL, type DomainEventInput, type PendingEvent } from './domain-event.js';
+import { type Claim, LeaseQueue, leaseOf } from '../../jobs/index.js';
+import { type ClaimedEvent, DOMAIN_EVENTS_CHANNEL, type DomainEventInput } from './domain-event.js';
 
-/** The outbox's table (`domain_events`): written in the recording feature's transaction, read by the dispatcher. */
+interface ClaimedRow {
+  id: string;
+  due_at: Date;
+  attempts: number;
+  organization_id: string;
+  livemode: boolean;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+  trace_parent: string | null;
+}
+
+/** Events not yet fanned out nor parked. */
+const WAITING = 'c.dispatched_at IS NULL AND c.failed_at IS NULL';
+
+/**
+ * The outbox's table (`domain_events`): written in the recording feature's transaction, read by the dispatcher on the
+ * one LeaseQueue (docs/architecture.md § Background work).
+ */
 @Injectable()
 export class DomainEventsRepository {
-  constructor(private readonly tx: TransactionHost) {}
+  private readonly queue: LeaseQueue<ClaimedRow>;
+
+  constructor(private readonly tx: TransactionHost) {
+    this.queue = new LeaseQueue(tx, {
+      table: 'domain_events',
+      waiting: WAITING,
+      dueColumn: 'due_at',
+      order: 'c.due_at, c.created_at, c.id',
+      countsAttempts: true,
+      errorColumn: 'last_error',
+      returning: 'q.id, q.due_at, q.attempts, q.organization_id, q.livemode, q.type, q.data, q.created_at, q.trace_parent',
+    });
+  }
 
   /** One event, written with the caller's other writes; its notification is delivered on commit. */
   async insert(scope: TenantScope, id: string, input: DomainEventInput, at: Date, traceParent: string | null): Promise<void> {
@@ -47,38 +78,31 @@ export class DomainEventsRepository {
     );
   }
 
-  /** Retention: events already fanned out to webhooks, older than `cutoff` (deliveries carry their own body). */
+  /** Retention: events already fanned out to webhooks (or parked), older than `cutoff` (deliveries carry their own body). */
   async deleteDispatchedBefore(cutoff: Date): Promise<number> {
     const [, count]: [unknown[], number] = await this.tx
       .outside('retention runs as a job of its own, in autocommit')
-      .query(`DELETE FROM domain_events WHERE dispatched_at IS NOT NULL AND created_at < $1`, [cutoff]);
+      .query(`DELETE FROM domain_events WHERE (dispatched_at IS NOT NULL OR failed_at IS NOT NULL) AND created_at < $1`, [cutoff]);
     return count ?? 0;
   }
 
   /**
-   * The reading side of the outbox, for the webhooks dispatcher: locks the oldest undispatched events
-   * until the caller's transaction ends (other dispatchers skip them), which marks them dispatched in it.
+   * The reading side of the outbox, for the webhooks dispatcher: leases up to `limit` due events for `leaseSeconds`
+   * (LeaseQueue, one statement outside any transaction), the oldest first, each with its claim's lease and attempts.
    */
-  async claimUndispatched(limit: number): Promise<PendingEvent[]> {
-    const rows: {
-      id: string;
-      organization_id: string;
-      livemode: boolean;
-      type: string;
-      data: Record<string, unknown>;
-      created_at: Date;
-      trace_parent: string | null;
-    }[] = await this.tx.transactional.query(
-      `SELECT id, organization_id, livemode, type, data, created_at, trace_parent
-           FROM domain_events
-          WHERE dispatched_at IS NULL
-          ORDER BY created_at, id
-          LIMIT $1
-          FOR UPDATE SKIP LOCKED`,
-      [limit],
+  async claimUndispatched(limit: number, leaseSeconds: number): Promise<ClaimedEvent[]> {
+    const rows = await this.queue.claim(limit, leaseSeconds);
+    // RETURNING keeps no order: the claim's order (oldest first) is restored here, for the deliveries' order.
+    rows.sort(
+      (a, b) =>
+        a.due_at.getTime() - b.due_at.getTime() ||
+        a.created_at.getTime() - b.created_at.getTime() ||
+        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
     );
     return rows.map((r) => ({
       id: r.id,
+      lease: r.lease,
+      attempts: r.attempts,
       organizationId: r.organization_id,
       livemode: r.livemode,
       type: r.type,
@@ -88,9 +112,56 @@ export class DomainEventsRepository {
     }));
   }
 
-  async markDispatched(eventIds: string[]): Promise<void> {
-    if (eventIds.length === 0) return;
-    await this.tx.transactional.query(`UPDATE domain_events SET dispatched_at = now() WHERE id = ANY($1::text[])`, [eventIds]);
+  /**
+   * In the fan-out's transaction, one statement: the claimed events are dispatched, each only while its claim's lease
+   * is still the row's. How many it marked (fewer than given: a claim went stale).
+   */
+  async markDispatched(claims: readonly Claim[]): Promise<number> {
+    if (claims.length === 0) return 0;
+    const [, count]: [unknown[], number] = await this.tx.transactional.query(
+      `UPDATE domain_events c SET dispatched_at = now(), locked_until = NULL, last_error = NULL
+         FROM unnest($1::text[], $2::text[]) AS k(id, lease)
+        WHERE c.id = k.id AND ${leaseOf('c')} = k.lease AND ${WAITING}`,
+      [claims.map((claim) => claim.id), claims.map((claim) => claim.lease)],
+    );
+    return count ?? 0;
+  }
+
+  /** Its fan-out failed: due again in `delaySeconds`, with the error. False when the claim is stale. */
+  retry(claim: Claim, delaySeconds: number, error: string): Promise<boolean> {
+    return this.queue.retry(claim, delaySeconds, error);
+  }
+
+  /** Its retries are spent: parked (failed_at) with its error, never fanned out. False when the claim is stale. */
+  async park(claim: Claim, error: string): Promise<boolean> {
+    const [, count]: [unknown[], number] = await this.tx
+      .outside('a failed event’s outcome is written after its fan-out rolled back')
+      .query(
+        `UPDATE domain_events c SET locked_until = NULL, failed_at = now(), last_error = $3 WHERE id = $1 AND ${leaseOf('c')} = $2 AND ${WAITING}`,
+        [claim.id, claim.lease, error],
+      );
+    return count > 0;
+  }
+
+  /** Milliseconds to the next event a claim may take (0 when one is due), or null when none waits. */
+  msUntilNextDue(): Promise<number | null> {
+    return this.queue.msUntilNextDue();
+  }
+
+  /**
+   * Erasure: the scope's events whose payload is one of these bookings (`data.booking`, or `data.previousBooking` of a
+   * reschedule), dispatched or not, in the caller's transaction. A dispatcher fanning one out right now holds its row:
+   * this waits for it, so the deliveries it wrote are committed before the caller deletes them. Returns their ids.
+   */
+  async deleteAboutBookings(scope: TenantScope, bookingIds: readonly string[]): Promise<string[]> {
+    const [rows]: [{ id: string }[], number] = await this.tx.transactional.query(
+      `DELETE FROM domain_events
+        WHERE organization_id = $1 AND livemode = $2
+          AND (data #>> '{booking,id}' = ANY($3::text[]) OR data #>> '{previousBooking,id}' = ANY($3::text[]))
+        RETURNING id`,
+      [scope.organizationId, scope.livemode, [...bookingIds]],
+    );
+    return rows.map((row) => row.id);
   }
 
   /** Everything a deleted organization recorded (no foreign key ties these rows to it). */

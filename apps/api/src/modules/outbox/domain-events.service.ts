@@ -1,11 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, Clock, daysBefore, newId, type TenantScope } from '@app/common';
-import { PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
+import { type Claim, PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
 import { activeTraceParent } from '../../tracing/spans.js';
 import { DomainEventsRepository } from './domain-events.repository.js';
-import type { DomainEventInput, PendingEvent } from './domain-event.js';
+import type { ClaimedEvent, DomainEventInput } from './domain-event.js';
 
 export * from './domain-event.js';
+
+/**
+ * Told, in the erasing transaction, which events about an erased attendee's bookings were deleted (and the bookings):
+ * whoever copied them elsewhere (the webhooks' deliveries) deletes its copies and says how many.
+ */
+export type ErasedEventsListener = (scope: TenantScope, eventIds: readonly string[], bookingIds: readonly string[]) => Promise<number>;
 
 /**
  * The one shared writer features use to record what happened, inside their own transaction.
@@ -13,6 +19,8 @@ export * from './domain-event.js';
  */
 @Injectable()
 export class DomainEvents {
+  private readonly erasedListeners: ErasedEventsListener[] = [];
+
   constructor(
     private readonly repository: DomainEventsRepository,
     private readonly clock: Clock,
@@ -22,6 +30,23 @@ export class DomainEvents {
     jobs.register('domain-event-retention', RETENTION_INTERVAL_MS, () =>
       this.deleteDispatchedBefore(daysBefore(this.clock.now(), config.retentionDays)),
     );
+  }
+
+  /** Called by the modules that copy events (webhooks), so the outbox never imports them. */
+  onEventsErased(listener: ErasedEventsListener): void {
+    this.erasedListeners.push(listener);
+  }
+
+  /**
+   * Erasure (contract § 18): the events whose payload is one of these bookings, dispatched or not, and every copy the
+   * listeners keep, in the caller's transaction. Returns how many copies (webhook deliveries) went.
+   */
+  async eraseAboutBookings(scope: TenantScope, bookingIds: readonly string[]): Promise<number> {
+    if (bookingIds.length === 0) return 0;
+    const eventIds = await this.repository.deleteAboutBookings(scope, bookingIds);
+    let copies = 0;
+    for (const listener of this.erasedListeners) copies += await listener(scope, eventIds, bookingIds);
+    return copies;
   }
 
   /** The event keeps the recording request's trace context, so the webhook attempts it causes join that trace. */
@@ -44,15 +69,31 @@ export class DomainEvents {
   }
 
   /**
-   * The reading side of the outbox, for the webhooks dispatcher: locks the oldest undispatched events
-   * until the caller's transaction ends (other dispatchers skip them), which marks them dispatched in it.
+   * The reading side of the outbox, for the webhooks dispatcher (LeaseQueue): leases up to `limit` due events for
+   * `leaseSeconds`, the oldest first; the dispatcher marks them dispatched in the transaction of their deliveries.
    */
-  claimUndispatched(limit: number): Promise<PendingEvent[]> {
-    return this.repository.claimUndispatched(limit);
+  claimUndispatched(limit: number, leaseSeconds: number): Promise<ClaimedEvent[]> {
+    return this.repository.claimUndispatched(limit, leaseSeconds);
   }
 
-  markDispatched(eventIds: string[]): Promise<void> {
-    return this.repository.markDispatched(eventIds);
+  /** In the fan-out's transaction, fenced by each claim's lease; how many it marked (fewer: a claim went stale). */
+  markDispatched(claims: readonly Claim[]): Promise<number> {
+    return this.repository.markDispatched(claims);
+  }
+
+  /** A failed fan-out: due again in `delaySeconds`, with the error. False when the claim is stale. */
+  retry(claim: Claim, delaySeconds: number, error: string): Promise<boolean> {
+    return this.repository.retry(claim, delaySeconds, error);
+  }
+
+  /** Retries spent: parked with its error. False when the claim is stale. */
+  park(claim: Claim, error: string): Promise<boolean> {
+    return this.repository.park(claim, error);
+  }
+
+  /** The dispatcher's next wake-up: ms to the next event a claim may take, null when none waits. */
+  msUntilNextDue(): Promise<number | null> {
+    return this.repository.msUntilNextDue();
   }
 
   /** Everything a deleted organization recorded (no foreign key ties these rows to it). */

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Access, ApiErrors, AppError, ClientAddress, CurrentPrincipal, IdParam, type Principal } from '@app/common';
+import { Access, ApiErrors, AppError, ClientAddress, CurrentPrincipal, IdParam, type Principal, Audited } from '@app/common';
 import { SlotsQueryDto } from '../availability/index.js';
 import { sendSlots } from '../availability/index.js';
 import { SlotRequestDto } from '../booking-core/index.js';
@@ -78,6 +78,7 @@ export class PublicBookingController {
   }
 
   @Post('holds')
+  @Audited('hold.created')
   @Access({ publishable: true })
   @ApiOperation({
     operationId: 'createPublicHold',
@@ -100,6 +101,7 @@ export class PublicBookingController {
   }
 
   @Post('holds/:id/release')
+  @Audited('hold.released')
   @HttpCode(204)
   @Access({ publishable: true })
   @ApiOperation({
@@ -114,6 +116,7 @@ export class PublicBookingController {
   }
 
   @Post('bookings')
+  @Audited('booking.created')
   @Access({ publishable: true })
   @ApiOperation({
     operationId: 'createPublicBooking',

@@ -1,6 +1,6 @@
 import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, Permission, Scope, type Principal, IdParam } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, Permission, Scope, type Principal, IdParam, Audited } from '@app/common';
 import {
   InvitedMemberResponse,
   InviteMemberDto,
@@ -48,6 +48,7 @@ export class TeamController {
   }
 
   @Patch()
+  @Audited('organization.updated', { self: 'organization' })
   @TeamRoute(
     'updateOrganization',
     Scope.TeamWrite,
@@ -66,6 +67,7 @@ export class TeamController {
   }
 
   @Delete()
+  @Audited('organization.deleted', { self: 'organization', goesWithOrganization: true })
   @HttpCode(204)
   @TeamRoute(
     'deleteOrganization',
@@ -99,6 +101,7 @@ export class TeamController {
   }
 
   @Post('members')
+  @Audited('member.invited')
   @TeamRoute(
     'inviteMember',
     Scope.TeamWrite,
@@ -119,6 +122,7 @@ export class TeamController {
   }
 
   @Patch('members/:id')
+  @Audited('member.role_changed')
   @TeamRoute(
     'updateMember',
     Scope.TeamWrite,
@@ -140,6 +144,7 @@ export class TeamController {
   }
 
   @Delete('members/:id')
+  @Audited('member.removed')
   @HttpCode(204)
   @TeamRoute(
     'removeMember',

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PageRequest, pageOffset, Role, type TenantScope } from '@app/common';
+import { PageRequest, pageOffset, Role, type ScopedIds, scopedColumns, type TenantScope } from '@app/common';
 import { Member, MemberStatus } from './entities/member.entity.js';
 import { Organization } from './entities/organization.entity.js';
 import { TransactionHost } from '@app/database';
@@ -112,6 +112,34 @@ export class TeamRepository {
       { organizationId: scope.organizationId, id: memberId, status: 'invited' },
       { ...changes, status: 'active', invitationTokenHash: null },
     );
+  }
+
+  /** The same for several organizations at once (a job's round), in one statement, each with its organization. */
+  async contactsAcross(keys: readonly ScopedIds[]): Promise<(MemberContact & { organizationId: string })[]> {
+    const { organizationIds, ids } = scopedColumns(keys);
+    if (ids.length === 0) return [];
+    const rows: {
+      organization_id: string;
+      id: string;
+      user_id: string | null;
+      email: string;
+      first_name: string | null;
+      last_name: string | null;
+      status: MemberStatus;
+    }[] = await this.tx.reads.query(
+      `SELECT organization_id, id, user_id, email, first_name, last_name, status FROM members
+        WHERE (organization_id, user_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+      [organizationIds, ids],
+    );
+    return rows.map((row) => ({
+      organizationId: row.organization_id,
+      id: row.id,
+      userId: row.user_id,
+      email: row.email,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      status: row.status,
+    }));
   }
 
   /** Names and emails of members by user id (mail recipients); users without a membership here are left out. */

@@ -12,6 +12,7 @@ import {
   Role,
   roleHas,
   tenantScope,
+  type ScopedIds,
   type TenantScope,
 } from '@app/common';
 import { TransactionHost } from '@app/database';
@@ -33,6 +34,7 @@ import { slugify } from './slug.js';
 import { TeamPolicy } from './team-policy.service.js';
 import { TeamRepository } from './team.repository.js';
 import { memberView, organizationView } from './team-views.js';
+import { AuditTrail, changesBetween } from '../audit/index.js';
 
 /** Called inside the deleting transaction with the user ids the organization's members had. */
 export type OrganizationDeletedListener = (scope: TenantScope, userIds: string[]) => Promise<void>;
@@ -47,6 +49,7 @@ function limitsOf(dto: BookingLimitsDto | null): Member['bookingLimits'] {
 @Injectable()
 export class TeamService {
   constructor(
+    private readonly audit: AuditTrail,
     private readonly tx: TransactionHost,
     private readonly repository: TeamRepository,
     private readonly policy: TeamPolicy,
@@ -117,6 +120,18 @@ export class TeamService {
     );
   }
 
+  /** The same for several organizations at once (a job's round), in one statement: by organization id, then user id. */
+  async contactsAcross(keys: readonly ScopedIds[]): Promise<Map<string, Map<string, { email: string; name: string | null }>>> {
+    const byOrganization = new Map<string, Map<string, { email: string; name: string | null }>>();
+    for (const m of await this.repository.contactsAcross(keys)) {
+      if (m.userId === null) continue;
+      const contacts = byOrganization.get(m.organizationId) ?? new Map<string, { email: string; name: string | null }>();
+      contacts.set(m.userId, { email: m.email, name: [m.firstName, m.lastName].filter(Boolean).join(' ') || null });
+      byOrganization.set(m.organizationId, contacts);
+    }
+    return byOrganization;
+  }
+
   /** The membership ids of those of `userIds` that are active members here, by user id. */
   async activeMemberIdsOf(scope: TenantScope, userIds: readonly string[]): Promise<Map<string, string>> {
     const members = await this.repository.contactsOf(scope, userIds);
@@ -146,6 +161,8 @@ export class TeamService {
 
   async updateOrganization(principal: Principal, organizationId: string, dto: UpdateOrganizationDto): Promise<OrganizationResponse> {
     const scope = this.policy.ownOrganization(principal, organizationId);
+    const before = await this.policy.organization(scope);
+    this.audit.describe({ changes: changesBetween(before, { name: dto.name }) });
     await this.tx.transaction(() => this.repository.updateOrganization(scope, { name: dto.name, updatedAt: this.clock.now() }));
     return { organization: organizationView(await this.policy.organization(scope)) };
   }
@@ -192,6 +209,11 @@ export class TeamService {
       }
       if (dto.bookingLimits !== undefined) changes.bookingLimits = limitsOf(dto.bookingLimits);
       const now = this.clock.now();
+      // `member.role_changed` (the route's action) when the role changes; a change of the limits alone is `member.updated`.
+      this.audit.describe({
+        changes: changesBetween(member, changes),
+        ...(changes.role === undefined || changes.role === member.role ? { action: 'member.updated' } : {}),
+      });
       await this.repository.updateMember(scope, member.id, changes, now);
       Object.assign(member, changes, { updatedAt: now });
       await this.policy.record(scope, 'member.updated', member);

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, CurrentPrincipal, PaginationQueryDto, Permission, Scope, type Principal, IdParam } from '@app/common';
+import { Access, ApiErrors, CurrentPrincipal, PaginationQueryDto, Permission, Scope, type Principal, IdParam, Audited } from '@app/common';
 import {
   CreatedWebhookResponse,
   CreateWebhookDto,
@@ -22,6 +22,7 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
+  @Audited('webhook.created')
   @WRITE()
   @ApiOperation({
     operationId: 'createWebhook',
@@ -61,6 +62,7 @@ export class WebhooksController {
   }
 
   @Patch(':id')
+  @Audited('webhook.updated')
   @WRITE()
   @ApiOperation({
     operationId: 'updateWebhook',
@@ -77,6 +79,7 @@ export class WebhooksController {
   }
 
   @Delete(':id')
+  @Audited('webhook.deleted')
   @WRITE()
   @HttpCode(204)
   @ApiOperation({
@@ -90,6 +93,7 @@ export class WebhooksController {
   }
 
   @Post(':id/test')
+  @Audited('webhook.tested')
   @WRITE()
   @HttpCode(202)
   @ApiOperation({
@@ -119,6 +123,7 @@ export class WebhooksController {
   }
 
   @Post(':id/deliveries/:deliveryId/retry')
+  @Audited('webhook_delivery.retried', { param: 'deliveryId' })
   @WRITE()
   @HttpCode(202)
   @ApiOperation({

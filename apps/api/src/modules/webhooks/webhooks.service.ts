@@ -19,7 +19,9 @@ import { newSigningSecret } from './secret-box.js';
 import { checkWebhookUrl, UnsafeUrlError } from '@app/common';
 import { serializePayload, WEBHOOK_TEST_EVENT } from './webhook-events.js';
 import { WebhookSecrets } from './webhook-secrets.service.js';
+import { DomainEvents } from '../outbox/index.js';
 import { WebhookChanges, WebhooksRepository } from './webhooks.repository.js';
+import { AuditTrail, changesBetween } from '../audit/index.js';
 
 /** What `failedDeliveriesLast24h` looks back over. */
 const FAILURE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -58,12 +60,17 @@ export function deliveryView(delivery: WebhookDelivery): WebhookDeliveryView {
 @Injectable()
 export class WebhooksService {
   constructor(
+    private readonly audit: AuditTrail,
     private readonly repository: WebhooksRepository,
     private readonly secrets: WebhookSecrets,
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly tx: TransactionHost,
-  ) {}
+    events: DomainEvents,
+  ) {
+    // An erased attendee's events take their deliveries (payloads and attempts) with them, in the erasing transaction.
+    events.onEventsErased((scope, eventIds, bookingIds) => this.repository.deleteDeliveriesAbout(scope, eventIds, bookingIds));
+  }
 
   async create(principal: Principal, dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
     await this.assertAllowedUrl(dto.url);
@@ -104,13 +111,14 @@ export class WebhooksService {
   }
 
   async update(principal: Principal, id: string, dto: UpdateWebhookDto): Promise<WebhookResponse> {
-    await this.find(principal, id);
+    const before = await this.find(principal, id);
     if (dto.url !== undefined) await this.assertAllowedUrl(dto.url);
     const changes: WebhookChanges = { updatedAt: this.clock.now() };
     if (dto.url !== undefined) changes.url = dto.url;
     if (dto.events !== undefined) changes.events = dto.events;
     if (dto.description !== undefined) changes.description = dto.description;
     if (dto.active !== undefined) changes.active = dto.active;
+    this.audit.describe({ changes: changesBetween(before, changes) });
     const updated = await this.tx.transaction(() => this.repository.update(tenantScope(principal), id, changes));
     if (!updated) throw AppError.notFound('Webhook');
     return { webhook: webhookView(updated) };

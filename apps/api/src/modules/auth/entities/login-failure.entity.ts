@@ -6,6 +6,8 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
  */
 @Entity('login_failures')
 @Index('login_failures_email_at_idx', ['email', 'failedAt'])
+// The sweep of failures past their window (AuthRepository.deleteLoginFailuresBefore).
+@Index('login_failures_failed_at_idx', ['failedAt'])
 @Index('login_failures_email_client_at_idx', ['email', 'clientIp', 'failedAt'])
 export class LoginFailure {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })

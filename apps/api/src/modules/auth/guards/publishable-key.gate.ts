@@ -16,6 +16,7 @@ export function keyPrincipal(key: ApiKeyCredential): Principal {
     userId: key.createdByUserId,
     memberId: null,
     role: null,
+    label: key.label,
     apiKey: {
       id: key.id,
       scopes: key.scopes,

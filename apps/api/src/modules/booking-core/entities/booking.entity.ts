@@ -11,6 +11,8 @@ export type CancelledBy = 'host' | 'attendee';
 @Index('bookings_event_type_status_idx', ['eventTypeId', 'status'])
 @Index('bookings_series_idx', ['seriesId', 'occurrence'], { where: '"series_id" IS NOT NULL' })
 @Index('bookings_no_show_attendee_idx', ['organizationId', 'livemode', 'startsAt'], { where: '"no_show_attendee"' })
+// Erasure finds an attendee's bookings by email, whatever its case (expression index: migration AttendeeErasure).
+@Index('bookings_organization_attendee_email_idx', { synchronize: false })
 @Index('bookings_no_show_host_idx', ['organizationId', 'livemode', 'startsAt'], { where: '"no_show_host"' })
 export class Booking {
   @PrimaryColumn('text')
@@ -51,8 +53,9 @@ export class Booking {
   @Column('text', { nullable: true })
   attendeePhone!: string | null;
 
-  @Column('text')
-  timezone!: string;
+  /** The attendee's zone; null once the attendee is erased (api-rules.md § Personal data). */
+  @Column('text', { nullable: true })
+  timezone!: string | null;
 
   @Column('text', { nullable: true })
   locationType!: string | null;

@@ -7,6 +7,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity('holds')
 @Index('holds_organization_event_type_expires_idx', ['organizationId', 'livemode', 'eventTypeId', 'expiresAt'])
+// The sweep that deletes ended holds with their client address (HoldsRepository.deleteEnded).
+@Index('holds_expires_idx', ['expiresAt'])
 @Index('holds_api_key_client_expires_idx', ['apiKeyId', 'clientIp', 'expiresAt'])
 export class Hold {
   @PrimaryColumn('text')

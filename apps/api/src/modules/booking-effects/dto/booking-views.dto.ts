@@ -42,7 +42,8 @@ export class BookingView {
   @ApiProperty({ type: String, format: 'date-time' }) endsAt!: string;
   @ApiProperty({ enum: ['confirmed', 'pending', 'cancelled'] }) status!: string;
   @ApiProperty({ type: AttendeeView }) attendee!: AttendeeView;
-  @ApiProperty() timezone!: string;
+  @ApiProperty({ nullable: true, type: String, description: 'The attendee’s zone; null once the attendee was erased' })
+  timezone!: string | null;
   @ApiProperty({ nullable: true, type: String }) locationType!: string | null;
   @ApiProperty({ nullable: true, type: String }) location!: string | null;
   @ApiProperty({ nullable: true, type: String }) notes!: string | null;
@@ -142,7 +143,8 @@ export class AttendeeBookingView {
   @ApiPropertyOptional({ description: 'Only in the answer that creates the booking (and in the attendee’s mail)' })
   confirmationToken?: string;
   @ApiProperty({ type: AttendeeView }) attendee!: AttendeeView;
-  @ApiProperty() timezone!: string;
+  @ApiProperty({ nullable: true, type: String, description: 'The attendee’s zone; null once the attendee was erased' })
+  timezone!: string | null;
   @ApiProperty({ nullable: true, type: String }) locationType!: string | null;
   @ApiProperty({ nullable: true, type: String }) location!: string | null;
   @ApiProperty({ nullable: true, type: String }) meetingUrl!: string | null;

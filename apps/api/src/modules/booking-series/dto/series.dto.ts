@@ -20,7 +20,12 @@ export class SeriesDetailView extends SeriesView {
   @ApiProperty() eventTypeId!: string;
   @ApiProperty({ enum: SERIES_FREQUENCIES, enumName: 'RecurrenceFrequency' }) frequency!: SeriesFrequency;
   @ApiProperty({ type: 'integer' }) interval!: number;
-  @ApiProperty({ description: 'The zone whose wall-clock time every occurrence keeps' }) timezone!: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'The zone whose wall-clock time every occurrence keeps; null once the attendee was erased',
+  })
+  timezone!: string | null;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
   @ApiProperty() livemode!: boolean;
 }

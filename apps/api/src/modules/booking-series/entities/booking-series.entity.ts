@@ -34,9 +34,9 @@ export class BookingSeries {
   @Column('text')
   tokenHash!: string;
 
-  /** The zone whose wall-clock time every occurrence keeps. */
-  @Column('text')
-  timezone!: string;
+  /** The zone whose wall-clock time every occurrence keeps (the attendee's); null once the attendee is erased. */
+  @Column('text', { nullable: true })
+  timezone!: string | null;
 
   @Column('timestamptz')
   createdAt!: Date;

@@ -19,6 +19,10 @@ export class MailMessage {
   @Column({ type: 'text', array: true })
   recipients!: string[];
 
+  /** The records the mail tells of (booking ids), so erasing an attendee finds the hosts' mails about them too. */
+  @Column({ type: 'text', array: true, default: '{}' })
+  about!: string[];
+
   @Column({ type: 'text' })
   subject!: string;
 

@@ -5,7 +5,10 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  * outbox). The webhooks worker fans each event out to the subscribed endpoints.
  */
 @Entity('domain_events')
-@Index('domain_events_undispatched_idx', ['createdAt'], { where: 'dispatched_at IS NULL' })
+// The dispatcher's claims and next wake-up (LeaseQueue) read the waiting events by this, in claim order.
+@Index('domain_events_waiting_idx', ['dueAt', 'createdAt', 'id'], { where: 'dispatched_at IS NULL AND failed_at IS NULL' })
+// The next wake-up finds the events leased now by this; only they have a lease end.
+@Index('domain_events_leased_idx', ['lockedUntil'], { where: '"locked_until" IS NOT NULL' })
 export class DomainEvent {
   /** `whevt_…`: also the payload id receivers see. */
   @PrimaryColumn('text')
@@ -35,4 +38,24 @@ export class DomainEvent {
    */
   @Column('text', { nullable: true })
   traceParent!: string | null;
+
+  /** When the dispatcher may take it: the database's now() when written; a failed fan-out's retry moves it. */
+  @Column('timestamptz', { default: () => 'now()' })
+  dueAt!: Date;
+
+  /** Fan-outs that claimed it, this one included (LeaseQueue). */
+  @Column('integer', { default: 0 })
+  attempts!: number;
+
+  /** Why its last fan-out failed (PostgreSQL's message, never the row's values). */
+  @Column('text', { nullable: true })
+  lastError!: string | null;
+
+  /** Its retries spent: parked, never fanned out (kept until RETENTION_DAYS). */
+  @Column('timestamptz', { nullable: true })
+  failedAt!: Date | null;
+
+  /** A dispatcher's lease on it (LeaseQueue). */
+  @Column('timestamptz', { nullable: true })
+  lockedUntil!: Date | null;
 }

@@ -1,0 +1,156 @@
+import { Injectable } from '@nestjs/common';
+import type { TenantScope } from '@app/common';
+import { TransactionHost } from '@app/database';
+
+/** An entry as the writer hands it over: redacted already. */
+export interface AuditEntryInput {
+  id: string;
+  organizationId: string;
+  occurredAt: Date;
+  action: string;
+  actorType: string;
+  actorId: string | null;
+  actorLabel: string | null;
+  resourceType: string;
+  resourceId: string | null;
+  requestId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  changes: unknown;
+  details: unknown;
+}
+
+export interface AuditEntryRow {
+  id: string;
+  occurred_at: Date;
+  /** occurred_at in microseconds since the epoch (PostgreSQL's precision: a Date has milliseconds), for the cursor. */
+  occurred_us: string;
+  action: string;
+  actor_type: string;
+  actor_id: string | null;
+  actor_label: string | null;
+  resource_type: string;
+  resource_id: string | null;
+  request_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  changes: Record<string, { from: unknown; to: unknown }> | null;
+  details: Record<string, unknown> | null;
+}
+
+export interface AuditFilter {
+  action?: string;
+  actorId?: string;
+  resourceId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+/** Where a page starts: strictly older than this entry, newest first. */
+export interface AuditCursor {
+  /** Microseconds since the epoch, as decimal text. */
+  occurredUs: string;
+  id: string;
+}
+
+const INSERT = `INSERT INTO audit_entries (id, organization_id, occurred_at, action, actor_type, actor_id, actor_label, resource_type,
+                  resource_id, request_id, ip, user_agent, changes, details)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
+
+const COLUMNS = `id, occurred_at, (extract(epoch FROM occurred_at) * 1000000)::bigint::text AS occurred_us, action, actor_type, actor_id, actor_label, resource_type, resource_id, request_id, ip, user_agent,
+                 changes, details`;
+
+/** The audit module's table (`audit_entries`): inserted by the trail, read by the log's routes, swept by retention. */
+@Injectable()
+export class AuditRepository {
+  constructor(private readonly tx: TransactionHost) {}
+
+  /** In the caller's transaction: the entry commits with the change, or not at all. */
+  async insert(entry: AuditEntryInput): Promise<void> {
+    await this.tx.write(INSERT, values(entry));
+  }
+
+  /** A failed sign-in: its request fails and rolls back, and the entry must stay. */
+  async insertOutside(entry: AuditEntryInput): Promise<void> {
+    await this.tx.outside('a failed sign-in is recorded although its request fails').query(INSERT, values(entry));
+  }
+
+  /**
+   * One page, newest first, after `cursor` (keyset on (occurred_at, id): entries that arrive meanwhile are newer than
+   * every page already read, so none is skipped or repeated). Each filter leads one index with the organization.
+   */
+  async page(scope: TenantScope, filter: AuditFilter, cursor: AuditCursor | null, limit: number): Promise<AuditEntryRow[]> {
+    const conditions = ['organization_id = $1'];
+    const params: unknown[] = [scope.organizationId];
+    const add = (sql: string, value: unknown): void => {
+      params.push(value);
+      conditions.push(sql.replace('?', `$${params.length}`));
+    };
+    if (filter.action !== undefined) add('action = ?', filter.action);
+    if (filter.actorId !== undefined) add('actor_id = ?', filter.actorId);
+    if (filter.resourceId !== undefined) add('resource_id = ?', filter.resourceId);
+    if (filter.from !== undefined) add('occurred_at >= ?', filter.from);
+    if (filter.to !== undefined) add('occurred_at < ?', filter.to);
+    if (cursor) {
+      params.push(cursor.occurredUs, cursor.id);
+      conditions.push(
+        `(occurred_at, id) < ('epoch'::timestamptz + $${params.length - 1}::bigint * interval '1 microsecond', $${params.length})`,
+      );
+    }
+    params.push(limit);
+    return this.tx.reads.query(
+      `SELECT ${COLUMNS} FROM audit_entries WHERE ${conditions.join(' AND ')}
+        ORDER BY occurred_at DESC, id DESC LIMIT $${params.length}`,
+      params,
+    );
+  }
+
+  /**
+   * The export's batches: one statement text for every batch (the range always bounded, the first batch's cursor
+   * `infinity`), prepared once per connection, on the keyset of the organization's page index.
+   */
+  async exportBatch(
+    scope: TenantScope,
+    from: Date | null,
+    to: Date | null,
+    cursor: AuditCursor | null,
+    limit: number,
+  ): Promise<AuditEntryRow[]> {
+    return this.tx.prepared<AuditEntryRow>(
+      'audit-export-batch',
+      `SELECT ${COLUMNS} FROM audit_entries
+        WHERE organization_id = $1 AND occurred_at >= $2::timestamptz AND occurred_at < $3::timestamptz
+          AND (occurred_at, id) < (CASE WHEN $4::bigint IS NULL THEN 'infinity'::timestamptz
+                                        ELSE 'epoch'::timestamptz + $4::bigint * interval '1 microsecond' END, $5::text)
+        ORDER BY occurred_at DESC, id DESC LIMIT $6`,
+      [scope.organizationId, from ?? '-infinity', to ?? 'infinity', cursor?.occurredUs ?? null, cursor?.id ?? '', limit],
+    );
+  }
+
+  /** Retention: entries older than `cutoff`, a batch at a time so no statement holds many row locks for long. */
+  async deleteBefore(cutoff: Date, batch: number): Promise<number> {
+    const [, count]: [unknown[], number] = await this.tx
+      .outside('retention runs as a job of its own, in autocommit')
+      .query(`DELETE FROM audit_entries WHERE id IN (SELECT id FROM audit_entries WHERE occurred_at < $1 LIMIT $2)`, [cutoff, batch]);
+    return count ?? 0;
+  }
+}
+
+function values(entry: AuditEntryInput): unknown[] {
+  return [
+    entry.id,
+    entry.organizationId,
+    entry.occurredAt,
+    entry.action,
+    entry.actorType,
+    entry.actorId,
+    entry.actorLabel,
+    entry.resourceType,
+    entry.resourceId,
+    entry.requestId,
+    entry.ip,
+    entry.userAgent,
+    entry.changes === undefined || entry.changes === null ? null : JSON.stringify(entry.changes),
+    entry.details === undefined || entry.details === null ? null : JSON.stringify(entry.details),
+  ];
+}

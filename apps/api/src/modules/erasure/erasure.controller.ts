@@ -1,0 +1,32 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Access, ApiErrors, Audited, CurrentPrincipal, Permission, type Principal, Scope } from '@app/common';
+import { EraseAttendeeDto, EraseAttendeeResponse } from './dto/erasure.dto.js';
+import { ErasureService } from './erasure.service.js';
+
+@ApiTags('attendees')
+@Controller('attendees')
+export class ErasureController {
+  constructor(private readonly erasure: ErasureService) {}
+
+  @Post('erase')
+  @HttpCode(200)
+  @Audited('attendee.erased', { resource: 'attendee' })
+  @Access({ scope: Scope.BookingsWrite, permission: Permission.ManageAllBookings })
+  @ApiOperation({
+    operationId: 'eraseAttendee',
+    summary: 'Erase an attendee from every booking of the organization (both modes): the right to be forgotten',
+    description:
+      'Synchronous, in one transaction. Bookings whose attendee email matches (case-insensitively) keep their ids, times, ' +
+      'statuses and hosts; the attendee’s name becomes `Erased attendee`, the email `erased@invalid`, and answers, notes, ' +
+      'phone and timezone are removed. Mails about those bookings (sent or not), their webhook deliveries, stored ' +
+      'Idempotency-Key responses and queued calendar write-back bodies are deleted; holds keep no client address. ' +
+      'Sends `attendee.erased` `{ bookingIds }` per mode. Repeating it erases nothing more (all counts 0).',
+  })
+  @ApiResponse({ status: 200, type: EraseAttendeeResponse })
+  @ApiErrors(400, 401, 403)
+  async erase(@CurrentPrincipal() principal: Principal, @Body() dto: EraseAttendeeDto): Promise<EraseAttendeeResponse> {
+    const { counts } = await this.erasure.eraseAttendee(principal, dto.email);
+    return { erased: counts };
+  }
+}

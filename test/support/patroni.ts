@@ -1,0 +1,380 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { freePort } from '@app/database';
+import { ensureDebianPackage, stopChild } from './process.js';
+
+/** deploy/ha/ of the repository, from test/support or from its compiled copy under dist-drill/test/support. */
+const HA_DIR = [2, 3]
+  .map((up) => resolve(fileURLToPath(new URL('.', import.meta.url)), ...Array<string>(up).fill('..'), 'deploy/ha'))
+  .find((dir) => existsSync(dir))!;
+const HAPROXY = '/usr/sbin/haproxy';
+const ETCD = '/usr/bin/etcd';
+const PATRONI = '/usr/bin/patroni';
+/** Debian's PostgreSQL 15 (the YAML's bin_dir); postgresql-15 is what CI's database runs already. */
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+
+/**
+ * Debian's patroni, etcd-server and haproxy, installed when missing (the machines run as root and reach Debian's
+ * mirror; `.ci/run` installs them too).
+ */
+export function ensureHaPackages(): void {
+  ensureDebianPackage('postgresql-15', [join(PG_BIN, 'postgres'), '--version']);
+  ensureDebianPackage('patroni', [PATRONI, '--version'], '--no-install-recommends');
+  ensureDebianPackage('etcd-server', [ETCD, '--version'], '--no-install-recommends');
+  ensureDebianPackage('haproxy', [HAPROXY, '-v']);
+}
+
+/** Which OS user PostgreSQL runs as: never root (PostgreSQL refuses it); `postgres` when we are root. */
+function postgresUser(): { name: string; uid: number; gid: number } | undefined {
+  if (userInfo().uid !== 0) return undefined;
+  return { name: 'postgres', uid: idOf('-u'), gid: idOf('-g') };
+}
+
+function idOf(flag: '-u' | '-g'): number {
+  return Number(execFileSync('id', [flag, 'postgres']).toString().trim());
+}
+
+interface Child {
+  process: ChildProcess | undefined;
+  output: string;
+}
+
+function launch(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Child {
+  const child: Child = { process: undefined, output: '' };
+  const proc = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const keep = (chunk: Buffer): void => {
+    child.output = (child.output + chunk.toString()).slice(-200_000);
+  };
+  proc.stdout.on('data', keep);
+  proc.stderr.on('data', keep);
+  child.process = proc;
+  return child;
+}
+
+export interface PatroniNode {
+  name: string;
+  pgPort: number;
+  restPort: number;
+  dataDir: string;
+  agent: Child;
+}
+
+export interface ClusterMember {
+  name: string;
+  role: string;
+  state: string;
+  timeline?: number;
+  lag?: number | string;
+}
+
+/**
+ * An etcd member, two PostgreSQL 15 nodes under Patroni and HAProxy in front of them, on free loopback ports in a temp
+ * directory: deploy/ha/'s files as they are, their addresses, data directories and passwords given through Patroni's
+ * environment variables and HAProxy's bind and server lines. PostgreSQL (and Patroni, which starts it) runs as
+ * `postgres` when we are root.
+ */
+export class PatroniCluster {
+  readonly password = randomBytes(12).toString('hex');
+  readonly nodes: PatroniNode[] = [];
+  private etcd: Child | undefined;
+  private haproxy: Child | undefined;
+  private etcdPorts: [number, number] = [0, 0];
+  haproxyPort = 0;
+
+  private constructor(private readonly directory: string) {}
+
+  static async start(): Promise<PatroniCluster> {
+    ensureHaPackages();
+    const directory = mkdtempSync(join(tmpdir(), 'sched-ha-'));
+    chmodSync(directory, 0o755);
+    const cluster = new PatroniCluster(directory);
+    try {
+      cluster.etcdPorts = [await freePort(), await freePort()];
+      await cluster.startEtcd();
+      for (const name of ['pg1', 'pg2']) {
+        const dataParent = join(directory, name);
+        mkdirSync(dataParent);
+        const user = postgresUser();
+        if (user) chownSync(dataParent, user.uid, user.gid);
+        chmodSync(dataParent, 0o700);
+        cluster.nodes.push({
+          name,
+          pgPort: await freePort(),
+          restPort: await freePort(),
+          dataDir: join(dataParent, 'data'),
+          agent: { process: undefined, output: '' },
+        });
+      }
+      // Both at once, as on real machines: the `initialize` key in etcd decides which one runs initdb (pg1, started
+      // first, in practice); the other waits for it and copies it (pg_basebackup) as the synchronous standby.
+      cluster.startNode('pg1');
+      await new Promise((done) => setTimeout(done, 500));
+      cluster.startNode('pg2');
+      await cluster.waitFor(
+        async () => {
+          const members = await cluster.members();
+          return (
+            members.some((m) => m.role === 'leader' && m.state === 'running') &&
+            members.some((m) => m.role === 'sync_standby' && m.state === 'running')
+          );
+        },
+        90_000,
+        'a leader and a synchronous standby',
+      );
+      cluster.haproxyPort = await freePort();
+      await cluster.startHaproxy();
+      return cluster;
+    } catch (error) {
+      const logs = cluster.logs();
+      await cluster.stop();
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs.slice(-4000)}`, { cause: error });
+    }
+  }
+
+  /** `postgres://postgres:…@127.0.0.1:<haproxy>/<database>`: what the service's DATABASE_URL is in a deployment. */
+  url(database = 'postgres'): string {
+    return `postgres://postgres:${this.password}@127.0.0.1:${this.haproxyPort}/${database}`;
+  }
+
+  /** A node's own PostgreSQL, bypassing HAProxy. */
+  nodeUrl(name: string, database = 'postgres'): string {
+    return `postgres://postgres:${this.password}@127.0.0.1:${this.node(name).pgPort}/${database}`;
+  }
+
+  node(name: string): PatroniNode {
+    const node = this.nodes.find((n) => n.name === name);
+    if (!node) throw new Error(`no node ${name}`);
+    return node;
+  }
+
+  logs(): string {
+    return [
+      `--- etcd\n${this.etcd?.output.slice(-3000) ?? ''}`,
+      ...this.nodes.map((n) => `--- ${n.name}\n${n.agent.output.slice(-6000)}`),
+      `--- haproxy\n${this.haproxy?.output.slice(-3000) ?? ''}`,
+    ].join('\n');
+  }
+
+  nodeLog(name: string): string {
+    return this.node(name).agent.output;
+  }
+
+  async startEtcd(): Promise<void> {
+    if (this.etcd?.process) return;
+    const [client, peer] = this.etcdPorts;
+    const data = join(this.directory, 'etcd');
+    this.etcd = launch(
+      ETCD,
+      [
+        '--name=e1',
+        `--data-dir=${data}`,
+        `--listen-client-urls=http://127.0.0.1:${client}`,
+        `--advertise-client-urls=http://127.0.0.1:${client}`,
+        `--listen-peer-urls=http://127.0.0.1:${peer}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
+        `--initial-cluster=e1=http://127.0.0.1:${peer}`,
+        '--log-level=warn',
+      ],
+      process.env,
+      this.directory,
+    );
+    await this.waitFor(async () => accepts(client), 20_000, 'etcd');
+  }
+
+  /** etcd gone at once (SIGKILL): Patroni cannot renew the leader key. */
+  async killEtcd(): Promise<void> {
+    const child = this.etcd?.process;
+    if (this.etcd) this.etcd.process = undefined;
+    await kill(child, 'SIGKILL');
+  }
+
+  startNode(name: string): void {
+    const node = this.node(name);
+    if (node.agent.process) return;
+    const [client] = this.etcdPorts;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PATRONI_NAME: name,
+      PATRONI_RESTAPI_LISTEN: `127.0.0.1:${node.restPort}`,
+      PATRONI_RESTAPI_CONNECT_ADDRESS: `127.0.0.1:${node.restPort}`,
+      PATRONI_POSTGRESQL_LISTEN: `127.0.0.1:${node.pgPort}`,
+      PATRONI_POSTGRESQL_CONNECT_ADDRESS: `127.0.0.1:${node.pgPort}`,
+      PATRONI_POSTGRESQL_DATA_DIR: node.dataDir,
+      PATRONI_POSTGRESQL_BIN_DIR: PG_BIN,
+      PATRONI_ETCD3_HOSTS: `127.0.0.1:${client}`,
+      PATRONI_SUPERUSER_PASSWORD: this.password,
+      PATRONI_REPLICATION_PASSWORD: this.password,
+      PATRONI_REWIND_PASSWORD: this.password,
+      PATRONI_LOG_LEVEL: 'INFO',
+    };
+    const config = join(HA_DIR, `patroni-node${name.slice(2)}.yml`);
+    const user = postgresUser();
+    const output = node.agent.output;
+    node.agent = user
+      ? launch('runuser', ['-u', user.name, '--', PATRONI, config], env, this.directory)
+      : launch(PATRONI, [config], env, this.directory);
+    node.agent.output = output + node.agent.output;
+  }
+
+  /** Patroni stopped (SIGTERM): it shuts its PostgreSQL down cleanly. */
+  async stopNode(name: string): Promise<void> {
+    const node = this.node(name);
+    const child = node.agent.process;
+    node.agent.process = undefined;
+    await stopChild(child);
+  }
+
+  /** The node's postmaster (from postmaster.pid), killed with SIGKILL; Patroni itself keeps running. */
+  killPostmaster(name: string): number {
+    const pid = Number(readFileSync(join(this.node(name).dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(pid, 'SIGKILL');
+    return pid;
+  }
+
+  async startHaproxy(): Promise<void> {
+    if (this.haproxy?.process) return;
+    const config = join(this.directory, 'haproxy.cfg');
+    writeFileSync(
+      config,
+      haproxyPostgresConfig(
+        readFileSync(join(HA_DIR, 'haproxy.cfg'), 'utf8'),
+        this.haproxyPort,
+        this.nodes.map((n) => ({ name: n.name, address: `127.0.0.1:${n.pgPort}`, checkPort: n.restPort })),
+      ),
+    );
+    this.haproxy = launch(HAPROXY, ['-db', '-f', config], process.env, this.directory);
+    await this.waitFor(async () => accepts(this.haproxyPort), 15_000, 'haproxy');
+    // HAProxy 2.6 starts every server as up until `fall` checks fail: until then a connection may land on the
+    // standby. Ready once several connections in a row reach the primary.
+    let inARow = 0;
+    await this.waitFor(
+      async () => ((await this.viaHaproxyIsPrimary()) ? ++inARow >= 6 : (inARow = 0) > 0),
+      20_000,
+      'haproxy to reach only the primary',
+    );
+  }
+
+  async stopHaproxy(): Promise<void> {
+    const child = this.haproxy?.process;
+    if (this.haproxy) this.haproxy.process = undefined;
+    await kill(child, 'SIGKILL');
+  }
+
+  private async viaHaproxyIsPrimary(): Promise<boolean> {
+    const client = new pg.Client({ connectionString: this.url(), connectionTimeoutMillis: 1000 });
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery');
+      return rows[0].recovery === false;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** Patroni's view (GET /cluster on any node that answers). */
+  async members(): Promise<ClusterMember[]> {
+    for (const node of this.nodes) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${node.restPort}/cluster`, { signal: AbortSignal.timeout(1000) });
+        if (res.ok) return ((await res.json()) as { members: ClusterMember[] }).members;
+      } catch {
+        // try the other node
+      }
+    }
+    return [];
+  }
+
+  /** The node whose REST API answers GET /primary with 200 (what HAProxy asks), if any. */
+  async primary(): Promise<string | undefined> {
+    for (const node of this.nodes) {
+      if (await this.isPrimary(node.name)) return node.name;
+    }
+    return undefined;
+  }
+
+  async isPrimary(name: string): Promise<boolean> {
+    try {
+      const res = await fetch(`http://127.0.0.1:${this.node(name).restPort}/primary`, { signal: AbortSignal.timeout(1000) });
+      await res.arrayBuffer();
+      return res.status === 200;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A planned switchover through the leader's REST API (what `patronictl switchover` does). */
+  async switchover(leader: string, candidate: string): Promise<void> {
+    const res = await fetch(`http://127.0.0.1:${this.node(leader).restPort}/switchover`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ leader, candidate }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`switchover failed: ${res.status} ${text}`);
+  }
+
+  async waitFor(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await probe().catch(() => false))) {
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.stopHaproxy();
+    await Promise.all(this.nodes.map((n) => this.stopNode(n.name)));
+    await this.killEtcd();
+    rmSync(this.directory, { recursive: true, force: true });
+  }
+}
+
+/** deploy/ha/haproxy.cfg with the frontend's bind on `port` of loopback and one `server` line per node, its options kept. */
+export function haproxyPostgresConfig(
+  template: string,
+  port: number,
+  nodes: readonly { name: string; address: string; checkPort: number }[],
+): string {
+  const lines = template.split('\n');
+  const binds = lines.filter((line) => /^\s*bind\s/.test(line));
+  const servers = lines.filter((line) => /^\s*server\s/.test(line));
+  if (binds.length !== 1 || servers.length !== nodes.length)
+    throw new Error('deploy/ha/haproxy.cfg needs one bind line and a server line per node');
+  return lines
+    .map((line) => {
+      if (line === binds[0]) return line.replace(/bind\s+\S+/, `bind 127.0.0.1:${port}`);
+      const index = servers.indexOf(line);
+      if (index === -1) return line;
+      const node = nodes[index];
+      return line.replace(/server\s+\S+\s+\S+/, `server ${node.name} ${node.address}`).replace(/port\s+\d+/, `port ${node.checkPort}`);
+    })
+    .join('\n');
+}
+
+async function kill(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((done) => {
+    child.once('exit', () => done());
+    child.kill(signal);
+  });
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once('error', () => done(false));
+  });
+}
