@@ -42,6 +42,8 @@ class ReferenceModule {}
 
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** `perDay,perWeek` (e.g. `8,30`): booking limits (contract § 17) on every host of both organizations; unset: none. */
+const HOST_LIMITS = process.env.BENCH_HOST_LIMITS?.split(',').map((value) => (value === '' ? null : Number(value)));
 const PROCESSES = 5;
 const HOST_ZONES = ['Europe/Berlin', 'America/New_York', 'Europe/London', 'America/Chicago', 'Asia/Kolkata'];
 const BOOKINGS = 1000;
@@ -182,6 +184,12 @@ async function seed(bench: BenchApp, name: string, externalBusyPerHost: number):
     );
   });
   if (externalBusyPerHost > 0) await seedExternalBusy(dataSource, owner.organization.id, hostIds, externalBusyPerHost, rand);
+  if (HOST_LIMITS) {
+    await dataSource.query(`UPDATE members SET booking_limits = $2 WHERE organization_id = $1`, [
+      owner.organization.id,
+      { perDay: HOST_LIMITS[0] ?? null, perWeek: HOST_LIMITS[1] ?? null },
+    ]);
+  }
   await dataSource.query('ANALYZE');
   const start = addDays(today, 1);
   return {

@@ -488,10 +488,19 @@ describe('admin console in a browser', () => {
       'Event types',
       'Schedule',
       'Availability',
+      'Out of office',
       'Calendars',
       'Team',
       'Organization',
     ]);
+    // A member sets its own absence (no member picker), whole dates, and sees it listed.
+    await go(page, 'Out of office', 'Out of office');
+    await expect(page.getByLabel('Member', { exact: true }).count()).resolves.toBe(0);
+    await page.getByLabel('First day').fill('2031-05-05');
+    await page.getByLabel('Last day').fill('2031-05-06');
+    await page.getByLabel('Note').fill('Conference');
+    await page.getByRole('button', { name: 'Save absence' }).click();
+    await page.getByRole('table', { name: 'Absences' }).getByRole('cell', { name: member.email }).waitFor();
     for (const path of ['/admin/api-keys', '/admin/webhooks', '/admin/webhooks/wh_anything']) {
       await page.goto(path);
       await page.getByRole('heading', { name: 'Not allowed' }).waitFor();

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { startTestApp, type TestApp } from './support/app.js';
-import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
+import { bookingBody, bookingOrg, type BookingOrg, WEEKDAYS_9_TO_5 } from './support/bookings.js';
 import { createApiKey, invitationTokens, inviteMember, registerOwner, uniqueEmail } from './support/factories.js';
 import type { HttpResponse, RequestOptions } from './support/http.js';
-import { createEventType } from './support/scheduling.js';
+import { createEventType, putSchedule } from './support/scheduling.js';
 
 const WRITE_METHODS = ['post', 'put', 'patch', 'delete'] as const;
 const SHOP = 'https://shop.example.com';
@@ -237,6 +237,48 @@ describe('audit entries for every write route', () => {
         (await t.http.post(`/v1/webhooks/${id}/test`, undefined, auth())).body;
       const deliveryId: string = delivery.id;
       return { res: await send('POST', `/v1/webhooks/${id}/deliveries/${deliveryId}/retry`, auth()), resourceId: deliveryId };
+    },
+    reassignBooking: async () => {
+      // A joined member with hours hosts a booking; it is given to the owner (free then).
+      const invited = await inviteMember(t.http, token, org.owner.organizationId, { role: 'member' });
+      const [invitation] = await invitationTokens(t, invited.email, 1, 30_000);
+      const joined = await t.http.post('/v1/invitations/accept', { token: invitation, password: 'member password 1' });
+      const userId: string = joined.body.member.userId;
+      await putSchedule(t, { apiKey: org.apiKey }, 'UTC', WEEKDAYS_9_TO_5, userId);
+      const eventTypeId = await createEventType(t, { token }, { durationMinutes: 30, hostUserIds: [userId] });
+      const made = await t.http.post('/v1/bookings', bookingBody(eventTypeId, '2027-03-02T10:00:00Z'), { apiKey: org.apiKey });
+      if (made.status !== 201) throw new Error(`booking failed: ${made.status} ${made.text}`);
+      const id: string = made.body.booking.id;
+      return {
+        res: await send('POST', `/v1/bookings/${id}/reassign`, { ...auth(), body: { hostUserId: org.owner.userId } }),
+        resourceId: id,
+      };
+    },
+    createOutOfOffice: async () => {
+      const res = await send('POST', '/v1/out-of-office', {
+        ...auth(),
+        body: { startsAt: '2027-05-03T00:00:00Z', endsAt: '2027-05-04T00:00:00Z' },
+      });
+      return { res, resourceId: res.body.outOfOffice?.id };
+    },
+    putOutOfOfficeByExternalId: async () => {
+      const body = { startsAt: '2027-05-10T00:00:00Z', endsAt: '2027-05-11T00:00:00Z' };
+      const first = await t.http.request('PUT', '/v1/out-of-office/by-external-id/hr-walk-1', { ...auth(), body });
+      // Replacing the entry: the entry it names is the one the first PUT made.
+      const res = await send('PUT', '/v1/out-of-office/by-external-id/hr-walk-1', { ...auth(), body: { ...body, note: 'Walked' } });
+      return { res, resourceId: first.body.outOfOffice?.id };
+    },
+    updateOutOfOffice: async () => {
+      const body = { startsAt: '2027-05-17T00:00:00Z', endsAt: '2027-05-18T00:00:00Z' };
+      const created = await t.http.post('/v1/out-of-office', body, auth());
+      const id: string = created.body.outOfOffice.id;
+      return { res: await send('PATCH', `/v1/out-of-office/${id}`, { ...auth(), body: { note: 'Walked' } }), resourceId: id };
+    },
+    deleteOutOfOffice: async () => {
+      const body = { startsAt: '2027-05-24T00:00:00Z', endsAt: '2027-05-25T00:00:00Z' };
+      const created = await t.http.post('/v1/out-of-office', body, auth());
+      const id: string = created.body.outOfOffice.id;
+      return { res: await send('DELETE', `/v1/out-of-office/${id}`, auth()), resourceId: id };
     },
     eraseAttendee: async () => {
       const email = 'erase-walk@example.com';

@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page, Route } from 'playwright-core';
 import { startTestApp, type TestApp } from './support/app.js';
-import { bookingOrg, type BookingOrg } from './support/bookings.js';
+import { bookingBody, bookingOrg, NOW, type BookingOrg } from './support/bookings.js';
 import { buildBooker, launchBrowser, seriousViolations } from './support/browser.js';
 import { createApiKey } from './support/factories.js';
+import { createEventType } from './support/scheduling.js';
 
 /** Screenshots of each step at 320 and 1280 pixels, and the load timings (git-ignored). */
 const OUTPUT_DIR = join(resolve(fileURLToPath(new URL('.', import.meta.url)), '..'), 'test-output', 'booker');
@@ -56,6 +57,9 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
   let shop: HostPage;
   let german: HostPage;
   let stranger: HostPage;
+  /** The attendee's "manage your booking" page (the links of the mails): its element is set by the test. */
+  let manage: HostPage;
+  let manageElement = '';
 
   beforeAll(async () => {
     bookerDir = await buildBooker();
@@ -63,17 +67,18 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
     org = await bookingOrg(t, { questions: [{ id: 'company', label: 'Company', type: 'text', required: true }] });
     const element = (locale: string) => () =>
       `<sched-booker key="${pk}" event-type="${org.eventTypeId}" timezone="Europe/Berlin" locale="${locale}"></sched-booker>`;
-    [shop, german, stranger] = await Promise.all([
+    [shop, german, stranger, manage] = await Promise.all([
       hostPage(t.url, element('en')),
       hostPage(t.url, element('de')),
       hostPage(t.url, element('en')),
+      hostPage(t.url, () => manageElement),
     ]);
     pk = (await createApiKey(t.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [shop.origin, german.origin] })).apiKey;
     browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    for (const page of [shop, german, stranger]) page?.server.close();
+    for (const page of [shop, german, stranger, manage]) page?.server.close();
     await t.close();
   });
 
@@ -179,6 +184,36 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
     expect(weekdays[0]).toMatch(/^Mo/);
     expect(weekdays[6]).toMatch(/^So/);
     expect(await page.locator('sched-booker h3').first().textContent()).toBe('März 2027');
+    await page.context().close();
+  });
+
+  it('manages a booking from its token (any origin, no key): shows until when it may change, refuses clearly, cancels', async () => {
+    t.clock.set(NOW);
+    const strict = await createEventType(
+      t,
+      { apiKey: org.apiKey },
+      { durationMinutes: 30, attendeeCancellation: { noticeMinutes: 1440 }, attendeeRescheduling: { allowed: false } },
+    );
+    const booked = await t.http.post('/v1/bookings', bookingBody(strict, '2027-03-04T10:00:00Z'), { apiKey: org.apiKey });
+    const { id, confirmationToken } = booked.body.booking;
+    manageElement = `<sched-booker booking="${id}" token="${confirmationToken}" timezone="Europe/Berlin" locale="en"></sched-booker>`;
+    const page = await open(manage.origin);
+    await page.locator('sched-booker h2', { hasText: 'Your booking' }).waitFor();
+    const policy = await page.locator('sched-booker p.policy').allTextContents();
+    expect(policy[0]).toMatch(/^You can cancel online until .*March 3, 2027.*11:00.*\(Europe\/Berlin\)\.$/);
+    expect(policy[1]).toBe('This booking cannot be rescheduled online. Please contact the host.');
+
+    // The page still offers it, but the service's clock is past the notice: the refusal is said, nothing changes.
+    t.clock.set('2027-03-03T10:00:01Z');
+    await page.locator('sched-booker button', { hasText: 'Cancel booking' }).click();
+    await page.locator('sched-booker [role="status"]', { hasText: 'too late to change this booking online' }).waitFor();
+    expect((await t.http.get(`/v1/bookings/${id}`, { apiKey: org.apiKey })).body.booking.status).toBe('confirmed');
+
+    t.clock.set(NOW);
+    await page.locator('sched-booker button', { hasText: 'Cancel booking' }).click();
+    await page.locator('sched-booker h2', { hasText: 'Your booking is cancelled' }).waitFor();
+    expect((await t.http.get(`/v1/bookings/${id}`, { apiKey: org.apiKey })).body.booking.status).toBe('cancelled');
+    expect(await seriousViolations(page)).toEqual([]);
     await page.context().close();
   });
 

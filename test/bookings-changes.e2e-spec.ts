@@ -82,6 +82,8 @@ describe('bookings: cancel, reschedule, round robin, collective, test mode', () 
       status: 'confirmed',
       hostUserId: org.owner.userId,
       confirmationToken: expect.any(String),
+      attendeeCanCancelUntil: '2027-03-02T10:00:00.000Z',
+      attendeeCanRescheduleUntil: '2027-03-02T10:00:00.000Z',
     });
     expect(moved.body.booking.confirmationToken).not.toBe(original.confirmationToken);
     const old = (await t.http.get(`/v1/bookings/${original.id}`, { apiKey: org.apiKey })).body.booking;

@@ -41,6 +41,8 @@ describe('bookings: create, read, list', () => {
       seriesId: null,
       occurrence: null,
       noShow: { attendee: false, host: false },
+      attendeeCanCancelUntil: '2027-03-02T10:00:00.000Z',
+      attendeeCanRescheduleUntil: '2027-03-02T10:00:00.000Z',
     });
     const detail = await t.http.get(`/v1/bookings/${res.body.booking.id}`, { apiKey: org.apiKey });
     expect(detail.status).toBe(200);

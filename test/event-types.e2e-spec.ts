@@ -51,6 +51,8 @@ describe('event types', () => {
         seatsPerSlot: null,
         recurrence: null,
         reminders: [],
+        attendeeCancellation: { allowed: true, noticeMinutes: 0 },
+        attendeeRescheduling: { allowed: true, noticeMinutes: 0 },
         isActive: true,
         bookingsCount: 0,
         createdAt: expect.stringMatching(ISO_UTC),

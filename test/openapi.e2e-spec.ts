@@ -134,8 +134,9 @@ describe('the OpenAPI document', () => {
     for (const { path, operation } of operationsOf(document)) {
       for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
         expect(parameter.name.toLowerCase()).not.toBe('user-agent');
-        // Every path parameter is an id, but the calendar feed's file name, which is its secret token.
-        if (parameter.in === 'path' && path !== '/v1/calendar-feeds/{file}') {
+        // Every path parameter is an id, but the calendar feed's file name (its secret token) and an out-of-office
+        // entry's external id (the caller's own).
+        if (parameter.in === 'path' && path !== '/v1/calendar-feeds/{file}' && parameter.name !== 'externalId') {
           expect((parameter.schema as SchemaObject).pattern).toMatch(/^\^[a-z]+_\[0-9A-Za-z\]\{20,64\}\$$/);
         }
         if (parameter.name === 'Idempotency-Key') {
@@ -218,6 +219,7 @@ describe('requests generated from the document’s own schemas', () => {
   const pathOf = (template: string, operation: OperationObject): string =>
     template.replace(/\{([^}]+)\}/g, (_match, name: string) => {
       const parameter = (operation.parameters as ParameterObject[]).find((candidate) => candidate.name === name);
+      if (name === 'externalId') return 'hr-1';
       const prefix = /^\^([a-z]+)_/.exec((parameter?.schema as SchemaObject | undefined)?.pattern ?? '')![1];
       return ids[prefix] ?? `${prefix}_${'A'.repeat(24)}`;
     });

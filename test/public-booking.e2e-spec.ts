@@ -247,6 +247,8 @@ describe('booking from the browser: publishable keys, public routes, CORS (api-r
           'hosts',
           'seatsPerSlot',
           'recurrence',
+          'attendeeCancellation',
+          'attendeeRescheduling',
         ].sort(),
       );
       expect([mine.seatsPerSlot, mine.recurrence]).toEqual([null, null]);
@@ -341,6 +343,8 @@ describe('booking from the browser: publishable keys, public routes, CORS (api-r
           meetingUrl: null,
           answers: [{ id: 'company', label: 'Company', type: 'text', value: 'Acme' }],
           livemode: true,
+          attendeeCanCancelUntil: '2027-03-02T10:00:00.000Z',
+          attendeeCanRescheduleUntil: '2027-03-02T10:00:00.000Z',
         },
       });
       const replay = await b.http.post(

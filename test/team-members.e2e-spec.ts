@@ -71,7 +71,7 @@ describe('team: organization and members', () => {
       const list = await members(owner.organizationId, owner.accessToken, '?status=invited');
       expect(list.status).toBe(200);
       const listed = list.body.members.find((m: { id: string }) => m.id === res.body.member.id);
-      expect(listed).toEqual({ ...res.body.member, updatedAt: res.body.member.invitedAt });
+      expect(listed).toEqual({ ...res.body.member, bookingLimits: null, updatedAt: res.body.member.invitedAt });
     });
 
     it('lists active members with userId and joinedAt, filters by status and role, and pages', async () => {
@@ -98,6 +98,7 @@ describe('team: organization and members', () => {
         role: 'owner',
         status: 'active',
         joinedAt: expect.any(String),
+        bookingLimits: null,
         updatedAt: expect.any(String),
       });
       const joined = all.body.members.find((m: { id: string }) => m.id === admin.memberId);
@@ -140,7 +141,9 @@ describe('team: organization and members', () => {
         { token: owner.accessToken },
       );
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ member: { id: joined.memberId, role: 'admin', updatedAt: t.clock.now().toISOString() } });
+      expect(res.body).toEqual({
+        member: { id: joined.memberId, role: 'admin', bookingLimits: null, updatedAt: t.clock.now().toISOString() },
+      });
       // The new role counts on the member's next request.
       const invite = await t.http.post(
         `/v1/organizations/${owner.organizationId}/members`,

@@ -139,7 +139,7 @@ describe('team: OpenAPI', () => {
     expect(accept.post.security ?? []).toEqual([]);
     expect(Object.keys(accept.post.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409', '410']));
     expect(Object.keys(doc.components.schemas.MemberView.properties).sort()).toEqual(
-      ['email', 'firstName', 'id', 'invitedAt', 'joinedAt', 'lastName', 'role', 'status', 'updatedAt', 'userId'].sort(),
+      ['bookingLimits', 'email', 'firstName', 'id', 'invitedAt', 'joinedAt', 'lastName', 'role', 'status', 'updatedAt', 'userId'].sort(),
     );
   });
 });

@@ -23,6 +23,8 @@ function sampleString(name: string, schema: SchemaObject, ids: KnownIds): string
   if (prefix) return ids[prefix] ?? `${prefix}_${'A'.repeat(24)}`;
   if (schema.format === 'email' || /email/i.test(name)) return `sample-${++counter}-${Date.now()}@example.com`;
   if (schema.format === 'date') return '2027-03-01';
+  // An end after the start where a body has both (an out-of-office entry).
+  if (name === 'endsAt') return '2027-03-01T11:00:00Z';
   if (schema.format === 'date-time' || /^(start|newStart|end)Time$/.test(name)) return '2027-03-01T10:00:00Z';
   if (schema.format === 'iana-time-zone') return 'Europe/Berlin';
   if (schema.format === 'uri') return 'http://127.0.0.1:9/hook'; // loopback: a sample must never reach outside the machine
@@ -56,6 +58,11 @@ export function sample(document: OpenAPIObject, name: string, reference: SchemaO
 export function requiredBody(document: OpenAPIObject, schema: SchemaObject, ids: KnownIds): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const name of schema.required ?? []) body[name] = sample(document, name, schema.properties![name], ids);
+  // `minProperties`: the first optional fields too, as many as it asks for.
+  for (const name of Object.keys(schema.properties ?? {})) {
+    if (Object.keys(body).length >= (schema.minProperties ?? 0)) break;
+    if (!(name in body)) body[name] = sample(document, name, schema.properties![name], ids);
+  }
   return body;
 }
 

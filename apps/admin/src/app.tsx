@@ -6,6 +6,7 @@ import { Session, type SessionContext } from './context';
 import { ApiKeysPage } from './pages/api-keys';
 import { AuditPage } from './pages/audit';
 import { AvailabilityPage } from './pages/availability';
+import { OutOfOfficePage } from './pages/out-of-office';
 import { BookingDetailPage, BookingsPage } from './pages/bookings';
 import { CalendarsPage } from './pages/calendars';
 import { EventTypeEditPage, EventTypesPage } from './pages/event-types';
@@ -30,6 +31,7 @@ const NAV: NavItem[] = [
   { href: '/admin/event-types', label: 'Event types' },
   { href: '/admin/schedule', label: 'Schedule' },
   { href: '/admin/availability', label: 'Availability' },
+  { href: '/admin/out-of-office', label: 'Out of office' },
   { href: '/admin/calendars', label: 'Calendars' },
   { href: '/admin/team', label: 'Team' },
   { href: '/admin/api-keys', label: 'API keys', adminOnly: true },
@@ -137,6 +139,7 @@ function Shell({ context }: { context: SessionContext }): JSX.Element {
           <Route path="/admin/event-types/:id" component={EventTypeEditPage} />
           <Route path="/admin/schedule" component={SchedulePage} />
           <Route path="/admin/availability" component={AvailabilityPage} />
+          <Route path="/admin/out-of-office" component={OutOfOfficePage} />
           <Route path="/admin/calendars" component={CalendarsPage} />
           <Route path="/admin/team" component={TeamPage} />
           <Route path="/admin/api-keys" component={admin(ApiKeysPage)} />

@@ -19,6 +19,7 @@ import { GlobalLookupsModule } from './modules/global-lookups/index.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { MailModule } from './modules/mail/mail.module.js';
 import { OutboxModule } from './modules/outbox/outbox.module.js';
+import { OutOfOfficeModule } from './modules/out-of-office/index.js';
 import { TeamModule } from './modules/team/team.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
@@ -47,6 +48,7 @@ export class AppModule {
         TeamModule,
         EventTypesModule,
         AvailabilityModule,
+        OutOfOfficeModule,
         BookingsModule,
         CalendarFeedsModule,
         HoldsModule,

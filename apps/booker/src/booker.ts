@@ -101,7 +101,7 @@ function randomKey(): string {
  * confirmation with an "add to calendar" file. Talks to the public routes with a publishable key.
  */
 export class SchedBooker extends HTMLElement {
-  static observedAttributes = ['key', 'event-type', 'timezone', 'locale', 'api'];
+  static observedAttributes = ['key', 'event-type', 'timezone', 'locale', 'api', 'booking', 'token'];
 
   private readonly root: ShadowRoot;
   private readonly live: HTMLElement;
@@ -134,7 +134,12 @@ export class SchedBooker extends HTMLElement {
     this.started = true;
     this.timeZone = this.getAttribute('timezone') || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
     this.month = todayIn(this.timeZone).slice(0, 8) + '01';
-    void this.load();
+    void this.start();
+  }
+
+  /** `booking` and `token` (the links of the attendee's mails): manage that booking; otherwise the booking flow. */
+  private start(): Promise<void> {
+    return this.getAttribute('booking') && this.getAttribute('token') ? this.manage() : this.load();
   }
 
   disconnectedCallback(): void {
@@ -142,7 +147,7 @@ export class SchedBooker extends HTMLElement {
   }
 
   attributeChangedCallback(): void {
-    if (this.started) void this.load();
+    if (this.started) void this.start();
   }
 
   private get locale(): string {
@@ -157,7 +162,8 @@ export class SchedBooker extends HTMLElement {
     const base = this.getAttribute('api') || `${SCRIPT_ORIGIN}/v1`;
     return createClient<paths>({
       baseUrl: base.replace(/\/v1\/?$/, ''),
-      headers: { authorization: `ApiKey ${this.getAttribute('key') ?? ''}` },
+      // Managing a booking needs no key: its token goes with each request.
+      headers: this.getAttribute('key') ? { authorization: `ApiKey ${this.getAttribute('key')}` } : {},
     });
   }
 
@@ -652,9 +658,93 @@ export class SchedBooker extends HTMLElement {
       ...(booking.location
         ? [h('p', {}, `${t.where}: `, booking.meetingUrl ? h('a', { href: booking.meetingUrl }, booking.location) : booking.location)]
         : []),
+      ...this.policyLines(booking),
       h('p', {}, link),
     );
     this.root.querySelector<HTMLElement>('h2')?.focus();
+  }
+
+  /** What the event type's policy allows the attendee (api-rules.md § Scheduling policies), in words. */
+  private policyLines(booking: Booking): HTMLElement[] {
+    const t = this.t;
+    const when = (instant: string): string => `${dateTimeOf(instant, this.locale, this.timeZone)} (${this.timeZone})`;
+    return [
+      h('p', { class: 'policy' }, booking.attendeeCanCancelUntil ? t.cancelUntil(when(booking.attendeeCanCancelUntil)) : t.cancelForbidden),
+      h(
+        'p',
+        { class: 'policy' },
+        booking.attendeeCanRescheduleUntil ? t.rescheduleUntil(when(booking.attendeeCanRescheduleUntil)) : t.rescheduleForbidden,
+      ),
+    ];
+  }
+
+  /** The attendee's token, as the attendee routes take it. */
+  private get token(): string {
+    return this.getAttribute('token') ?? '';
+  }
+
+  /**
+   * "Manage your booking": the booking as its attendee sees it, until when it may still be cancelled or rescheduled
+   * online, and a Cancel button while the policy allows it. A refusal of the policy (409 CHANGE_NOT_ALLOWED) is said
+   * in words; nothing is changed then.
+   */
+  private async manage(): Promise<void> {
+    const t = this.t;
+    this.main.replaceChildren(h('p', { class: 'muted' }, t.loading));
+    const id = this.getAttribute('booking') ?? '';
+    try {
+      const { data } = await this.api.GET('/v1/public/bookings/{id}', {
+        params: { path: { id }, header: { Authorization: `Token ${this.token}` } },
+      });
+      if (!data) return void this.main.replaceChildren(h('p', { class: 'error', role: 'alert' }, t.badLink));
+      this.booking = data.booking;
+      this.renderManage();
+    } catch {
+      this.fail(undefined);
+    }
+  }
+
+  private renderManage(): void {
+    const t = this.t;
+    const booking = this.booking!;
+    const active = booking.status !== 'cancelled';
+    const cancelOpen = active && booking.attendeeCanCancelUntil !== null && Date.parse(booking.attendeeCanCancelUntil) >= Date.now();
+    const button = h('button', { type: 'button', class: 'primary', onclick: () => void this.cancelBooking(button) }, t.cancelBooking);
+    this.main.replaceChildren(
+      h('h2', { tabindex: -1 }, active ? t.yourBooking : t.cancelled),
+      h('p', {}, dateTimeOf(booking.startsAt, this.locale, this.timeZone), ` (${this.timeZone})`),
+      ...(active ? this.policyLines(booking) : []),
+      ...(cancelOpen ? [h('p', {}, button)] : []),
+    );
+  }
+
+  private async cancelBooking(button: HTMLButtonElement): Promise<void> {
+    const t = this.t;
+    const booking = this.booking!;
+    button.disabled = true;
+    button.textContent = t.cancelling;
+    try {
+      const { data, error } = await this.api.POST('/v1/bookings/{id}/cancel', {
+        params: { path: { id: booking.id } },
+        body: { token: this.token },
+      });
+      if (data) {
+        this.booking = { ...booking, status: 'cancelled' };
+        this.renderManage();
+        this.announce(t.cancelled);
+        return;
+      }
+      button.disabled = false;
+      button.textContent = t.cancelBooking;
+      const code = (error as ErrorBody | undefined)?.code;
+      this.announce(
+        code === 'CHANGE_NOT_ALLOWED' ? t.tooLate : code === 'BOOKING_NOT_ACTIVE' || code === 'BOOKING_IN_PAST' ? t.notActive : t.failed,
+      );
+    } catch {
+      button.disabled = false;
+      button.textContent = t.cancelBooking;
+      this.announce(t.failed);
+    }
   }
 
   private dispatch(type: 'sched:held' | 'sched:booked', detail: Record<string, string>): void {

@@ -384,8 +384,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a member’s role
-         * @description Owner or admin; admins and API keys cannot grant owner nor change an owner. 409 LAST_OWNER: demoting the last active owner.
+         * Change a member’s role or booking limits
+         * @description Owner or admin; `role` and `bookingLimits` each optional, at least one. Admins and API keys cannot grant owner nor change an owner’s role. 409 LAST_OWNER: demoting the last active owner. `bookingLimits` (contract § 17): the most starts the member hosts per local day and per Monday-to-Sunday week of its schedule zone, across every event type.
          */
         patch: operations["updateMember"];
         trace?: never;
@@ -462,7 +462,7 @@ export interface paths {
         };
         /**
          * Whether one start time is bookable, and why not (scope availability:read)
-         * @description True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, outside_booking_window, outside_availability, already_booked, held (someone holds that time: POST /holds), calendar_conflict (busy in one of the host’s connected calendars) or daily_limit_reached. 409 EVENT_TYPE_INACTIVE for a deleted event type.
+         * @description True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, outside_booking_window, outside_availability, already_booked, held (someone holds that time: POST /holds), calendar_conflict (busy in one of the host’s connected calendars), daily_limit_reached (the event type’s cap) or host_limit_reached (the host’s own booking limits across event types, PATCH /organizations/:orgId/members/:id). 409 EVENT_TYPE_INACTIVE for a deleted event type.
          */
         get: operations["checkAvailability"];
         put?: never;
@@ -541,6 +541,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/out-of-office": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Absences, by start (scope availability:read)
+         * @description Without userId: members see their own, owners, admins and keys everyone’s. Members manage their own entries; owners, admins and API keys anyone’s (another member’s: 403 for members).
+         */
+        get: operations["listOutOfOffice"];
+        put?: never;
+        /**
+         * Record an absence (scope availability:write)
+         * @description While out of office the member is busy (reason `out_of_office`); existing bookings stay and are listed in `affectedBookings`. Overlapping entries of one user: 409 OUT_OF_OFFICE_OVERLAP. Members manage their own entries; owners, admins and API keys anyone’s (another member’s: 403 for members).
+         */
+        post: operations["createOutOfOffice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/out-of-office/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One absence with its affected bookings (scope availability:read)
+         * @description Members manage their own entries; owners, admins and API keys anyone’s (another member’s: 403 for members).
+         */
+        get: operations["getOutOfOffice"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an absence (scope availability:write)
+         * @description Members manage their own entries; owners, admins and API keys anyone’s (another member’s: 403 for members).
+         */
+        delete: operations["deleteOutOfOffice"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an absence (scope availability:write)
+         * @description While out of office the member is busy (reason `out_of_office`); existing bookings stay and are listed in `affectedBookings`. Overlapping entries of one user: 409 OUT_OF_OFFICE_OVERLAP. Members manage their own entries; owners, admins and API keys anyone’s (another member’s: 403 for members).
+         */
+        patch: operations["updateOutOfOffice"];
+        trace?: never;
+    };
     "/v1/bookings": {
         parameters: {
             query?: never;
@@ -613,6 +665,26 @@ export interface paths {
          * @description Host credentials or the attendee’s token. The new booking gets a new token; the old one stops working. Not bookable → 409 SLOT_UNAVAILABLE (`details[0].field` = newStartTime) and the original is unchanged.
          */
         post: operations["rescheduleBooking"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bookings/{id}/reassign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an active future booking another host (host credentials; members only their own bookings)
+         * @description The new host (`hostUserId`: any active member; without it the next host of a round-robin event type by its rotation, else 409) must be free at the booking’s time by every rule of its availability, under the same locks as a booking; not free → 409 SLOT_UNAVAILABLE with `details[0] = { field: "hostUserId", message: <reason> }`. Id, token, times and attendee stay; a collective booking keeps its other hosts. The attendee and both hosts get a mail, the webhook `booking.reassigned` carries `data.booking` and `data.previousHostUserIds`, and the booking moves between the hosts’ written-back calendars. Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST.
+         */
+        post: operations["reassignBooking"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1134,6 +1206,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/out-of-office/by-external-id/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or replace the absence with this external id (scope availability:write)
+         * @description For syncing from another system (an HR tool): the same body again changes nothing; 200 whether created or replaced. externalId: 1 to 200 characters, unique in the organization. While out of office the member is busy (reason `out_of_office`); existing bookings stay and are listed in `affectedBookings`. Overlapping entries of one user: 409 OUT_OF_OFFICE_OVERLAP. Members manage their own entries; owners, admins and API keys anyone’s (another member’s: 403 for members).
+         */
+        put: operations["putOutOfOfficeByExternalId"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1144,7 +1236,7 @@ export interface components {
         };
         ErrorResponseDto: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "KEY_REVOKED" | "KEY_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "EMAIL_TAKEN" | "MEMBER_EXISTS" | "LAST_OWNER" | "SLUG_TAKEN" | "OVERRIDE_EXISTS" | "SLOT_UNAVAILABLE" | "EVENT_TYPE_INACTIVE" | "BOOKING_NOT_ACTIVE" | "BOOKING_IN_PAST" | "BOOKING_NOT_STARTED" | "BOOKING_NOT_PENDING" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CALENDAR_UNREACHABLE" | "CALENDAR_EXISTS" | "CALENDAR_LIMIT_REACHED" | "RATE_LIMITED" | "HOLD_LIMIT_REACHED" | "ORIGIN_NOT_ALLOWED" | "SEATS_IN_USE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "KEY_REVOKED" | "KEY_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "EMAIL_TAKEN" | "MEMBER_EXISTS" | "LAST_OWNER" | "SLUG_TAKEN" | "OVERRIDE_EXISTS" | "OUT_OF_OFFICE_OVERLAP" | "SLOT_UNAVAILABLE" | "EVENT_TYPE_INACTIVE" | "BOOKING_NOT_ACTIVE" | "BOOKING_IN_PAST" | "BOOKING_NOT_STARTED" | "BOOKING_NOT_PENDING" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CALENDAR_UNREACHABLE" | "CALENDAR_EXISTS" | "CALENDAR_LIMIT_REACHED" | "RATE_LIMITED" | "HOLD_LIMIT_REACHED" | "ORIGIN_NOT_ALLOWED" | "SEATS_IN_USE" | "CHANGE_NOT_ALLOWED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             message: string;
             details?: components["schemas"]["ErrorDetailDto"][];
             /** @example req_8dJ2kQ0xWm3nB7vR1sTz */
@@ -1497,6 +1589,13 @@ export interface components {
              * @description Present for active members
              */
             joinedAt?: string;
+            /** @description null: no limits (contract § 17) */
+            bookingLimits: {
+                /** @description null: no daily limit */
+                perDay: number | null;
+                /** @description null: no weekly limit */
+                perWeek: number | null;
+            } | null;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -1534,13 +1633,27 @@ export interface components {
         };
         UpdateMemberDto: {
             /** @enum {string} */
-            role: "owner" | "admin" | "member";
+            role?: "owner" | "admin" | "member";
+            /** @description The member’s own limits across every event type it hosts (confirmed and pending bookings and live holds, each mode apart, seats of one start once); null removes them. A host at a limit gets no more slots that day or week. */
+            bookingLimits?: {
+                /** @description Starts per local day of the member’s schedule zone */
+                perDay?: number | null;
+                /** @description Starts per Monday-to-Sunday week there */
+                perWeek?: number | null;
+            } | null;
         };
         MemberRoleView: {
             /** @example mem_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             /** @enum {string} */
             role: "owner" | "admin" | "member";
+            /** @description null: no limits */
+            bookingLimits: {
+                /** @description null: no daily limit */
+                perDay: number | null;
+                /** @description null: no weekly limit */
+                perWeek: number | null;
+            } | null;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -1568,6 +1681,18 @@ export interface components {
             /** @description Before the start; unique in the list */
             minutesBefore: number;
             recipients: ("attendee" | "host")[];
+        };
+        ChangePolicyDto: {
+            /**
+             * @description false: the attendee may not make this change with its token
+             * @default true
+             */
+            allowed?: boolean;
+            /**
+             * @description Refused with 409 CHANGE_NOT_ALLOWED when fewer minutes remain before the start
+             * @default 0
+             */
+            noticeMinutes?: number;
         };
         CreateEventTypeDto: {
             description?: string | null;
@@ -1630,6 +1755,10 @@ export interface components {
             questions?: components["schemas"]["QuestionDto"][];
             /** @description Mails and a `booking.reminder` webhook event before each confirmed booking’s start; PATCH replaces the whole list (bookings whose reminder time is still ahead follow it). Default []. */
             reminders?: components["schemas"]["ReminderDto"][];
+            /** @description Whether and until when the attendee may cancel with its token (contract § 17); hosts are never bound by it */
+            attendeeCancellation?: components["schemas"]["ChangePolicyDto"];
+            /** @description The same for rescheduling with the attendee’s token */
+            attendeeRescheduling?: components["schemas"]["ChangePolicyDto"];
             title: string;
             /** @description Unique among the organization’s active event types */
             slug: string;
@@ -1648,6 +1777,10 @@ export interface components {
         ReminderView: {
             minutesBefore: number;
             recipients: ("attendee" | "host")[];
+        };
+        ChangePolicyView: {
+            allowed: boolean;
+            noticeMinutes: number;
         };
         EventTypeView: {
             /** @example evt_4f9QdY0m2kBz7Lr1Xc8VtN3a */
@@ -1681,6 +1814,8 @@ export interface components {
             } | null;
             /** @description Earliest first */
             reminders: components["schemas"]["ReminderView"][];
+            attendeeCancellation: components["schemas"]["ChangePolicyView"];
+            attendeeRescheduling: components["schemas"]["ChangePolicyView"];
             isActive: boolean;
             /** @description Confirmed and pending bookings, in the caller’s mode */
             bookingsCount: number;
@@ -1758,6 +1893,10 @@ export interface components {
             questions?: components["schemas"]["QuestionDto"][];
             /** @description Mails and a `booking.reminder` webhook event before each confirmed booking’s start; PATCH replaces the whole list (bookings whose reminder time is still ahead follow it). Default []. */
             reminders?: components["schemas"]["ReminderDto"][];
+            /** @description Whether and until when the attendee may cancel with its token (contract § 17); hosts are never bound by it */
+            attendeeCancellation?: components["schemas"]["ChangePolicyDto"];
+            /** @description The same for rescheduling with the attendee’s token */
+            attendeeRescheduling?: components["schemas"]["ChangePolicyDto"];
             title?: string;
             slug?: string;
             durationMinutes?: number;
@@ -1787,7 +1926,7 @@ export interface components {
              * @description Only when available is false
              * @enum {string}
              */
-            reason?: "in_the_past" | "minimum_notice" | "outside_booking_window" | "outside_availability" | "already_booked" | "held" | "calendar_conflict" | "daily_limit_reached";
+            reason?: "in_the_past" | "minimum_notice" | "outside_booking_window" | "outside_availability" | "out_of_office" | "already_booked" | "held" | "calendar_conflict" | "daily_limit_reached" | "host_limit_reached";
         };
         TimeSlotView: {
             /** @example 09:00 */
@@ -1880,6 +2019,88 @@ export interface components {
             /** @description Sorted by date */
             overrides: components["schemas"]["OverrideView"][];
             totalCount: number;
+        };
+        CreateOutOfOfficeDto: {
+            note?: string | null;
+            /**
+             * @description An active member other than the absent one: takes the absent host’s place during the entry
+             * @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            redirectToUserId?: string | null;
+            /**
+             * @description Default: the caller. Another member’s: owner/admin.
+             * @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            userId?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601; with Z or an offset it is absolute, without one it is UTC.
+             * @example 2027-08-02T00:00:00Z
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601; with Z or an offset it is absolute, without one it is UTC. After startsAt, at most 366 days later.
+             * @example 2027-08-16T00:00:00Z
+             */
+            endsAt: string;
+        };
+        AffectedBookingView: {
+            /** @example bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** @enum {string} */
+            status: "confirmed" | "pending";
+        };
+        OutOfOfficeView: {
+            /** @example ooo_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            /** @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            userId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            note: string | null;
+            redirectToUserId: string | null;
+            /** @description Set by PUT /out-of-office/by-external-id/:externalId */
+            externalId: string | null;
+            /** @description The confirmed and pending bookings (this mode) the user hosts that overlap the entry and have not started, by start; at most 100. Never cancelled or moved: reassign them. */
+            affectedBookings: components["schemas"]["AffectedBookingView"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        OutOfOfficeResponse: {
+            outOfOffice: components["schemas"]["OutOfOfficeView"];
+        };
+        OutOfOfficeListResponse: {
+            /** @description By startsAt */
+            outOfOffice: components["schemas"]["OutOfOfficeView"][];
+            totalCount: number;
+            hasMore: boolean;
+        };
+        UpdateOutOfOfficeDto: {
+            note?: string | null;
+            /**
+             * @description An active member other than the absent one: takes the absent host’s place during the entry
+             * @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            redirectToUserId?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601; with Z or an offset it is absolute, without one it is UTC.
+             * @example 2027-08-02T00:00:00Z
+             */
+            startsAt?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601; with Z or an offset it is absolute, without one it is UTC.
+             * @example 2027-08-16T00:00:00Z
+             */
+            endsAt?: string;
         };
         AttendeeDto: {
             /** Format: email */
@@ -1983,6 +2204,16 @@ export interface components {
             occurrence: number | null;
             /** @description Marked once the meeting has started (POST /bookings/:id/no-show) */
             noShow: components["schemas"]["NoShowView"];
+            /**
+             * Format: date-time
+             * @description Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed
+             */
+            attendeeCanCancelUntil: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the attendee may reschedule with its token; null: not allowed
+             */
+            attendeeCanRescheduleUntil: string | null;
             /** @description The attendee’s token for cancel and reschedule; shown only here and in the email */
             confirmationToken: string;
         };
@@ -2061,6 +2292,16 @@ export interface components {
             occurrence: number | null;
             /** @description Marked once the meeting has started (POST /bookings/:id/no-show) */
             noShow: components["schemas"]["NoShowView"];
+            /**
+             * Format: date-time
+             * @description Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed
+             */
+            attendeeCanCancelUntil: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the attendee may reschedule with its token; null: not allowed
+             */
+            attendeeCanRescheduleUntil: string | null;
             eventType: components["schemas"]["BookingEventTypeView"];
             /** @description The event type’s location when it is a link */
             meetingUrl: string | null;
@@ -2136,9 +2377,26 @@ export interface components {
             status: "confirmed" | "pending";
             hostUserId: string;
             confirmationToken: string;
+            /**
+             * Format: date-time
+             * @description Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed
+             */
+            attendeeCanCancelUntil: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the attendee may reschedule with its token; null: not allowed
+             */
+            attendeeCanRescheduleUntil: string | null;
         };
         RescheduledBookingResponse: {
             booking: components["schemas"]["RescheduledBookingView"];
+        };
+        ReassignBookingDto: {
+            /**
+             * @description Any active member free at the booking’s time; without it, the next host of a round-robin event type by its rotation
+             * @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            hostUserId?: string;
         };
         DecisionDto: {
             reason?: string;
@@ -2163,6 +2421,16 @@ export interface components {
             meetingUrl: string | null;
             answers: components["schemas"]["BookingAnswerView"][];
             livemode: boolean;
+            /**
+             * Format: date-time
+             * @description Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed
+             */
+            attendeeCanCancelUntil: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the attendee may reschedule with its token; null: not allowed
+             */
+            attendeeCanRescheduleUntil: string | null;
         };
         PublicBookingResponse: {
             /** @description With recurrenceCount: the first occurrence; its token opens every one */
@@ -2287,6 +2555,10 @@ export interface components {
                 /** @description The most occurrences one booking may ask for */
                 maxCount: number;
             } | null;
+            /** @description Whether and until how long before the start the attendee may cancel */
+            attendeeCancellation: components["schemas"]["ChangePolicyView"];
+            /** @description Whether and until how long before the start the attendee may reschedule */
+            attendeeRescheduling: components["schemas"]["ChangePolicyView"];
         };
         PublicEventTypeListResponse: {
             eventTypes: components["schemas"]["PublicEventTypeView"][];
@@ -2389,7 +2661,7 @@ export interface components {
              *       "booking.cancelled"
              *     ]
              */
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reassigned" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
             description?: string | null;
             /** @default true */
             active?: boolean;
@@ -2398,7 +2670,7 @@ export interface components {
             /** @example wh_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             url: string;
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reassigned" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
             description: string | null;
             active: boolean;
             /** @description false for webhooks made with test-mode keys; they receive test-mode events only */
@@ -2418,7 +2690,7 @@ export interface components {
             /** @example wh_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             url: string;
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reassigned" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
             description: string | null;
             active: boolean;
             /** @description false for webhooks made with test-mode keys; they receive test-mode events only */
@@ -2445,7 +2717,7 @@ export interface components {
              * @example https://example.com/hooks/scheduling
              */
             url?: string;
-            events?: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
+            events?: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reassigned" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
             /** @description `null` clears it */
             description?: string | null;
             /** @description Pending deliveries of an inactive webhook wait until it is active again */
@@ -6014,6 +6286,492 @@ export interface operations {
             };
         };
     };
+    listOutOfOffice: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Whose entries; a member sees only its own (the default for members). Owners, admins and keys: all without it. */
+                userId?: string;
+                /** @description Entries ending after this instant. ISO 8601; with Z or an offset it is absolute, without one it is UTC. */
+                from?: string;
+                /** @description Entries starting before this instant. ISO 8601; with Z or an offset it is absolute, without one it is UTC. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutOfOfficeListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createOutOfOffice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOutOfOfficeDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutOfOfficeResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict: see the operation’s description for the codes */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getOutOfOffice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutOfOfficeResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    deleteOutOfOffice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    updateOutOfOffice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOutOfOfficeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutOfOfficeResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict: see the operation’s description for the codes */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     listBookings: {
         parameters: {
             query?: {
@@ -6525,6 +7283,123 @@ export interface operations {
             };
             /** @description IDEMPOTENCY_KEY_REUSED */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    reassignBooking: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReassignBookingDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BookingResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict: see the operation’s description for the codes */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9651,6 +10526,124 @@ export interface operations {
             };
         };
     };
+    putOutOfOfficeByExternalId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller’s own id for the entry (one path segment) */
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOutOfOfficeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutOfOfficeResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict: see the operation’s description for the codes */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -9667,7 +10660,7 @@ export const pathsV1OrganizationsOrgIdMembersGetParametersQueryRoleValues: Reado
 export const pathsV1BookingsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["status"]> = ["confirmed", "cancelled", "pending"];
 export const pathsV1BookingsGetParametersQueryNoShowValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["noShow"]> = ["attendee", "host"];
 export const pathsV1WebhooksIdDeliveriesGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["status"]> = ["pending", "succeeded", "failed"];
-export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "OUT_OF_OFFICE_OVERLAP", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "CHANGE_NOT_ALLOWED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
 export const auditActorViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActorView"]["type"]> = ["user", "api_key", "attendee", "system"];
 export const registerResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegisterResponse"]["tokenType"]> = ["Bearer"];
 export const tokensResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokensResponse"]["tokenType"]> = ["Bearer"];
@@ -9699,9 +10692,10 @@ export const questionViewTypeValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const reminderViewRecipientsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReminderView"]["recipients"]> = ["attendee", "host"];
 export const eventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
 export const updateEventTypeDtoSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateEventTypeDto"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
-export const checkResponseReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CheckResponse"]["reason"]> = ["in_the_past", "minimum_notice", "outside_booking_window", "outside_availability", "already_booked", "held", "calendar_conflict", "daily_limit_reached"];
+export const checkResponseReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CheckResponse"]["reason"]> = ["in_the_past", "minimum_notice", "outside_booking_window", "outside_availability", "out_of_office", "already_booked", "held", "calendar_conflict", "daily_limit_reached", "host_limit_reached"];
 export const createOverrideDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateOverrideDto"]["type"]> = ["unavailable", "custom"];
 export const overrideViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverrideView"]["type"]> = ["unavailable", "custom"];
+export const affectedBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AffectedBookingView"]["status"]> = ["confirmed", "pending"];
 export const bookingAnswerViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BookingAnswerView"]["type"]> = ["text", "textarea", "email", "phone", "number", "select", "multiselect", "checkbox", "date"];
 export const createdBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedBookingView"]["status"]> = ["confirmed", "pending", "cancelled"];
 export const seriesOccurrenceViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesOccurrenceView"]["status"]> = ["confirmed", "pending", "cancelled"];
@@ -9714,10 +10708,10 @@ export const attendeeBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequire
 export const noShowDtoPartyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NoShowDto"]["party"]> = ["attendee", "host"];
 export const recurrenceFrequencyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecurrenceFrequency"]> = ["daily", "weekly", "monthly"];
 export const publicEventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PublicEventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
-export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
-export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
-export const webhookListItemEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookListItem"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
-export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
+export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reassigned", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
+export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reassigned", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
+export const webhookListItemEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookListItem"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reassigned", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
+export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reassigned", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
 export const webhookDeliveryViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryView"]["status"]> = ["pending", "succeeded", "failed"];
 export const createCalendarDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateCalendarDto"]["type"]> = ["ics", "caldav"];
 export const calendarViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CalendarView"]["type"]> = ["ics", "caldav"];

@@ -22,6 +22,8 @@ export function slotsValidUntil(query: SlotQuery, slots: readonly Slot[]): numbe
     for (const hold of host.held ?? []) if (hold.expiresAt > engine.now) until = Math.min(until, hold.expiresAt);
     for (const seated of host.seats ?? [])
       for (const expiry of seated.holdExpiries) if (expiry > engine.now) until = Math.min(until, expiry);
+    // A hold counted toward the host's limits frees the day or week when it expires.
+    for (const expiry of host.bookingLimits?.holdExpiries ?? []) if (expiry > engine.now) until = Math.min(until, expiry);
   }
 
   const { range } = query;
@@ -32,7 +34,15 @@ export function slotsValidUntil(query: SlotQuery, slots: readonly Slot[]): numbe
     const beyond = computeSlots({
       rules: { ...query.rules, bookingWindowDays: query.rules.bookingWindowDays + 1 },
       now: query.now,
-      hosts: query.hosts.map((host) => ({ ...host, busy: [], held: [], seats: [], externalBusy: [], bookingsPerDate: {} })),
+      hosts: query.hosts.map((host) => ({
+        ...host,
+        busy: [],
+        held: [],
+        seats: [],
+        externalBusy: [],
+        bookingsPerDate: {},
+        bookingLimits: null,
+      })),
       range: { ...range, startDate },
     }).filter((slot) => slot.start > engine.latest);
     const windowMs = engine.latest - engine.now;

@@ -3,6 +3,7 @@ export { computeSlots } from './slots.js';
 export { explainStart } from './explain.js';
 export { explainSeries, type RefusedOccurrence, type SeriesVerdict } from './series.js';
 export { slotsValidUntil } from './expiry.js';
+export * from './host-limits.js';
 export { addDays } from './calendar.js';
 export {
   countByLocalDate,

@@ -24,12 +24,28 @@ export type SeriesVerdict =
  */
 export function explainSeries(query: StartQuery, starts: readonly number[]): SeriesVerdict {
   const later: StartQuery = { ...query, rules: { ...query.rules, bookingWindowDays: NO_WINDOW_DAYS } };
-  const judge = (first: StartQuery, rest: StartQuery): StartVerdict[] =>
-    starts.map((start, index) => explainStart(index === 0 ? first : rest, start));
+  // A host's booking limits count the series' own earlier occurrences too (contract § 17), when they go to that host.
+  const withEarlier = (q: StartQuery, index: number): StartQuery =>
+    index === 0 || !q.hosts.some((host) => host.bookingLimits)
+      ? q
+      : {
+          ...q,
+          hosts: q.hosts.map((host) =>
+            host.bookingLimits
+              ? { ...host, bookingLimits: { ...host.bookingLimits, starts: [...host.bookingLimits.starts, ...starts.slice(0, index)] } }
+              : host,
+          ),
+        };
+  const judge = (first: StartQuery, rest: StartQuery, counted: boolean): StartVerdict[] =>
+    starts.map((start, index) => {
+      const at = index === 0 ? first : rest;
+      return explainStart(counted ? withEarlier(at, index) : at, start);
+    });
   const refusals = (verdicts: readonly StartVerdict[]): RefusedOccurrence[] =>
     verdicts.flatMap((verdict, index) => (verdict.available ? [] : [{ index, start: starts[index], reason: verdict.reason }]));
 
-  const overall = judge(query, later);
+  // Round robin's first pass asks whether any host is free at each start; the earlier occurrences are counted per host below.
+  const overall = judge(query, later, query.rules.schedulingType !== 'round_robin');
   if (query.rules.schedulingType !== 'round_robin') {
     const refused = refusals(overall);
     return refused.length > 0 || !overall[0].available
@@ -49,7 +65,7 @@ export function explainSeries(query: StartQuery, starts: readonly number[]): Ser
       rules: { ...q.rules, schedulingType: 'one_on_one', hostUserIds: [hosts[index].userId] },
       hosts: q.hosts.filter((host) => host.userId === hosts[index].userId),
     });
-    const refused = refusals(judge(only(query), only(later)));
+    const refused = refusals(judge(only(query), only(later), true));
     if (refused.length === 0) return { available: true, hostUserId: hosts[index].userId };
     if (closest === null || refused.length < closest.length) closest = refused;
   }

@@ -119,15 +119,29 @@ function hostArb(userId: string, hostDates: readonly string[], origin: number): 
       overrides: perDate(override),
       counts: perDate(fc.integer({ min: 0, max: 2 })),
       busy: fc.array(busy, { maxLength: 25 }),
+      // Out-of-office entries on a 1-minute grid, partial days to several days long, overlapping at will.
+      outOfOffice: fc.oneof(
+        { weight: 2, arbitrary: fc.constant([]) },
+        {
+          weight: 1,
+          arbitrary: fc.array(
+            fc
+              .record({ offset: fc.integer({ min: -1440, max: 1440 * 5 }), length: fc.integer({ min: 1, max: 1440 * 2 }) })
+              .map(({ offset, length }) => ({ start: origin + offset * MINUTE, end: origin + (offset + length) * MINUTE })),
+            { maxLength: 3 },
+          ),
+        },
+      ),
       // A small domain so that ties happen.
       lastBookedAt: fc.option(fc.integer({ min: 0, max: 3 }).map((n) => origin - n * DAY)),
     })
-    .map(({ timezone, hasSchedule, weekly, overrides, counts, busy, lastBookedAt }) => ({
+    .map(({ timezone, hasSchedule, weekly, overrides, counts, busy, outOfOffice, lastBookedAt }) => ({
       userId,
       schedule: hasSchedule ? { timezone, days: weekly.map((windows, dayOfWeek) => ({ dayOfWeek, windows })) } : null,
       overrides: Object.fromEntries(hostDates.flatMap((date, index) => (overrides[index] === null ? [] : [[date, overrides[index]]]))),
       bookingsPerDate: Object.fromEntries(hostDates.map((date, index) => [date, counts[index]])),
       busy,
+      outOfOffice,
       lastBookedAt,
     }));
 }
@@ -208,7 +222,8 @@ function oracleStarts(query: SlotQuery, host: HostAvailability, seated: (start: 
         if (capped && !seated(start)) continue;
         const inRange = start >= rangeStart && start < rangeEnd;
         const inTime = start >= now + rules.minimumNoticeHours * HOUR && start <= now + rules.bookingWindowDays * DAY;
-        if (inRange && inTime && !host.busy.some((busy) => conflicts(rules, start, busy))) starts.add(start);
+        const away = (host.outOfOffice ?? []).some((entry) => start < entry.end && entry.start < start + durationOf(rules));
+        if (inRange && inTime && !away && !host.busy.some((busy) => conflicts(rules, start, busy))) starts.add(start);
       }
     }
   }
@@ -385,6 +400,80 @@ describe('computeSlots properties', () => {
         expect(computeSlots(moved)).toEqual(computeSlots(query));
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('an out-of-office entry over whole local dates blocks exactly like unavailable overrides there, in every zone', () => {
+    fc.assert(
+      fc.property(scenario(ALL_TYPES), fc.array(fc.boolean(), { minLength: 7, maxLength: 7 }), (query, away) => {
+        // The host-local dates the scenario may touch (see scenario): an entry from one local midnight to the next,
+        // merged over consecutive dates, against an unavailable override on each of those dates.
+        const dates = Array.from({ length: 7 }, (_, index) => addDays(query.range.startDate, index - 2)).filter((_, index) => away[index]);
+        const asOverrides: SlotQuery = {
+          ...query,
+          hosts: query.hosts.map((host) => ({
+            ...host,
+            outOfOffice: [],
+            overrides: { ...host.overrides, ...Object.fromEntries(dates.map((date) => [date, { type: 'unavailable' as const }])) },
+          })),
+        };
+        const asEntries: SlotQuery = {
+          ...query,
+          hosts: query.hosts.map((host) => {
+            const zone = host.schedule?.timezone ?? 'UTC';
+            return {
+              ...host,
+              outOfOffice: dates.map((date) => ({ start: dayStartInstant(date, zone), end: dayStartInstant(addDays(date, 1), zone) })),
+            };
+          }),
+        };
+        expect(computeSlots(asEntries)).toEqual(computeSlots(asOverrides));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('with a stand-in, an absent host’s slots are the stand-in’s own during the absence (brute force), and explainStart agrees', () => {
+    const withStandIn = scenario(['one_on_one', 'round_robin', 'collective']).chain((query) => {
+      const origin = Date.parse(`${query.range.startDate}T00:00:00Z`);
+      const dates: string[] = [];
+      for (let date = addDays(query.range.startDate, -2); date <= addDays(query.range.endDate, 2); date = addDays(date, 1))
+        dates.push(date);
+      return fc
+        .record({
+          standIn: hostArb('usr_r', dates, origin),
+          redirected: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+        })
+        .map(({ standIn, redirected }): SlotQuery => ({
+          ...query,
+          standIns: [standIn],
+          hosts: query.hosts.map((host) => ({
+            ...host,
+            outOfOffice: (host.outOfOffice ?? []).map((entry, index) => ({
+              ...entry,
+              redirectToUserId: redirected[index] ? 'usr_r' : null,
+            })),
+          })),
+        }));
+    });
+    fc.assert(
+      fc.property(withStandIn, (query) => {
+        const slots = computeSlots(query);
+        if (query.rules.schedulingType === 'one_on_one') {
+          const host = query.hosts[0];
+          const standIn = query.standIns![0];
+          const entries = (host.outOfOffice ?? []).filter((entry) => entry.redirectToUserId);
+          const during = (start: number): boolean =>
+            entries.some((entry) => start < entry.end && entry.start < start + durationOf(query.rules));
+          const expected = new Map<number, string>(oracleStarts(query, host).map((start) => [start, host.userId]));
+          for (const start of oracleStarts(query, standIn)) if (during(start) && !expected.has(start)) expected.set(start, standIn.userId);
+          expect(slots.map((slot) => [slot.start, slot.hostUserId])).toEqual([...expected].sort((a, b) => a[0] - b[0]));
+        }
+        for (const slot of slots) {
+          expect(explainStart(query, slot.start)).toMatchObject({ available: true, hostUserId: slot.hostUserId });
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 

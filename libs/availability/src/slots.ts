@@ -1,6 +1,6 @@
 import { DAY_MS, HOUR_MS, MINUTE_MS, addDays } from './calendar.js';
 import type { EventTypeRules, HostAvailability, Slot, SlotQuery, StartQuery, UnavailableReason } from './types.js';
-import { prepareHost } from './windows.js';
+import { prepareHost, standInAt } from './windows.js';
 import type { HostDay, PreparedHost, ZoneDaysCache } from './windows.js';
 import { dayStartInstant } from './zoned-time.js';
 
@@ -49,6 +49,7 @@ export function evaluateHostStart(
   if (start < engine.earliest) return 'minimum_notice';
   if (start > engine.latest) return 'outside_booking_window';
   if (gridDay === undefined) return 'outside_availability';
+  if (host.outOfOffice.isBlocked(start)) return 'out_of_office';
   if (host.busy.isBlocked(start)) return 'already_booked';
   const seated = host.seats.refusal(start);
   if (seated === 'already_booked') return seated;
@@ -56,6 +57,8 @@ export function evaluateHostStart(
   if (host.calendarBusy.isBlocked(start)) return 'calendar_conflict';
   // The daily cap counts distinct starts: another seat of a start already taken adds none.
   if (gridDay.capReached && host.seats.takenAt(start) === 0) return 'daily_limit_reached';
+  // Likewise the host's own limits across event types: another seat of a start already counted adds none.
+  if (gridDay.limitReached && host.seats.takenAt(start) === 0) return 'host_limit_reached';
   return null;
 }
 
@@ -99,15 +102,60 @@ export function computeSlots(query: SlotQuery): Slot[] {
 
   const zoneCache: ZoneDaysCache = new Map();
   const hosts = participants(query).map(({ userId, host }) => prepareHost(userId, host, engine.rules, from, to, zoneCache));
-  const starts = hosts.map((host) => freeStarts(engine, host, from, to));
+  const standIn = standIns(query, (userId, host) => prepareHost(userId, host, engine.rules, from, to, zoneCache));
+  const lists = hosts.map((host) => hostStarts(engine, host, from, to, standIn));
+  const starts = lists.map((list) => list.starts);
   switch (engine.rules.schedulingType) {
     case 'one_on_one':
-      return hosts.length === 0 ? [] : toSlots(engine, starts[0], hosts);
+      return hosts.length === 0 ? [] : toSlots(engine, starts[0], hosts, lists[0]);
     case 'round_robin':
-      return roundRobin(engine, hosts, starts);
+      return roundRobin(engine, hosts, lists);
     case 'collective':
-      return hosts.length === 0 ? [] : toSlots(engine, intersect(starts), hosts);
+      return hosts.length === 0 ? [] : toSlots(engine, intersect(starts), hosts, lists[0]);
   }
+}
+
+/** A host's free starts, and who takes those that fall in a redirected absence (its stand-in). */
+interface HostStarts {
+  readonly starts: number[];
+  readonly standIns: ReadonlyMap<number, string>;
+}
+
+/**
+ * The stand-ins' prepared availability by user id, each prepared once: from `query.standIns`, or a host's own when
+ * the stand-in is a host too; a member with no availability given offers nothing.
+ */
+export function standIns(
+  query: StartQuery,
+  prepare: (userId: string, host: HostAvailability | undefined) => PreparedHost,
+): (userId: string) => PreparedHost {
+  const given = new Map([...query.hosts, ...(query.standIns ?? [])].map((host) => [host.userId, host]));
+  const prepared = new Map<string, PreparedHost>();
+  return (userId) => {
+    let host = prepared.get(userId);
+    if (host === undefined) {
+      host = prepare(userId, given.get(userId));
+      prepared.set(userId, host);
+    }
+    return host;
+  };
+}
+
+/**
+ * The host's own free starts (none overlaps an absence) and, during its absences with a stand-in, the stand-in's own
+ * free starts whose meeting overlaps that absence, judged on the stand-in's availability alone.
+ */
+function hostStarts(engine: Engine, host: PreparedHost, from: number, to: number, standIn: (userId: string) => PreparedHost): HostStarts {
+  const own = freeStarts(engine, host, from, to);
+  if (host.redirects.length === 0) return { starts: own, standIns: new Map() };
+  const taken = new Map<number, string>();
+  for (const userId of new Set(host.redirects.map((redirect) => redirect.userId))) {
+    for (const start of freeStarts(engine, standIn(userId), from, to)) {
+      if (!taken.has(start) && standInAt(host, start, engine.duration) === userId) taken.set(start, userId);
+    }
+  }
+  if (taken.size === 0) return { starts: own, standIns: taken };
+  return { starts: [...new Set([...own, ...taken.keys()])].sort((a, b) => a - b), standIns: taken };
 }
 
 /** The host's own slot starts in [from, to], ascending and unique. */
@@ -129,15 +177,22 @@ function freeStarts(engine: Engine, host: PreparedHost, from: number, to: number
   return ordered ? starts : [...new Set(starts)].sort((a, b) => a - b);
 }
 
-/** Slots of the first host (one on one, collective), with the seats left at every host when seated. */
-function toSlots(engine: Engine, starts: readonly number[], hosts: readonly PreparedHost[]): Slot[] {
-  const hostUserId = hosts[0].userId;
-  if ((engine.rules.seatsPerSlot ?? null) === null) return starts.map((start) => ({ start, end: start + engine.duration, hostUserId }));
-  return starts.map((start) => ({ start, end: start + engine.duration, hostUserId, seatsRemaining: seatsRemaining(engine, hosts, start) }));
+/** Slots of the first host or its stand-in (one on one, collective), with the seats left at every host when seated. */
+function toSlots(engine: Engine, starts: readonly number[], hosts: readonly PreparedHost[], first: HostStarts): Slot[] {
+  const hostOf = (start: number): string => first.standIns.get(start) ?? hosts[0].userId;
+  if ((engine.rules.seatsPerSlot ?? null) === null)
+    return starts.map((start) => ({ start, end: start + engine.duration, hostUserId: hostOf(start) }));
+  return starts.map((start) => ({
+    start,
+    end: start + engine.duration,
+    hostUserId: hostOf(start),
+    seatsRemaining: seatsRemaining(engine, hosts, start),
+  }));
 }
 
 /** k-way merge of the hosts' sorted starts; at each start the first free host in preference order wins. */
-function roundRobin(engine: Engine, hosts: readonly PreparedHost[], starts: readonly number[][]): Slot[] {
+function roundRobin(engine: Engine, hosts: readonly PreparedHost[], lists: readonly HostStarts[]): Slot[] {
+  const starts = lists.map((list) => list.starts);
   const order = roundRobinOrder(hosts);
   const heads = hosts.map(() => 0);
   const slots: Slot[] = [];
@@ -160,7 +215,7 @@ function roundRobin(engine: Engine, hosts: readonly PreparedHost[], starts: read
     slots.push({
       start: next,
       end: next + engine.duration,
-      hostUserId: hosts[chosen].userId,
+      hostUserId: lists[chosen].standIns.get(next) ?? hosts[chosen].userId,
       ...(seats === undefined ? {} : { seatsRemaining: seats }),
     });
   }

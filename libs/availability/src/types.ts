@@ -1,3 +1,5 @@
+import type { HostLimitLoad } from './host-limits.js';
+
 /** Instants are epoch milliseconds throughout; dates are ISO 'YYYY-MM-DD'; times are 'HH:MM'. */
 
 export type SchedulingType = 'one_on_one' | 'round_robin' | 'collective';
@@ -78,6 +80,17 @@ export interface ExternalBusy {
   readonly end: number;
 }
 
+/** An absence of the host, [start, end) in epoch ms. */
+export interface OutOfOfficeInterval {
+  readonly start: number;
+  readonly end: number;
+  /**
+   * The member who takes the host's place during the absence: a start whose meeting overlaps it is judged on that
+   * member's availability (`SlotQuery.standIns`) and given to that member. Absent or null: nobody does.
+   */
+  readonly redirectToUserId?: string | null;
+}
+
 export interface HostAvailability {
   readonly userId: string;
   /** null: the host has no availability at all. */
@@ -91,10 +104,17 @@ export interface HostAvailability {
   readonly seats?: readonly SeatedStart[];
   /** Busy times read from the host's connected calendars (api-rules.md § Calendars); none when absent. */
   readonly externalBusy?: readonly ExternalBusy[];
+  /**
+   * The host's out-of-office entries (api-rules.md § Out of office): no meeting of the host may overlap one, like an
+   * unavailable date override but to the millisecond and in no zone in particular; buffers do not reach into them.
+   */
+  readonly outOfOffice?: readonly OutOfOfficeInterval[];
   /** This event type's confirmed/pending bookings per local date of the schedule's zone; see countByLocalDate. */
   readonly bookingsPerDate: Readonly<Record<string, number>>;
   /** Creation time of the host's latest confirmed/pending booking of this event type. */
   readonly lastBookedAt: number | null;
+  /** The host's booking limits across event types and what they count (contract § 17); none when absent. */
+  readonly bookingLimits?: HostLimitLoad | null;
 }
 
 /** Inclusive local dates in `timeZone`, which may differ from every host's zone. */
@@ -107,6 +127,8 @@ export interface DateRange {
 export interface SlotQuery {
   readonly rules: EventTypeRules;
   readonly hosts: readonly HostAvailability[];
+  /** The availability of the members hosts' absences redirect to (who need not be hosts); none when absent. */
+  readonly standIns?: readonly HostAvailability[];
   readonly now: number;
   readonly range: DateRange;
 }
@@ -127,14 +149,22 @@ export const UNAVAILABLE_REASONS = [
   'minimum_notice',
   'outside_booking_window',
   'outside_availability',
+  'out_of_office',
   'already_booked',
   'held',
   'calendar_conflict',
   'daily_limit_reached',
+  'host_limit_reached',
 ] as const;
 
 export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
 
 export type StartVerdict =
-  | { readonly available: true; readonly hostUserId: string; readonly seatsRemaining?: number }
+  | {
+      readonly available: true;
+      readonly hostUserId: string;
+      readonly seatsRemaining?: number;
+      /** Collective only: every host the booking occupies, in hostUserIds order, a stand-in in an absent host's place. */
+      readonly hostUserIds?: readonly string[];
+    }
   | { readonly available: false; readonly reason: UnavailableReason };

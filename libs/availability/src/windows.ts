@@ -1,5 +1,6 @@
 import { BusyIndex } from './busy.js';
 import { SeatIndex } from './seats.js';
+import { countLoadWithin, limitReachedOn, mondayOf } from './host-limits.js';
 import { dayOfWeek, epochDayToIsoDate, parseWallTime } from './calendar.js';
 import type { BusyInterval, DateOverride, EventTypeRules, ExternalBusy, HostAvailability, TimeWindow, WeeklySchedule } from './types.js';
 import { ZoneDays } from './zone-days.js';
@@ -14,6 +15,8 @@ export interface HostDay {
   /** Sorted by start; empty windows (e.g. both ends in one DST gap) are dropped. */
   readonly windows: readonly InstantWindow[];
   readonly capReached: boolean;
+  /** The host's own booking limits (contract § 17) leave no new start on this date. */
+  readonly limitReached: boolean;
 }
 
 /** One host made ready for a span of instants: its local days as instant windows, and its busy index. */
@@ -29,6 +32,10 @@ export interface PreparedHost {
   readonly calendarBusy: BusyIndex;
   /** The host's seated starts of this event type (api-rules.md § Seats and series). */
   readonly seats: SeatIndex;
+  /** The host's out-of-office entries: a start is blocked when its meeting (no buffers) overlaps one. */
+  readonly outOfOffice: BusyIndex;
+  /** The entries with a stand-in (`redirectToUserId`), by start. */
+  readonly redirects: readonly { readonly start: number; readonly end: number; readonly userId: string }[];
 }
 
 /** Local windows as [start, end) in ms since local midnight; end may be a full day. */
@@ -54,10 +61,28 @@ export function prepareHost(
   if (host === undefined || schedule === null) {
     const none = BusyIndex.build([], rules, from, to);
     const noSeats = SeatIndex.build([], rules, from, to);
-    return { userId, lastBookedAt, days: [], zoneDays: null, busy: none, held: none, calendarBusy: none, seats: noSeats };
+    return {
+      userId,
+      lastBookedAt,
+      days: [],
+      zoneDays: null,
+      busy: none,
+      held: none,
+      calendarBusy: none,
+      seats: noSeats,
+      outOfOffice: none,
+      // Without hours of its own the host is still stood in for during its absences.
+      redirects: host === undefined ? [] : redirectsOf(host),
+    };
   }
   const zoneDays = zoneDaysFor(schedule.timezone, from, to, zoneCache);
   const weekly = parseWeekly(schedule);
+  const limits = host.bookingLimits ?? null;
+  // Whole Monday-to-Sunday weeks around the days asked about, so every counted start lands in its local day.
+  const load =
+    limits === null
+      ? null
+      : countLoadWithin(limits.starts, ZoneDays.build(schedule.timezone, mondayOf(zoneDays.firstDay), mondayOf(zoneDays.lastDay) + 6));
   const days: HostDay[] = [];
   for (let day = zoneDays.firstDay; day <= zoneDays.lastDay; day++) {
     const date = epochDayToIsoDate(day);
@@ -66,6 +91,7 @@ export function prepareHost(
       date,
       windows: toInstantWindows(zoneDays, day, wallWindows),
       capReached: rules.maxBookingsPerDay !== null && (host.bookingsPerDate[date] ?? 0) >= rules.maxBookingsPerDay,
+      limitReached: limits !== null && load !== null && limitReachedOn(limits, load, day),
     });
   }
   return {
@@ -77,7 +103,26 @@ export function prepareHost(
     held: BusyIndex.build(host.held ?? [], rules, from, to),
     calendarBusy: BusyIndex.build(withoutBuffers(host.externalBusy ?? []), rules, from, to),
     seats: SeatIndex.build(host.seats ?? [], rules, from, to),
+    outOfOffice: BusyIndex.build(
+      withoutBuffers(host.outOfOffice ?? []),
+      { ...rules, bufferBeforeMinutes: 0, bufferAfterMinutes: 0 },
+      from,
+      to,
+    ),
+    redirects: redirectsOf(host),
   };
+}
+
+/** The stand-in for a meeting at `start` (its meeting overlapping an entry with one), or undefined. */
+export function standInAt(host: PreparedHost, start: number, duration: number): string | undefined {
+  for (const redirect of host.redirects) if (start < redirect.end && redirect.start < start + duration) return redirect.userId;
+  return undefined;
+}
+
+function redirectsOf(host: HostAvailability): PreparedHost['redirects'] {
+  return (host.outOfOffice ?? [])
+    .flatMap(({ start, end, redirectToUserId }) => (redirectToUserId ? [{ start, end, userId: redirectToUserId }] : []))
+    .sort((a, b) => a.start - b.start);
 }
 
 function withoutBuffers(external: readonly ExternalBusy[]): BusyInterval[] {

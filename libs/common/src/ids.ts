@@ -45,6 +45,7 @@ export const ID_PREFIXES = [
   'calw',
   'hld',
   'ser',
+  'ooo',
   'aud',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];

@@ -113,6 +113,8 @@ function draftOf(existing?: EventType): Draft {
     seatsPerSlot: existing.seatsPerSlot,
     recurrence: existing.recurrence ?? null,
     reminders: existing.reminders,
+    attendeeCancellation: existing.attendeeCancellation,
+    attendeeRescheduling: existing.attendeeRescheduling,
     holdMinutes: existing.holdMinutes,
     questions: existing.questions,
   };
@@ -298,6 +300,24 @@ function EventTypeForm({ existing, onSaved, onCancel }: { existing?: EventType; 
         )}
       </details>
       <RemindersFields reminders={draft.reminders ?? []} problem={problem} onChange={(reminders) => set({ reminders })} />
+      <details open={Boolean(draft.attendeeCancellation?.noticeMinutes || draft.attendeeRescheduling?.noticeMinutes)}>
+        <summary>Attendee changes</summary>
+        <p class="hint">What the attendee may still change with the links of their mail; hosts can always cancel and reschedule.</p>
+        <ChangePolicyFields
+          change="cancellation"
+          label="cancel"
+          policy={draft.attendeeCancellation}
+          problem={problem}
+          onChange={(attendeeCancellation) => set({ attendeeCancellation })}
+        />
+        <ChangePolicyFields
+          change="rescheduling"
+          label="reschedule"
+          policy={draft.attendeeRescheduling}
+          problem={problem}
+          onChange={(attendeeRescheduling) => set({ attendeeRescheduling })}
+        />
+      </details>
       <details open={Boolean(draft.questions?.length)}>
         <summary>Booking form: questions and hold time</summary>
         <NumberField
@@ -337,6 +357,53 @@ function beforeText(minutes: number): string {
   ] as const;
   const said = parts.filter(([n]) => n > 0).map(([n, unit]) => `${n} ${unit}${n === 1 ? '' : 's'}`);
   return `${said.join(' ')} before the start`;
+}
+
+type ChangePolicy = EventType['attendeeCancellation'];
+
+/** One attendee change policy (api-rules.md § Scheduling policies): allowed at all, and the notice it needs. */
+function ChangePolicyFields({
+  change,
+  label,
+  policy,
+  problem,
+  onChange,
+}: {
+  change: 'cancellation' | 'rescheduling';
+  label: string;
+  policy: Partial<ChangePolicy> | undefined;
+  problem: FormProblem | null;
+  onChange: (policy: ChangePolicy) => void;
+}): JSX.Element {
+  const current: ChangePolicy = { allowed: policy?.allowed ?? true, noticeMinutes: policy?.noticeMinutes ?? 0 };
+  const name = change === 'cancellation' ? 'attendeeCancellation' : 'attendeeRescheduling';
+  return (
+    <>
+      <label class="check">
+        <input type="checkbox" checked={current.allowed} onChange={(e) => onChange({ ...current, allowed: checked(e) })} />
+        Attendees may {label}
+      </label>
+      <Field
+        label={`Notice to ${label} (minutes)`}
+        name={`${name}.noticeMinutes`}
+        problem={problem}
+        hint="0 to 43,200 (30 days): refused when less time remains before the start"
+      >
+        {(props) => (
+          <input
+            {...props}
+            type="number"
+            inputMode="numeric"
+            min={0}
+            max={43200}
+            value={current.noticeMinutes}
+            disabled={!current.allowed}
+            onInput={(e) => onChange({ ...current, noticeMinutes: Number(inputValue(e) || 0) })}
+          />
+        )}
+      </Field>
+    </>
+  );
 }
 
 /** The event type's reminders (api-rules.md § Reminders): up to five, each with its time and who gets it. */

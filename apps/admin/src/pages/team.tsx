@@ -36,6 +36,10 @@ export function TeamPage(): JSX.Element {
     if (!window.confirm(`Remove ${member.email}?`)) return Promise.resolve();
     return act(() => unwrap(api.DELETE('/v1/organizations/{orgId}/members/{id}', { params: { path: { orgId, id: member.id } } })));
   };
+  const setLimits = (member: Member, bookingLimits: Limits | null): Promise<void> =>
+    act(() =>
+      unwrap(api.PATCH('/v1/organizations/{orgId}/members/{id}', { params: { path: { orgId, id: member.id } }, body: { bookingLimits } })),
+    );
   const manageable = (member: Member): boolean => isAdmin && member.id !== me.member.id && (isOwner || member.role !== 'owner');
 
   return (
@@ -45,7 +49,10 @@ export function TeamPage(): JSX.Element {
       <FormAlert problem={rowProblem} />
       <Show loaded={members} isEmpty={(data) => data.length === 0}>
         {(data) => (
-          <Table caption="Members and invitations" columns={['Member', 'Role', 'Status', 'Since', ...(isAdmin ? ['Actions'] : [])]}>
+          <Table
+            caption="Members and invitations"
+            columns={['Member', 'Role', 'Status', 'Since', 'Booking limits', ...(isAdmin ? ['Actions'] : [])]}
+          >
             {data.map((member) => (
               <tr key={member.id}>
                 <td>
@@ -70,6 +77,13 @@ export function TeamPage(): JSX.Element {
                 </td>
                 <td>{member.status}</td>
                 <td>{formatDateTime(member.joinedAt ?? member.invitedAt, timeZone)}</td>
+                <td>
+                  {isAdmin ? (
+                    <LimitsForm member={member} onSave={(limits) => setLimits(member, limits)} />
+                  ) : (
+                    limitsText(member.bookingLimits)
+                  )}
+                </td>
                 {isAdmin && (
                   <td>
                     {manageable(member) && (
@@ -85,6 +99,57 @@ export function TeamPage(): JSX.Element {
         )}
       </Show>
     </section>
+  );
+}
+
+type Limits = { perDay: number | null; perWeek: number | null };
+
+/** "2 a day, 8 a week", or "none". */
+function limitsText(limits: Member['bookingLimits']): string {
+  if (!limits) return 'none';
+  const parts = [limits.perDay !== null && `${limits.perDay} a day`, limits.perWeek !== null && `${limits.perWeek} a week`];
+  return parts.filter(Boolean).join(', ') || 'none';
+}
+
+/**
+ * A member's booking limits across every event type (api-rules.md § Scheduling policies): per day 1..100 and per week
+ * 1..500 in the member's schedule zone; empty for none.
+ */
+function LimitsForm({ member, onSave }: { member: Member; onSave: (limits: Limits | null) => Promise<void> }): JSX.Element {
+  const [perDay, setPerDay] = useState(member.bookingLimits?.perDay?.toString() ?? '');
+  const [perWeek, setPerWeek] = useState(member.bookingLimits?.perWeek?.toString() ?? '');
+  const numberOrNull = (text: string): number | null => (text.trim() === '' ? null : Number(text));
+  const save = (event: Event): void => {
+    event.preventDefault();
+    const limits = { perDay: numberOrNull(perDay), perWeek: numberOrNull(perWeek) };
+    void onSave(limits.perDay === null && limits.perWeek === null ? null : limits);
+  };
+  return (
+    <form class="inline" onSubmit={save} aria-label={`Booking limits of ${member.email}`}>
+      <input
+        type="number"
+        inputMode="numeric"
+        min={1}
+        max={100}
+        placeholder="per day"
+        aria-label={`Bookings per day of ${member.email}`}
+        value={perDay}
+        onInput={(e) => setPerDay(inputValue(e))}
+      />
+      <input
+        type="number"
+        inputMode="numeric"
+        min={1}
+        max={500}
+        placeholder="per week"
+        aria-label={`Bookings per week of ${member.email}`}
+        value={perWeek}
+        onInput={(e) => setPerWeek(inputValue(e))}
+      />
+      <button type="submit" class="secondary">
+        Save
+      </button>
+    </form>
   );
 }
 

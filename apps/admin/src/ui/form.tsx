@@ -14,10 +14,12 @@ const SLOT_REASONS: Record<Schemas['CheckResponse']['reason'] & string, string> 
   minimum_notice: 'that is sooner than the event type’s minimum notice',
   outside_booking_window: 'that is further ahead than the event type’s booking window',
   outside_availability: 'that is outside the host’s available hours',
+  out_of_office: 'the host is out of office then',
   already_booked: 'that time is already booked',
   held: 'someone is holding that time while they book it',
   calendar_conflict: 'the host is busy then in their own calendar',
   daily_limit_reached: 'the host’s bookings for that day are full',
+  host_limit_reached: 'the host has reached their booking limit for that day or week',
 };
 
 export function problemOf(error: unknown): FormProblem {

@@ -78,6 +78,7 @@ const TABLE_OWNERS: Record<string, string> = {
   calendar_writes: 'calendars',
   booking_feeds: 'calendar-feeds',
   calendar_busy_times: 'calendars',
+  out_of_office_entries: 'out-of-office',
 };
 
 /**

@@ -10,6 +10,10 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'team', description: 'The organization, its members and invitations' },
   { name: 'event-types', description: 'What can be booked: duration, buffers, limits, hosts' },
   { name: 'availability', description: 'Weekly schedules, date overrides and bookable slots' },
+  {
+    name: 'out-of-office',
+    description: 'Members’ absences: busy time that blocks their slots, an optional stand-in, the bookings to reassign',
+  },
   { name: 'bookings', description: 'Book, list, cancel, reschedule, confirm and decline; idempotent creation' },
   {
     name: 'public',
@@ -144,8 +148,34 @@ function closeInlineObjects(schema: SchemaObject, rule: SchemaObject | undefined
   }
 }
 
+/** Bodies whose fields are each optional but one at least is needed (the decorators cannot say `minProperties`). */
+const AT_LEAST_ONE_FIELD = ['UpdateMemberDto'];
+/**
+ * A route whose last segment is a wildcard (`*`, for a parameter longer than the router's 100-character cap) comes out
+ * as `{path}` with a parameter `*`: named as the operation's own documented path parameter instead.
+ */
+function namedWildcards(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!path.endsWith('/{path}')) continue;
+    let name: string | undefined;
+    for (const method of METHODS) {
+      const operation = (item as PathItemObject)[method];
+      if (!operation) continue;
+      const parameters = (operation.parameters ?? []).filter((p): p is ParameterObject => !isReference(p));
+      operation.parameters = parameters.filter(
+        (parameter) => !(parameter.in === 'path' && (parameter.name === '*' || parameter.name === 'path')),
+      );
+      name = parameters.find((parameter) => parameter.in === 'path' && parameter.name !== '*' && parameter.name !== 'path')?.name;
+    }
+    if (name === undefined) continue;
+    delete document.paths[path];
+    document.paths[`${path.slice(0, -'{path}'.length)}{${name}}`] = item;
+  }
+}
+
 /** What the decorators cannot say, or say loosely, made exact for client generators. */
 export function refineDocument(document: OpenAPIObject): OpenAPIObject {
+  namedWildcards(document);
   const rules = validationSchemas();
   const schemas = document.components?.schemas ?? {};
   for (const [name, schema] of Object.entries(schemas)) {
@@ -155,6 +185,7 @@ export function refineDocument(document: OpenAPIObject): OpenAPIObject {
     }
     nullableEnums(schemas[name]);
     singleReferences(schemas[name]);
+    if (AT_LEAST_ONE_FIELD.includes(name) && !isReference(schemas[name])) (schemas[name] as SchemaObject).minProperties = 1;
   }
   for (const [path, , operation] of operations(document)) {
     refineCookie(operation);

@@ -29,6 +29,8 @@ import { ReminderLeaseQueue1795714333835 } from './1795714333835-ReminderLeaseQu
 import { OutboxLeaseQueue1795719072494 } from './1795719072494-OutboxLeaseQueue.js';
 import { AttendeeErasure1795720000000 } from './1795720000000-AttendeeErasure.js';
 import { AuditLog1795800000000 } from './1795800000000-AuditLog.js';
+import { OutOfOffice1795810000000 } from './1795810000000-OutOfOffice.js';
+import { SchedulingPolicies1795820000000 } from './1795820000000-SchedulingPolicies.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -65,4 +67,6 @@ export const MIGRATIONS = [
   OutboxLeaseQueue1795719072494,
   AttendeeErasure1795720000000,
   AuditLog1795800000000,
+  OutOfOffice1795810000000,
+  SchedulingPolicies1795820000000,
 ];

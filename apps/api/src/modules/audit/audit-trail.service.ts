@@ -39,6 +39,7 @@ const RESOURCE_PREFIXES = new Map<string, string>([
   ['calendar', 'cal'],
   ['hold', 'hld'],
   ['series', 'ser'],
+  ['out_of_office', 'ooo'],
 ]);
 
 /** One write request's entry while it runs: what the route declared, what the request showed, what services added. */

@@ -49,7 +49,8 @@ export class AvailabilityController {
     description:
       'True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, ' +
       'outside_booking_window, outside_availability, already_booked, held (someone holds that time: POST /holds), calendar_conflict (busy in one of the host’s connected ' +
-      'calendars) or daily_limit_reached. 409 EVENT_TYPE_INACTIVE for a deleted event type.',
+      'calendars), daily_limit_reached (the event type’s cap) or host_limit_reached (the host’s own booking limits across event ' +
+      'types, PATCH /organizations/:orgId/members/:id). 409 EVENT_TYPE_INACTIVE for a deleted event type.',
   })
   @ApiResponse({ status: 200, type: CheckResponse })
   @ApiErrors(400, 401, 403, 404, 409)

@@ -18,7 +18,7 @@ import fastJson from 'fast-json-stringify';
 import { AppError, Clock, Principal, daysBetween, isIanaTimeZone, tenantScope, type TenantScope } from '@app/common';
 import { type EventTypeDetails, EventTypesService, schedulingDetailsOf } from '../event-types/index.js';
 import { AvailabilityCache, type ContentEncoding } from './availability-cache.service.js';
-import { type BusyRow, type HostOverride, type HostSchedule, SlotReadModel } from './slot.read-model.js';
+import { type BusyRow, type HostData, type HostLimitRow, type HostOverride, type HostSchedule, SlotReadModel } from './slot.read-model.js';
 import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -28,6 +28,8 @@ const DAY_MS = 86_400_000;
  * about a day past any instant in it, so the per-date booking counts need the whole of that date too.
  */
 const LOAD_MARGIN_MS = 2 * DAY_MS;
+/** How far around the requested starts the hosts' booking limits count: the whole local Monday-to-Sunday week of each. */
+const LIMITS_MARGIN_MS = 8 * DAY_MS;
 
 /** The body of GET /availability, compiled once from its schema (SlotsResponse). */
 const serializeSlots = fastJson({
@@ -140,7 +142,9 @@ function hostAvailability(
   overrides: readonly HostOverride[],
   busy: readonly BusyRow[],
   external: readonly { start: number; end: number }[],
+  outOfOffice: readonly { start: number; end: number; redirectToUserId: string | null }[],
   lastBookedAt: number | undefined,
+  limits: HostLimitRow | undefined,
 ): HostAvailability {
   const byDate: Record<string, DateOverride> = {};
   for (const override of overrides) {
@@ -184,9 +188,37 @@ function hostAvailability(
       holdExpiries: group!.holdExpiries,
     })),
     externalBusy: external.map(({ start, end }) => ({ start, end })),
+    outOfOffice: outOfOffice.map(({ start, end, redirectToUserId }) => ({ start, end, redirectToUserId })),
     bookingsPerDate: schedule && ownStarts.length > 0 ? countByLocalDate(ownStarts, schedule.timezone) : {},
     lastBookedAt: lastBookedAt ?? null,
+    bookingLimits: limits
+      ? { perDay: limits.perDay, perWeek: limits.perWeek, starts: limits.starts, holdExpiries: limits.holdExpiries }
+      : null,
   };
+}
+
+/** The engine's view of each of these users, from one read of their data. */
+function hostsOf(userIds: readonly string[], eventTypeId: string, rules: EventTypeRules, data: HostData): HostAvailability[] {
+  const scheduleOf = new Map(data.schedules.map((schedule) => [schedule.userId, schedule]));
+  const overridesOf = groupBy(data.overrides, (override) => override.userId);
+  const busyOf = groupBy(data.busy, (row) => row.hostUserId);
+  const externalOf = groupBy(data.external, (row) => row.hostUserId);
+  const outOfOfficeOf = groupBy(data.outOfOffice, (row) => row.hostUserId);
+  const limitsOf = new Map(data.limits.map((row) => [row.hostUserId, row]));
+  return userIds.map((userId) =>
+    hostAvailability(
+      userId,
+      eventTypeId,
+      rules,
+      scheduleOf.get(userId),
+      overridesOf.get(userId) ?? [],
+      busyOf.get(userId) ?? [],
+      externalOf.get(userId) ?? [],
+      outOfOfficeOf.get(userId) ?? [],
+      data.lastBookedAt.get(userId),
+      limitsOf.get(userId),
+    ),
+  );
 }
 
 @Injectable()
@@ -279,7 +311,7 @@ export class AvailabilityService {
     const hostIds = rules.schedulingType === 'one_on_one' ? rules.hostUserIds.slice(0, 1) : [...rules.hostUserIds];
     if (from > to || hostIds.length === 0) return { eventType, query: { rules, now, hosts: [] }, expiredHolds: false };
 
-    const data = await this.slotReadModel.load(scope, hostIds, {
+    const hostQuery = {
       from: from - LOAD_MARGIN_MS,
       to: to + LOAD_MARGIN_MS,
       startDate: isoDateOf(from - LOAD_MARGIN_MS),
@@ -287,24 +319,19 @@ export class AvailabilityService {
       excludeBookingId,
       now,
       lastBookedFor: rules.schedulingType === 'round_robin' ? eventTypeId : null,
-    });
-    const scheduleOf = new Map(data.schedules.map((schedule) => [schedule.userId, schedule]));
-    const overridesOf = groupBy(data.overrides, (override) => override.userId);
-    const busyOf = groupBy(data.busy, (row) => row.hostUserId);
-    const externalOf = groupBy(data.external, (row) => row.hostUserId);
-    const hosts = hostIds.map((userId) =>
-      hostAvailability(
-        userId,
-        eventTypeId,
-        rules,
-        scheduleOf.get(userId),
-        overridesOf.get(userId) ?? [],
-        busyOf.get(userId) ?? [],
-        externalOf.get(userId) ?? [],
-        data.lastBookedAt.get(userId),
-      ),
+      limitsFrom: from - LIMITS_MARGIN_MS,
+      limitsTo: to + LIMITS_MARGIN_MS,
+    };
+    const data = await this.slotReadModel.load(scope, hostIds, hostQuery);
+    const hosts = hostsOf(hostIds, eventTypeId, rules, data);
+    // The stand-ins of the hosts' absences in the window who are no hosts themselves: one more read, only when there are any.
+    const standInIds = [...new Set(data.outOfOffice.flatMap((entry) => (entry.redirectToUserId ? [entry.redirectToUserId] : [])))].filter(
+      (userId) => !hostIds.includes(userId),
     );
-    return { eventType, query: { rules, now, hosts }, expiredHolds: data.expiredHolds };
+    if (standInIds.length === 0) return { eventType, query: { rules, now, hosts }, expiredHolds: data.expiredHolds };
+    const standInData = await this.slotReadModel.load(scope, standInIds, { ...hostQuery, lastBookedFor: null });
+    const standIns = hostsOf(standInIds, eventTypeId, rules, standInData);
+    return { eventType, query: { rules, now, hosts, standIns }, expiredHolds: data.expiredHolds || standInData.expiredHolds };
   }
 
   /**

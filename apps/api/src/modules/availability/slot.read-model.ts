@@ -48,6 +48,18 @@ export interface HostDataQuery {
   now: number;
   /** The event type whose latest booking per host is wanted (round robin), or null to skip it. */
   lastBookedFor: string | null;
+  /** Starts counted toward the hosts' booking limits lie in [limitsFrom, limitsTo), epoch ms (whole local weeks). */
+  limitsFrom: number;
+  limitsTo: number;
+}
+
+/** A host's booking limits (contract § 17) and the starts they count: its bookings and live holds, each start once. */
+export interface HostLimitRow {
+  hostUserId: string;
+  perDay: number | null;
+  perWeek: number | null;
+  starts: number[];
+  holdExpiries: number[];
 }
 
 export interface HostData {
@@ -56,9 +68,13 @@ export interface HostData {
   busy: BusyRow[];
   /** Busy times from the hosts' blocking calendars (api-rules.md § Calendars), both modes. */
   external: { hostUserId: string; start: number; end: number }[];
+  /** The hosts' out-of-office entries overlapping [from, to) (contract § 17), both modes. */
+  outOfOffice: { hostUserId: string; start: number; end: number; redirectToUserId: string | null }[];
   lastBookedAt: Map<string, number>;
   /** Whether any of these hosts has a hold that expired by `now` and is still stored (a writer deletes it first). */
   expiredHolds: boolean;
+  /** The hosts with booking limits, and what they count. */
+  limits: HostLimitRow[];
 }
 
 interface RawHostData {
@@ -66,14 +82,17 @@ interface RawHostData {
   overrides: [string, string, OverrideType, StoredTimeSlot[]][];
   busy: [string, string, number, number, number, number, number | null, boolean, number, number[]][];
   external: [string, number, number][];
+  out_of_office: [string, number, number, string | null][];
   last_booked: [string, number][];
   expired_holds: boolean;
+  limits: [string, { perDay: number | null; perWeek: number | null }, number[], number[]][];
 }
 
 /**
  * Read model of the slot engine's input, owned by the availability module: its own schedules and
  * overrides plus the bookings module's busy time (booking_hosts, bookings) and the calendars module's
- * busy times (calendar_busy_times of blocking calendar_connections), in one statement because it
+ * busy times (calendar_busy_times of blocking calendar_connections) and the out-of-office module's entries
+ * (out_of_office_entries), in one statement because it
  * is the hot path of availability, check, booking and reschedule; and the versions of an event type's
  * hosts (event_type_hosts) for the availability cache. Read-only; each table's owner writes it (the
  * versions are written by triggers). Listed in docs/architecture.md with the other read models.
@@ -99,7 +118,11 @@ export class SlotReadModel {
       `SELECT (SELECT coalesce(sum(v.version), 0)::text
                  FROM availability_versions v
                 WHERE v.organization_id = $1
-                  AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2))
+                  AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2)
+                       -- The stand-ins of the hosts' absences: their availability is offered in the hosts' place.
+                       OR v.subject IN (SELECT 'u:' || x.redirect_to_user_id FROM out_of_office_entries x
+                                          JOIN event_type_hosts h ON h.user_id = x.user_id AND h.event_type_id = $2
+                                         WHERE x.organization_id = $1 AND x.redirect_to_user_id IS NOT NULL))
               ) AS fingerprint,
               (SELECT ${EVENT_TYPE_ROW_JSON_SQL} FROM event_types et WHERE et.id = $2 AND et.organization_id = $1) AS event_type`,
       [scope.organizationId, eventTypeId],
@@ -123,7 +146,16 @@ export class SlotReadModel {
    */
   async load(scope: TenantScope, hostUserIds: readonly string[], query: HostDataQuery): Promise<HostData> {
     if (hostUserIds.length === 0)
-      return { schedules: [], overrides: [], busy: [], external: [], lastBookedAt: new Map(), expiredHolds: false };
+      return {
+        schedules: [],
+        overrides: [],
+        busy: [],
+        external: [],
+        outOfOffice: [],
+        lastBookedAt: new Map(),
+        expiredHolds: false,
+        limits: [],
+      };
     const [row] = await this.tx.prepared<RawHostData>(
       'slot-read-model-load',
       `SELECT
@@ -167,9 +199,29 @@ export class SlotReadModel {
             JOIN calendar_connections cc ON cc.id = cb.connection_id AND cc.blocks_availability
            WHERE cb.organization_id = $1 AND cb.user_id = ANY($2::text[])
              AND cb.ends_at > to_timestamp($6::float8 / 1000) AND cb.starts_at < to_timestamp($7::float8 / 1000)) AS external,
+         (SELECT coalesce(json_agg(json_build_array(
+                   x.user_id, (extract(epoch FROM x.starts_at) * 1000)::bigint, (extract(epoch FROM x.ends_at) * 1000)::bigint,
+                   x.redirect_to_user_id)), '[]')
+            FROM out_of_office_entries x
+           WHERE x.organization_id = $1 AND x.user_id = ANY($2::text[])
+             AND x.ends_at > to_timestamp($6::float8 / 1000) AND x.starts_at < to_timestamp($7::float8 / 1000)) AS out_of_office,
          EXISTS (SELECT 1 FROM booking_hosts bh
                   WHERE bh.status = 'held' AND bh.host_user_id = ANY($2::text[]) AND bh.livemode = $5
-                    AND bh.expires_at <= to_timestamp($10::float8 / 1000)) AS expired_holds`,
+                    AND bh.expires_at <= to_timestamp($10::float8 / 1000)) AS expired_holds,
+         -- Host booking limits (contract § 17): only members with limits; their starts in both local weeks' reach.
+         (SELECT coalesce(json_agg(json_build_array(m.user_id, m.booking_limits, l.starts, l.hold_expiries)), '[]')
+            FROM members m
+            CROSS JOIN LATERAL (
+                  SELECT coalesce(array_agg(DISTINCT (extract(epoch FROM lower(bh.during)) * 1000)::bigint), '{}') AS starts,
+                         coalesce(array_agg((extract(epoch FROM bh.expires_at) * 1000)::bigint) FILTER (WHERE bh.status = 'held'), '{}')
+                           AS hold_expiries
+                    FROM booking_hosts bh
+                   WHERE bh.organization_id = $1 AND bh.host_user_id = m.user_id AND bh.livemode = $5
+                     AND (bh.status IN ${BUSY_STATUSES_SQL} OR (bh.status = 'held' AND bh.expires_at > to_timestamp($10::float8 / 1000)))
+                     AND bh.during && tstzrange(to_timestamp($11::float8 / 1000), to_timestamp($12::float8 / 1000), '[)')
+                     AND lower(bh.during) >= to_timestamp($11::float8 / 1000)
+                     AND ($8::text IS NULL OR bh.booking_id <> $8::text)) l
+           WHERE m.organization_id = $1 AND m.user_id = ANY($2::text[]) AND m.booking_limits IS NOT NULL) AS limits`,
       [
         scope.organizationId,
         hostUserIds,
@@ -181,6 +233,8 @@ export class SlotReadModel {
         query.excludeBookingId,
         query.lastBookedFor,
         query.now,
+        query.limitsFrom,
+        query.limitsTo,
       ],
     );
     return {
@@ -199,8 +253,16 @@ export class SlotReadModel {
         }),
       ),
       external: row.external.map(([hostUserId, start, end]) => ({ hostUserId, start, end })),
+      outOfOffice: row.out_of_office.map(([hostUserId, start, end, redirectToUserId]) => ({ hostUserId, start, end, redirectToUserId })),
       lastBookedAt: new Map(row.last_booked),
       expiredHolds: row.expired_holds,
+      limits: row.limits.map(([hostUserId, limits, starts, holdExpiries]) => ({
+        hostUserId,
+        perDay: limits.perDay ?? null,
+        perWeek: limits.perWeek ?? null,
+        starts,
+        holdExpiries,
+      })),
     };
   }
 }

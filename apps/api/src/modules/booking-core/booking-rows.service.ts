@@ -99,6 +99,11 @@ export class BookingRows {
     return this.repository.setStatus(scope, id, status, changes);
   }
 
+  /** Other hosts for the booking (a reassignment), the primary first; its rows' time and status stay. */
+  replaceHosts(scope: TenantScope, id: string, hostUserIds: readonly string[], at: Date): Promise<void> {
+    return this.repository.replaceHosts(scope, id, hostUserIds, at);
+  }
+
   /** Cancels bookings (one, or a series' occurrence and the following ones) and their hosts' rows, two writes in all. */
   cancelMany(
     scope: TenantScope,

@@ -176,6 +176,29 @@ export class BookingsRepository {
     );
   }
 
+  /**
+   * Gives the booking other hosts (a reassignment): the primary on the booking's row, and its occupancy moved from the
+   * old hosts' rows to the new ones' (same status, time and seat group), in one statement; the exclusion constraint then
+   * refuses a new host who holds the time already.
+   */
+  async replaceHosts(scope: TenantScope, id: string, hostUserIds: readonly string[], at: Date): Promise<void> {
+    await this.tx.write(
+      `WITH updated AS (
+         UPDATE bookings SET host_user_id = $4, updated_at = $5
+          WHERE id = $1 AND organization_id = $2 AND livemode = $3
+         RETURNING id),
+       removed AS (
+         DELETE FROM booking_hosts WHERE booking_id = (SELECT id FROM updated) AND organization_id = $2
+         RETURNING booking_id, organization_id, event_type_id, livemode, status, during, seat_group, expires_at)
+       INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position,
+                                  seat_group, expires_at)
+       SELECT r.booking_id, h.host_user_id, r.organization_id, r.event_type_id, r.livemode, r.status, r.during, $5, h.position,
+              r.seat_group, r.expires_at
+         FROM (SELECT * FROM removed LIMIT 1) r CROSS JOIN unnest($6::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
+      [id, scope.organizationId, scope.livemode, hostUserIds[0], at, [...hostUserIds]],
+    );
+  }
+
   /** Changes a booking's status and its host rows together, so the exclusion constraint sees it at once. */
   async setStatus(
     scope: TenantScope,

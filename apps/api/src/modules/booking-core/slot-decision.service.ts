@@ -8,7 +8,8 @@ import { IdempotencyService, type StoredResponse } from '../idempotency/index.js
 import { BookingsRepository } from './bookings.repository.js';
 import { HostQueue } from './host-queue.js';
 
-export type StartField = 'startTime' | 'newStartTime';
+/** The request field a refusal names: the time asked for, or the host a reassignment asked for. */
+export type StartField = 'startTime' | 'newStartTime' | 'hostUserId';
 
 export function slotUnavailable(field: StartField, reason: string): AppError {
   return new AppError(ErrorCode.SLOT_UNAVAILABLE, 'The requested time cannot be booked', [{ field, message: reason }]);
@@ -26,6 +27,11 @@ export class HostsChanged extends Error {
 }
 
 const DECISION_TRIES = 3;
+
+/** Whom a decision may give the time to: the event type's hosts and the stand-ins of their absences (locked alike). */
+function hostsAndStandIns(query: StartQuery): string[] {
+  return [...query.rules.hostUserIds, ...(query.standIns ?? []).map((host) => host.userId)];
+}
 
 /** A write that takes host locks: whom it queues for and locks, and the field a refused overlap names. */
 export interface HostWrite {
@@ -123,12 +129,12 @@ export class SlotDecisionService {
       { from: start, to: start },
       { excludeBookingId: options.excludeId },
     );
-    this.assertLocked(loaded.query.rules.hostUserIds, locked);
+    this.assertLocked(hostsAndStandIns(loaded.query), locked);
     const verdict = this.verdict(loaded.query, start, options.preferred);
     if (!verdict.available) throw slotUnavailable(options.field, verdict.reason);
     return {
       eventType: loaded.eventType,
-      hostUserIds: this.occupiedHosts(loaded.query, verdict.hostUserId),
+      hostUserIds: verdict.hostUserIds ? [...verdict.hostUserIds] : this.occupiedHosts(loaded.query, verdict.hostUserId),
       expiredHolds: loaded.expiredHolds,
     };
   }

@@ -1,6 +1,7 @@
 import { meetingUrlOf } from './booking-views.js';
 import type { AttendeeBookingView, CancelledBookingView, RescheduledBookingView } from './dto/booking-views.dto.js';
 import type { BookingRecord } from '../booking-core/index.js';
+import { type ChangePolicies, changeDeadlines } from '../event-types/index.js';
 
 /**
  * The attendee's audience (STYLE habit 19; api-rules.md § Browser booking): every answer a publishable key or an attendee's
@@ -10,7 +11,7 @@ import type { BookingRecord } from '../booking-core/index.js';
  */
 
 /** The attendee's own booking; `confirmationToken` only in the answer that creates it. */
-export function attendeeBookingView(booking: BookingRecord, confirmationToken?: string): AttendeeBookingView {
+export function attendeeBookingView(booking: BookingRecord, policies: ChangePolicies, confirmationToken?: string): AttendeeBookingView {
   return {
     id: booking.id,
     eventTypeId: booking.eventTypeId,
@@ -30,6 +31,7 @@ export function attendeeBookingView(booking: BookingRecord, confirmationToken?: 
     meetingUrl: meetingUrlOf(booking.location),
     answers: booking.answers ?? [],
     livemode: booking.livemode,
+    ...changeDeadlines(policies, booking.startsAt),
   };
 }
 
@@ -45,7 +47,11 @@ export function attendeeCancelledView(booking: BookingRecord): CancelledBookingV
 }
 
 /** What a reschedule with the attendee's token answers: the new booking and its new token. */
-export function attendeeRescheduledView(replacement: BookingRecord, confirmationToken: string): RescheduledBookingView {
+export function attendeeRescheduledView(
+  replacement: BookingRecord,
+  confirmationToken: string,
+  policies: ChangePolicies,
+): RescheduledBookingView {
   return {
     id: replacement.id,
     previousBookingId: replacement.previousBookingId!,
@@ -54,5 +60,6 @@ export function attendeeRescheduledView(replacement: BookingRecord, confirmation
     status: replacement.status,
     hostUserId: replacement.hostUserId,
     confirmationToken,
+    ...changeDeadlines(policies, replacement.startsAt),
   };
 }

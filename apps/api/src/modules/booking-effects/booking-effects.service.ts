@@ -39,6 +39,8 @@ interface BookingMailDetails {
   confirmationToken?: string;
   reason?: string | null;
   previousStartsAt?: Date;
+  /** A reassignment's former hosts (mailed too). */
+  previousHostUserIds?: readonly string[];
 }
 
 /**
@@ -163,15 +165,17 @@ export class BookingEffectsService {
     details: BookingMailDetails,
     occurrences?: BookingMailFacts['occurrences'],
   ): Promise<void> {
-    const { hostUserIds, title, confirmationToken, reason, previousStartsAt } = details;
+    const { hostUserIds, title, confirmationToken, reason, previousStartsAt, previousHostUserIds = [] } = details;
     if (!scope.livemode) return;
-    const contacts = await this.team.contactsOf(scope, hostUserIds);
+    const contacts = await this.team.contactsOf(scope, [...hostUserIds, ...previousHostUserIds]);
     const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
+    const previousHosts = previousHostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
     const mails = bookingMails(kind, {
       ...this.mailFacts(booking, title, hosts),
       confirmationToken,
       reason,
       previousStartsAt,
+      ...(previousHosts.length > 0 ? { previousHosts } : {}),
       occurrences,
     });
     await this.enqueue(scope, mails, occurrences?.map((occurrence) => occurrence.bookingId) ?? [booking.id]);

@@ -24,6 +24,8 @@ export interface BookingMailFacts {
   status: 'confirmed' | 'pending' | 'cancelled';
   reason?: string | null;
   previousStartsAt?: Date;
+  /** A reassignment's former hosts: told in a mail of their own (with a CANCEL `.ics`), named in the others. */
+  previousHosts?: Contact[];
   appUrl: string;
   /**
    * A recurring series' occurrences (api-rules.md § Seats and series), the first being the booking above: the mail lists
@@ -32,13 +34,14 @@ export interface BookingMailFacts {
   occurrences?: readonly { bookingId: string; startsAt: Date; endsAt: Date }[];
 }
 
-export type BookingMailKind = 'confirmation' | 'pending' | 'cancellation' | 'reschedule';
+export type BookingMailKind = 'confirmation' | 'pending' | 'cancellation' | 'reschedule' | 'reassignment';
 
 const SUBJECTS: Record<BookingMailKind, (title: string) => string> = {
   confirmation: (title) => `Confirmed: ${title}`,
   pending: (title) => `Requested: ${title} (awaiting confirmation)`,
   cancellation: (title) => `Cancelled: ${title}`,
   reschedule: (title) => `Rescheduled: ${title}`,
+  reassignment: (title) => `New host: ${title}`,
 };
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -99,6 +102,9 @@ function factLines(facts: BookingMailFacts, zone: string): string[] {
     ...(facts.previousStartsAt ? [`Previously: ${when(zone, facts.previousStartsAt)}`] : []),
     ...(facts.location ? [`Where: ${facts.location}`] : []),
     ...(facts.hosts.length > 0 ? [`Hosts: ${facts.hosts.map((host) => host.name ?? host.email).join(', ')}`] : []),
+    ...(facts.previousHosts?.length
+      ? [`Previously hosted by: ${facts.previousHosts.map((host) => host.name ?? host.email).join(', ')}`]
+      : []),
     `Attendee: ${facts.attendee.name ? `${facts.attendee.name} <${facts.attendee.email}>` : facts.attendee.email}`,
     ...(facts.reason ? [`Reason: ${facts.reason}`] : []),
     `Booking: ${facts.bookingId}`,
@@ -134,8 +140,24 @@ export function bookingMails(kind: BookingMailKind, facts: BookingMailFacts): Ou
   const subject = SUBJECTS[kind](facts.title);
   const attendeeMail: OutgoingMail = { to: [facts.attendee.email], subject, ...rendered([...lines, ...tokenLines]), ical: ics };
   const hostEmails = facts.hosts.map((h) => h.email).filter((e) => e !== facts.attendee.email);
-  if (hostEmails.length === 0) return [attendeeMail];
-  return [attendeeMail, { to: hostEmails, subject, ...rendered([...lines, ...answersBlock(facts)]), ical: ics }];
+  const mails =
+    hostEmails.length === 0
+      ? [attendeeMail]
+      : [attendeeMail, { to: hostEmails, subject, ...rendered([...lines, ...answersBlock(facts)]), ical: ics }];
+  // A reassignment's former hosts: the meeting is no longer theirs, their calendars drop it (same UID).
+  const previousEmails = (facts.previousHosts ?? [])
+    .map((h) => h.email)
+    .filter((e) => e !== facts.attendee.email && !hostEmails.includes(e));
+  if (kind === 'reassignment' && previousEmails.length > 0) {
+    const cancel: MailIcal = { method: 'CANCEL', filename: 'invite.ics', content: bookingIcs(facts, ICalCalendarMethod.CANCEL) };
+    mails.push({
+      to: previousEmails,
+      subject: `Reassigned: ${facts.title}`,
+      ...rendered([...lines, '', 'This booking now has another host.']),
+      ical: cancel,
+    });
+  }
+  return mails;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { EventTypeSummary } from '../event-types/index.js';
+import { type ChangePolicies, changeDeadlines, type EventTypeSummary } from '../event-types/index.js';
 import type { BookingDetailView, BookingView, CancelledBookingView, RescheduledBookingView } from './dto/booking-views.dto.js';
 import type { BookingRecord } from '../booking-core/index.js';
 
@@ -20,7 +20,7 @@ function attendeeOf(booking: BookingRecord): BookingView['attendee'] {
  * Entities never leave the service: these build the host's booking shapes (api-rules.md § Bookings). What an attendee's
  * token or a publishable key reaches is built by attendee-views.ts alone.
  */
-export function bookingView(booking: BookingRecord, hostUserIds: readonly string[]): BookingView {
+export function bookingView(booking: BookingRecord, hostUserIds: readonly string[], policies: ChangePolicies): BookingView {
   return {
     id: booking.id,
     eventTypeId: booking.eventTypeId,
@@ -41,6 +41,7 @@ export function bookingView(booking: BookingRecord, hostUserIds: readonly string
     seriesId: booking.seriesId,
     occurrence: booking.occurrence,
     noShow: { attendee: booking.noShowAttendee, host: booking.noShowHost },
+    ...changeDeadlines(policies, booking.startsAt),
   };
 }
 
@@ -61,7 +62,7 @@ export function cancelledView(booking: BookingRecord): CancelledBookingView {
 }
 
 /** The host's reschedule answer: the new booking and its new token for the attendee. */
-export function rescheduledView(replacement: BookingRecord, confirmationToken: string): RescheduledBookingView {
+export function rescheduledView(replacement: BookingRecord, confirmationToken: string, policies: ChangePolicies): RescheduledBookingView {
   return {
     id: replacement.id,
     previousBookingId: replacement.previousBookingId!,
@@ -70,12 +71,13 @@ export function rescheduledView(replacement: BookingRecord, confirmationToken: s
     status: replacement.status,
     hostUserId: replacement.hostUserId,
     confirmationToken,
+    ...changeDeadlines(policies, replacement.startsAt),
   };
 }
 
 export function bookingDetailView(booking: BookingRecord, hostUserIds: readonly string[], eventType: EventTypeSummary): BookingDetailView {
   return {
-    ...bookingView(booking, hostUserIds),
+    ...bookingView(booking, hostUserIds, eventType),
     eventType: { id: eventType.id, title: eventType.title, slug: eventType.slug, durationMinutes: eventType.durationMinutes },
     meetingUrl: meetingUrlOf(booking.location),
     updatedAt: booking.updatedAt.toISOString(),

@@ -54,6 +54,42 @@ export class BookingCounts {
     );
     return row.most;
   }
+
+  /**
+   * For each span (a user's out-of-office entry), the confirmed and pending bookings in the scope's mode the user
+   * hosts whose meeting overlaps it and starts after `now`, by start, at most `limit` each: one statement for a page.
+   */
+  async hostedWithin(
+    scope: TenantScope,
+    spans: readonly { userId: string; startsAt: Date; endsAt: Date }[],
+    now: Date,
+    limit: number,
+  ): Promise<{ id: string; startsAt: Date; status: string }[][]> {
+    if (spans.length === 0) return [];
+    const rows: { i: string; id: string; starts_at: Date; status: string }[] = await this.tx.reads.query(
+      `SELECT s.i, b.id, b.starts_at, b.status
+         FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) WITH ORDINALITY AS s(user_id, starts_at, ends_at, i)
+         JOIN LATERAL (SELECT bh.booking_id FROM booking_hosts bh
+                        WHERE bh.organization_id = $1 AND bh.livemode = $5 AND bh.host_user_id = s.user_id
+                          AND bh.status IN ${BUSY_STATUSES_SQL} AND bh.during && tstzrange(s.starts_at, s.ends_at, '[)')
+                          AND lower(bh.during) > $6
+                        ORDER BY lower(bh.during), bh.booking_id LIMIT $7) h ON true
+         JOIN bookings b ON b.id = h.booking_id
+        ORDER BY s.i, b.starts_at, b.id`,
+      [
+        scope.organizationId,
+        spans.map((span) => span.userId),
+        spans.map((span) => span.startsAt),
+        spans.map((span) => span.endsAt),
+        scope.livemode,
+        now,
+        limit,
+      ],
+    );
+    const lists = spans.map((): { id: string; startsAt: Date; status: string }[] => []);
+    for (const row of rows) lists[Number(row.i) - 1].push({ id: row.id, startsAt: row.starts_at, status: row.status });
+    return lists;
+  }
 }
 
 @Module({ providers: [BookingCounts], exports: [BookingCounts] })

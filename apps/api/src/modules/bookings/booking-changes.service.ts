@@ -10,6 +10,7 @@ import {
   cancelledView,
 } from '../booking-effects/index.js';
 import { BookingRemindersService } from '../booking-reminders/index.js';
+import { assertAttendeeMayChange } from '../event-types/index.js';
 import { BookingActors } from './booking-actors.service.js';
 import {
   BookingResponse,
@@ -43,6 +44,10 @@ export class BookingChangesService {
     return this.tx.transaction(async () => {
       const { scope, booking, hostUserIds, actor } = await this.actors.lockForAction(principal, id, dto.token);
       this.actors.assertChangeable(booking);
+      const summary = await this.effects.summaryOf(scope, booking);
+      // The attendee's token is bound by the event type's current policy (contract § 17); hosts never are.
+      if (actor.by === 'attendee')
+        assertAttendeeMayChange(summary.attendeeCancellation, 'cancellation', booking.startsAt, this.clock.now());
       const following =
         dto.scope === 'following' && booking.seriesId !== null
           ? await this.rows.laterActiveForUpdate(scope, booking.seriesId, booking.startsAt)
@@ -51,7 +56,6 @@ export class BookingChangesService {
       const now = this.clock.now();
       const reason = dto.reason ?? null;
       const changes = { cancelledAt: now, cancellationReason: reason, cancelledBy: actor.by, updatedAt: now };
-      const summary = await this.effects.summaryOf(scope, booking);
       // Rows, events, calendar removals and the mail leave together in one round trip, however many occurrences.
       await this.tx.batched(async () => {
         await this.rows.cancelMany(
@@ -142,10 +146,11 @@ export class BookingChangesService {
       const changed = await this.rows.markNoShow(scope, booking.id, dto.party, noShow, now);
       if (changed)
         Object.assign(booking, dto.party === 'attendee' ? { noShowAttendee: noShow } : { noShowHost: noShow }, { updatedAt: now });
-      const detail = bookingDetailView(booking, hostUserIds, await this.effects.summaryOf(scope, booking));
+      const summary = await this.effects.summaryOf(scope, booking);
+      const detail = bookingDetailView(booking, hostUserIds, summary);
       if (changed && noShow) await this.effects.record(scope, 'booking.no_show', { booking: detail, party: dto.party });
       // The attendee's token gets the attendee's view, never the host's (api-rules.md § Browser booking).
-      return { booking: actor.by === 'attendee' ? attendeeBookingView(booking) : detail };
+      return { booking: actor.by === 'attendee' ? attendeeBookingView(booking, summary) : detail };
     });
   }
 }

@@ -100,8 +100,8 @@ export class BookingCreateService {
     await this.handOffOne(scope, booking, token, decided);
 
     const body = visitor
-      ? { booking: attendeeBookingView(booking, token) }
-      : { booking: { ...bookingView(booking, decided.hostUserIds), confirmationToken: token } };
+      ? { booking: attendeeBookingView(booking, decided.eventType, token) }
+      : { booking: { ...bookingView(booking, decided.hostUserIds, decided.eventType), confirmationToken: token } };
     return { status: 201, body };
   }
 
@@ -185,8 +185,8 @@ export class BookingCreateService {
 
     const first = written.bookings[0];
     const booking = visitor
-      ? attendeeBookingView(first, written.token)
-      : { ...bookingView(first, decided.hostUserIds), confirmationToken: written.token };
+      ? attendeeBookingView(first, decided.eventType, written.token)
+      : { ...bookingView(first, decided.hostUserIds, decided.eventType), confirmationToken: written.token };
     return { status: 201, body: { booking, series: this.series.view(written) } };
   }
 }

@@ -43,7 +43,7 @@ export class BookingQueriesService {
     if (scope === null || scope === 'invalid') throw AppError.unauthorized('Invalid token for this booking');
     const found = await this.rows.find(scope, id);
     if (!found) throw AppError.unauthorized('Invalid token for this booking');
-    return { booking: attendeeBookingView(found.booking) };
+    return { booking: attendeeBookingView(found.booking, await this.effects.summaryOf(scope, found.booking)) };
   }
 
   async get(principal: Principal, id: string): Promise<BookingResponse> {

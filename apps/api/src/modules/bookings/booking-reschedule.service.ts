@@ -4,7 +4,7 @@ import { AppError, Clock, newId, type Principal, randomBase62, sha256, type Tena
 import { type BookingRecord, BookingRows, HoldRows, SlotDecisionService } from '../booking-core/index.js';
 import { attendeeRescheduledView, BookingEffectsService, bookingDetailView, rescheduledView } from '../booking-effects/index.js';
 import { BookingRemindersService } from '../booking-reminders/index.js';
-import { locationFor } from '../event-types/index.js';
+import { assertAttendeeMayChange, locationFor } from '../event-types/index.js';
 import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
 import { BookingActors } from './booking-actors.service.js';
 import { RescheduleBookingDto } from './dto/booking.dto.js';
@@ -46,6 +46,11 @@ export class BookingRescheduleService {
       const original = await this.actors.lockForAction(principal, id, dto.token);
       const { booking } = original;
       this.actors.assertChangeable(booking);
+      // The attendee's token is bound by the event type's current policy (contract § 17); hosts never are.
+      if (original.actor.by === 'attendee') {
+        const current = await this.effects.summaryOf(scope, booking);
+        assertAttendeeMayChange(current.attendeeRescheduling, 'rescheduling', booking.startsAt, this.clock.now());
+      }
       this.slots.assertLocked(original.hostUserIds, locked);
       const wasConfirmed = booking.status === 'confirmed';
       const timezone = dto.timezone ?? booking.timezone ?? 'UTC';
@@ -115,7 +120,10 @@ export class BookingRescheduleService {
         previousStartsAt: booking.startsAt,
       });
       const body = {
-        booking: original.actor.by === 'attendee' ? attendeeRescheduledView(replacement, token) : rescheduledView(replacement, token),
+        booking:
+          original.actor.by === 'attendee'
+            ? attendeeRescheduledView(replacement, token, eventType)
+            : rescheduledView(replacement, token, eventType),
       };
       return { status: 200, body };
     });

@@ -6,6 +6,7 @@ import { CreateBookingDto } from '../booking-core/index.js';
 import { BookingChangesService } from './booking-changes.service.js';
 import { BookingCreateService } from './booking-create.service.js';
 import { BookingQueriesService } from './booking-queries.service.js';
+import { BookingReassignService } from './booking-reassign.service.js';
 import { BookingRescheduleService } from './booking-reschedule.service.js';
 import {
   BookingListResponse,
@@ -17,6 +18,7 @@ import {
   ListBookingsQueryDto,
   NoShowDto,
   PublicBookingResponse,
+  ReassignBookingDto,
   RescheduleBookingDto,
   RescheduledBookingResponse,
 } from './dto/booking.dto.js';
@@ -30,6 +32,7 @@ export class BookingsController {
     private readonly changing: BookingChangesService,
     private readonly reading: BookingQueriesService,
     private readonly rescheduling: BookingRescheduleService,
+    private readonly reassigning: BookingReassignService,
   ) {}
 
   @Post()
@@ -125,6 +128,31 @@ export class BookingsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
     return send(reply, await this.rescheduling.reschedule(principal, id, dto, idempotencyKey(key), String(request.id)));
+  }
+
+  @Post(':id/reassign')
+  @HttpCode(200)
+  @Audited('booking.reassigned')
+  @Access({ scope: Scope.BookingsWrite })
+  @ApiOperation({
+    operationId: 'reassignBooking',
+    summary: 'Give an active future booking another host (host credentials; members only their own bookings)',
+    description:
+      'The new host (`hostUserId`: any active member; without it the next host of a round-robin event type by its rotation, ' +
+      'else 409) must be free at the booking’s time by every rule of its availability, under the same locks as a booking; not ' +
+      'free → 409 SLOT_UNAVAILABLE with `details[0] = { field: "hostUserId", message: <reason> }`. Id, token, times and attendee ' +
+      'stay; a collective booking keeps its other hosts. The attendee and both hosts get a mail, the webhook `booking.reassigned` ' +
+      'carries `data.booking` and `data.previousHostUserIds`, and the booking moves between the hosts’ written-back calendars. ' +
+      'Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST.',
+  })
+  @ApiResponse({ status: 200, type: BookingResponse })
+  @ApiErrors(400, 401, 403, 404, 409)
+  reassign(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('id', 'bkg') id: string,
+    @Body() dto: ReassignBookingDto,
+  ): Promise<BookingResponse> {
+    return this.reassigning.reassign(principal, id, dto);
   }
 
   @Post(':id/confirm')

@@ -1,16 +1,19 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../../jobs/index.js';
+import { AvailabilityModule } from '../availability/index.js';
 import { BookingCoreModule } from '../booking-core/index.js';
 import { BookingEffectsModule } from '../booking-effects/index.js';
 import { BookingRemindersModule } from '../booking-reminders/index.js';
 import { BookingSeriesModule } from '../booking-series/index.js';
 import { EventTypesModule } from '../event-types/index.js';
 import { HoldsModule } from '../holds/index.js';
+import { TeamModule } from '../team/index.js';
 import { BookingActors } from './booking-actors.service.js';
 import { BookingChangesService } from './booking-changes.service.js';
 import { BookingCreateService } from './booking-create.service.js';
 import { BookingQueriesService } from './booking-queries.service.js';
+import { BookingReassignService } from './booking-reassign.service.js';
 import { BookingRescheduleService } from './booking-reschedule.service.js';
 import { BookingsController } from './bookings.controller.js';
 import { VisitorBooking } from './entities/visitor-booking.entity.js';
@@ -25,11 +28,13 @@ import { VisitorBookingsService } from './visitor-bookings.service.js';
   imports: [
     TypeOrmModule.forFeature([VisitorBooking]),
     BookingCoreModule,
+    AvailabilityModule,
     BookingEffectsModule,
     HoldsModule,
     BookingRemindersModule,
     BookingSeriesModule,
     EventTypesModule,
+    TeamModule,
     JobsModule,
   ],
   controllers: [BookingsController],
@@ -38,6 +43,7 @@ import { VisitorBookingsService } from './visitor-bookings.service.js';
     BookingCreateService,
     BookingChangesService,
     BookingRescheduleService,
+    BookingReassignService,
     BookingQueriesService,
     VisitorBookingsRepository,
     VisitorBookingsService,

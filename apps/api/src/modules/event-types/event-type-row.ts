@@ -33,6 +33,8 @@ export interface EventTypeRow {
   seats_per_slot: number | null;
   recurrence: EventType['recurrence'];
   reminders: EventType['reminders'];
+  attendee_cancellation: EventType['attendeeCancellation'];
+  attendee_rescheduling: EventType['attendeeRescheduling'];
   is_active: boolean;
   created_at: Date;
   updated_at: Date;
@@ -62,6 +64,8 @@ export function eventTypeFromRow(row: EventTypeRow): EventType {
     seatsPerSlot: row.seats_per_slot,
     recurrence: row.recurrence,
     reminders: row.reminders,
+    attendeeCancellation: row.attendee_cancellation,
+    attendeeRescheduling: row.attendee_rescheduling,
     isActive: row.is_active,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -31,6 +31,7 @@ import { type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
 import { EventTypesRepository, SLUG_ACTIVE_KEY } from './event-types.repository.js';
 import { normalizeQuestions } from './questions.js';
 import { normalizeReminders, type Reminder } from './reminders.js';
+import { type ChangePolicy, DEFAULT_CHANGE_POLICY, mergePolicy } from './change-policy.js';
 import { TransactionHost } from '@app/database';
 import { AuditTrail, changesBetween } from '../audit/index.js';
 
@@ -46,6 +47,9 @@ export interface EventTypeSummary {
   location: string | null;
   /** The reminders in force (api-rules.md § Reminders). */
   reminders: Reminder[];
+  /** The attendee change policies in force (contract § 17). */
+  attendeeCancellation: ChangePolicy;
+  attendeeRescheduling: ChangePolicy;
 }
 
 /**
@@ -98,6 +102,8 @@ function details(eventType: EventType, hostUserIds: readonly string[]): EventTyp
     seatsPerSlot: eventType.seatsPerSlot,
     recurrence: eventType.recurrence,
     reminders: eventType.reminders,
+    attendeeCancellation: eventType.attendeeCancellation,
+    attendeeRescheduling: eventType.attendeeRescheduling,
     isActive: eventType.isActive,
     createdAt: eventType.createdAt.toISOString(),
     updatedAt: eventType.updatedAt.toISOString(),
@@ -192,6 +198,8 @@ export class EventTypesService {
       seatsPerSlot: dto.seatsPerSlot ?? null,
       recurrence: recurrenceOf(dto.recurrence),
       reminders: normalizeReminders(dto.reminders ?? []),
+      attendeeCancellation: mergePolicy(DEFAULT_CHANGE_POLICY, dto.attendeeCancellation),
+      attendeeRescheduling: mergePolicy(DEFAULT_CHANGE_POLICY, dto.attendeeRescheduling),
       isActive: true,
       createdAt: now,
       updatedAt: now,
@@ -245,6 +253,10 @@ export class EventTypesService {
         if (dto.questions !== undefined) changes.questions = normalizeQuestions(dto.questions);
         if (dto.reminders !== undefined) changes.reminders = normalizeReminders(dto.reminders);
         if (dto.recurrence !== undefined) changes.recurrence = recurrenceOf(dto.recurrence);
+        if (dto.attendeeCancellation !== undefined)
+          changes.attendeeCancellation = mergePolicy(current.attendeeCancellation, dto.attendeeCancellation);
+        if (dto.attendeeRescheduling !== undefined)
+          changes.attendeeRescheduling = mergePolicy(current.attendeeRescheduling, dto.attendeeRescheduling);
         assertSeatsOrRecurrence({ ...current, ...changes });
         let hostUserIds = found.hostUserIds;
         if (dto.hostUserIds !== undefined || dto.schedulingType !== undefined) {
@@ -380,7 +392,16 @@ function summariesOf(eventTypes: readonly EventType[]): Map<string, EventTypeSum
   return new Map(
     eventTypes.map((e) => [
       e.id,
-      { id: e.id, title: e.title, slug: e.slug, durationMinutes: e.durationMinutes, location: e.location, reminders: e.reminders },
+      {
+        id: e.id,
+        title: e.title,
+        slug: e.slug,
+        durationMinutes: e.durationMinutes,
+        location: e.location,
+        reminders: e.reminders,
+        attendeeCancellation: e.attendeeCancellation,
+        attendeeRescheduling: e.attendeeRescheduling,
+      },
     ]),
   );
 }

@@ -6,3 +6,4 @@ export * from './event-types.service.js';
 export * from './questions.js';
 export { locationFor } from './meeting-link.js';
 export * from './reminders.js';
+export * from './change-policy.js';

@@ -6,6 +6,7 @@ export const DOMAIN_EVENT_TYPES = [
   'booking.confirmed',
   'booking.declined',
   'booking.no_show',
+  'booking.reassigned',
   'booking.reminder',
   'event_type.created',
   'event_type.updated',

@@ -105,6 +105,8 @@ export class PublicBookingService {
       hosts: eventType.hostUserIds.map((userId) => ({ name: contacts.get(userId)?.name ?? null })),
       seatsPerSlot: eventType.seatsPerSlot,
       recurrence: eventType.recurrence,
+      attendeeCancellation: eventType.attendeeCancellation,
+      attendeeRescheduling: eventType.attendeeRescheduling,
     }));
   }
 }

@@ -72,6 +72,7 @@ export class InvitationsService {
           invitationTokenHash: sha256(token),
           invitedAt: now,
           joinedAt: null,
+          bookingLimits: null,
           createdAt: now,
           updatedAt: now,
         } satisfies Member);

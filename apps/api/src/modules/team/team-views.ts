@@ -15,6 +15,7 @@ export function memberView(member: Member): MemberView {
     lastName: member.lastName,
     role: member.role,
     status: member.status,
+    bookingLimits: member.bookingLimits ?? null,
     updatedAt: member.updatedAt.toISOString(),
   };
   if (member.status === 'active') {

@@ -127,8 +127,10 @@ export class TeamController {
     'updateMember',
     Scope.TeamWrite,
     Permission.ManageMembers,
-    'Change a member’s role',
-    'Owner or admin; admins and API keys cannot grant owner nor change an owner. 409 LAST_OWNER: demoting the last active owner.',
+    'Change a member’s role or booking limits',
+    'Owner or admin; `role` and `bookingLimits` each optional, at least one. Admins and API keys cannot grant owner nor change ' +
+      'an owner’s role. 409 LAST_OWNER: demoting the last active owner. `bookingLimits` (contract § 17): the most starts the ' +
+      'member hosts per local day and per Monday-to-Sunday week of its schedule zone, across every event type.',
   )
   @ApiResponse({ status: 200, type: MemberRoleResponse })
   @ApiErrors(400, 401, 403, 404, 409)
@@ -138,7 +140,7 @@ export class TeamController {
     @IdParam('id', 'mem') member: string,
     @Body() dto: UpdateMemberDto,
   ): Promise<MemberRoleResponse> {
-    return this.team.changeRole(principal, id, member, dto.role);
+    return this.team.updateMember(principal, id, member, dto);
   }
 
   @Delete('members/:id')

@@ -88,8 +88,13 @@ export class TeamRepository {
     return this.tx.transactional.count(Member, { where: { organizationId: scope.organizationId, status: 'active', role: 'owner' } });
   }
 
-  async updateMemberRole(scope: TenantScope, memberId: string, role: Role, at: Date): Promise<void> {
-    await this.tx.transactional.update(Member, { organizationId: scope.organizationId, id: memberId }, { role, updatedAt: at });
+  async updateMember(
+    scope: TenantScope,
+    memberId: string,
+    changes: Partial<Pick<Member, 'role' | 'bookingLimits'>>,
+    at: Date,
+  ): Promise<void> {
+    await this.tx.transactional.update(Member, { organizationId: scope.organizationId, id: memberId }, { ...changes, updatedAt: at });
   }
 
   /** Its sessions go with it (sessions.member_id cascades), so a removed member is signed out at once. */

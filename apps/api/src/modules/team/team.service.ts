@@ -20,10 +20,12 @@ import { GlobalLookups } from '../global-lookups/index.js';
 import { MailOutbox } from '../mail/index.js';
 import { DomainEvents } from '../outbox/index.js';
 import {
+  type BookingLimitsDto,
   ListMembersQueryDto,
   MemberListResponse,
   MemberRoleResponse,
   OrganizationResponse,
+  UpdateMemberDto,
   UpdateOrganizationDto,
 } from './dto/team.dto.js';
 import { Member } from './entities/member.entity.js';
@@ -36,6 +38,12 @@ import { AuditTrail, changesBetween } from '../audit/index.js';
 
 /** Called inside the deleting transaction with the user ids the organization's members had. */
 export type OrganizationDeletedListener = (scope: TenantScope, userIds: string[]) => Promise<void>;
+
+/** The limits as stored: none at all (null, or neither limit) is null. */
+function limitsOf(dto: BookingLimitsDto | null): Member['bookingLimits'] {
+  const limits = { perDay: dto?.perDay ?? null, perWeek: dto?.perWeek ?? null };
+  return limits.perDay === null && limits.perWeek === null ? null : limits;
+}
 
 /** Organizations and their members: registration's organization, names, roles, removal (invitations: InvitationsService). */
 @Injectable()
@@ -89,6 +97,7 @@ export class TeamService {
       invitationTokenHash: null,
       invitedAt: null,
       joinedAt: now,
+      bookingLimits: null,
       createdAt: now,
       updatedAt: now,
     } satisfies Member);
@@ -181,22 +190,34 @@ export class TeamService {
     return { members: members.map(memberView), ...pageMeta(page, total) };
   }
 
-  async changeRole(principal: Principal, organizationId: string, memberId: string, role: Role): Promise<MemberRoleResponse> {
+  /** A member's role and/or booking limits (contract § 17), at least one of them. */
+  async updateMember(principal: Principal, organizationId: string, memberId: string, dto: UpdateMemberDto): Promise<MemberRoleResponse> {
     const scope = this.policy.ownOrganization(principal, organizationId);
+    if (dto.role === undefined && dto.bookingLimits === undefined) throw AppError.validation('role', 'Send role, bookingLimits or both');
     return this.tx.transaction(async () => {
       const member = await this.lockedMember(scope, memberId);
-      // Permission before state: an admin may not touch an owner at all, whether or not it is the last one.
-      // Of two owners demoting each other, the second is an admin by then and hears 403.
-      if (!canManageMember(await this.policy.actingRole(principal), member.role, role)) {
-        throw AppError.forbidden('Only an owner may grant the owner role or change an owner');
+      const changes: Partial<Pick<Member, 'role' | 'bookingLimits'>> = {};
+      if (dto.role !== undefined) {
+        const role = dto.role;
+        // Permission before state: an admin may not touch an owner at all, whether or not it is the last one.
+        // Of two owners demoting each other, the second is an admin by then and hears 403.
+        if (!canManageMember(await this.policy.actingRole(principal), member.role, role)) {
+          throw AppError.forbidden('Only an owner may grant the owner role or change an owner');
+        }
+        if (member.role === Role.Owner && role !== Role.Owner) await this.assertNotLastOwner(scope, member);
+        changes.role = role;
       }
-      if (member.role === Role.Owner && role !== Role.Owner) await this.assertNotLastOwner(scope, member);
+      if (dto.bookingLimits !== undefined) changes.bookingLimits = limitsOf(dto.bookingLimits);
       const now = this.clock.now();
-      this.audit.describe({ changes: changesBetween(member, { role }) });
-      await this.repository.updateMemberRole(scope, member.id, role, now);
-      Object.assign(member, { role, updatedAt: now });
+      // `member.role_changed` (the route's action) when the role changes; a change of the limits alone is `member.updated`.
+      this.audit.describe({
+        changes: changesBetween(member, changes),
+        ...(changes.role === undefined || changes.role === member.role ? { action: 'member.updated' } : {}),
+      });
+      await this.repository.updateMember(scope, member.id, changes, now);
+      Object.assign(member, changes, { updatedAt: now });
       await this.policy.record(scope, 'member.updated', member);
-      return { member: { id: member.id, role, updatedAt: now.toISOString() } };
+      return { member: { id: member.id, role: member.role, bookingLimits: member.bookingLimits ?? null, updatedAt: now.toISOString() } };
     });
   }
 

@@ -57,6 +57,20 @@ export class BookingView {
   @ApiProperty({ type: 'integer', nullable: true, description: '1-based place in its series' }) occurrence!: number | null;
   @ApiProperty({ type: NoShowView, description: 'Marked once the meeting has started (POST /bookings/:id/no-show)' })
   noShow!: NoShowView;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed',
+  })
+  attendeeCanCancelUntil!: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Until when the attendee may reschedule with its token; null: not allowed',
+  })
+  attendeeCanRescheduleUntil!: string | null;
 }
 
 /** One reminder of a booking (api-rules.md § Reminders). */
@@ -103,6 +117,20 @@ export class RescheduledBookingView {
   @ApiProperty({ enum: ['confirmed', 'pending'] }) status!: string;
   @ApiProperty() hostUserId!: string;
   @ApiProperty() confirmationToken!: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed',
+  })
+  attendeeCanCancelUntil!: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Until when the attendee may reschedule with its token; null: not allowed',
+  })
+  attendeeCanRescheduleUntil!: string | null;
 }
 
 /** A booking as its attendee sees it (the public routes of api-rules.md § Browser booking). */
@@ -122,4 +150,18 @@ export class AttendeeBookingView {
   @ApiProperty({ nullable: true, type: String }) meetingUrl!: string | null;
   @ApiProperty({ type: BookingAnswerView, isArray: true }) answers!: BookingAnswerView[];
   @ApiProperty() livemode!: boolean;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed',
+  })
+  attendeeCanCancelUntil!: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Until when the attendee may reschedule with its token; null: not allowed',
+  })
+  attendeeCanRescheduleUntil!: string | null;
 }

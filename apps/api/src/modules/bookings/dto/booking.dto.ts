@@ -64,6 +64,16 @@ export class RescheduleBookingDto {
   reason?: string;
 }
 
+export class ReassignBookingDto {
+  @ApiPropertyOptional({
+    example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a',
+    description: 'Any active member free at the booking’s time; without it, the next host of a round-robin event type by its rotation',
+  })
+  @IsOptional()
+  @IsId('usr')
+  hostUserId?: string;
+}
+
 export class DecisionDto {
   @ApiPropertyOptional({ maxLength: 500 })
   @IsOptional()

@@ -27,6 +27,7 @@ import { LOCATION_TYPES, type LocationType, type Recurrence } from '../entities/
 export { LOCATION_TYPES, type LocationType };
 import { MAX_QUESTIONS, QUESTION_ID, QUESTION_TYPES, type QuestionType } from '../questions.js';
 import { LOCATION_TEMPLATE } from '../meeting-link.js';
+import { type ChangePolicy, MAX_NOTICE_MINUTES } from '../change-policy.js';
 import { MAX_MINUTES_BEFORE, MAX_REMINDERS, REMINDER_RECIPIENTS, type Reminder, type ReminderRecipient } from '../reminders.js';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -155,6 +156,32 @@ export class RecurrenceDto implements Recurrence {
   @Min(2)
   @Max(52)
   maxCount!: number;
+}
+
+/** An attendee change policy as a write sends it (contract § 17); a missing field keeps its value (create: the default). */
+export class ChangePolicyDto implements Partial<ChangePolicy> {
+  @ApiPropertyOptional({ default: true, description: 'false: the attendee may not make this change with its token' })
+  @OptionalNotNull()
+  @IsBoolean()
+  allowed?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_NOTICE_MINUTES,
+    default: 0,
+    description: 'Refused with 409 CHANGE_NOT_ALLOWED when fewer minutes remain before the start',
+  })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_NOTICE_MINUTES)
+  noticeMinutes?: number;
+}
+
+export class ChangePolicyView implements ChangePolicy {
+  @ApiProperty() allowed!: boolean;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_NOTICE_MINUTES }) noticeMinutes!: number;
 }
 
 /** Fields every write may carry; create adds the three required ones. */
@@ -306,6 +333,19 @@ abstract class EventTypeOptionalFields {
   @NestedObjects(() => ReminderDto)
   @ArrayMaxSize(MAX_REMINDERS)
   reminders?: ReminderDto[];
+
+  @ApiPropertyOptional({
+    type: ChangePolicyDto,
+    description: 'Whether and until when the attendee may cancel with its token (contract § 17); hosts are never bound by it',
+  })
+  @OptionalNotNull()
+  @NestedObject(() => ChangePolicyDto)
+  attendeeCancellation?: ChangePolicyDto;
+
+  @ApiPropertyOptional({ type: ChangePolicyDto, description: 'The same for rescheduling with the attendee’s token' })
+  @OptionalNotNull()
+  @NestedObject(() => ChangePolicyDto)
+  attendeeRescheduling?: ChangePolicyDto;
 }
 
 export class CreateEventTypeDto extends EventTypeOptionalFields {
@@ -399,6 +439,8 @@ export class EventTypeView {
   @ApiProperty({ type: 'integer', nullable: true, minimum: 2, maximum: 1000 }) seatsPerSlot!: number | null;
   @ApiProperty(RECURRENCE_SCHEMA) recurrence!: Recurrence | null;
   @ApiProperty({ type: ReminderView, isArray: true, description: 'Earliest first' }) reminders!: ReminderView[];
+  @ApiProperty({ type: ChangePolicyView }) attendeeCancellation!: ChangePolicyView;
+  @ApiProperty({ type: ChangePolicyView }) attendeeRescheduling!: ChangePolicyView;
   @ApiProperty() isActive!: boolean;
   @ApiProperty({ type: 'integer', description: 'Confirmed and pending bookings, in the caller’s mode' }) bookingsCount!: number;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;

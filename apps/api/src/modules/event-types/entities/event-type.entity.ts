@@ -1,3 +1,4 @@
+import type { ChangePolicy } from '../change-policy.js';
 import { Check, Column, Entity, Index, OneToMany, PrimaryColumn, type Relation } from 'typeorm';
 import type { SchedulingType } from '@app/availability';
 import type { SeriesFrequency } from '@app/calendar';
@@ -93,6 +94,14 @@ export class EventType {
   /** Reminders before each confirmed booking's start, earliest first (api-rules.md § Reminders). */
   @Column('jsonb', { default: () => "'[]'" })
   reminders!: Reminder[];
+
+  /** Whether and until how long before the start the attendee may cancel with its token (contract § 17). */
+  @Column('jsonb', { default: () => `'{"allowed":true,"noticeMinutes":0}'` })
+  attendeeCancellation!: ChangePolicy;
+
+  /** The same for rescheduling. */
+  @Column('jsonb', { default: () => `'{"allowed":true,"noticeMinutes":0}'` })
+  attendeeRescheduling!: ChangePolicy;
 
   @Column('boolean', { default: true })
   isActive!: boolean;

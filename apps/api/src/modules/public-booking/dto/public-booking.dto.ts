@@ -2,7 +2,14 @@ import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
 import { CreateBookingDto } from '../../booking-core/index.js';
 import { HoldView } from '../../holds/index.js';
-import { LOCATION_TYPES, type LocationType, QuestionView, RECURRENCE_SCHEMA, type RecurrenceDto } from '../../event-types/index.js';
+import {
+  ChangePolicyView,
+  LOCATION_TYPES,
+  type LocationType,
+  QuestionView,
+  RECURRENCE_SCHEMA,
+  type RecurrenceDto,
+} from '../../event-types/index.js';
 
 const EVENT_TYPE_EXAMPLE = 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a';
 
@@ -30,6 +37,10 @@ export class PublicEventTypeView {
   seatsPerSlot!: number | null;
   @ApiProperty({ ...RECURRENCE_SCHEMA, description: 'With it, a booking may ask for `recurrenceCount` (2..maxCount) occurrences' })
   recurrence!: RecurrenceDto | null;
+  @ApiProperty({ type: ChangePolicyView, description: 'Whether and until how long before the start the attendee may cancel' })
+  attendeeCancellation!: ChangePolicyView;
+  @ApiProperty({ type: ChangePolicyView, description: 'Whether and until how long before the start the attendee may reschedule' })
+  attendeeRescheduling!: ChangePolicyView;
 }
 
 export class PublicEventTypeListResponse {

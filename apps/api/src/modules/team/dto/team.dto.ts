@@ -1,7 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
-import { ALL_ROLES, PaginationQueryDto, type Role } from '@app/common';
+import { IsEmail, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ALL_ROLES, NestedObject, PaginationQueryDto, type Role } from '@app/common';
 import type { MemberStatus } from '../entities/member.entity.js';
 
 export const MEMBER_STATUSES: readonly MemberStatus[] = ['invited', 'active'];
@@ -40,10 +40,79 @@ export class InviteMemberDto {
   lastName?: string;
 }
 
+/** `bookingLimits` in answers: an object or null (written out: a nullable `$ref` does not take null in OpenAPI 3.0). */
+const BOOKING_LIMITS_SCHEMA = {
+  type: 'object',
+  nullable: true,
+  // `required` is the object's own list here; the property itself is required in its parent too.
+  selfRequired: true,
+  required: ['perDay', 'perWeek'],
+  properties: {
+    perDay: { type: 'integer', nullable: true, minimum: 1, maximum: 100, description: 'null: no daily limit' },
+    perWeek: { type: 'integer', nullable: true, minimum: 1, maximum: 500, description: 'null: no weekly limit' },
+  },
+} as ApiPropertyOptions;
+
+/** The same in a write: either limit may be left out. */
+const BOOKING_LIMITS_WRITE_SCHEMA = {
+  type: 'object',
+  nullable: true,
+  properties: {
+    perDay: {
+      type: 'integer',
+      nullable: true,
+      minimum: 1,
+      maximum: 100,
+      description: 'Starts per local day of the member’s schedule zone',
+    },
+    perWeek: { type: 'integer', nullable: true, minimum: 1, maximum: 500, description: 'Starts per Monday-to-Sunday week there' },
+  },
+} as ApiPropertyOptions;
+
+/** A member's booking limits across every event type (contract § 17); an absent limit is none. */
+export class BookingLimitsDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 100,
+    nullable: true,
+    description: 'Starts per local day of the member’s schedule zone',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  perDay?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, nullable: true, description: 'Starts per Monday-to-Sunday week there' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  perWeek?: number | null;
+}
+
+export class BookingLimitsView {
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 1, maximum: 100 }) perDay!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 1, maximum: 500 }) perWeek!: number | null;
+}
+
+/** `role` and `bookingLimits` are each optional; at least one (the service says so). */
 export class UpdateMemberDto {
-  @ApiProperty({ enum: ALL_ROLES })
+  @ApiPropertyOptional({ enum: ALL_ROLES })
+  @ValidateIf((_object: object, value: unknown) => value !== undefined)
   @IsIn(ALL_ROLES)
-  role!: Role;
+  role?: Role;
+
+  @ApiPropertyOptional({
+    ...BOOKING_LIMITS_WRITE_SCHEMA,
+    description:
+      'The member’s own limits across every event type it hosts (confirmed and pending bookings and live holds, each mode apart, ' +
+      'seats of one start once); null removes them. A host at a limit gets no more slots that day or week.',
+  })
+  @IsOptional()
+  @NestedObject(() => BookingLimitsDto)
+  bookingLimits?: BookingLimitsDto | null;
 }
 
 export class ListMembersQueryDto extends PaginationQueryDto {
@@ -80,6 +149,8 @@ export class MemberView {
   @ApiProperty({ enum: MEMBER_STATUSES }) status!: MemberStatus;
   @ApiPropertyOptional({ type: String, format: 'date-time', description: 'Present for invited members' }) invitedAt?: string;
   @ApiPropertyOptional({ type: String, format: 'date-time', description: 'Present for active members' }) joinedAt?: string;
+  @ApiProperty({ ...BOOKING_LIMITS_SCHEMA, description: 'null: no limits (contract § 17)' })
+  bookingLimits!: BookingLimitsView | null;
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 }
 
@@ -106,6 +177,7 @@ export class InvitedMemberResponse {
 export class MemberRoleView {
   @ApiProperty({ example: 'mem_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
   @ApiProperty({ enum: ALL_ROLES }) role!: Role;
+  @ApiProperty({ ...BOOKING_LIMITS_SCHEMA, description: 'null: no limits' }) bookingLimits!: BookingLimitsView | null;
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 }
 

@@ -47,6 +47,10 @@ export class Member {
   @Column('timestamptz', { nullable: true })
   invitedAt!: Date | null;
 
+  /** Limits on the starts this member hosts across event types (contract § 17); null: none. */
+  @Column('jsonb', { nullable: true })
+  bookingLimits!: { perDay: number | null; perWeek: number | null } | null;
+
   @Column('timestamptz', { nullable: true })
   joinedAt!: Date | null;
 

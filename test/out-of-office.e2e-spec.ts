@@ -1,0 +1,285 @@
+import { startTestApp, type TestApp } from './support/app.js';
+import { bookingBody } from './support/bookings.js';
+import { addMember, createApiKey, registerOwner, type AddedMember, type RegisteredOwner } from './support/factories.js';
+import { check, createEventType, putSchedule, slots, type Credential } from './support/scheduling.js';
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+describe('out of office (contract § 17)', () => {
+  let t: TestApp;
+  let owner: RegisteredOwner;
+  let alice: AddedMember;
+  let bob: AddedMember;
+  let gone: AddedMember;
+  let other: RegisteredOwner;
+  let key: Credential;
+  let ownerWho: Credential;
+  let aliceWho: Credential;
+  let otherEntryId: string;
+  const post = (body: unknown, who: Credential = ownerWho) => t.http.post('/v1/out-of-office', body, who);
+  const putExternal = (externalId: string, body: unknown, who: Credential = ownerWho) =>
+    t.http.put(`/v1/out-of-office/by-external-id/${encodeURIComponent(externalId)}`, body, who);
+  const entry = (startsAt: string, endsAt: string, extra: Record<string, unknown> = {}) => ({ startsAt, endsAt, ...extra });
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    t.clock.set('2027-02-22T00:00:00Z');
+    owner = await registerOwner(t.http);
+    ownerWho = { token: owner.accessToken };
+    alice = await addMember(t, owner.accessToken, owner.organizationId, 'member');
+    aliceWho = { token: alice.accessToken };
+    bob = await addMember(t, owner.accessToken, owner.organizationId, 'member');
+    gone = await addMember(t, owner.accessToken, owner.organizationId, 'member');
+    const removed = await t.http.delete(`/v1/organizations/${owner.organizationId}/members/${gone.memberId}`, ownerWho);
+    expect(removed.status).toBe(204);
+    key = await createApiKey(t.http, owner.accessToken, { rateLimitPerMinute: 10000 });
+    for (const userId of [owner.userId, alice.userId, bob.userId]) {
+      await putSchedule(t, key, 'UTC', [{ dayOfWeek: 1, slots: [{ startTime: '09:00', endTime: '13:00' }] }], userId);
+    }
+    other = await registerOwner(t.http);
+    const theirs = await post(entry('2027-01-01T00:00:00Z', '2027-01-02T00:00:00Z'), { token: other.accessToken });
+    expect(theirs.status).toBe(201);
+    otherEntryId = theirs.body.outOfOffice.id;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('a member records its own absence: 201 with every field; GET, PATCH, list and DELETE it', async () => {
+    const created = await post(entry('2027-04-01T00:00:00Z', '2027-04-03T12:00:00+02:00', { note: 'Holiday' }), aliceWho);
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      outOfOffice: {
+        id: expect.stringMatching(/^ooo_[0-9A-Za-z]{20,}$/),
+        userId: alice.userId,
+        startsAt: '2027-04-01T00:00:00.000Z',
+        endsAt: '2027-04-03T10:00:00.000Z',
+        note: 'Holiday',
+        redirectToUserId: null,
+        externalId: null,
+        affectedBookings: [],
+        createdAt: expect.stringMatching(TIMESTAMP),
+        updatedAt: expect.stringMatching(TIMESTAMP),
+      },
+    });
+    const id = created.body.outOfOffice.id;
+    expect((await t.http.get(`/v1/out-of-office/${id}`, aliceWho)).body).toEqual(created.body);
+
+    const patched = await t.http.patch(
+      `/v1/out-of-office/${id}`,
+      { endsAt: '2027-04-05T00:00:00Z', redirectToUserId: bob.userId },
+      aliceWho,
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.body.outOfOffice).toMatchObject({
+      id,
+      endsAt: '2027-04-05T00:00:00.000Z',
+      note: 'Holiday',
+      redirectToUserId: bob.userId,
+    });
+    const cleared = await t.http.patch(`/v1/out-of-office/${id}`, { redirectToUserId: null, note: null }, aliceWho);
+    expect(cleared.body.outOfOffice).toMatchObject({ redirectToUserId: null, note: null });
+
+    const mine = await t.http.get('/v1/out-of-office', aliceWho);
+    expect(mine.status).toBe(200);
+    expect(mine.body).toEqual({ outOfOffice: [cleared.body.outOfOffice], totalCount: 1, hasMore: false });
+
+    expect((await t.http.delete(`/v1/out-of-office/${id}`, aliceWho)).status).toBe(204);
+    expect((await t.http.get(`/v1/out-of-office/${id}`, aliceWho)).status).toBe(404);
+    expect((await t.http.delete(`/v1/out-of-office/${id}`, aliceWho)).status).toBe(404);
+  });
+
+  it('owners set anyone’s; members only their own (403); lists filter by user and time and page', async () => {
+    const forBob = await post(entry('2027-05-03T00:00:00Z', '2027-05-04T00:00:00Z', { userId: bob.userId }));
+    expect(forBob.status).toBe(201);
+    expect(forBob.body.outOfOffice.userId).toBe(bob.userId);
+    const second = await post(entry('2027-05-10T00:00:00Z', '2027-05-11T00:00:00Z', { userId: bob.userId }), key);
+    expect(second.status).toBe(201);
+
+    const refused = await post(entry('2027-05-03T00:00:00Z', '2027-05-04T00:00:00Z', { userId: owner.userId }), aliceWho);
+    expect(refused.status).toBe(403);
+    expect((await t.http.get(`/v1/out-of-office/${forBob.body.outOfOffice.id}`, aliceWho)).status).toBe(403);
+    expect((await t.http.delete(`/v1/out-of-office/${forBob.body.outOfOffice.id}`, aliceWho)).status).toBe(403);
+    expect((await t.http.get(`/v1/out-of-office?userId=${bob.userId}`, aliceWho)).status).toBe(403);
+
+    const page1 = await t.http.get(`/v1/out-of-office?userId=${bob.userId}&limit=1`, key);
+    expect(page1.body).toEqual({ outOfOffice: [forBob.body.outOfOffice], totalCount: 2, hasMore: true });
+    const page2 = await t.http.get(`/v1/out-of-office?userId=${bob.userId}&limit=1&page=2`, key);
+    expect(page2.body).toEqual({ outOfOffice: [second.body.outOfOffice], totalCount: 2, hasMore: false });
+    const later = await t.http.get(`/v1/out-of-office?userId=${bob.userId}&from=2027-05-04T00:00:00Z&to=2027-06-01T00:00:00Z`, key);
+    expect(later.body.outOfOffice.map((e: { id: string }) => e.id)).toEqual([second.body.outOfOffice.id]);
+    // Without userId, owners see everyone's in their organization only.
+    const all = await t.http.get('/v1/out-of-office?limit=100', ownerWho);
+    expect(all.body.outOfOffice.every((e: { userId: string }) => e.userId !== other.userId)).toBe(true);
+    expect((await t.http.get('/v1/out-of-office?limit=0', ownerWho)).status).toBe(400);
+    expect((await t.http.get('/v1/out-of-office?from=tomorrow', ownerWho)).status).toBe(400);
+  });
+
+  it('another organization’s entries and members are 404; scopes are availability:read / availability:write', async () => {
+    for (const [method, path] of [
+      ['get', `/v1/out-of-office/${otherEntryId}`],
+      ['patch', `/v1/out-of-office/${otherEntryId}`],
+      ['delete', `/v1/out-of-office/${otherEntryId}`],
+    ] as const) {
+      const res = method === 'patch' ? await t.http.patch(path, { note: 'x' }, ownerWho) : await t.http[method](path, ownerWho);
+      expect([path, res.status, res.body.code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
+    const theirMember = await post(entry('2027-06-01T00:00:00Z', '2027-06-02T00:00:00Z', { userId: other.userId }));
+    expect(theirMember.status).toBe(404);
+    const redirectAway = await post(entry('2027-06-01T00:00:00Z', '2027-06-02T00:00:00Z', { redirectToUserId: other.userId }));
+    expect(redirectAway.status).toBe(400);
+    expect(redirectAway.body.details[0].field).toBe('redirectToUserId');
+    expect((await t.http.get('/v1/out-of-office/ooo_x', ownerWho)).status).toBe(400);
+
+    const readOnly = await createApiKey(t.http, owner.accessToken, { scopes: ['availability:read'] });
+    const denied = await post(entry('2027-06-01T00:00:00Z', '2027-06-02T00:00:00Z'), { apiKey: readOnly.apiKey });
+    expect([denied.status, denied.body.code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+    expect((await t.http.get('/v1/out-of-office', { apiKey: readOnly.apiKey })).status).toBe(200);
+  });
+
+  it('bad input is 400 naming the field: order, 367 days, note, redirect to oneself or a removed member, unknown fields', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [entry('2027-07-02T00:00:00Z', '2027-07-01T00:00:00Z'), 'endsAt'],
+      [entry('2027-07-01T00:00:00Z', '2027-07-01T00:00:00Z'), 'endsAt'],
+      [entry('2027-07-01T00:00:00Z', '2028-07-02T00:00:00Z'), 'endsAt'],
+      [entry('2027-07-01T00:00:00Z', '2027-07-02T00:00:00Z', { note: 'x'.repeat(201) }), 'note'],
+      [entry('2027-07-01T00:00:00Z', '2027-07-02T00:00:00Z', { redirectToUserId: owner.userId }), 'redirectToUserId'],
+      [entry('2027-07-01T00:00:00Z', '2027-07-02T00:00:00Z', { redirectToUserId: gone.userId }), 'redirectToUserId'],
+      [entry('2027-07-01T00:00:00Z', '2027-07-02T00:00:00Z', { redirectToUserId: 'bob' }), 'redirectToUserId'],
+      [entry('yesterday', '2027-07-02T00:00:00Z'), 'startsAt'],
+      [entry('2027-07-01T00:00:00Z', '10000-01-01T00:00:00Z'), 'endsAt'],
+      [{ endsAt: '2027-07-02T00:00:00Z' }, 'startsAt'],
+      [entry('2027-07-01T00:00:00Z', '2027-07-02T00:00:00Z', { reason: 'x' }), 'reason'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await post(body);
+      expect([JSON.stringify(body).slice(0, 80), res.status, res.body.code]).toEqual([
+        JSON.stringify(body).slice(0, 80),
+        400,
+        'VALIDATION_ERROR',
+      ]);
+      expect(res.body.details.map((detail: { field: string }) => detail.field)).toContain(field);
+    }
+    // 366 days exactly (a leap year) is allowed, one millisecond more is not.
+    expect((await post(entry('2031-01-01T00:00:00Z', '2032-01-02T00:00:00Z'))).status).toBe(201);
+    expect((await post(entry('2033-01-01T00:00:00Z', '2034-01-02T00:00:00.001Z'))).status).toBe(400);
+    const self = await post(entry('2027-07-01T00:00:00Z', '2027-07-02T00:00:00Z', { redirectToUserId: alice.userId }), aliceWho);
+    expect(self.status).toBe(400);
+  });
+
+  it('overlapping entries of one user are 409 OUT_OF_OFFICE_OVERLAP, also when they race; touching ones are fine', async () => {
+    const first = await post(entry('2027-08-02T09:00:00Z', '2027-08-02T17:00:00Z'));
+    expect(first.status).toBe(201);
+    const overlapping = await post(entry('2027-08-02T16:59:00Z', '2027-08-03T00:00:00Z'));
+    expect([overlapping.status, overlapping.body.code]).toEqual([409, 'OUT_OF_OFFICE_OVERLAP']);
+    expect((await post(entry('2027-08-02T17:00:00Z', '2027-08-03T00:00:00Z'))).status).toBe(201);
+    // Another member may be away at the same time.
+    expect((await post(entry('2027-08-02T09:00:00Z', '2027-08-02T17:00:00Z', { userId: bob.userId }))).status).toBe(201);
+    // A PATCH onto another entry is refused the same way.
+    const moved = await t.http.patch(`/v1/out-of-office/${first.body.outOfOffice.id}`, { endsAt: '2027-08-02T18:00:00Z' }, ownerWho);
+    expect([moved.status, moved.body.code]).toEqual([409, 'OUT_OF_OFFICE_OVERLAP']);
+
+    const racing = await Promise.all([0, 1, 2, 3].map((index) => post(entry(`2027-08-10T0${index}:00:00Z`, '2027-08-10T12:00:00Z'))));
+    expect(racing.map((res) => res.status).sort()).toEqual([201, 409, 409, 409]);
+  });
+
+  it('PUT by external id creates, then replaces; the same body again changes nothing', async () => {
+    const created = await putExternal('hr-4711', entry('2027-09-01T00:00:00Z', '2027-09-03T00:00:00Z', { userId: alice.userId }));
+    expect(created.status).toBe(200);
+    expect(created.body.outOfOffice).toMatchObject({ externalId: 'hr-4711', userId: alice.userId });
+    const again = await putExternal('hr-4711', entry('2027-09-01T00:00:00Z', '2027-09-03T00:00:00Z', { userId: alice.userId }));
+    expect(again.body).toEqual(created.body);
+    const replaced = await putExternal(
+      'hr-4711',
+      entry('2027-09-02T00:00:00Z', '2027-09-04T00:00:00Z', { userId: alice.userId, note: 'moved' }),
+    );
+    expect(replaced.body.outOfOffice).toMatchObject({
+      id: created.body.outOfOffice.id,
+      startsAt: '2027-09-02T00:00:00.000Z',
+      endsAt: '2027-09-04T00:00:00.000Z',
+      note: 'moved',
+    });
+    const list = await t.http.get(`/v1/out-of-office?userId=${alice.userId}&from=2027-09-01T00:00:00Z&to=2027-10-01T00:00:00Z`, key);
+    expect(list.body.totalCount).toBe(1);
+
+    const racing = await Promise.all(
+      [0, 1, 2].map(() => putExternal('hr-4712', entry('2027-09-10T00:00:00Z', '2027-09-11T00:00:00Z', { userId: alice.userId }))),
+    );
+    expect(racing.map((res) => res.status)).toEqual([200, 200, 200]);
+    expect(new Set(racing.map((res) => res.body.outOfOffice.id)).size).toBe(1);
+
+    const clash = await putExternal('hr-4713', entry('2027-09-03T00:00:00Z', '2027-09-05T00:00:00Z', { userId: alice.userId }));
+    expect([clash.status, clash.body.code]).toEqual([409, 'OUT_OF_OFFICE_OVERLAP']);
+    expect((await putExternal('x'.repeat(201), entry('2027-09-20T00:00:00Z', '2027-09-21T00:00:00Z'))).status).toBe(400);
+    expect((await putExternal('x'.repeat(200), entry('2027-09-20T00:00:00Z', '2027-09-21T00:00:00Z'))).status).toBe(200);
+    const encoded = await putExternal('emp 7 ü', entry('2027-09-22T00:00:00Z', '2027-09-23T00:00:00Z'));
+    expect([encoded.status, encoded.body.outOfOffice.externalId]).toEqual([200, 'emp 7 ü']);
+    expect(
+      (await t.http.put('/v1/out-of-office/by-external-id/', entry('2027-09-24T00:00:00Z', '2027-09-25T00:00:00Z'), ownerWho)).status,
+    ).toBe(400);
+    expect((await putExternal('a/b', entry('2027-09-24T00:00:00Z', '2027-09-25T00:00:00Z'))).status).toBe(400);
+    // A member may not take over someone else's external id.
+    expect((await putExternal('hr-4711', entry('2027-09-02T00:00:00Z', '2027-09-04T00:00:00Z'), { token: bob.accessToken })).status).toBe(
+      403,
+    );
+  });
+
+  it('while out of office a host is busy (out_of_office): one-on-one and collective slots disappear, round robin skips the host', async () => {
+    const oneOnOne = await createEventType(t, key, { hostUserIds: [bob.userId] });
+    const collective = await createEventType(t, key, { schedulingType: 'collective', hostUserIds: [bob.userId, alice.userId] });
+    const roundRobin = await createEventType(t, key, { schedulingType: 'round_robin', hostUserIds: [bob.userId, alice.userId] });
+    const day = '2027-03-01';
+    const hours = async (id: string) => (await slots(t, key, id, day, day)).map((slot) => `${slot.start.slice(11, 16)} ${slot.hostUserId}`);
+    expect(await hours(oneOnOne)).toEqual(['09:00', '10:00', '11:00', '12:00'].map((h) => `${h} ${bob.userId}`));
+
+    // A booking inside the coming entry stays and is listed as affected.
+    const booked = await t.http.post('/v1/bookings', bookingBody(oneOnOne, '2027-03-01T12:00:00Z'), key);
+    expect(booked.status).toBe(201);
+    const away = await post(entry('2027-03-01T10:30:00Z', '2027-03-01T13:00:00Z', { userId: bob.userId }), key);
+    expect(away.status).toBe(201);
+    expect(away.body.outOfOffice.affectedBookings).toEqual([
+      { id: booked.body.booking.id, startsAt: '2027-03-01T12:00:00.000Z', status: 'confirmed' },
+    ]);
+    expect((await t.http.get(`/v1/bookings/${booked.body.booking.id}`, key)).body.booking.status).toBe('confirmed');
+
+    expect(await hours(oneOnOne)).toEqual([`09:00 ${bob.userId}`]);
+    expect(await hours(collective)).toEqual([`09:00 ${bob.userId}`]);
+    expect(await hours(roundRobin)).toEqual([
+      `09:00 ${bob.userId}`,
+      `10:00 ${alice.userId}`,
+      `11:00 ${alice.userId}`,
+      `12:00 ${alice.userId}`,
+    ]);
+    expect(await check(t, key, oneOnOne, '2027-03-01T10:00:00Z')).toEqual({ available: false, reason: 'out_of_office' });
+    expect(await check(t, key, oneOnOne, '2027-03-01T11:00:00+01:00')).toEqual({ available: false, reason: 'out_of_office' });
+    const refused = await t.http.post('/v1/bookings', bookingBody(oneOnOne, '2027-03-01T11:00:00Z'), key);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'SLOT_UNAVAILABLE', details: [{ field: 'startTime', message: 'out_of_office' }] });
+
+    // With a redirect, the teammate takes bob's place: slots follow alice's availability and bookings go to alice.
+    const redirected = await t.http.patch(`/v1/out-of-office/${away.body.outOfOffice.id}`, { redirectToUserId: alice.userId }, key);
+    expect(redirected.status).toBe(200);
+    const standing = (...times: string[]) => [`09:00 ${bob.userId}`, ...times.map((h) => `${h} ${alice.userId}`)];
+    expect(await hours(oneOnOne)).toEqual(standing('10:00', '11:00', '12:00'));
+    // Collective: alice in bob's place besides herself, so the meeting occupies her alone.
+    expect(await hours(collective)).toEqual(standing('10:00', '11:00', '12:00'));
+    const alicesOwn = await createEventType(t, key, { hostUserIds: [alice.userId] });
+    expect((await t.http.post('/v1/bookings', bookingBody(alicesOwn, '2027-03-01T10:00:00Z'), key)).status).toBe(201);
+    // The cached answer follows the stand-in's own changes.
+    expect(await hours(oneOnOne)).toEqual(standing('11:00', '12:00'));
+    const aliceBusy = await t.http.post('/v1/bookings', bookingBody(alicesOwn, '2027-03-01T11:00:00Z'), key);
+    expect(aliceBusy.status).toBe(201);
+    expect(await hours(oneOnOne)).toEqual(standing('12:00'));
+    await t.http.post(`/v1/bookings/${aliceBusy.body.booking.id}/cancel`, {}, key);
+    expect(await hours(oneOnOne)).toEqual(standing('11:00', '12:00'));
+    const toStandIn = await t.http.post('/v1/bookings', bookingBody(oneOnOne, '2027-03-01T11:00:00Z'), key);
+    expect(toStandIn.status).toBe(201);
+    expect(toStandIn.body.booking).toMatchObject({ hostUserId: alice.userId, hostUserIds: [alice.userId], eventTypeId: oneOnOne });
+    expect(await check(t, key, oneOnOne, '2027-03-01T11:00:00Z')).toEqual({ available: false, reason: 'already_booked' });
+
+    // Removing the entry gives the time back (the availability cache sees the change).
+    expect((await t.http.delete(`/v1/out-of-office/${away.body.outOfOffice.id}`, key)).status).toBe(204);
+    expect(await hours(oneOnOne)).toEqual(['09:00', '10:00', '11:00'].map((h) => `${h} ${bob.userId}`));
+    expect((await t.http.get(`/v1/bookings/${toStandIn.body.booking.id}`, key)).body.booking.hostUserIds).toEqual([alice.userId]);
+  });
+});
