@@ -1,17 +1,18 @@
 // Jest orders files by the durations it cached on this machine, else by size: on a fresh clone (CI, a newcomer) the
-// small quick-start file, one of the longest, would start last and alone. These long files start first, in this order;
-// the quick start (two npm installs and builds: the heaviest CPU of all) fourth, once a browser file with a timing
-// budget has finished, so it does not run beside all three of them.
+// small quick-start file, one of the longest, would start last and alone. These long files start first, in this order:
+// the two browser files with timing budgets beside the two failover drills (mostly waiting), then the quick start (two
+// npm installs and builds: the heaviest CPU of all) once one of them has finished, so it never runs beside both budgets.
 const Sequencer = require('@jest/test-sequencer').default;
 
 const LONGEST_FIRST = [
   'test/admin-console.e2e-spec.ts',
   'test/booker.e2e-spec.ts',
-  'test/console-calendar.e2e-spec.ts',
-  'test/quick-start.e2e-spec.ts',
-  // A Patroni cluster each (a minute or two of wall time, mostly waiting on Patroni's timings, little CPU).
+  // A Patroni cluster each (a minute or two of wall time, mostly waiting on Patroni's timings, little CPU): beside the
+  // two browser files with timing budgets, in the other two of the four workers.
   'test/failover.e2e-spec.ts',
   'test/failover-conditions.e2e-spec.ts',
+  'test/console-calendar.e2e-spec.ts',
+  'test/quick-start.e2e-spec.ts',
   'test/encryption-key-check.e2e-spec.ts',
   'test/webhooks-durability.e2e-spec.ts',
   'test/reminders.e2e-spec.ts',
