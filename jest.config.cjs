@@ -22,7 +22,8 @@ const transform = {
 };
 const shared = {
   rootDir: __dirname,
-  testEnvironment: 'node',
+  // Jest's node environment; its worker processes leave without tearing their large heaps down (the file says why).
+  testEnvironment: '<rootDir>/test/setup/node-environment.cjs',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper,
   transform,
