@@ -22,8 +22,7 @@ const transform = {
 };
 const shared = {
   rootDir: __dirname,
-  // Jest's node environment; its worker processes leave without tearing their large heaps down (the file says why).
-  testEnvironment: '<rootDir>/test/setup/node-environment.cjs',
+  testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper,
   transform,
