@@ -268,6 +268,8 @@ export class PatroniCluster {
 
   private async viaHaproxyIsPrimary(): Promise<boolean> {
     const client = new pg.Client({ connectionString: this.url(), connectionTimeoutMillis: 1000 });
+    // A probe cut by a restarting HAProxy fails its query; the same error as an event would be unhandled (it was once).
+    client.on('error', () => undefined);
     try {
       await client.connect();
       const { rows } = await client.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery');

@@ -14,6 +14,9 @@ export const KEY_MISMATCH =
 /** One transaction under the check's advisory lock, on a connection of its own (it runs before Nest, and from jobs). */
 async function underCheckLock<T>(config: AppConfig, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: config.databaseUrl });
+  // A connection cut under it (a failover) fails the query in flight; without a listener the same error, emitted as
+  // an event, would be unhandled and end the process (seen in the failover tests, a job's check during an HAProxy restart).
+  client.on('error', () => undefined);
   await client.connect();
   try {
     await client.query('BEGIN');
