@@ -99,12 +99,18 @@ export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown
     } catch (error) {
       const failure = describeSendError(error, this.secrets);
       const delaySeconds = nextRetrySeconds(this.config.mailRetrySchedule, mail.attempts);
-      if (delaySeconds === null) {
-        await this.repository.markFailed(mail.claim, failure.reason);
-        this.logger.error({ msg: 'Mail delivery failed for good', ...context, error: failure.code });
-      } else {
-        await this.repository.scheduleRetry(mail.claim, delaySeconds, failure.reason);
-        this.logger.warn({ msg: 'Mail delivery failed; will retry', ...context, error: failure.code, retryInSeconds: delaySeconds });
+      try {
+        if (delaySeconds === null) {
+          await this.repository.markFailed(mail.claim, failure.reason);
+          this.logger.error({ msg: 'Mail delivery failed for good', ...context, error: failure.code });
+        } else {
+          await this.repository.scheduleRetry(mail.claim, delaySeconds, failure.reason);
+          this.logger.warn({ msg: 'Mail delivery failed; will retry', ...context, error: failure.code, retryInSeconds: delaySeconds });
+        }
+      } catch (recordError) {
+        // The database is away: this message went nowhere and goes again when its lease ends. Not thrown, so the round
+        // still records the messages that did go out (else they would go twice).
+        this.logger.warn({ msg: 'Recording a failed mail failed; its lease will retry it', ...context, error: errorName(recordError) });
       }
       return false;
     }
