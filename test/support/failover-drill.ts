@@ -414,6 +414,7 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
           break;
         await sleep(500);
       }
+      log(`settled ${Date.now() - settleDeadline + 45_000} ms after the load stopped`);
 
       const failures: string[] = [];
       if (worker.child.exitCode !== null || worker.child.signalCode !== null) {
@@ -489,6 +490,34 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
       const missingMails = [...expected.keys()].filter((k) => !mails.has(k)).length;
       const doubledMails = [...mails.values()].filter((n) => n > 1).length;
       if (missingMails || doubledMails) failures.push(`mails: ${missingMails} missing, ${doubledMails} sent more than once`);
+      // Which ones, with their outbox rows, so a failure says whether the mail was never written, is still leased
+      // (a claim whose answer the failover lost), waits for a retry, failed, or went out unseen.
+      const mailProblems = [
+        ...[...expected.keys()].filter((k) => !mails.has(k)).map((k) => ({ problem: 'missing', key: k })),
+        ...[...mails.entries()].filter(([, n]) => n > 1).map(([k, n]) => ({ problem: `sent ${n} times`, key: k })),
+      ];
+      for (const { problem, key } of mailProblems.slice(0, 10)) {
+        const [kind, email] = key.split(' ');
+        const ack = acknowledged.find((x) => x.email === email);
+        const rows = (
+          await db.query<Record<string, unknown>>(
+            `SELECT id, status, attempts, subject, about, created_at, next_attempt_at, locked_until, sent_at, last_error, now() AS db_now
+               FROM mail_outbox WHERE $1 = ANY(recipients) ORDER BY created_at`,
+            [email],
+          )
+        ).rows;
+        failures.push(
+          `mail ${problem}: ${kind} to ${email} (${ack?.kind ?? '?'} ${ack?.key ?? ''}, bookings ${ack?.bookingIds.join(',') ?? '?'}); ` +
+            `mail_outbox: ${rows.length ? JSON.stringify(rows) : 'no row'}`,
+        );
+      }
+      if (mailProblems.length) {
+        const workerLines = worker
+          .output()
+          .split('\n')
+          .filter((line) => /mail/i.test(line));
+        failures.push(`the worker's mail log lines: ${workerLines.slice(-10).join(' | ') || 'none'}`);
+      }
       const reminderRows = (
         await db.query<{ booking: string; n: number }>(
           `SELECT data->'booking'->>'id' AS booking, count(*)::int AS n FROM domain_events WHERE type = 'booking.reminder' GROUP BY 1`,

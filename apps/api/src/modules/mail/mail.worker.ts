@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, Clock, daysBefore } from '@app/common';
-import { JobLoop, nextRetrySeconds, PeriodicJobs, RETENTION_INTERVAL_MS, type TickResult } from '../../jobs/index.js';
+import { type Claim, JobLoop, nextRetrySeconds, PeriodicJobs, RETENTION_INTERVAL_MS, type TickResult } from '../../jobs/index.js';
 import { inSpan, SpanKind } from '../../tracing/spans.js';
 import { describeSendError, smtpUrlSecrets } from './mail-errors.js';
 import { type ClaimedMail, MAIL_OUTBOX_CHANNEL, MailRepository } from './mail.repository.js';
@@ -15,6 +15,8 @@ const MAIL_BATCH = MAX_CONNECTIONS * 8;
  * own SEND_TIMEOUT_MS from the moment the round hands it to the transport, queued behind the others or not.
  */
 const LEASE_SECONDS = Math.ceil((SEND_TIMEOUT_MS * 5) / 1000);
+/** How long a round keeps trying to record what it sent while the database fails over; far inside the lease. */
+const MARK_RETRY_MS = 30_000;
 
 /**
  * Sends what `MailOutbox` recorded, a batch at a time: claim (short transaction), send side by side (no
@@ -65,11 +67,25 @@ export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown
     const mails = await this.repository.claimDue(MAIL_BATCH, LEASE_SECONDS);
     if (mails.length === 0) return (await this.repository.msUntilNextDue()) ?? undefined;
     const sent = await Promise.all(mails.map((mail) => this.deliver(mail)));
-    await this.repository.markSent(mails.filter((_, i) => sent[i]).map((mail) => mail.claim));
+    await this.recordSent(mails.filter((_, i) => sent[i]).map((mail) => mail.claim));
     for (const [i, mail] of mails.entries()) {
       if (sent[i]) this.logger.log({ msg: 'Mail sent', mailId: mail.id, recipients: mail.recipients.length, attempt: mail.attempts });
     }
     return 'again';
+  }
+
+  /**
+   * Marks the round's successes sent, retried while the database is away (a failover takes seconds): these messages went
+   * out, and a lost mark would send them again when their lease ends. Gives up well inside the lease (the messages then
+   * go again: at least once).
+   */
+  private recordSent(claims: Claim[]): Promise<void> {
+    return retryForAWhile(
+      () => this.repository.markSent(claims),
+      MARK_RETRY_MS,
+      1000,
+      (error) => this.logger.warn({ msg: 'Marking sent mail failed; retrying', mails: claims.length, error: errorName(error) }),
+    );
   }
 
   /** Sends one message; a failure is recorded here (retry or failed for good), a success by the caller. */
@@ -83,14 +99,48 @@ export class MailWorker implements OnApplicationBootstrap, OnApplicationShutdown
     } catch (error) {
       const failure = describeSendError(error, this.secrets);
       const delaySeconds = nextRetrySeconds(this.config.mailRetrySchedule, mail.attempts);
-      if (delaySeconds === null) {
-        await this.repository.markFailed(mail.claim, failure.reason);
-        this.logger.error({ msg: 'Mail delivery failed for good', ...context, error: failure.code });
-      } else {
-        await this.repository.scheduleRetry(mail.claim, delaySeconds, failure.reason);
-        this.logger.warn({ msg: 'Mail delivery failed; will retry', ...context, error: failure.code, retryInSeconds: delaySeconds });
+      try {
+        if (delaySeconds === null) {
+          await this.repository.markFailed(mail.claim, failure.reason);
+          this.logger.error({ msg: 'Mail delivery failed for good', ...context, error: failure.code });
+        } else {
+          await this.repository.scheduleRetry(mail.claim, delaySeconds, failure.reason);
+          this.logger.warn({ msg: 'Mail delivery failed; will retry', ...context, error: failure.code, retryInSeconds: delaySeconds });
+        }
+      } catch (recordError) {
+        // The database is away: this message went nowhere and goes again when its lease ends. Not thrown, so the round
+        // still records the messages that did go out (else they would go twice).
+        this.logger.warn({ msg: 'Recording a failed mail failed; its lease will retry it', ...context, error: errorName(recordError) });
       }
       return false;
+    }
+  }
+}
+
+function errorName(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') return error.code;
+  return error instanceof Error ? error.name : 'unknown';
+}
+
+/**
+ * Runs `write` until it succeeds, pausing `pauseMs` after each failure, for up to `forMs` (then its error). For outcomes
+ * that are safe to repeat: a mark fenced by its claim's lease changes nothing the second time.
+ */
+export async function retryForAWhile(
+  write: () => Promise<unknown>,
+  forMs: number,
+  pauseMs: number,
+  onFailure: (error: unknown) => void,
+): Promise<void> {
+  const deadline = Date.now() + forMs;
+  for (;;) {
+    try {
+      await write();
+      return;
+    } catch (error) {
+      if (Date.now() + pauseMs > deadline) throw error;
+      onFailure(error);
+      await new Promise((done) => setTimeout(done, pauseMs));
     }
   }
 }
