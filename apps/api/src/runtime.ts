@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { AppConfig, ConfigError, ensureEncryptionKey, ensureJwtSecret, loadConfig } from '@app/common';
+import { AppConfig, ConfigError, ensureEncryptionKey, ensureJwtSecret, isDatabaseUnavailable, loadConfig } from '@app/common';
 import { runMigrations, startEmbeddedPostgres, type EmbeddedDatabase } from '@app/database';
 import { checkEncryptionKey } from './encryption-key-check.js';
 import { createRootLogger } from './logging/logger.js';
@@ -63,10 +63,11 @@ export async function prepareRuntime(options: RuntimeOptions): Promise<Runtime> 
   }
   ensureJwtSecret(config);
   ensureEncryptionKey(config);
-  const applied = await runMigrations(config.databaseUrl);
+  const databaseUrl = config.databaseUrl;
+  const applied = await whileDatabaseStarts(logger, 'migrations', () => runMigrations(databaseUrl));
   if (applied.length) logger.info({ migrations: applied }, 'Applied migrations');
   try {
-    const outcome = await checkEncryptionKey(config);
+    const outcome = await whileDatabaseStarts(logger, 'ENCRYPTION_KEY check', () => checkEncryptionKey(config));
     if (outcome === 'recorded') logger.info({ outcome }, 'ENCRYPTION_KEY check value recorded');
     if (outcome === 'rotating')
       logger.info(
@@ -81,6 +82,35 @@ export async function prepareRuntime(options: RuntimeOptions): Promise<Runtime> 
     throw error;
   }
   return { config, logger, embedded };
+}
+
+/** How long a process starting waits for a database that is failing over or restarting, then gives up (exit 1). */
+export const STARTUP_DATABASE_WAIT_MS = 30_000;
+
+/**
+ * `work` (a step of start-up) again while the database is unavailable (a failover or a restart: a connection refused or
+ * cut, a standby answering), with doubling pauses up to 2 s, for at most `waitMs`; any other error at once. Seen in the
+ * failover drill: a worker process starting as Patroni moved the primary exited with "Connection terminated".
+ */
+export async function whileDatabaseStarts<T>(
+  logger: Pick<Logger, 'warn'>,
+  step: string,
+  work: () => Promise<T>,
+  waitMs = STARTUP_DATABASE_WAIT_MS,
+): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (let pauseMs = 250; ; pauseMs = Math.min(pauseMs * 2, 2000)) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() + pauseMs > deadline) throw error;
+      logger.warn(
+        { step, error: error instanceof Error ? error.message : String(error), retryInMs: pauseMs },
+        'Database unavailable at start-up; trying again',
+      );
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
 }
 
 /** SIGTERM or SIGINT: `close` (the Nest app: in-flight work finishes), then the embedded database; exit 0, or 1 if that fails. */
