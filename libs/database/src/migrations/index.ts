@@ -31,6 +31,7 @@ import { AttendeeErasure1795720000000 } from './1795720000000-AttendeeErasure.js
 import { AuditLog1795800000000 } from './1795800000000-AuditLog.js';
 import { OutOfOffice1795810000000 } from './1795810000000-OutOfOffice.js';
 import { SchedulingPolicies1795820000000 } from './1795820000000-SchedulingPolicies.js';
+import { AuditActorActionIndex1795830000000 } from './1795830000000-AuditActorActionIndex.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   AuditLog1795800000000,
   OutOfOffice1795810000000,
   SchedulingPolicies1795820000000,
+  AuditActorActionIndex1795830000000,
 ];

@@ -77,7 +77,8 @@ export class AuditRepository {
 
   /**
    * One page, newest first, after `cursor` (keyset on (occurred_at, id): entries that arrive meanwhile are newer than
-   * every page already read, so none is skipped or repeated). Each filter leads one index with the organization.
+   * every page already read, so none is skipped or repeated). Each filter leads one index with the organization, and
+   * so do actor and action together (`audit_entries_actor_action_idx`); a resource has few entries; a range bounds the walk.
    */
   async page(scope: TenantScope, filter: AuditFilter, cursor: AuditCursor | null, limit: number): Promise<AuditEntryRow[]> {
     const conditions = ['organization_id = $1'];
