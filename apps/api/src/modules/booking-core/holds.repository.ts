@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { pageOffset, type PageRequest, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import type { HoldRecord } from './booking-record.js';
+import { Parameters } from './sql-parameters.js';
 import { Hold } from './entities/hold.entity.js';
 
 interface HoldRow {
@@ -51,35 +52,37 @@ export class HoldsRepository {
   /** The hold and one occupancy row per host, in one statement (deferred with the transaction's other writes). */
   /** `seatGroup`: the seated start's group (api-rules.md § Seats and series), or null. */
   async insert(scope: TenantScope, hold: HoldRecord, hostUserIds: readonly string[], seatGroup: string | null): Promise<void> {
+    const parameters = new Parameters();
+    const row = [
+      hold.id,
+      scope.organizationId,
+      hold.eventTypeId,
+      scope.livemode,
+      hold.startsAt,
+      hold.endsAt,
+      hold.expiresAt,
+      hold.hostUserId,
+      hold.bufferBeforeMinutes,
+      hold.bufferAfterMinutes,
+      hold.tokenHash,
+      hold.apiKeyId,
+      hold.clientIp,
+      hold.createdAt,
+    ].map((value) => parameters.add(value));
+    const hosts = parameters.add([...hostUserIds]);
+    const group = parameters.add(seatGroup);
     await this.tx.write(
       `WITH inserted AS (
          INSERT INTO holds (id, organization_id, event_type_id, livemode, starts_at, ends_at, expires_at, host_user_id,
            buffer_before_minutes, buffer_after_minutes, token_hash, api_key_id, client_ip, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         VALUES (${row.join(', ')})
          RETURNING id, organization_id, event_type_id, livemode, starts_at, ends_at, expires_at, created_at)
        INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position,
                                   expires_at, seat_group)
        SELECT i.id, h.host_user_id, i.organization_id, i.event_type_id, i.livemode, 'held', tstzrange(i.starts_at, i.ends_at, '[)'),
-              i.created_at, h.position, i.expires_at, $16
-         FROM inserted i CROSS JOIN unnest($15::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
-      [
-        hold.id,
-        scope.organizationId,
-        hold.eventTypeId,
-        scope.livemode,
-        hold.startsAt,
-        hold.endsAt,
-        hold.expiresAt,
-        hold.hostUserId,
-        hold.bufferBeforeMinutes,
-        hold.bufferAfterMinutes,
-        hold.tokenHash,
-        hold.apiKeyId,
-        hold.clientIp,
-        hold.createdAt,
-        [...hostUserIds],
-        seatGroup,
-      ],
+              i.created_at, h.position, i.expires_at, ${group}
+         FROM inserted i CROSS JOIN unnest(${hosts}::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
+      parameters.values,
     );
   }
 
