@@ -122,6 +122,17 @@ function errorName(error: unknown): string {
   return error instanceof Error ? error.name : 'unknown';
 }
 
+/** How retryForAWhile reads the time and pauses; tests move a counter instead of waiting. */
+export interface RetryTimer {
+  now(): number;
+  pause(ms: number): Promise<void>;
+}
+
+const realTimer: RetryTimer = {
+  now: () => Date.now(),
+  pause: (ms) => new Promise((done) => setTimeout(done, ms)),
+};
+
 /**
  * Runs `write` until it succeeds, pausing `pauseMs` after each failure, for up to `forMs` (then its error). For outcomes
  * that are safe to repeat: a mark fenced by its claim's lease changes nothing the second time.
@@ -131,16 +142,17 @@ export async function retryForAWhile(
   forMs: number,
   pauseMs: number,
   onFailure: (error: unknown) => void,
+  timer: RetryTimer = realTimer,
 ): Promise<void> {
-  const deadline = Date.now() + forMs;
+  const deadline = timer.now() + forMs;
   for (;;) {
     try {
       await write();
       return;
     } catch (error) {
-      if (Date.now() + pauseMs > deadline) throw error;
+      if (timer.now() + pauseMs > deadline) throw error;
       onFailure(error);
-      await new Promise((done) => setTimeout(done, pauseMs));
+      await timer.pause(pauseMs);
     }
   }
 }
