@@ -12,6 +12,12 @@ export default async function globalTeardown(): Promise<void> {
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
     try {
+      // The template, and any clone of this run a file could not drop (test/support/database.ts names them after it).
+      const clones = await admin.query<{ name: string }>(
+        `SELECT datname AS name FROM pg_database WHERE left(datname, length($1) + 1) = $1 || '_'`,
+        [template],
+      );
+      for (const { name } of clones.rows) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await admin.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
     } finally {
       await admin.end();

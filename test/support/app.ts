@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import { AppConfig, FixedClock, loadConfig } from '@app/common';
 import { createApp } from '../../apps/api/src/bootstrap.js';
@@ -38,12 +39,62 @@ export interface TestApp {
  * job loops, pool and server running past the file (they then fail in the next file of the worker, and keep the
  * worker from exiting): the last hook of the file closes whatever is left.
  */
-const running = new Set<NestFastifyApplication>();
+const running = new Map<NestFastifyApplication, () => Promise<void>>();
 const databases = new Set<() => Promise<void>>();
 afterAll(async () => {
-  await Promise.all([...running].map((app) => app.close().catch(() => undefined)));
+  await Promise.all([...running.values()].map((close) => close().catch(() => undefined)));
   await Promise.all([...databases].map((drop) => drop().catch(() => undefined)));
 });
+
+/** How long an app may take to close before what it waits for is printed and its HTTP connections are cut. */
+const CLOSE_GRACE_MS = 10_000;
+
+/**
+ * Closes an app; one still closing after CLOSE_GRACE_MS (a hook's limit is 30 s) prints what it still holds (HTTP
+ * connections, the process's active resources, its database sessions), then has its HTTP connections cut.
+ */
+async function closeWatched(close: () => Promise<void>, app: NestFastifyApplication, databaseUrl: string): Promise<void> {
+  const closing = close();
+  void closing.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS);
+  });
+  const first = await Promise.race([closing.then(() => 'closed' as const), late]).finally(() => clearTimeout(timer));
+  if (first === 'closed') return;
+  const server = app.getHttpServer();
+  const connections = await new Promise<number>((resolve) => server.getConnections((_, count) => resolve(count)));
+  const resources: Record<string, number> = {};
+  for (const resource of process.getActiveResourcesInfo()) resources[resource] = (resources[resource] ?? 0) + 1;
+  console.warn(
+    [
+      `A test app is still closing after ${CLOSE_GRACE_MS} ms; cutting its HTTP connections.`,
+      `HTTP server listening: ${server.listening}, open connections: ${connections}`,
+      `active resources: ${JSON.stringify(resources)}`,
+      `database sessions: ${await sessionsOf(databaseUrl)}`,
+    ].join('\n'),
+  );
+  server.closeAllConnections();
+  await closing;
+}
+
+/** The sessions open on a test database, what each is doing (for closeWatched's report). */
+async function sessionsOf(databaseUrl: string): Promise<string> {
+  const client = new pg.Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL, statement_timeout: 5_000 });
+  try {
+    await client.connect();
+    const sessions = await client.query<{ session: string }>(
+      `SELECT format('%s %s %s/%s: %s', application_name, state, wait_event_type, wait_event, left(query, 120)) AS session
+         FROM pg_stat_activity WHERE datname = $1`,
+      [new URL(databaseUrl).pathname.slice(1)],
+    );
+    return JSON.stringify(sessions.rows.map((row) => row.session));
+  } catch (error) {
+    return `unknown (${(error as Error).message})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
 
 /** Boots the real application on a random port against its own cloned database. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -65,12 +116,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const clock = options.clock ?? new FixedClock(Date.now());
   const app = await createApp({ config, clock, extraModules: options.extraModules, logger: options.logger });
-  running.add(app);
-  const closeApp = app.close.bind(app);
-  app.close = async () => {
-    running.delete(app);
-    await closeApp();
-  };
+  // Nest's application proxy ignores assignments: the watched close is this file's own.
+  const closeApp = (): Promise<void> => closeWatched(() => app.close(), app, databaseUrl);
+  running.set(app, closeApp);
   if (database) databases.add(database.drop);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
@@ -87,7 +135,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     config,
     databaseUrl,
     close: async () => {
-      await app.close();
+      running.delete(app);
+      await closeApp();
       if (database) databases.delete(database.drop);
       await database?.drop();
     },
