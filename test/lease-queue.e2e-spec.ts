@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { TransactionHost } from '@app/database';
 import { type Claim, type Claimed, LeaseQueue } from '../apps/api/src/jobs/index.js';
 import { cloneTestDatabase } from './support/database.js';
@@ -14,6 +14,8 @@ describe('LeaseQueue', () => {
   let dataSource: DataSource;
   let queue: LeaseQueue<Job>;
   let ordered: LeaseQueue<Job>;
+  let losing: LosingAnswers;
+  let failing: LeaseQueue<Job>;
 
   beforeAll(async () => {
     database = await cloneTestDatabase();
@@ -33,6 +35,8 @@ describe('LeaseQueue', () => {
       errorColumn: 'last_error',
     };
     queue = new LeaseQueue(tx, table);
+    losing = new LosingAnswers(dataSource);
+    failing = new LeaseQueue(losing, table);
     ordered = new LeaseQueue(tx, {
       ...table,
       claimable: `NOT EXISTS (SELECT 1 FROM q_jobs e WHERE e.grp = c.grp AND e.status = 'pending' AND e.id < c.id)`,
@@ -197,6 +201,35 @@ describe('LeaseQueue', () => {
     expect(await queue.release(claimOf(current, 'b'))).toBe(false);
   });
 
+  it('frees the rows of a claim whose answer was lost (a failover as it committed) at its next claim, the attempt handed back', async () => {
+    await add([
+      ['a', 2],
+      ['b', 1],
+    ]);
+    losing.loseNext = true;
+    await expect(failing.claim(1, 300)).rejects.toThrow('Connection terminated unexpectedly');
+    // The claim committed: row a is leased for five minutes by a worker that never heard of it.
+    expect(await row('a')).toMatchObject({ attempts: 1, leased: true });
+    // Another worker's lease is not the lost claim's: it stays.
+    const [b] = await queue.claim(1, 300);
+    expect(b.id).toBe('b');
+    // The next claim of the queue that lost the answer frees a at once and claims it.
+    expect(jobs(await failing.claim(5, 300))).toEqual([{ id: 'a', attempts: 1 }]);
+    expect(await row('b')).toMatchObject({ attempts: 1, leased: true });
+    expect(await queue.finish(b, 'done')).toBe(true);
+  });
+
+  it('a claim that failed before committing frees nothing, and the next claim works as usual', async () => {
+    await add([['a', 1]]);
+    losing.failNext = true;
+    await expect(failing.claim(1, 300)).rejects.toThrow('Connection terminated unexpectedly');
+    expect(await row('a')).toMatchObject({ attempts: 0, leased: null });
+    const [a] = await queue.claim(1, 300);
+    expect(jobs(await failing.claim(1, 300))).toEqual([]);
+    expect(await row('a')).toMatchObject({ attempts: 1, leased: true });
+    expect(await queue.release(a)).toBe(true);
+  });
+
   it('finds the next wake-up through indexes, with many rows waiting and some leased', async () => {
     await dataSource.query(`CREATE INDEX q_jobs_due ON q_jobs (next_attempt_at) WHERE status = 'pending'`);
     await dataSource.query(`CREATE INDEX q_jobs_leased ON q_jobs (locked_until) WHERE locked_until IS NOT NULL`);
@@ -230,6 +263,27 @@ describe('LeaseQueue', () => {
     }
   });
 });
+
+/**
+ * A TransactionHost whose next statement outside a transaction runs and commits, then loses its answer (`loseNext`), or
+ * fails before reaching the database (`failNext`): what a claim meets when the primary fails over.
+ */
+class LosingAnswers extends TransactionHost {
+  loseNext = false;
+  failNext = false;
+
+  override outside(reason: string): EntityManager {
+    const manager = super.outside(reason);
+    if (!this.loseNext && !this.failNext) return manager;
+    const commits = this.loseNext;
+    this.loseNext = this.failNext = false;
+    const lost = async (text: string, values?: unknown[]): Promise<never> => {
+      if (commits) await manager.query(text, values);
+      throw new Error('Connection terminated unexpectedly');
+    };
+    return { query: lost } as unknown as EntityManager;
+  }
+}
 
 interface PlanNode {
   'Node Type': string;

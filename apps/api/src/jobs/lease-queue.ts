@@ -1,4 +1,8 @@
+import { randomInt } from 'node:crypto';
 import { TransactionHost } from '@app/database';
+
+/** Lost claims a queue remembers until the database answers again (each a tag; more are unlikely between two rounds). */
+const MAX_LOST_CLAIMS = 16;
 
 /**
  * How one table works as a queue. Its rows have `id` and `locked_until`, with an index on the due column (partial on
@@ -68,20 +72,30 @@ export const leaseOf = (row: string): string => `(extract(epoch FROM ${row}.lock
  * leases simply run out. Every outcome names its claim (Claim) and is written only while the row's lease is still
  * that claim's: a worker whose lease ran out and whose row someone else claimed finishes late for nothing. Every time
  * is the database's now(): tests freeze the Clock, and instances must agree.
+ *
+ * A claim whose answer is lost (the primary fails over as it commits) may have leased rows that no worker holds. Each
+ * claim therefore marks its leases with a random tag of its own, their end's microseconds (the end itself is cut to the
+ * second first); a claim that fails is remembered, and the next claim, once the database answers, first frees the
+ * rows still leased under its tag, handing back the attempt it counted. Without it those rows would wait out a whole
+ * lease (five minutes for mail) after every failover that cut a claim's answer.
  */
 export class LeaseQueue<Row> {
   private readonly claimSql: string;
   private readonly nextDueSql: string;
+  private readonly releaseLostSql: string;
+  /** Tags of claims that failed: whether they leased rows is unknown until the next claim frees them. */
+  private lost: number[] = [];
 
   constructor(
     private readonly tx: TransactionHost,
     private readonly queue: LeaseQueueTable,
   ) {
     const { table, waiting, dueColumn, join = '', claimable, carry, order, countsAttempts, onClaim, returning, dueOnClock } = queue;
-    const dueNow = dueOnClock ? '$3::timestamptz' : 'now()';
+    const dueNow = dueOnClock ? '$4::timestamptz' : 'now()';
     const free = `(c.locked_until IS NULL OR c.locked_until <= now())`;
     const set = [
-      `locked_until = now() + make_interval(secs => CAST($2 AS double precision))`,
+      // The lease's end to the second, and the claim's tag ($3, 1..999999) as its microseconds.
+      `locked_until = date_trunc('second', now()) + make_interval(secs => CAST($2 AS double precision)) + CAST($3 AS integer) * interval '1 microsecond'`,
       ...(countsAttempts ? ['attempts = q.attempts + 1'] : []),
       ...(onClaim ? [onClaim] : []),
     ];
@@ -91,6 +105,10 @@ export class LeaseQueue<Row> {
              ORDER BY ${order} LIMIT $1 FOR UPDATE OF c SKIP LOCKED) due
      WHERE q.id = due.id
      RETURNING ${returning}, ${leaseOf('q')} AS lease`;
+    // Rows still leased by one of the lost claims (through the partial index of leased rows), their attempt handed back.
+    this.releaseLostSql = `UPDATE ${table} c SET locked_until = NULL${countsAttempts ? ', attempts = greatest(c.attempts - 1, 0)' : ''}
+      WHERE c.locked_until IS NOT NULL AND c.locked_until > now()
+        AND mod((extract(epoch FROM c.locked_until) * 1000000)::bigint, 1000000)::integer = ANY($1::integer[])`;
     // A waiting row may be claimed at the later of its due time and its lease's end. Two lookups, each by an index
     // whatever the number of waiting rows: the first row by due time whose lease (if any) ends before it is due (the
     // due index, past the few rows leased now), and the earliest lease that ends after its row is due (a partial index
@@ -117,11 +135,26 @@ export class LeaseQueue<Row> {
    * for a queue due on it (dueOnClock).
    */
   async claim(limit: number, leaseSeconds: number, now?: Date): Promise<Claimed<Row>[]> {
-    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
-    const [rows]: [Claimed<Row>[], number] = await this.tx
-      .outside('a claim commits at once, so other workers skip what it took')
-      .query(this.claimSql, [limit, leaseSeconds, ...this.clockNow(now)]);
-    return rows;
+    if (this.lost.length > 0) await this.releaseLost();
+    const tag = randomInt(1, 1_000_000);
+    try {
+      // TypeORM answers an UPDATE … RETURNING with [rows, affected].
+      const [rows]: [Claimed<Row>[], number] = await this.tx
+        .outside('a claim commits at once, so other workers skip what it took')
+        .query(this.claimSql, [limit, leaseSeconds, tag, ...this.clockNow(now)]);
+      return rows;
+    } catch (error) {
+      // Committed or not: unknown when the connection went with the answer. The next claim frees what it leased.
+      this.lost = [...this.lost, tag].slice(-MAX_LOST_CLAIMS);
+      throw error;
+    }
+  }
+
+  /** Frees the rows the lost claims leased (none, when they did not commit); kept for the next claim if this fails too. */
+  private async releaseLost(): Promise<void> {
+    const tags = this.lost;
+    await this.tx.outside('freeing the leases of claims whose answer was lost').query(this.releaseLostSql, [tags]);
+    this.lost = this.lost.filter((tag) => !tags.includes(tag));
   }
 
   /**
