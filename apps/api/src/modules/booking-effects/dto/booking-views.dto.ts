@@ -2,6 +2,22 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { type AnswerValue } from '../../booking-core/index.js';
 import { QUESTION_TYPES, type QuestionType } from '../../event-types/index.js';
 
+/** The attendee's change window (api-rules.md § Scheduling policies), the same on every view of a booking. */
+const CanCancelUntil = (): PropertyDecorator =>
+  ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed',
+  });
+const CanRescheduleUntil = (): PropertyDecorator =>
+  ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Until when the attendee may reschedule with its token; null: not allowed',
+  });
+
 export class NoShowView {
   @ApiProperty({ description: 'The attendee did not come' }) attendee!: boolean;
   @ApiProperty({ description: 'The host did not come' }) host!: boolean;
@@ -57,20 +73,8 @@ export class BookingView {
   @ApiProperty({ type: 'integer', nullable: true, description: '1-based place in its series' }) occurrence!: number | null;
   @ApiProperty({ type: NoShowView, description: 'Marked once the meeting has started (POST /bookings/:id/no-show)' })
   noShow!: NoShowView;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    description: 'Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed',
-  })
-  attendeeCanCancelUntil!: string | null;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    description: 'Until when the attendee may reschedule with its token; null: not allowed',
-  })
-  attendeeCanRescheduleUntil!: string | null;
+  @CanCancelUntil() attendeeCanCancelUntil!: string | null;
+  @CanRescheduleUntil() attendeeCanRescheduleUntil!: string | null;
 }
 
 /** One reminder of a booking (api-rules.md § Reminders). */
@@ -117,20 +121,8 @@ export class RescheduledBookingView {
   @ApiProperty({ enum: ['confirmed', 'pending'] }) status!: string;
   @ApiProperty() hostUserId!: string;
   @ApiProperty() confirmationToken!: string;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    description: 'Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed',
-  })
-  attendeeCanCancelUntil!: string | null;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    description: 'Until when the attendee may reschedule with its token; null: not allowed',
-  })
-  attendeeCanRescheduleUntil!: string | null;
+  @CanCancelUntil() attendeeCanCancelUntil!: string | null;
+  @CanRescheduleUntil() attendeeCanRescheduleUntil!: string | null;
 }
 
 /** A booking as its attendee sees it (the public routes of api-rules.md § Browser booking). */
@@ -150,18 +142,6 @@ export class AttendeeBookingView {
   @ApiProperty({ nullable: true, type: String }) meetingUrl!: string | null;
   @ApiProperty({ type: BookingAnswerView, isArray: true }) answers!: BookingAnswerView[];
   @ApiProperty() livemode!: boolean;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    description: 'Until when the attendee may cancel with its token (the event type’s current policy); null: not allowed',
-  })
-  attendeeCanCancelUntil!: string | null;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    description: 'Until when the attendee may reschedule with its token; null: not allowed',
-  })
-  attendeeCanRescheduleUntil!: string | null;
+  @CanCancelUntil() attendeeCanCancelUntil!: string | null;
+  @CanRescheduleUntil() attendeeCanRescheduleUntil!: string | null;
 }
