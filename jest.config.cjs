@@ -36,6 +36,11 @@ module.exports = {
   // drills) Patroni, so four share the two cores better (7.5 min with three, 6.3 with four, in one afternoon's runs); the
   // sequencer keeps the browser files' timing budgets beside the drills, not the quick start. README "Tests" has the time.
   maxWorkers: 4,
+  // A worker's heap grows by some 50 MB per e2e file (Jest's ESM module registries) to 2-2.4 GB by the run's end; a
+  // process that large takes longer than Jest's 500 ms to be torn down by the kernel, and Jest then reports that it
+  // "failed to exit gracefully" and kills it. A worker past 1 GB after a file is replaced by a fresh one (a second
+  // of start-up, a few times a run), so no worker ends the run that large, and major GCs stay short.
+  workerIdleMemoryLimit: '1GB',
   testSequencer: '<rootDir>/test/setup/sequencer.cjs',
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
