@@ -74,8 +74,8 @@ export const leaseOf = (row: string): string => `(extract(epoch FROM ${row}.lock
  * is the database's now(): tests freeze the Clock, and instances must agree.
  *
  * A claim whose answer is lost (the primary fails over as it commits) may have leased rows that no worker holds. Each
- * claim therefore marks its leases with a random tag of its own, their end's microseconds (the end itself is cut to the
- * second first); a claim that fails is remembered, and the next claim, once the database answers, first frees the
+ * claim therefore marks its leases with a random tag of its own, their end's microseconds (the end moves back by less
+ * than a second to carry it); a claim that fails is remembered, and the next claim, once the database answers, first frees the
  * rows still leased under its tag, handing back the attempt it counted. Without it those rows would wait out a whole
  * lease (five minutes for mail) after every failover that cut a claim's answer.
  */
@@ -93,9 +93,11 @@ export class LeaseQueue<Row> {
     const { table, waiting, dueColumn, join = '', claimable, carry, order, countsAttempts, onClaim, returning, dueOnClock } = queue;
     const dueNow = dueOnClock ? '$4::timestamptz' : 'now()';
     const free = `(c.locked_until IS NULL OR c.locked_until <= now())`;
+    // The lease ends within the second before now() + lease ($2), on the microsecond that is the claim's tag ($3).
+    const end = `now() + make_interval(secs => CAST($2 AS double precision))`;
+    const tagged = `date_trunc('second', ${end}) + CAST($3 AS integer) * interval '1 microsecond'`;
     const set = [
-      // The lease's end to the second, and the claim's tag ($3, 1..999999) as its microseconds.
-      `locked_until = date_trunc('second', now()) + make_interval(secs => CAST($2 AS double precision)) + CAST($3 AS integer) * interval '1 microsecond'`,
+      `locked_until = CASE WHEN ${tagged} <= ${end} THEN ${tagged} ELSE ${tagged} - interval '1 second' END`,
       ...(countsAttempts ? ['attempts = q.attempts + 1'] : []),
       ...(onClaim ? [onClaim] : []),
     ];
