@@ -60,6 +60,8 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
   /** The attendee's "manage your booking" page (the links of the mails): its element is set by the test. */
   let manage: HostPage;
   let manageElement = '';
+  /** A publishable key for the manage page's origin: rescheduling shows the event type's public free times. */
+  let managePk: string;
 
   beforeAll(async () => {
     bookerDir = await buildBooker();
@@ -74,6 +76,7 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
       hostPage(t.url, () => manageElement),
     ]);
     pk = (await createApiKey(t.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [shop.origin, german.origin] })).apiKey;
+    managePk = (await createApiKey(t.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [manage.origin] })).apiKey;
     browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
@@ -215,6 +218,127 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
     expect((await t.http.get(`/v1/bookings/${id}`, { apiKey: org.apiKey })).body.booking.status).toBe('cancelled');
     expect(await seriousViolations(page)).toEqual([]);
     await page.context().close();
+  });
+
+  /** A booking of a new event type with that reschedule policy at that start, managed on a page with a key. */
+  async function manageWithKey(startTime: string, attendeeRescheduling: Record<string, unknown>) {
+    t.clock.set(NOW);
+    const eventTypeId = await createEventType(t, { apiKey: org.apiKey }, { durationMinutes: 30, attendeeRescheduling });
+    const booked = await t.http.post('/v1/bookings', bookingBody(eventTypeId, startTime), { apiKey: org.apiKey });
+    const { id, confirmationToken } = booked.body.booking;
+    manageElement = `<sched-booker key="${managePk}" booking="${id}" token="${confirmationToken}" timezone="Europe/Berlin" locale="en"></sched-booker>`;
+    const page = await open(manage.origin);
+    await page.locator('sched-booker h2', { hasText: 'Your booking' }).waitFor();
+    const active = async () =>
+      (await t.http.get(`/v1/bookings?eventTypeId=${eventTypeId}`, { apiKey: org.apiKey })).body.bookings.filter(
+        (booking: { status: string }) => booking.status !== 'cancelled',
+      );
+    return { id, page, active };
+  }
+
+  /** Reschedule → a day → a time; the picked start and its label, with the confirmation shown. */
+  async function pickNewTime(page: Page): Promise<{ startsAt: string; label: string }> {
+    await page.locator('sched-booker button', { hasText: 'Reschedule' }).click();
+    await page.locator('sched-booker button.has').first().click();
+    const time = page.locator('sched-booker ul button').first();
+    const picked = { startsAt: (await time.getAttribute('data-start'))!, label: (await time.textContent())! };
+    await time.click();
+    await page.locator('sched-booker p', { hasText: 'New: ' }).waitFor();
+    return picked;
+  }
+
+  it('reschedules a booking from its token: a free time of its event type, the old one cancelled as rescheduled, the new one shown', async () => {
+    const { id, page, active } = await manageWithKey('2027-03-04T10:00:00Z', { noticeMinutes: 60 });
+    const moved = page.evaluate<Record<string, string>>(
+      `new Promise((resolve) => document.addEventListener('sched:rescheduled', (event) => resolve(event.detail)))`,
+    );
+    const { startsAt, label } = await pickNewTime(page);
+    await page.locator('sched-booker button', { hasText: 'Reschedule' }).click();
+    await page.locator('sched-booker [role="status"]', { hasText: 'Your booking is moved to' }).waitFor();
+    const detail = await moved;
+    expect(detail.previousBookingId).toBe(id);
+    expect(Date.parse(detail.startsAt)).toBe(Date.parse(startsAt));
+
+    const old = (await t.http.get(`/v1/bookings/${id}`, { apiKey: org.apiKey })).body.booking;
+    expect(old).toMatchObject({ status: 'cancelled', cancellationReason: 'rescheduled', rescheduledToBookingId: detail.bookingId });
+    const now = await active();
+    expect(now.map((booking: { id: string }) => booking.id)).toEqual([detail.bookingId]);
+    expect(Date.parse(now[0].startsAt)).toBe(Date.parse(startsAt));
+    // The new booking's time and policy, and its buttons act with its new token.
+    expect(await page.locator('sched-booker h2').textContent()).toBe('Your booking');
+    expect(await page.locator('sched-booker h2 + p').textContent()).toContain(label);
+    expect((await page.locator('sched-booker p.policy').allTextContents())[1]).toMatch(
+      /^You can reschedule online until .*\(Europe\/Berlin\)\.$/,
+    );
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.locator('sched-booker button', { hasText: 'Cancel booking' }).click();
+    await page.locator('sched-booker h2', { hasText: 'Your booking is cancelled' }).waitFor();
+    expect(await active()).toEqual([]);
+    await page.context().close();
+  });
+
+  it('says a reschedule the policy refuses (past the notice) in words and changes nothing', async () => {
+    const { id, page, active } = await manageWithKey('2027-03-04T11:00:00Z', { noticeMinutes: 1440 });
+    await pickNewTime(page);
+    // The page still offers it, but the service's clock is past the notice.
+    t.clock.set('2027-03-03T11:00:01Z');
+    await page.locator('sched-booker button', { hasText: 'Reschedule' }).click();
+    await page.locator('sched-booker [role="status"]', { hasText: 'too late to change this booking online' }).waitFor();
+    await page.locator('sched-booker h2', { hasText: 'Your booking' }).waitFor();
+    const now = await active();
+    expect(now.map((booking: { id: string; startsAt: string }) => [booking.id, booking.startsAt])).toEqual([
+      [id, '2027-03-04T11:00:00.000Z'],
+    ]);
+    await page.context().close();
+    t.clock.set(NOW);
+  });
+
+  it('says a reschedule to a time just taken in words, changes nothing and shows the times still free', async () => {
+    const { id, page, active } = await manageWithKey('2027-03-04T14:00:00Z', {});
+    const { startsAt } = await pickNewTime(page);
+    const eventTypeId = (await active())[0].eventType.id;
+    const other = await t.http.post('/v1/bookings', bookingBody(eventTypeId, startsAt), { apiKey: org.apiKey });
+    expect(other.status).toBe(201);
+    await page.locator('sched-booker button', { hasText: 'Reschedule' }).click();
+    await page.locator('sched-booker [role="status"]', { hasText: 'That time was just taken' }).waitFor();
+    await page.locator('sched-booker ul button').first().waitFor();
+    expect(await page.locator(`sched-booker ul button[data-start="${startsAt}"]`).count()).toBe(0);
+    const now = await active();
+    expect(now.map((booking: { id: string }) => booking.id).sort()).toEqual([id, other.body.booking.id].sort());
+    expect(now.find((booking: { id: string }) => booking.id === id).startsAt).toBe('2027-03-04T14:00:00.000Z');
+    // Back to the booking as it is.
+    await page.locator('sched-booker button', { hasText: 'Back' }).click();
+    await page.locator('sched-booker h2', { hasText: 'Your booking' }).waitFor();
+    await page.context().close();
+  });
+
+  it('says a reschedule of a booking the host cancelled meanwhile in words (BOOKING_NOT_ACTIVE), and moves nothing', async () => {
+    const { id, page, active } = await manageWithKey('2027-03-04T15:00:00Z', {});
+    await pickNewTime(page);
+    expect((await t.http.post(`/v1/bookings/${id}/cancel`, {}, { apiKey: org.apiKey })).status).toBe(200);
+    await page.locator('sched-booker button', { hasText: 'Reschedule' }).click();
+    await page.locator('sched-booker [role="status"]', { hasText: 'already cancelled or has started' }).waitFor();
+    expect(await active()).toEqual([]);
+    await page.context().close();
+  });
+
+  it('offers no Reschedule when the policy forbids it (not allowed, or past the notice)', async () => {
+    const forbidden = await manageWithKey('2027-03-04T12:00:00Z', { allowed: false });
+    expect(await forbidden.page.locator('sched-booker button', { hasText: 'Cancel booking' }).count()).toBe(1);
+    expect(await forbidden.page.locator('sched-booker button', { hasText: 'Reschedule' }).count()).toBe(0);
+    await forbidden.page.context().close();
+
+    const late = await manageWithKey('2027-03-04T13:00:00Z', { noticeMinutes: 1440 });
+    expect(await late.page.locator('sched-booker button', { hasText: 'Reschedule' }).count()).toBe(1);
+    // A day later in the browser and the service: a second past the notice.
+    t.clock.set('2027-03-03T13:00:01Z');
+    await late.page.clock.setFixedTime(new Date(t.clock.now()));
+    await late.page.reload();
+    await late.page.locator('sched-booker h2', { hasText: 'Your booking' }).waitFor();
+    expect(await late.page.locator('sched-booker button', { hasText: 'Cancel booking' }).count()).toBe(1);
+    expect(await late.page.locator('sched-booker button', { hasText: 'Reschedule' }).count()).toBe(0);
+    await late.page.context().close();
+    t.clock.set(NOW);
   });
 
   it('says clearly that the page is not allowed, on an origin the key does not list', async () => {

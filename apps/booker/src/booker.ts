@@ -119,6 +119,10 @@ export class SchedBooker extends HTMLElement {
   private errors = new Map<string, string>();
   private idempotencyKey = randomKey();
   private countdown: number | undefined;
+  /** Managing a booking: picking its new time (the times lead to a confirmation, not a hold). */
+  private moving = false;
+  /** The token of the booking this element moved the attendee's booking to (the old one is dead then). */
+  private movedToken: string | null = null;
 
   constructor() {
     super();
@@ -147,6 +151,8 @@ export class SchedBooker extends HTMLElement {
   }
 
   attributeChangedCallback(): void {
+    this.moving = false;
+    this.movedToken = null;
     if (this.started) void this.start();
   }
 
@@ -159,12 +165,17 @@ export class SchedBooker extends HTMLElement {
   }
 
   private get api() {
+    return this.client(this.getAttribute('key'));
+  }
+
+  /** The attendee-token routes: the token goes with each request, and a publishable key there would be refused. */
+  private get attendee() {
+    return this.client(null);
+  }
+
+  private client(key: string | null) {
     const base = this.getAttribute('api') || `${SCRIPT_ORIGIN}/v1`;
-    return createClient<paths>({
-      baseUrl: base.replace(/\/v1\/?$/, ''),
-      // Managing a booking needs no key: its token goes with each request.
-      headers: this.getAttribute('key') ? { authorization: `ApiKey ${this.getAttribute('key')}` } : {},
-    });
+    return createClient<paths>({ baseUrl: base.replace(/\/v1\/?$/, ''), headers: key ? { authorization: `ApiKey ${key}` } : {} });
   }
 
   private announce(message: string): void {
@@ -189,9 +200,8 @@ export class SchedBooker extends HTMLElement {
     this.main.replaceChildren(h('p', { class: 'error', role: 'alert' }, message));
   }
 
-  private async load(): Promise<void> {
+  private async load(id = this.getAttribute('event-type') ?? ''): Promise<void> {
     this.main.replaceChildren(h('p', { class: 'muted' }, this.t.loading));
-    const id = this.getAttribute('event-type') ?? '';
     try {
       // The event type and its first month's slots at once: the time to the first bookable times is one round trip.
       const [{ data, error }] = await Promise.all([
@@ -279,7 +289,7 @@ export class SchedBooker extends HTMLElement {
               type: 'button',
               'data-start': slot.start,
               tabindex: index === 0 ? 0 : -1,
-              onclick: () => void this.placeHold(slot),
+              onclick: () => (this.moving ? this.confirmMove(slot) : void this.placeHold(slot)),
               onkeydown: (event: Event) => this.moveTime(event as KeyboardEvent, list),
             },
             timeOf(slot.start, this.locale, this.timeZone),
@@ -343,6 +353,8 @@ export class SchedBooker extends HTMLElement {
       h('h3', {}, this.day ? longDate(this.day, this.locale) : t.pickTime),
       times.length > 0 ? list : h('p', { class: 'muted' }, t.noTimes),
     );
+    if (this.moving)
+      this.main.append(h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => this.renderManage() }, t.back)));
     if (focusDay) this.root.querySelector<HTMLButtonElement>(`button[data-date="${focusDay}"]`)?.focus();
   }
 
@@ -667,33 +679,40 @@ export class SchedBooker extends HTMLElement {
   /** What the event type's policy allows the attendee (api-rules.md § Scheduling policies), in words. */
   private policyLines(booking: Booking): HTMLElement[] {
     const t = this.t;
-    const when = (instant: string): string => `${dateTimeOf(instant, this.locale, this.timeZone)} (${this.timeZone})`;
     return [
-      h('p', { class: 'policy' }, booking.attendeeCanCancelUntil ? t.cancelUntil(when(booking.attendeeCanCancelUntil)) : t.cancelForbidden),
       h(
         'p',
         { class: 'policy' },
-        booking.attendeeCanRescheduleUntil ? t.rescheduleUntil(when(booking.attendeeCanRescheduleUntil)) : t.rescheduleForbidden,
+        booking.attendeeCanCancelUntil ? t.cancelUntil(this.when(booking.attendeeCanCancelUntil)) : t.cancelForbidden,
+      ),
+      h(
+        'p',
+        { class: 'policy' },
+        booking.attendeeCanRescheduleUntil ? t.rescheduleUntil(this.when(booking.attendeeCanRescheduleUntil)) : t.rescheduleForbidden,
       ),
     ];
   }
 
-  /** The attendee's token, as the attendee routes take it. */
+  private when(instant: string): string {
+    return `${dateTimeOf(instant, this.locale, this.timeZone)} (${this.timeZone})`;
+  }
+
+  /** The attendee's token, as the attendee routes take it: after a reschedule, the new booking's. */
   private get token(): string {
-    return this.getAttribute('token') ?? '';
+    return this.movedToken ?? this.getAttribute('token') ?? '';
   }
 
   /**
    * "Manage your booking": the booking as its attendee sees it, until when it may still be cancelled or rescheduled
-   * online, and a Cancel button while the policy allows it. A refusal of the policy (409 CHANGE_NOT_ALLOWED) is said
-   * in words; nothing is changed then.
+   * online, and Cancel and Reschedule buttons while the policy allows each (Reschedule also needs `key`: the free
+   * times are the public ones). A refusal (409 CHANGE_NOT_ALLOWED, …) is said in words; nothing is changed then.
    */
   private async manage(): Promise<void> {
     const t = this.t;
     this.main.replaceChildren(h('p', { class: 'muted' }, t.loading));
     const id = this.getAttribute('booking') ?? '';
     try {
-      const { data } = await this.api.GET('/v1/public/bookings/{id}', {
+      const { data } = await this.attendee.GET('/v1/public/bookings/{id}', {
         params: { path: { id }, header: { Authorization: `Token ${this.token}` } },
       });
       if (!data) return void this.main.replaceChildren(h('p', { class: 'error', role: 'alert' }, t.badLink));
@@ -708,14 +727,77 @@ export class SchedBooker extends HTMLElement {
     const t = this.t;
     const booking = this.booking!;
     const active = booking.status !== 'cancelled';
-    const cancelOpen = active && booking.attendeeCanCancelUntil !== null && Date.parse(booking.attendeeCanCancelUntil) >= Date.now();
+    const open = (until: string | null): boolean => active && until !== null && Date.parse(until) >= Date.now();
     const button = h('button', { type: 'button', class: 'primary', onclick: () => void this.cancelBooking(button) }, t.cancelBooking);
+    const move = h('button', { type: 'button', onclick: () => void this.pickNewTime() }, t.reschedule);
+    const cancelOpen = open(booking.attendeeCanCancelUntil);
+    const moveOpen = open(booking.attendeeCanRescheduleUntil) && !!this.getAttribute('key');
+    this.moving = false;
     this.main.replaceChildren(
       h('h2', { tabindex: -1 }, active ? t.yourBooking : t.cancelled),
       h('p', {}, dateTimeOf(booking.startsAt, this.locale, this.timeZone), ` (${this.timeZone})`),
       ...(active ? this.policyLines(booking) : []),
-      ...(cancelOpen ? [h('p', {}, button)] : []),
+      ...(cancelOpen || moveOpen ? [h('div', { class: 'actions' }, moveOpen && move, cancelOpen && button)] : []),
     );
+  }
+
+  /** The free times of the booking's event type, through the booking flow's own picker. */
+  private pickNewTime(): Promise<void> {
+    this.announce('');
+    this.moving = true;
+    return this.load(this.booking!.eventTypeId);
+  }
+
+  /** The picked time, from where, and a button that moves the booking there. */
+  private confirmMove(slot: Slot): void {
+    const t = this.t;
+    const button = h('button', { type: 'button', class: 'primary', onclick: () => void this.move(slot, button) }, t.reschedule);
+    this.main.replaceChildren(
+      h('h2', { tabindex: -1 }, this.eventType!.title),
+      h('p', {}, t.moveFrom(this.when(this.booking!.startsAt))),
+      h('p', {}, t.moveTo(this.when(slot.start))),
+      h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => this.renderDays() }, t.back), button),
+    );
+    this.root.querySelector<HTMLElement>('h2')?.focus();
+  }
+
+  /**
+   * POST /bookings/:id/reschedule with the token: the new booking (and its token) from then on, or the refusal in words.
+   * No Idempotency-Key: a move kills the token, so a retry of a move made would be a 401 (said as a dead link), never a replay.
+   */
+  private async move(slot: Slot, button: HTMLButtonElement): Promise<void> {
+    const t = this.t;
+    const booking = this.booking!;
+    button.disabled = true;
+    button.textContent = t.moving;
+    let code: string | undefined;
+    try {
+      const { data, error } = await this.attendee.POST('/v1/bookings/{id}/reschedule', {
+        params: { path: { id: booking.id } },
+        body: { token: this.token, newStartTime: slot.start },
+      });
+      if (data) {
+        const { previousBookingId, confirmationToken, hostUserId: _host, ...moved } = data.booking;
+        this.movedToken = confirmationToken;
+        this.booking = { ...booking, ...moved };
+        this.renderManage();
+        this.root.querySelector<HTMLElement>('h2')?.focus();
+        this.announce(t.rescheduled(this.when(moved.startsAt)));
+        const { id: bookingId, startsAt, endsAt, status } = moved;
+        return this.dispatch('sched:rescheduled', { bookingId, previousBookingId, startsAt, endsAt, status });
+      }
+      code = (error as ErrorBody | undefined)?.code;
+    } catch {
+      // No answer: said as a failure; trying again is refused (the dead token) if it was moved.
+    }
+    if (code === 'SLOT_UNAVAILABLE') return this.showTaken();
+    if (code === 'CHANGE_NOT_ALLOWED' || code === 'BOOKING_NOT_ACTIVE' || code === 'BOOKING_IN_PAST') {
+      this.renderManage();
+      return this.announce(code === 'CHANGE_NOT_ALLOWED' ? t.tooLate : t.notActive);
+    }
+    button.disabled = false;
+    button.textContent = t.reschedule;
+    this.announce(code === 'UNAUTHORIZED' ? t.badLink : t.failed);
   }
 
   private async cancelBooking(button: HTMLButtonElement): Promise<void> {
@@ -724,7 +806,7 @@ export class SchedBooker extends HTMLElement {
     button.disabled = true;
     button.textContent = t.cancelling;
     try {
-      const { data, error } = await this.api.POST('/v1/bookings/{id}/cancel', {
+      const { data, error } = await this.attendee.POST('/v1/bookings/{id}/cancel', {
         params: { path: { id: booking.id } },
         body: { token: this.token },
       });
@@ -747,7 +829,7 @@ export class SchedBooker extends HTMLElement {
     }
   }
 
-  private dispatch(type: 'sched:held' | 'sched:booked', detail: Record<string, string>): void {
+  private dispatch(type: 'sched:held' | 'sched:booked' | 'sched:rescheduled', detail: Record<string, string>): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 }

@@ -47,6 +47,11 @@ const STRINGS = {
     tooLate: 'It is too late to change this booking online. Please contact the host.',
     notActive: 'This booking is already cancelled or has started.',
     badLink: 'This link is not valid (any more). Please use the link of your latest confirmation email.',
+    reschedule: 'Reschedule',
+    moving: 'Rescheduling…',
+    moveFrom: (time: string) => `Now: ${time}`,
+    moveTo: (time: string) => `New: ${time}`,
+    rescheduled: (time: string) => `Your booking is moved to ${time}.`,
   },
   de: {
     loading: 'Wird geladen…',
@@ -95,6 +100,11 @@ const STRINGS = {
     tooLate: 'Für eine Änderung online ist es zu spät. Bitte wenden Sie sich an den Gastgeber.',
     notActive: 'Diese Buchung ist bereits abgesagt oder hat begonnen.',
     badLink: 'Dieser Link ist nicht (mehr) gültig. Bitte nutzen Sie den Link Ihrer neuesten Bestätigungs-E-Mail.',
+    reschedule: 'Umbuchen',
+    moving: 'Wird umgebucht…',
+    moveFrom: (time: string) => `Bisher: ${time}`,
+    moveTo: (time: string) => `Neu: ${time}`,
+    rescheduled: (time: string) => `Ihre Buchung ist auf ${time} verlegt.`,
   },
 } satisfies Record<string, Record<string, unknown>>;
 
