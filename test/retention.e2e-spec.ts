@@ -1,6 +1,8 @@
+import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { FixedClock } from '@app/common';
 import { PeriodicJobs } from '../apps/api/src/jobs/index.js';
+import { WorkerModule } from '../apps/worker/src/worker.module.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { registerOwner } from './support/factories.js';
 import { createWebhook } from './support/webhooks.js';
@@ -140,6 +142,17 @@ describe('retention and idempotency cleanup', () => {
       calw_delete_old: false,
     });
     expect((await t.app.get(PeriodicJobs).runOnce())['calendar-write-retention']).toBe(0);
+  });
+
+  it('the worker runs the sweeps of sessions and login failures too (API instances may run no jobs)', async () => {
+    const worker = await NestFactory.createApplicationContext(WorkerModule.register(t.config, clock), { logger: false });
+    try {
+      expect(Object.keys(await worker.get(PeriodicJobs).runOnce())).toEqual(
+        expect.arrayContaining(['session-cleanup', 'login-failure-cleanup', 'calendar-write-retention']),
+      );
+    } finally {
+      await worker.close();
+    }
   });
 
   // Last: it moves the Clock two months on.

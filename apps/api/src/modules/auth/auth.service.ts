@@ -4,7 +4,6 @@ import {
   AppConfig,
   AppError,
   Clock,
-  daysBefore,
   ErrorCode,
   newId,
   type KeyActor,
@@ -39,16 +38,13 @@ import { Session } from './entities/session.entity.js';
 import { AccessTokenClaims, JWT_AUDIENCE, JWT_ISSUER } from './jwt.strategy.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { TransactionHost } from '@app/database';
-import { PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
+import { LOCKOUT_WINDOW_MS } from './auth-housekeeping.js';
 
 export const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
 const LOCKOUT_FAILURES = 10;
 /** Failures of one email from all client addresses together that lock it everywhere. */
 const LOCKOUT_FAILURES_ALL_CLIENTS = 100;
-const LOCKOUT_WINDOW_MS = 15 * 60 * 1000;
-const LOGIN_FAILURE_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const USER_AGENT_MAX = 512;
-const SESSION_SWEEP_BATCH = 1000;
 
 export function userView(user: User): UserView {
   return {
@@ -85,28 +81,9 @@ export class AuthService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly audit: AuditTrail,
-    jobs: PeriodicJobs,
   ) {
     // A deleted organization's members' users are members of nothing any more (one organization per user).
     team.onOrganizationDeleted((_scope, userIds) => this.repository.deleteUsers(userIds));
-    // Keeping only what is needed (contract § 18): a failed login (an email and a client address) goes after its window.
-    jobs.register('login-failure-cleanup', LOGIN_FAILURE_SWEEP_INTERVAL_MS, () =>
-      this.repository.deleteLoginFailuresBefore(new Date(this.clock.now().getTime() - LOCKOUT_WINDOW_MS)),
-    );
-    // A session (its user agent) goes RETENTION_DAYS after it ended. An ended session already answers every token 401,
-    // and reuse detection concerns live sessions only, so a token of a deleted one is refused just the same.
-    jobs.register('session-cleanup', RETENTION_INTERVAL_MS, () => this.deleteEndedSessions());
-  }
-
-  /** Sessions revoked or expired more than RETENTION_DAYS ago (on the Clock), in batches; returns how many went. */
-  async deleteEndedSessions(): Promise<number> {
-    const cutoff = daysBefore(this.clock.now(), this.config.retentionDays);
-    let total = 0;
-    for (;;) {
-      const count = await this.repository.deleteEndedSessions(cutoff, SESSION_SWEEP_BATCH);
-      total += count;
-      if (count < SESSION_SWEEP_BATCH) return total;
-    }
   }
 
   async register(dto: RegisterDto, userAgent: string | undefined): Promise<RegisterResponse> {
