@@ -1,6 +1,8 @@
+import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { FixedClock } from '@app/common';
 import { PeriodicJobs } from '../apps/api/src/jobs/index.js';
+import { WorkerModule } from '../apps/worker/src/worker.module.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { registerOwner } from './support/factories.js';
 import { createWebhook } from './support/webhooks.js';
@@ -100,5 +102,100 @@ describe('retention and idempotency cleanup', () => {
     clock.advance(2 * 3600_000);
     expect((await t.app.get(PeriodicJobs).runOnce())['idempotency-cleanup']).toBe(1);
     expect(await db.query('SELECT key FROM idempotency_keys')).toEqual([]);
+  });
+
+  it('clears the body of finished calendar write-backs older than the retention period and keeps the rows', async () => {
+    const owner = await registerOwner(t.http);
+    const org = owner.organizationId;
+    const ics = 'BEGIN:VCALENDAR\r\nATTENDEE;CN=Ann Example:mailto:ann@example.com\r\nEND:VCALENDAR';
+    for (const [id, action, status, days] of [
+      ['calw_done_old', 'put', 'done', 31],
+      ['calw_failed_old', 'put', 'failed', 31],
+      ['calw_done_new', 'put', 'done', 29],
+      ['calw_pending_old', 'put', 'pending', 31],
+      ['calw_delete_old', 'delete', 'done', 31],
+    ] as const) {
+      await db.query(
+        `INSERT INTO calendar_writes (id, organization_id, booking_id, user_id, action, ics, status, attempts, next_attempt_at, created_at)
+         VALUES ($1, $2, $1, $3, $4, $5, $6, 1, $7, $7)`,
+        [id, org, owner.userId, action, action === 'put' ? ics : null, status, ago(days)],
+      );
+    }
+    const bodies = async (): Promise<Record<string, boolean>> =>
+      Object.fromEntries(
+        (
+          (await db.query(`SELECT id, ics IS NOT NULL AS body FROM calendar_writes WHERE organization_id = $1`, [org])) as {
+            id: string;
+            body: boolean;
+          }[]
+        ).map((row) => [row.id, row.body]),
+      );
+
+    expect((await t.app.get(PeriodicJobs).runOnce())['calendar-write-retention']).toBe(2);
+
+    // Every row stays (an erasure reads a booking's latest write to learn whether the calendar has it); only old finished bodies go.
+    expect(await bodies()).toEqual({
+      calw_done_old: false,
+      calw_failed_old: false,
+      calw_done_new: true,
+      calw_pending_old: true,
+      calw_delete_old: false,
+    });
+    expect((await t.app.get(PeriodicJobs).runOnce())['calendar-write-retention']).toBe(0);
+  });
+
+  it('the worker runs the sweeps of sessions and login failures too (API instances may run no jobs)', async () => {
+    const worker = await NestFactory.createApplicationContext(WorkerModule.register(t.config, clock), { logger: false });
+    try {
+      expect(Object.keys(await worker.get(PeriodicJobs).runOnce())).toEqual(
+        expect.arrayContaining(['session-cleanup', 'login-failure-cleanup', 'calendar-write-retention']),
+      );
+    } finally {
+      await worker.close();
+    }
+  });
+
+  // Last: it moves the Clock two months on.
+  it('deletes sessions once revoked or expired more than the retention period ago, and keeps live ones', async () => {
+    const owner = await registerOwner(t.http);
+    const login = async (): Promise<{ refreshToken: string; accessToken: string }> => {
+      const res = await t.http.post('/v1/auth/login', { email: owner.email, password: owner.password });
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    const sessionOf = (token: string): string => token.split('.')[0];
+    const refresh = (refreshToken: string) => t.http.post('/v1/auth/refresh', { refreshToken });
+    const sessions = async (): Promise<string[]> =>
+      ((await db.query(`SELECT id FROM sessions WHERE user_id = $1 ORDER BY id`, [owner.userId])) as { id: string }[]).map((r) => r.id);
+    const sweep = async (): Promise<number> => (await t.app.get(PeriodicJobs).runOnce())['session-cleanup'];
+
+    // Day 0: the registration's session, one rotated once, and one signed out (revoked).
+    const first = sessionOf(owner.refreshToken);
+    const second = await login();
+    const rotated = await refresh(second.refreshToken);
+    expect(rotated.status).toBe(200);
+    const signedOut = await login();
+    expect((await t.http.post('/v1/auth/logout', {}, { token: signedOut.accessToken })).status).toBe(204);
+    // Day 29: a fresh session (it expires on day 59).
+    clock.advance(29 * DAY);
+    const live = await login();
+    const all = [first, sessionOf(second.refreshToken), sessionOf(signedOut.refreshToken), sessionOf(live.refreshToken)].sort();
+    await sweep();
+    expect(await sessions()).toEqual(all);
+
+    // Day 30 and a minute: the revoked one goes; the others expired a minute ago (or live on) and stay.
+    clock.advance(DAY + 60_000);
+    expect(await sweep()).toBeGreaterThanOrEqual(1);
+    expect(await sessions()).toEqual(all.filter((id) => id !== sessionOf(signedOut.refreshToken)));
+    // A token of a deleted session is refused like one of a revoked session; an expired one's too.
+    expect((await refresh(signedOut.refreshToken)).status).toBe(401);
+    expect((await refresh(rotated.body.refreshToken)).status).toBe(401);
+    expect((await refresh(live.refreshToken)).status).toBe(200);
+
+    // Day 60 and a minute: the sessions that expired on day 30 go; the one that expired yesterday stays.
+    clock.advance(30 * DAY);
+    expect(await sweep()).toBeGreaterThanOrEqual(2);
+    expect(await sessions()).toEqual([sessionOf(live.refreshToken)]);
+    expect((await refresh(second.refreshToken)).status).toBe(401);
   });
 });

@@ -3,6 +3,7 @@ import { AppConfig, Clock } from '@app/common';
 import { CoreModule } from '../../api/src/core.module.js';
 import { MetricsModule } from '../../api/src/metrics/index.js';
 import { AuditModule } from '../../api/src/modules/audit/index.js';
+import { AuthHousekeepingModule } from '../../api/src/modules/auth/auth-housekeeping.js';
 import { BookingsModule } from '../../api/src/modules/bookings/index.js';
 import { CalendarsModule } from '../../api/src/modules/calendars/calendars.module.js';
 import { GlobalLookupsModule } from '../../api/src/modules/global-lookups/index.js';
@@ -13,7 +14,7 @@ import { WebhooksModule } from '../../api/src/modules/webhooks/index.js';
 
 /**
  * Every background job without the HTTP server: the modules that own jobs (mail, webhooks, calendar sync, reminders) or
- * housekeeping (outbox retention, idempotency cleanup). Controllers are not mounted in an
+ * housekeeping (outbox retention, idempotency cleanup, auth's sessions and login failures). Controllers are not mounted in an
  * application context.
  */
 @Module({})
@@ -27,6 +28,7 @@ export class WorkerModule {
         GlobalLookupsModule,
         OutboxModule,
         AuditModule,
+        AuthHousekeepingModule,
         MailModule,
         WebhooksModule,
         IdempotencyModule,

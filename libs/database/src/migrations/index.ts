@@ -32,6 +32,7 @@ import { AuditLog1795800000000 } from './1795800000000-AuditLog.js';
 import { OutOfOffice1795810000000 } from './1795810000000-OutOfOffice.js';
 import { SchedulingPolicies1795820000000 } from './1795820000000-SchedulingPolicies.js';
 import { AuditActorActionIndex1795830000000 } from './1795830000000-AuditActorActionIndex.js';
+import { RetentionSweeps1795840000000 } from './1795840000000-RetentionSweeps.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -71,4 +72,5 @@ export const MIGRATIONS = [
   OutOfOffice1795810000000,
   SchedulingPolicies1795820000000,
   AuditActorActionIndex1795830000000,
+  RetentionSweeps1795840000000,
 ];

@@ -3,15 +3,14 @@ import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { JobsModule } from '../../jobs/index.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig, type RequestWithPrincipal } from '@app/common';
 import { ApiKeysModule } from '../api-keys/index.js';
 import { AvailabilityModule } from '../availability/index.js';
 import { TeamModule } from '../team/index.js';
 import { AuthController } from './auth.controller.js';
+import { AuthHousekeepingModule } from './auth-housekeeping.js';
 import { ConsoleSessionController } from './console-session.controller.js';
-import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
 import { MeReadModel } from './me.read-model.js';
 import { LoginFailure } from './entities/login-failure.entity.js';
@@ -47,13 +46,13 @@ import { UsersController } from './users.controller.js';
       }),
     }),
     TeamModule,
-    JobsModule,
+    // The repository and the periodic sweeps (also loaded by the worker).
+    AuthHousekeepingModule,
     ApiKeysModule,
     AvailabilityModule,
   ],
   controllers: [AuthController, ConsoleSessionController, UsersController, InvitationsController],
   providers: [
-    AuthRepository,
     MeReadModel,
     AuthService,
     JwtStrategy,

@@ -62,6 +62,19 @@ export class AuthRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /**
+   * Job: up to `limit` sessions that ended (revoked or expired) before `cutoff`, across users; returns how many went. By
+   * the expiry index and the partial index of revoked sessions; rows a request has locked are left for the next round.
+   */
+  async deleteEndedSessions(cutoff: Date, limit: number): Promise<number> {
+    const [, count]: [unknown[], number] = await this.tx.outside('the sweep runs as a job of its own, in autocommit').query(
+      `WITH ended AS (SELECT id FROM sessions WHERE expires_at < $1 OR revoked_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+         DELETE FROM sessions s USING ended e WHERE s.id = e.id`,
+      [cutoff, limit],
+    );
+    return count ?? 0;
+  }
+
   async touchSession(id: string, at: Date): Promise<void> {
     await this.tx
       .outside('a session’s last use is bookkeeping, never part of the request’s transaction')

@@ -38,14 +38,12 @@ import { Session } from './entities/session.entity.js';
 import { AccessTokenClaims, JWT_AUDIENCE, JWT_ISSUER } from './jwt.strategy.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { TransactionHost } from '@app/database';
-import { PeriodicJobs } from '../../jobs/index.js';
+import { LOCKOUT_WINDOW_MS } from './auth-housekeeping.js';
 
 export const REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
 const LOCKOUT_FAILURES = 10;
 /** Failures of one email from all client addresses together that lock it everywhere. */
 const LOCKOUT_FAILURES_ALL_CLIENTS = 100;
-const LOCKOUT_WINDOW_MS = 15 * 60 * 1000;
-const LOGIN_FAILURE_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const USER_AGENT_MAX = 512;
 
 export function userView(user: User): UserView {
@@ -83,14 +81,9 @@ export class AuthService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly audit: AuditTrail,
-    jobs: PeriodicJobs,
   ) {
     // A deleted organization's members' users are members of nothing any more (one organization per user).
     team.onOrganizationDeleted((_scope, userIds) => this.repository.deleteUsers(userIds));
-    // Keeping only what is needed (contract § 18): a failed login (an email and a client address) goes after its window.
-    jobs.register('login-failure-cleanup', LOGIN_FAILURE_SWEEP_INTERVAL_MS, () =>
-      this.repository.deleteLoginFailuresBefore(new Date(this.clock.now().getTime() - LOCKOUT_WINDOW_MS)),
-    );
   }
 
   async register(dto: RegisterDto, userAgent: string | undefined): Promise<RegisterResponse> {

@@ -96,6 +96,22 @@ export class CalendarQueueRepository {
     return rows.map((row) => ({ bookingId: row.booking_id, userId: row.user_id }));
   }
 
+  /**
+   * Job: up to `limit` finished write-backs (done or failed) recorded before `cutoff` lose their body (the booking's
+   * `.ics`: the attendee's name and email), across organizations; returns how many changed. The rows themselves stay:
+   * an erasure reads the latest write of each booking and host to learn whether a calendar has the booking.
+   */
+  async clearFinishedBodiesBefore(cutoff: Date, limit: number): Promise<number> {
+    const [, count]: [unknown[], number] = await this.tx.outside('retention runs as a job of its own, in autocommit').query(
+      `WITH finished AS (SELECT id FROM calendar_writes
+                            WHERE ics IS NOT NULL AND status IN ('done', 'failed') AND created_at < $1
+                            LIMIT $2 FOR UPDATE SKIP LOCKED)
+         UPDATE calendar_writes w SET ics = NULL FROM finished f WHERE w.id = f.id`,
+      [cutoff, limit],
+    );
+    return count ?? 0;
+  }
+
   /** Job queue: leases up to `limit` connections due for a sync, one worker per connection at a time. */
   async claimDue(limit: number, leaseSeconds: number): Promise<ClaimedConnection[]> {
     const claims = await this.syncs.claim(limit, leaseSeconds);

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig, jobTenantScope } from '@app/common';
-import { JobLoop, nextRetrySeconds, type TickResult } from '../../jobs/index.js';
+import { AppConfig, Clock, daysBefore, jobTenantScope } from '@app/common';
+import { JobLoop, nextRetrySeconds, PeriodicJobs, RETENTION_INTERVAL_MS, type TickResult } from '../../jobs/index.js';
 import { CalDavReader } from './caldav-source.js';
 import { CalendarSecrets } from './calendar-secrets.service.js';
 import { CALENDAR_WRITES_CHANNEL } from './calendar-write-back.service.js';
@@ -10,6 +10,7 @@ import { SourceError } from './ics-source.js';
 
 const POLL_INTERVAL_MS = 5_000;
 const CLAIM = 8;
+const RETENTION_BATCH = 1000;
 
 /**
  * Carries out recorded write-backs after their booking committed: PUT `<booking id>.ics` into the host's
@@ -32,7 +33,11 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
     private readonly repository: CalendarsRepository,
     private readonly queue: CalendarQueueRepository,
     private readonly secrets: CalendarSecrets,
+    private readonly clock: Clock,
+    jobs: PeriodicJobs,
   ) {
+    // Keeping only what is needed (contract § 18): a finished write's body goes after RETENTION_DAYS, the row stays.
+    jobs.register('calendar-write-retention', RETENTION_INTERVAL_MS, () => this.clearFinishedBodies());
     this.dav = new CalDavReader(config.calendarAllowPrivateUrls, config.calendarTimeoutMs);
     this.loop = new JobLoop({
       name: 'calendar-write-back',
@@ -50,6 +55,17 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
   async onApplicationShutdown(): Promise<void> {
     await this.loop.stop();
     this.dav.close();
+  }
+
+  /** Finished write-backs recorded more than RETENTION_DAYS ago (on the Clock) lose their body, in batches. */
+  async clearFinishedBodies(): Promise<number> {
+    const cutoff = daysBefore(this.clock.now(), this.config.retentionDays);
+    let total = 0;
+    for (;;) {
+      const count = await this.queue.clearFinishedBodiesBefore(cutoff, RETENTION_BATCH);
+      total += count;
+      if (count < RETENTION_BATCH) return total;
+    }
   }
 
   private async writeDue(): Promise<TickResult> {

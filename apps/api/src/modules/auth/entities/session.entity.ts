@@ -3,10 +3,14 @@ import { User } from './user.entity.js';
 
 /**
  * A login. Access tokens name it (`sid`) and every request checks it, so revoking it ends them at
- * once on every instance; removing the membership deletes it (cascade).
+ * once on every instance; removing the membership deletes it (cascade), and the session-cleanup job deletes it
+ * RETENTION_DAYS after it was revoked or expired.
  */
 @Entity('sessions')
 @Index('sessions_user_id_idx', ['userId'])
+// The session-cleanup sweep finds ended sessions by these: every one expires, only some are revoked.
+@Index('sessions_expires_at_idx', ['expiresAt'])
+@Index('sessions_revoked_at_idx', ['revokedAt'], { where: '"revoked_at" IS NOT NULL' })
 export class Session {
   @PrimaryColumn('text')
   id!: string;

@@ -12,6 +12,8 @@ export type CalendarWriteStatus = 'pending' | 'done' | 'failed';
 // The queue's next wake-up finds the rows leased now by this (LeaseQueue); only they have a lease end.
 @Index('calendar_writes_leased_idx', ['lockedUntil'], { where: '"locked_until" IS NOT NULL' })
 @Index('calendar_writes_organization_booking_idx', ['organizationId', 'bookingId'])
+// The calendar-write-retention sweep finds finished writes that still have a body by this; a cleared one leaves it.
+@Index('calendar_writes_finished_body_idx', ['createdAt'], { where: `"ics" IS NOT NULL AND "status" IN ('done', 'failed')` })
 export class CalendarWrite {
   @PrimaryColumn('text')
   id!: string;
@@ -29,7 +31,7 @@ export class CalendarWrite {
   @Column('text')
   action!: CalendarWriteAction;
 
-  /** The iCalendar object to PUT (null for a delete). */
+  /** The iCalendar object to PUT (null for a delete, an erased booking's, and a finished write's after RETENTION_DAYS). */
   @Column('text', { nullable: true })
   ics!: string | null;
 
