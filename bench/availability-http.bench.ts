@@ -44,6 +44,11 @@ const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** `perDay,perWeek` (e.g. `8,30`): booking limits (contract § 17) on every host of both organizations; unset: none. */
 const HOST_LIMITS = process.env.BENCH_HOST_LIMITS?.split(',').map((value) => (value === '' ? null : Number(value)));
+/**
+ * Out-of-office entries per host (contract § 17): that many afternoons off (13:00 to 15:00 UTC) spread over the range,
+ * and the first host away for its second week with the second host as its redirect.
+ */
+const OUT_OF_OFFICE = Number(process.env.BENCH_OUT_OF_OFFICE ?? 0);
 const PROCESSES = 5;
 const HOST_ZONES = ['Europe/Berlin', 'America/New_York', 'Europe/London', 'America/Chicago', 'Asia/Kolkata'];
 const BOOKINGS = 1000;
@@ -189,6 +194,23 @@ async function seed(bench: BenchApp, name: string, externalBusyPerHost: number):
       owner.organization.id,
       { perDay: HOST_LIMITS[0] ?? null, perWeek: HOST_LIMITS[1] ?? null },
     ]);
+  }
+  if (OUT_OF_OFFICE > 0) {
+    for (const [index, userId] of hostIds.entries()) {
+      for (let k = 0; k < OUT_OF_OFFICE; k++) {
+        const date = addDays(today, 1 + ((k * 5 + index) % RANGE_DAYS));
+        const body = { userId, startsAt: `${date}T13:00:00Z`, endsAt: `${date}T15:00:00Z`, note: 'Bench afternoon' };
+        if (index === 0 && date > addDays(today, 7) && date <= addDays(today, 14)) continue;
+        await api(bench, 'POST', '/v1/out-of-office', body, auth);
+      }
+    }
+    const away = {
+      userId: hostIds[0],
+      startsAt: `${addDays(today, 8)}T00:00:00Z`,
+      endsAt: `${addDays(today, 15)}T00:00:00Z`,
+      redirectToUserId: hostIds[1],
+    };
+    await api(bench, 'POST', '/v1/out-of-office', away, auth);
   }
   await dataSource.query('ANALYZE');
   const start = addDays(today, 1);

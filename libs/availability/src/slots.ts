@@ -102,7 +102,7 @@ export function computeSlots(query: SlotQuery): Slot[] {
 
   const zoneCache: ZoneDaysCache = new Map();
   const hosts = participants(query).map(({ userId, host }) => prepareHost(userId, host, engine.rules, from, to, zoneCache));
-  const standIn = standIns(query, (userId, host) => prepareHost(userId, host, engine.rules, from, to, zoneCache));
+  const standIn = standIns(query, (userId, host) => prepareHost(userId, host, engine.rules, from, to, zoneCache), hosts);
   const lists = hosts.map((host) => hostStarts(engine, host, from, to, standIn));
   const starts = lists.map((list) => list.starts);
   switch (engine.rules.schedulingType) {
@@ -128,9 +128,11 @@ interface HostStarts {
 export function standIns(
   query: StartQuery,
   prepare: (userId: string, host: HostAvailability | undefined) => PreparedHost,
+  /** Hosts already prepared for the same span: a stand-in who is one of them is not prepared again. */
+  preparedHosts: readonly PreparedHost[] = [],
 ): (userId: string) => PreparedHost {
   const given = new Map([...query.hosts, ...(query.standIns ?? [])].map((host) => [host.userId, host]));
-  const prepared = new Map<string, PreparedHost>();
+  const prepared = new Map<string, PreparedHost>(preparedHosts.map((host) => [host.userId, host]));
   return (userId) => {
     let host = prepared.get(userId);
     if (host === undefined) {
@@ -149,9 +151,13 @@ function hostStarts(engine: Engine, host: PreparedHost, from: number, to: number
   const own = freeStarts(engine, host, from, to);
   if (host.redirects.length === 0) return { starts: own, standIns: new Map() };
   const taken = new Map<number, string>();
-  for (const userId of new Set(host.redirects.map((redirect) => redirect.userId))) {
-    for (const start of freeStarts(engine, standIn(userId), from, to)) {
-      if (!taken.has(start) && standInAt(host, start, engine.duration) === userId) taken.set(start, userId);
+  // Only the starts whose meeting overlaps an absence are the stand-in's: each absence's own span is read.
+  for (const redirect of host.redirects) {
+    const first = Math.max(from, redirect.start - engine.duration + 1);
+    const last = Math.min(to, redirect.end - 1);
+    if (first > last) continue;
+    for (const start of freeStarts(engine, standIn(redirect.userId), first, last)) {
+      if (!taken.has(start) && standInAt(host, start, engine.duration) === redirect.userId) taken.set(start, redirect.userId);
     }
   }
   if (taken.size === 0) return { starts: own, standIns: taken };
