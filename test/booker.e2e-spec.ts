@@ -277,6 +277,27 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
     await page.context().close();
   });
 
+  it('sends a move again with the same key after a dropped answer: the API replays the move it made, shown as moved', async () => {
+    const { id, page, active } = await manageWithKey('2027-03-04T12:00:00Z', { noticeMinutes: 60 });
+    const attempts = await intercept(page, `/v1/bookings/${id}/reschedule`, [dropAnswer]);
+    const { startsAt } = await pickNewTime(page);
+    await page.locator('sched-booker button', { hasText: 'Reschedule' }).click();
+    await page.locator('sched-booker [role="status"]', { hasText: 'Your booking is moved to' }).waitFor();
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0].key).toMatch(/^[0-9a-f]{32}$/);
+    expect(attempts[1].key).toBe(attempts[0].key);
+    const now = await active();
+    expect(now).toHaveLength(1);
+    expect(Date.parse(now[0].startsAt)).toBe(Date.parse(startsAt));
+    // A new locale keeps the moved booking on the page (not the cancelled original).
+    await page.evaluate(`document.querySelector('sched-booker').setAttribute('locale', 'de')`);
+    await page.locator('sched-booker h2', { hasText: /^Ihre Buchung$/ }).waitFor();
+    expect(await page.locator('sched-booker h2 + p').textContent()).toContain(
+      new Date(startsAt).toLocaleTimeString('de', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit' }),
+    );
+    await page.context().close();
+  });
+
   it('says a reschedule the policy refuses (past the notice) in words and changes nothing', async () => {
     const { id, page, active } = await manageWithKey('2027-03-04T11:00:00Z', { noticeMinutes: 1440 });
     await pickNewTime(page);

@@ -82,6 +82,22 @@ function backoff(attempt: number, response?: Response): number | null {
   return wait > LONGEST_WAIT_MS ? null : wait * (1 + Math.random() / 2);
 }
 
+/**
+ * Sends `request` until the API decides. No answer, a 503 or another instance still at work on the key
+ * (IDEMPOTENCY_KEY_IN_USE) leave the outcome open, and only the same request (the same Idempotency-Key) can tell: it is
+ * sent again after `backoff`, at most TRIES times; undefined when it is still open then.
+ */
+async function untilDecided<R extends { response: Response; error?: unknown }>(request: () => Promise<R>): Promise<R | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await request().catch(() => undefined);
+    const code = (result?.error as { code?: string } | undefined)?.code;
+    if (result && result.response.status !== 503 && code !== 'IDEMPOTENCY_KEY_IN_USE') return result;
+    const wait = attempt < TRIES ? backoff(attempt, result?.response) : null;
+    if (wait === null) return undefined;
+    await new Promise((resolve) => window.setTimeout(resolve, wait));
+  }
+}
+
 const CONTROLS = 'input, textarea, select';
 
 /** The form's control for a field the API names; '' when the form has none. */
@@ -121,8 +137,8 @@ export class SchedBooker extends HTMLElement {
   private countdown: number | undefined;
   /** Managing a booking: picking its new time (the times lead to a confirmation, not a hold). */
   private moving = false;
-  /** The token of the booking this element moved the attendee's booking to (the old one is dead then). */
-  private movedToken: string | null = null;
+  /** The booking this element moved the attendee's booking to, and its token (the old one's is dead then). */
+  private moved: { id: string; token: string } | null = null;
 
   constructor() {
     super();
@@ -150,9 +166,10 @@ export class SchedBooker extends HTMLElement {
     window.clearInterval(this.countdown);
   }
 
-  attributeChangedCallback(): void {
+  attributeChangedCallback(name: string): void {
     this.moving = false;
-    this.movedToken = null;
+    // Another booking to manage: what this element moved is no longer it. A new locale or zone keeps the moved booking.
+    if (name === 'booking' || name === 'token') this.moved = null;
     if (this.started) void this.start();
   }
 
@@ -600,20 +617,7 @@ export class SchedBooker extends HTMLElement {
     };
     // One key for this hold's booking and every retry of it: an answer lost on its way back books once, and is replayed.
     const params = { header: { 'Idempotency-Key': this.idempotencyKey } } as never;
-    let result;
-    for (let attempt = 1; ; attempt++) {
-      result = await this.api.POST('/v1/public/bookings', { body, params }).catch(() => undefined);
-      // No answer, a 503 or another instance still booking this key: the booking may be made yet, so only the same
-      // request again can tell; anything else is the API's word.
-      const undecided = !result || result.response.status === 503 || result.error?.code === 'IDEMPOTENCY_KEY_IN_USE';
-      if (!undecided) break;
-      const wait = attempt < TRIES ? backoff(attempt, result?.response) : null;
-      if (wait === null) {
-        result = undefined;
-        break;
-      }
-      await new Promise((resolve) => window.setTimeout(resolve, wait));
-    }
+    const result = await untilDecided(() => this.api.POST('/v1/public/bookings', { body, params }));
     if (submit) {
       submit.disabled = false;
       submit.textContent = t.book;
@@ -699,7 +703,7 @@ export class SchedBooker extends HTMLElement {
 
   /** The attendee's token, as the attendee routes take it: after a reschedule, the new booking's. */
   private get token(): string {
-    return this.movedToken ?? this.getAttribute('token') ?? '';
+    return this.moved?.token ?? this.getAttribute('token') ?? '';
   }
 
   /**
@@ -710,7 +714,7 @@ export class SchedBooker extends HTMLElement {
   private async manage(): Promise<void> {
     const t = this.t;
     this.main.replaceChildren(h('p', { class: 'muted' }, t.loading));
-    const id = this.getAttribute('booking') ?? '';
+    const id = this.moved?.id ?? this.getAttribute('booking') ?? '';
     try {
       const { data } = await this.attendee.GET('/v1/public/bookings/{id}', {
         params: { path: { id }, header: { Authorization: `Token ${this.token}` } },
@@ -751,7 +755,9 @@ export class SchedBooker extends HTMLElement {
   /** The picked time, from where, and a button that moves the booking there. */
   private confirmMove(slot: Slot): void {
     const t = this.t;
-    const button = h('button', { type: 'button', class: 'primary', onclick: () => void this.move(slot, button) }, t.reschedule);
+    // One key for this move and every retry of it: a move whose answer was lost is replayed, not refused.
+    const key = randomKey();
+    const button = h('button', { type: 'button', class: 'primary', onclick: () => void this.move(slot, button, key) }, t.reschedule);
     this.main.replaceChildren(
       h('h2', { tabindex: -1 }, this.eventType!.title),
       h('p', {}, t.moveFrom(this.when(this.booking!.startsAt))),
@@ -762,34 +768,32 @@ export class SchedBooker extends HTMLElement {
   }
 
   /**
-   * POST /bookings/:id/reschedule with the token: the new booking (and its token) from then on, or the refusal in words.
-   * No Idempotency-Key: a move kills the token, so a retry of a move made would be a 401 (said as a dead link), never a replay.
+   * POST /bookings/:id/reschedule with the token and `key` as its Idempotency-Key, retried like a booking while its
+   * outcome is open (a replay answers the move made): the new booking (and its token) from then on, or the refusal in words.
    */
-  private async move(slot: Slot, button: HTMLButtonElement): Promise<void> {
+  private async move(slot: Slot, button: HTMLButtonElement, key: string): Promise<void> {
     const t = this.t;
     const booking = this.booking!;
     button.disabled = true;
     button.textContent = t.moving;
-    let code: string | undefined;
-    try {
-      const { data, error } = await this.attendee.POST('/v1/bookings/{id}/reschedule', {
-        params: { path: { id: booking.id } },
+    const result = await untilDecided(() =>
+      this.attendee.POST('/v1/bookings/{id}/reschedule', {
+        params: { path: { id: booking.id }, header: { 'Idempotency-Key': key } } as never,
         body: { token: this.token, newStartTime: slot.start },
-      });
-      if (data) {
-        const { previousBookingId, confirmationToken, hostUserId: _host, ...moved } = data.booking;
-        this.movedToken = confirmationToken;
-        this.booking = { ...booking, ...moved };
-        this.renderManage();
-        this.root.querySelector<HTMLElement>('h2')?.focus();
-        this.announce(t.rescheduled(this.when(moved.startsAt)));
-        const { id: bookingId, startsAt, endsAt, status } = moved;
-        return this.dispatch('sched:rescheduled', { bookingId, previousBookingId, startsAt, endsAt, status });
-      }
-      code = (error as ErrorBody | undefined)?.code;
-    } catch {
-      // No answer: said as a failure; trying again is refused (the dead token) if it was moved.
+      }),
+    );
+    if (result?.data) {
+      const { previousBookingId, confirmationToken, hostUserId: _host, ...moved } = result.data.booking;
+      this.moved = { id: moved.id, token: confirmationToken };
+      this.booking = { ...booking, ...moved };
+      this.renderManage();
+      this.root.querySelector<HTMLElement>('h2')?.focus();
+      this.announce(t.rescheduled(this.when(moved.startsAt)));
+      const { id: bookingId, startsAt, endsAt, status } = moved;
+      return this.dispatch('sched:rescheduled', { bookingId, previousBookingId, startsAt, endsAt, status });
     }
+    // No decision after every try: said as a failure; the same button sends the same key again.
+    const code = (result?.error as ErrorBody | undefined)?.code;
     if (code === 'SLOT_UNAVAILABLE') return this.showTaken();
     if (code === 'CHANGE_NOT_ALLOWED' || code === 'BOOKING_NOT_ACTIVE' || code === 'BOOKING_IN_PAST') {
       this.renderManage();
