@@ -203,8 +203,9 @@ describe('LeaseQueue', () => {
 
   it('frees the rows of a claim whose answer was lost (a failover as it committed) at its next claim, the attempt handed back', async () => {
     await add([
-      ['a', 2],
-      ['b', 1],
+      ['a', 3],
+      ['b', 2],
+      ['c', 1],
     ]);
     losing.loseNext = true;
     await expect(failing.claim(1, 300)).rejects.toThrow('Connection terminated unexpectedly');
@@ -213,9 +214,14 @@ describe('LeaseQueue', () => {
     // Another worker's lease is not the lost claim's: it stays.
     const [b] = await queue.claim(1, 300);
     expect(b.id).toBe('b');
+    // Nor is a lease with the same tag (its microseconds) that ends 30 s later: another claim, made later.
+    await dataSource.query(
+      `UPDATE q_jobs SET locked_until = (SELECT locked_until + interval '30 seconds' FROM q_jobs WHERE id = 'a') WHERE id = 'c'`,
+    );
     // The next claim of the queue that lost the answer frees a at once and claims it.
     expect(jobs(await failing.claim(5, 300))).toEqual([{ id: 'a', attempts: 1 }]);
     expect(await row('b')).toMatchObject({ attempts: 1, leased: true });
+    expect(await row('c')).toMatchObject({ attempts: 0, leased: true });
     expect(await queue.finish(b, 'done')).toBe(true);
   });
 

@@ -1,8 +1,18 @@
 import { randomInt } from 'node:crypto';
 import { TransactionHost } from '@app/database';
 
-/** Lost claims a queue remembers until the database answers again (each a tag; more are unlikely between two rounds). */
+/** Lost claims a queue remembers until the database answers again (more are unlikely between two rounds). */
 const MAX_LOST_CLAIMS = 16;
+/** Seconds either side of a lost claim's lease end (this process's clock against the database's, rounding). */
+const LOST_CLAIM_MARGIN_S = 1;
+
+/** A claim that failed: its tag, its lease, and when it was sent and failed (performance.now()). */
+interface LostClaim {
+  tag: number;
+  leaseSeconds: number;
+  sentAt: number;
+  failedAt: number;
+}
 
 /**
  * How one table works as a queue. Its rows have `id` and `locked_until`, with an index on the due column (partial on
@@ -83,8 +93,8 @@ export class LeaseQueue<Row> {
   private readonly claimSql: string;
   private readonly nextDueSql: string;
   private readonly releaseLostSql: string;
-  /** Tags of claims that failed: whether they leased rows is unknown until the next claim frees them. */
-  private lost: number[] = [];
+  /** Claims that failed: whether they leased rows is unknown until the next claim frees them. */
+  private lost: LostClaim[] = [];
 
   constructor(
     private readonly tx: TransactionHost,
@@ -107,10 +117,14 @@ export class LeaseQueue<Row> {
              ORDER BY ${order} LIMIT $1 FOR UPDATE OF c SKIP LOCKED) due
      WHERE q.id = due.id
      RETURNING ${returning}, ${leaseOf('q')} AS lease`;
-    // Rows still leased by one of the lost claims (through the partial index of leased rows), their attempt handed back.
+    // Rows still leased by one of the lost claims (through the partial index of leased rows), their attempt handed back:
+    // the claim's tag, and a lease end within the seconds around the one that claim gave (`lo` < end - now() <= `hi`),
+    // so a live claim of another worker with the same tag (one in a million) is freed only if it was made then too.
     this.releaseLostSql = `UPDATE ${table} c SET locked_until = NULL${countsAttempts ? ', attempts = greatest(c.attempts - 1, 0)' : ''}
+      FROM unnest($1::integer[], $2::float8[], $3::float8[]) AS l(tag, lo, hi)
       WHERE c.locked_until IS NOT NULL AND c.locked_until > now()
-        AND mod((extract(epoch FROM c.locked_until) * 1000000)::bigint, 1000000)::integer = ANY($1::integer[])`;
+        AND mod((extract(epoch FROM c.locked_until) * 1000000)::bigint, 1000000)::integer = l.tag
+        AND c.locked_until > now() + make_interval(secs => l.lo) AND c.locked_until <= now() + make_interval(secs => l.hi)`;
     // A waiting row may be claimed at the later of its due time and its lease's end. Two lookups, each by an index
     // whatever the number of waiting rows: the first row by due time whose lease (if any) ends before it is due (the
     // due index, past the few rows leased now), and the earliest lease that ends after its row is due (a partial index
@@ -139,6 +153,7 @@ export class LeaseQueue<Row> {
   async claim(limit: number, leaseSeconds: number, now?: Date): Promise<Claimed<Row>[]> {
     if (this.lost.length > 0) await this.releaseLost();
     const tag = randomInt(1, 1_000_000);
+    const sentAt = performance.now();
     try {
       // TypeORM answers an UPDATE … RETURNING with [rows, affected].
       const [rows]: [Claimed<Row>[], number] = await this.tx
@@ -147,16 +162,22 @@ export class LeaseQueue<Row> {
       return rows;
     } catch (error) {
       // Committed or not: unknown when the connection went with the answer. The next claim frees what it leased.
-      this.lost = [...this.lost, tag].slice(-MAX_LOST_CLAIMS);
+      this.lost = [...this.lost, { tag, leaseSeconds, sentAt, failedAt: performance.now() }].slice(-MAX_LOST_CLAIMS);
       throw error;
     }
   }
 
   /** Frees the rows the lost claims leased (none, when they did not commit); kept for the next claim if this fails too. */
   private async releaseLost(): Promise<void> {
-    const tags = this.lost;
-    await this.tx.outside('freeing the leases of claims whose answer was lost').query(this.releaseLostSql, [tags]);
-    this.lost = this.lost.filter((tag) => !tags.includes(tag));
+    const lost = this.lost;
+    // The lost claim's now() was between sentAt and failedAt, its lease end within the second before now() + lease.
+    const now = performance.now();
+    const lo = lost.map((claim) => claim.leaseSeconds - 1 - (now - claim.sentAt) / 1000 - LOST_CLAIM_MARGIN_S);
+    const hi = lost.map((claim) => claim.leaseSeconds - (now - claim.failedAt) / 1000 + LOST_CLAIM_MARGIN_S);
+    await this.tx
+      .outside('freeing the leases of claims whose answer was lost')
+      .query(this.releaseLostSql, [lost.map((claim) => claim.tag), lo, hi]);
+    this.lost = this.lost.filter((claim) => !lost.includes(claim));
   }
 
   /**
