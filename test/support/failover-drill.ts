@@ -164,10 +164,15 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
     );
     const token = { authorization: `Bearer ${registered.accessToken}` };
     const window = offset === 0 ? { startTime: '00:00', endTime: '24:00' } : { startTime: `00:0${offset}`, endTime: `23:5${offset}` };
+    // A day's window ends before its last 5-minute start (23:5x): the reminders' starts (up to 25 minutes after `due`)
+    // must not reach the hosts' midnight, so near midnight UTC the hosts work in a zone whose midnight is hours away
+    // (India's, +05:30: the same 5-minute grid).
+    const dueHour = new Date(due).getUTCHours();
+    const hostZone = dueHour >= 4 && dueHour < 20 ? 'UTC' : 'Asia/Kolkata';
     const schedule = await call(`${a.url}/v1/availability/schedules`, {
       method: 'PUT',
       headers: token,
-      body: { timezone: 'UTC', schedules: [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({ dayOfWeek, slots: [window] })) },
+      body: { timezone: hostZone, schedules: [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({ dayOfWeek, slots: [window] })) },
     });
     if (schedule.status !== 200) throw new Error(`schedule: ${schedule.status} ${JSON.stringify(schedule.body)}`);
     const apiKey = mustCreate(await post(a.url, '/v1/api-keys', { name: 'drill', rateLimitPerMinute: 10_000 }, token), 'api key')
@@ -209,7 +214,9 @@ export async function runFailoverDrill(options: DrillOptions): Promise<DrillRepo
         await sleep(200);
       }
     };
-    const day = (n: number): number => Math.floor(Date.now() / 86_400_000) * 86_400_000 + n * 86_400_000 + offset * MINUTE;
+    // The hosts' local midnight n days on (+05:30 ahead of UTC in India), plus the grid's offset.
+    const zoneAhead = hostZone === 'UTC' ? 0 : 330;
+    const day = (n: number): number => Math.floor(Date.now() / 86_400_000) * 86_400_000 + n * 86_400_000 + (offset - zoneAhead) * MINUTE;
     const slot = (firstDay: number, n: number): string => new Date(day(firstDay) + n * 5 * MINUTE).toISOString();
     const booked = (kind: Acknowledged['kind'], key: string, email: string, outcome: Outcome): void => {
       if (outcome.status !== 201 && outcome.status !== 200) {
