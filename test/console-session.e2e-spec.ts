@@ -132,6 +132,7 @@ describe('GET /admin: the built console, under a strict Content-Security-Policy'
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
+    expect(await asset.text()).toBe('console.log(1)');
     for (const path of [
       '/admin/assets/missing.js',
       '/admin/assets/..%2fsecret.txt',
@@ -146,9 +147,13 @@ describe('GET /admin: the built console, under a strict Content-Security-Policy'
   });
 
   it('is outside the API: no credentials, no rate limit, other methods 405', async () => {
-    expect((await fetch(`${t.url}/admin/team`)).status).toBe(200);
+    // Each body is read: a response left unread keeps its connection busy, and the app's close waits for it.
+    const page = await fetch(`${t.url}/admin/team`);
+    expect(page.status).toBe(200);
+    await page.text();
     const post = await fetch(`${t.url}/admin/team`, { method: 'POST' });
     expect(post.status).toBe(405);
+    await post.text();
   });
 });
 

@@ -1,6 +1,7 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DataSource } from 'typeorm';
@@ -11,7 +12,7 @@ import { WebhookSecretReseal } from '../apps/api/src/modules/webhooks/webhook-se
 import { startTestApp, TEST_JWT_SECRET } from './support/app.js';
 import { cloneTestDatabase } from './support/database.js';
 import { registerOwner } from './support/factories.js';
-import { cleanEnv, compileEntries, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
+import { cleanEnv, compiledServer, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
 import { createWebhook } from './support/webhooks.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -117,13 +118,14 @@ describe('ENCRYPTION_KEY must open the database’s check value (issue 29)', () 
   });
 
   describe('the processes, as they run in production', () => {
-    const buildDir = join(ROOT, '.data', `key-build-${process.pid}`);
+    const scratch = mkdtempSync(join(tmpdir(), 'sched-key-check-'));
+    let server: { api: string; worker: string };
     const processes: SpawnedProcess[] = [];
     let databaseUrl: string;
     let drop: () => Promise<void>;
 
     beforeAll(async () => {
-      await compileEntries(buildDir, ['apps/api/src/main.ts', 'apps/worker/src/main.ts']);
+      server = await compiledServer();
       const database = await cloneTestDatabase();
       databaseUrl = database.url;
       drop = () => database.drop();
@@ -133,7 +135,7 @@ describe('ENCRYPTION_KEY must open the database’s check value (issue 29)', () 
       for (const proc of processes) if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
       await Promise.all(processes.map((proc) => proc.exited));
       await drop?.();
-      rmSync(buildDir, { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true });
     });
 
     function start(app: 'api' | 'worker', port: number, key: string, previous?: string): SpawnedProcess {
@@ -147,11 +149,11 @@ describe('ENCRYPTION_KEY must open the database’s check value (issue 29)', () 
         ENCRYPTION_KEY: key,
         ...(previous ? { ENCRYPTION_KEY_PREVIOUS: previous } : {}),
         LOG_LEVEL: 'info',
-        DATA_DIR: join(buildDir, `data-${port}`),
+        DATA_DIR: join(scratch, `data-${port}`),
         RUN_WORKERS: 'false',
-        ADMIN_DIR: join(buildDir, 'no-console'),
+        ADMIN_DIR: join(scratch, 'no-console'),
       };
-      const proc = spawnShell(`exec node ${join(buildDir, `apps/${app}/src/main.js`)}`, env, ROOT);
+      const proc = spawnShell(`exec node ${server[app]}`, env, ROOT);
       processes.push(proc);
       return proc;
     }

@@ -1,9 +1,5 @@
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { REQUEST_LIMIT_MS, removeDirectory, runFailoverDrill } from './support/failover-drill.js';
-import { compileEntries } from './support/process.js';
-
-const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
+import { REQUEST_LIMIT_MS, runFailoverDrill } from './support/failover-drill.js';
+import { compiledServer } from './support/process.js';
 
 /*
  * Contract § 19 "High availability": the failover drill (npm run drill:failover) with a short load. A real Patroni
@@ -11,14 +7,10 @@ const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
  * primary's postmaster killed with SIGKILL, the old primary rejoining, a switchover back, all under booking load.
  */
 describe('failover drill: a PostgreSQL failover under booking load', () => {
-  const buildDir = join(ROOT, '.data', `drill-build-${process.pid}`);
-
-  afterAll(() => removeDirectory(buildDir));
-
   it('loses nothing acknowledged, doubles nothing, sends every event, mail and reminder, and serves again within 5 s', async () => {
-    await compileEntries(buildDir, ['apps/worker/src/main.ts']);
+    const { worker } = await compiledServer();
     const report = await runFailoverDrill({
-      worker: { command: process.execPath, args: [join(buildDir, 'apps/worker/src/main.js')] },
+      worker: { command: process.execPath, args: [worker] },
       warmMs: 2000,
       midMs: 1000,
       tailMs: 2000,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -10,7 +11,7 @@ import { TEST_JWT_SECRET } from './support/app.js';
 import { cloneTestDatabase } from './support/database.js';
 import { createApiKey, registerOwner } from './support/factories.js';
 import { HttpClient } from './support/http.js';
-import { cleanEnv, compileEntries, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
+import { cleanEnv, compiledServer, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
 import { createWebhook, WebhookReceiver } from './support/webhooks.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -143,7 +144,8 @@ function bookableStart(): string {
 }
 
 describe('Traces over OTLP/HTTP (contract § 19)', () => {
-  const buildDir = join(ROOT, '.data', `tracing-build-${process.pid}`);
+  const scratch = mkdtempSync(join(tmpdir(), 'sched-tracing-'));
+  let entry: string;
   let collector: OtlpReceiver;
   let hooks: WebhookReceiver;
   let api: SpawnedProcess | undefined;
@@ -152,12 +154,13 @@ describe('Traces over OTLP/HTTP (contract § 19)', () => {
 
   beforeAll(async () => {
     // Type-checked by `npm run typecheck`; here the entry point is only compiled as production runs it.
-    const [database] = await Promise.all([cloneTestDatabase(), compileEntries(buildDir, ['apps/api/src/main.ts'])]);
+    const [database, server] = await Promise.all([cloneTestDatabase(), compiledServer()]);
+    entry = server.api;
     drop = database.drop;
     [collector, hooks] = await Promise.all([OtlpReceiver.start(), WebhookReceiver.start()]);
     const port = await freePort();
     api = spawnShell(
-      `exec node ${join(buildDir, 'apps/api/src/main.js')}`,
+      `exec node ${entry}`,
       {
         ...cleanEnv({}),
         NODE_ENV: 'test',
@@ -165,8 +168,8 @@ describe('Traces over OTLP/HTTP (contract § 19)', () => {
         DATABASE_URL: database.url,
         JWT_SECRET: TEST_JWT_SECRET,
         LOG_LEVEL: 'info',
-        DATA_DIR: join(buildDir, 'data'),
-        ADMIN_DIR: join(buildDir, 'no-console'),
+        DATA_DIR: join(scratch, 'data'),
+        ADMIN_DIR: join(scratch, 'no-console'),
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         OTEL_SERVICE_NAME: 'scheduling-api-under-test',
@@ -185,7 +188,7 @@ describe('Traces over OTLP/HTTP (contract § 19)', () => {
     await api?.exited;
     await Promise.all([collector?.stop(), hooks?.stop()]);
     await drop?.();
-    rmSync(buildDir, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
   });
 
   it("puts a booking's request, its statements (no literal values) and the webhook attempt that followed in the caller's trace", async () => {
@@ -289,7 +292,7 @@ describe('Traces over OTLP/HTTP (contract § 19)', () => {
     ['a protocol other than OTLP/HTTP', { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'OTEL_EXPORTER_OTLP_PROTOCOL must be'],
   ])('stops the boot on %s, naming the variable', async (_name, settings, message) => {
     const env = { ...cleanEnv({}), NODE_ENV: 'test', OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, ...settings };
-    const refused = spawnShell(`exec node ${join(buildDir, 'apps/api/src/main.js')}`, env, ROOT);
+    const refused = spawnShell(`exec node ${entry}`, env, ROOT);
     expect(await refused.exited).toBe(1);
     expect(refused.output()).toMatch(new RegExp(`^Configuration error: ${message}`, 'm'));
   });

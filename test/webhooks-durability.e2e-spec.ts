@@ -1,10 +1,11 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DataSource } from 'typeorm';
 import { startTestApp, TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from './support/app.js';
 import { registerOwner } from './support/factories.js';
-import { cleanEnv, compileEntries, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
+import { cleanEnv, compiledServer, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
 import { createEventType } from './support/scheduling.js';
 import { SmtpTestServer } from './support/smtp.js';
 import { createWebhook, eventually, recordEvents, WebhookReceiver } from './support/webhooks.js';
@@ -18,14 +19,15 @@ const REMINDERS = 300;
  * never races a build of dist/.
  */
 describe('the worker survives kill -9: webhook delivery, reminders', () => {
-  const buildDir = join(ROOT, '.data', `wh-build-${process.pid}`);
+  const scratch = mkdtempSync(join(tmpdir(), 'sched-wh-durability-'));
+  let worker: string;
   let api: TestApp;
   let receiver: WebhookReceiver;
   let smtp: SmtpTestServer;
   const processes: SpawnedProcess[] = [];
 
   beforeAll(async () => {
-    await compileEntries(buildDir, ['apps/worker/src/main.ts']);
+    ({ worker } = await compiledServer());
     receiver = await WebhookReceiver.start();
     smtp = await SmtpTestServer.start();
     api = await startTestApp({ env: { RUN_WORKERS: 'false' } });
@@ -36,7 +38,7 @@ describe('the worker survives kill -9: webhook delivery, reminders', () => {
     await api?.close();
     await receiver?.stop();
     await smtp?.stop();
-    rmSync(buildDir, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
   });
 
   function startWorker(): SpawnedProcess {
@@ -47,13 +49,13 @@ describe('the worker survives kill -9: webhook delivery, reminders', () => {
       JWT_SECRET: TEST_JWT_SECRET,
       ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       LOG_LEVEL: 'info',
-      DATA_DIR: join(buildDir, 'data'),
+      DATA_DIR: join(scratch, 'data'),
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1,1,1',
       SMTP_URL: smtp.url,
       REMINDERS_POLL_MS: '100',
     };
-    const proc = spawnShell(`exec node ${join(buildDir, 'apps/worker/src/main.js')}`, env, ROOT);
+    const proc = spawnShell(`exec node ${worker}`, env, ROOT);
     processes.push(proc);
     return proc;
   }

@@ -1,13 +1,19 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export default async function globalTeardown(): Promise<void> {
   const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
   const template = process.env.TEST_TEMPLATE_DATABASE;
-  // The browser files' builds of this run (test/support/browser.ts RUN_BUILDS).
-  if (template) rmSync(join(tmpdir(), `sched-builds-${template}`), { recursive: true, force: true });
+  // This run's builds: the browser files' (test/support/browser.ts RUN_BUILDS), the compiled server (test/support/process.ts REPO_RUN_BUILDS).
+  if (template) {
+    rmSync(join(tmpdir(), `sched-builds-${template}`), { recursive: true, force: true });
+    rmSync(join(ROOT, '.data', `test-builds-${template}`), { recursive: true, force: true });
+  }
   if (adminUrl && template) {
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();

@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { AxeBuilder } from '@axe-core/playwright';
 import chromium from '@sparticuz/chromium';
 import { chromium as playwright, type Browser, type Page } from 'playwright-core';
-import { waitFor } from './process.js';
+import { buildOnce, waitFor } from './process.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
@@ -20,38 +20,16 @@ export const RUN_BUILDS = join(tmpdir(), `sched-builds-${process.env.TEST_TEMPLA
 
 /**
  * A Vite build of one app (its config) into this run's directory, built once for every file that asks (each build is
- * 4 to 12 s of CPU): the first file to ask builds it, the others wait for it. Its own directory, not dist/: the
- * quick-start test may be building dist/ meanwhile.
+ * 4 to 12 s of CPU). Its own directory, not dist/: the quick-start test may be building dist/ meanwhile.
  */
-async function viteBuild(config: string, name: string): Promise<string> {
-  const outDir = join(RUN_BUILDS, name);
-  const [done, failed] = [`${outDir}.done`, `${outDir}.failed`];
-  mkdirSync(RUN_BUILDS, { recursive: true });
-  try {
-    mkdirSync(`${outDir}.lock`);
-  } catch {
-    await waitFor(
-      async () => {
-        if (existsSync(failed)) throw new Error(readFileSync(failed, 'utf8'));
-        return existsSync(done) || undefined;
-      },
-      180_000,
-      `another test file's build of ${name}`,
-    );
-    return outDir;
-  }
-  try {
+function viteBuild(config: string, name: string): Promise<string> {
+  return buildOnce(RUN_BUILDS, name, async (outDir) => {
     await run(
       process.execPath,
       [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', config, '--outDir', outDir, '--logLevel', 'error'],
       { cwd: ROOT },
     );
-  } catch (error) {
-    writeFileSync(failed, `The Vite build of ${name} failed: ${(error as Error).message}`);
-    throw error;
-  }
-  writeFileSync(done, '');
-  return outDir;
+  });
 }
 
 /** The console, from the committed generated client; test/openapi-client checks that client against the document. */

@@ -669,8 +669,3 @@ function renderTable(rows: [string, string, string][], failures: string[]): stri
     failures.length ? `FAILED:\n${failures.map((f) => `- ${f}`).join('\n')}` : 'Every promise kept.',
   ].join('\n');
 }
-
-/** Removes a directory a drill run left (the worker's build). */
-export function removeDirectory(path: string): void {
-  rmSync(path, { recursive: true, force: true });
-}

@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -77,18 +77,64 @@ const run = promisify(execFile);
 export async function compileEntries(buildDir: string, entries: readonly string[]): Promise<void> {
   mkdirSync(buildDir, { recursive: true });
   const tsconfig = join(buildDir, 'tsconfig.json');
+  const root = relative(buildDir, ROOT);
   writeFileSync(
     tsconfig,
     JSON.stringify({
-      extends: '../../tsconfig.build.json',
-      compilerOptions: { outDir: '.', rootDir: '../..' },
-      include: entries.map((entry) => `../../${entry}`),
+      extends: join(root, 'tsconfig.build.json'),
+      compilerOptions: { outDir: '.', rootDir: root },
+      include: entries.map((entry) => join(root, entry)),
     }),
   );
   // --noCheck: the same JavaScript (declaration-free emit needs no checking), without type-checking the whole program
   // again: `npm run typecheck` does that once, and each check here cost 10 to 15 s of CPU.
   await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', tsconfig, '--noCheck'], { cwd: ROOT });
   await run(process.execPath, [join(ROOT, 'node_modules/tsc-alias/dist/bin/index.js'), '-p', tsconfig], { cwd: ROOT });
+}
+
+/** This run's builds whose imports resolve from the repository's node_modules (test/setup/global-teardown.ts removes them). */
+export const REPO_RUN_BUILDS = join(ROOT, '.data', `test-builds-${process.env.TEST_TEMPLATE_DATABASE ?? process.pid}`);
+
+/**
+ * `build` into `parent/name` once for every test file of the run that asks: the first to ask builds, the others wait
+ * for it (a build is seconds of CPU, and the files that need one often start together). A failed build fails every
+ * file that asked, with its message.
+ */
+export async function buildOnce(parent: string, name: string, build: (outDir: string) => Promise<void>): Promise<string> {
+  const outDir = join(parent, name);
+  const [done, failed] = [`${outDir}.done`, `${outDir}.failed`];
+  mkdirSync(parent, { recursive: true });
+  try {
+    mkdirSync(`${outDir}.lock`);
+  } catch {
+    // waitFor retries a probe that throws, so the failure is an answer here, thrown after.
+    const outcome = await waitFor(
+      async () => (existsSync(failed) ? 'failed' : existsSync(done) ? 'done' : undefined),
+      180_000,
+      `another test file's build of ${name}`,
+    );
+    if (outcome === 'failed') throw new Error(readFileSync(failed, 'utf8'));
+    return outDir;
+  }
+  try {
+    await build(outDir);
+  } catch (error) {
+    writeFileSync(failed, `The build of ${name} failed: ${(error as Error).message}`);
+    throw error;
+  }
+  writeFileSync(done, '');
+  return outDir;
+}
+
+/**
+ * The API's and the worker's entry points compiled as production runs them (compiled JS, `node <entry>`), once per run
+ * for every file that starts them as processes.
+ */
+export async function compiledServer(): Promise<{ api: string; worker: string }> {
+  const dir = await buildOnce(REPO_RUN_BUILDS, 'server', (outDir) =>
+    compileEntries(outDir, ['apps/api/src/main.ts', 'apps/worker/src/main.ts']),
+  );
+  return { api: join(dir, 'apps/api/src/main.js'), worker: join(dir, 'apps/worker/src/main.js') };
 }
 
 /**
