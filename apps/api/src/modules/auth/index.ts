@@ -1,0 +1,4 @@
+// What other modules may use of this one; they import nothing else from its folder (module-boundaries.spec.ts).
+export * from './auth.module.js';
+export * from './auth-housekeeping.js';
+export * from './guards/publishable-key.gate.js';
