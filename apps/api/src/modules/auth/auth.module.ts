@@ -9,7 +9,6 @@ import { RateLimitGuard, RateLimitModule } from '../rate-limit/index.js';
 import { TeamModule } from '../team/index.js';
 import { AuthController } from './auth.controller.js';
 import { AuthHousekeepingModule } from './auth-housekeeping.js';
-import { ConsoleSessionController } from './console-session.controller.js';
 import { LoginService } from './login.service.js';
 import { MeReadModel } from './me.read-model.js';
 import { LoginFailure } from './entities/login-failure.entity.js';
@@ -38,7 +37,7 @@ import { UsersService } from './users.service.js';
     ApiKeysModule,
     AvailabilityModule,
   ],
-  controllers: [AuthController, ConsoleSessionController, UsersController, InvitationsController],
+  controllers: [AuthController, UsersController, InvitationsController],
   providers: [
     MeReadModel,
     SessionsService,
@@ -52,6 +51,7 @@ import { UsersService } from './users.service.js';
     { provide: APP_GUARD, useClass: AccessGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
   ],
-  exports: [PublishableKeyGate],
+  // The console's sign-in routes (console-session) use the logins and sessions.
+  exports: [PublishableKeyGate, LoginService, SessionsService],
 })
 export class AuthModule {}

@@ -3,9 +3,8 @@ import { ApiExtension, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagge
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import '@fastify/cookie';
 import { ApiErrors, AppError, clientAddress, Public, Audited } from '@app/common';
-import { ConsoleTokenResponse, LoginDto, type TokensResponse } from './dto/auth.dto.js';
-import { LoginService } from './login.service.js';
-import { REFRESH_TTL_MS, SessionsService } from './sessions.service.js';
+import { LoginDto, LoginService, REFRESH_TTL_MS, SessionsService, type TokensResponse } from '../auth/index.js';
+import { ConsoleTokenResponse } from './dto/console-session.dto.js';
 
 /** The refresh token of a console login lives in this cookie, which script cannot read. */
 export const CONSOLE_REFRESH_COOKIE = 'sched_console_refresh';
