@@ -4,8 +4,9 @@ import { CoreModule } from './core.module.js';
 import { MetricsModule } from './metrics/index.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { AuditModule } from './modules/audit/index.js';
-import { AuthModule } from './modules/auth/auth.module.js';
+import { AuthModule } from './modules/auth/index.js';
 import { AvailabilityModule } from './modules/availability/availability.module.js';
+import { ConsoleSessionModule } from './modules/console-session/index.js';
 import { CalendarsModule } from './modules/calendars/calendars.module.js';
 import { BookingsModule } from './modules/bookings/bookings.module.js';
 import { CalendarFeedsModule } from './modules/calendar-feeds/index.js';
@@ -44,6 +45,7 @@ export class AppModule {
         AuditModule,
         MailModule,
         AuthModule,
+        ConsoleSessionModule,
         ApiKeysModule,
         TeamModule,
         EventTypesModule,

@@ -27,7 +27,7 @@ import { serveBookerScript } from './admin/booker-script.js';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { createRootLogger, PinoNestLogger } from './logging/logger.js';
 import { createOpenApiDocument } from './openapi/openapi-document.js';
-import { type GatedRequest, PublishableKeyGate } from './modules/auth/guards/publishable-key.gate.js';
+import { type GatedRequest, PublishableKeyGate } from './modules/auth/index.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 

@@ -3,7 +3,7 @@ import { AppConfig, Clock } from '@app/common';
 import { CoreModule } from '../../api/src/core.module.js';
 import { MetricsModule } from '../../api/src/metrics/index.js';
 import { AuditModule } from '../../api/src/modules/audit/index.js';
-import { AuthHousekeepingModule } from '../../api/src/modules/auth/auth-housekeeping.js';
+import { AuthHousekeepingModule } from '../../api/src/modules/auth/index.js';
 import { BookingsModule } from '../../api/src/modules/bookings/index.js';
 import { CalendarsModule } from '../../api/src/modules/calendars/calendars.module.js';
 import { GlobalLookupsModule } from '../../api/src/modules/global-lookups/index.js';

@@ -2,13 +2,19 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Req } from '@ne
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Access, ApiErrors, clientAddress, CurrentPrincipal, Public, type Principal, IdParam, Audited } from '@app/common';
-import { AuthService } from './auth.service.js';
 import { LoginDto, RefreshDto, RegisterDto, RegisterResponse, SessionListResponse, TokensResponse } from './dto/auth.dto.js';
+import { LoginService } from './login.service.js';
+import { RegistrationService } from './registration.service.js';
+import { SessionsService } from './sessions.service.js';
 
 @ApiTags('auth')
 @Controller('auth')
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly registration: RegistrationService,
+    private readonly logins: LoginService,
+    private readonly sessionsService: SessionsService,
+  ) {}
 
   @Public()
   @Post('register')
@@ -20,7 +26,7 @@ export class AuthController {
   @ApiResponse({ status: 201, type: RegisterResponse })
   @ApiErrors(400, 409)
   register(@Body() dto: RegisterDto, @Headers('user-agent') userAgent?: string): Promise<RegisterResponse> {
-    return this.auth.register(dto, userAgent);
+    return this.registration.register(dto, userAgent);
   }
 
   @Public()
@@ -37,7 +43,7 @@ export class AuthController {
   @ApiResponse({ status: 200, type: TokensResponse })
   @ApiErrors(400, 401)
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest, @Headers('user-agent') userAgent?: string): Promise<TokensResponse> {
-    return this.auth.login(dto, userAgent, clientAddress(request));
+    return this.logins.login(dto, userAgent, clientAddress(request));
   }
 
   @Public()
@@ -52,7 +58,7 @@ export class AuthController {
   @ApiResponse({ status: 200, type: TokensResponse })
   @ApiErrors(400, 401)
   refresh(@Body() dto: RefreshDto): Promise<TokensResponse> {
-    return this.auth.refresh(dto.refreshToken);
+    return this.sessionsService.refresh(dto.refreshToken);
   }
 
   @Access({})
@@ -66,7 +72,7 @@ export class AuthController {
   @ApiResponse({ status: 204 })
   @ApiErrors(401, 403)
   async logout(@CurrentPrincipal() principal: Principal): Promise<void> {
-    await this.auth.logout(principal);
+    await this.sessionsService.logout(principal);
   }
 
   @Access({})
@@ -78,7 +84,7 @@ export class AuthController {
   @ApiResponse({ status: 200, type: SessionListResponse })
   @ApiErrors(401, 403)
   sessions(@CurrentPrincipal() principal: Principal): Promise<SessionListResponse> {
-    return this.auth.listSessions(principal);
+    return this.sessionsService.listSessions(principal);
   }
 
   @Access({})
@@ -92,6 +98,6 @@ export class AuthController {
   @ApiResponse({ status: 204 })
   @ApiErrors(401, 403, 404)
   async deleteSession(@CurrentPrincipal() principal: Principal, @IdParam('id', 'ses') id: string): Promise<void> {
-    await this.auth.deleteSession(principal, id);
+    await this.sessionsService.deleteSession(principal, id);
   }
 }

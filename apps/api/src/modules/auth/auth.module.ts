@@ -2,16 +2,14 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
-import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfig, type RequestWithPrincipal } from '@app/common';
 import { ApiKeysModule } from '../api-keys/index.js';
 import { AvailabilityModule } from '../availability/index.js';
+import { RateLimitGuard, RateLimitModule } from '../rate-limit/index.js';
 import { TeamModule } from '../team/index.js';
 import { AuthController } from './auth.controller.js';
 import { AuthHousekeepingModule } from './auth-housekeeping.js';
-import { ConsoleSessionController } from './console-session.controller.js';
-import { AuthService } from './auth.service.js';
+import { LoginService } from './login.service.js';
 import { MeReadModel } from './me.read-model.js';
 import { LoginFailure } from './entities/login-failure.entity.js';
 import { Session } from './entities/session.entity.js';
@@ -21,40 +19,31 @@ import { PublishableKeyGate } from './guards/publishable-key.gate.js';
 import { JwtAuthGuard } from './guards/jwt-auth.guard.js';
 import { InvitationsController } from './invitations.controller.js';
 import { JwtStrategy } from './jwt.strategy.js';
-import { RATE_LIMIT_WINDOW_MS, RateLimitGuard, rateLimitSubject } from './rate-limit/rate-limit.guard.js';
-import { RateLimitStorage } from './rate-limit/rate-limit.storage.js';
+import { RegistrationService } from './registration.service.js';
+import { SessionsService } from './sessions.service.js';
 import { UsersController } from './users.controller.js';
+import { UsersService } from './users.service.js';
 
 @Module({
   imports: [
     TypeOrmModule.forFeature([User, Session, LoginFailure]),
     PassportModule,
     JwtModule.register({}),
-    ThrottlerModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        storage: new RateLimitStorage(config.redisUrl, config.rateLimitNamespace),
-        throttlers: [
-          {
-            name: 'default',
-            ttl: RATE_LIMIT_WINDOW_MS,
-            limit: (context) => rateLimitSubject(context.switchToHttp().getRequest<RequestWithPrincipal>(), config).limit,
-            getTracker: (request) => rateLimitSubject(request as RequestWithPrincipal, config).tracker,
-            generateKey: (_context, tracker) => tracker,
-          },
-        ],
-      }),
-    }),
+    // The throttler's options and counters (global), for the rate-limit guard below.
+    RateLimitModule,
     TeamModule,
     // The repository and the periodic sweeps (also loaded by the worker).
     AuthHousekeepingModule,
     ApiKeysModule,
     AvailabilityModule,
   ],
-  controllers: [AuthController, ConsoleSessionController, UsersController, InvitationsController],
+  controllers: [AuthController, UsersController, InvitationsController],
   providers: [
     MeReadModel,
-    AuthService,
+    SessionsService,
+    LoginService,
+    RegistrationService,
+    UsersService,
     JwtStrategy,
     JwtAuthGuard,
     PublishableKeyGate,
@@ -62,6 +51,7 @@ import { UsersController } from './users.controller.js';
     { provide: APP_GUARD, useClass: AccessGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
   ],
-  exports: [AuthService, PublishableKeyGate],
+  // The console's sign-in routes (console-session) use the logins and sessions.
+  exports: [PublishableKeyGate, LoginService, SessionsService],
 })
 export class AuthModule {}

@@ -1,14 +1,14 @@
 import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, Public, Audited } from '@app/common';
-import { AuthService } from './auth.service.js';
 import { AcceptInvitationDto, AcceptInvitationResponse } from './dto/invitation.dto.js';
+import { RegistrationService } from './registration.service.js';
 
 /** Lives in the auth module: accepting creates a user and a session, which the team module cannot reach. */
 @ApiTags('team')
 @Controller('invitations')
 export class InvitationsController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(private readonly registration: RegistrationService) {}
 
   @Public()
   @Post('accept')
@@ -25,6 +25,6 @@ export class InvitationsController {
   @ApiResponse({ status: 200, type: AcceptInvitationResponse })
   @ApiErrors(400, 404, 409, 410)
   accept(@Body() dto: AcceptInvitationDto, @Headers('user-agent') userAgent?: string): Promise<AcceptInvitationResponse> {
-    return this.auth.acceptInvitation(dto, userAgent);
+    return this.registration.acceptInvitation(dto, userAgent);
   }
 }

@@ -1,13 +1,13 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Access, ApiErrors, CurrentPrincipal, type Principal, Audited } from '@app/common';
-import { AuthService } from './auth.service.js';
 import { MeResponse, UpdateMeDto, UserResponse } from './dto/auth.dto.js';
+import { UsersService } from './users.service.js';
 
 @ApiTags('users')
 @Controller('users')
 export class UsersController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(private readonly users: UsersService) {}
 
   @Access({ scope: 'any' })
   @Get('me')
@@ -19,7 +19,7 @@ export class UsersController {
   @ApiResponse({ status: 200, type: MeResponse })
   @ApiErrors(401)
   me(@CurrentPrincipal() principal: Principal): Promise<MeResponse> {
-    return this.auth.me(principal);
+    return this.users.me(principal);
   }
 
   @Access({})
@@ -32,6 +32,6 @@ export class UsersController {
   @ApiResponse({ status: 200, type: UserResponse })
   @ApiErrors(400, 401, 403)
   updateMe(@CurrentPrincipal() principal: Principal, @Body() dto: UpdateMeDto): Promise<UserResponse> {
-    return this.auth.updateMe(principal, dto);
+    return this.users.updateMe(principal, dto);
   }
 }

@@ -1,13 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { SchedulingType } from '@app/availability';
 import {
   AppError,
   Clock,
   ErrorCode,
-  isForeignKeyViolation,
   isUniqueViolation,
   liveScopeOf,
-  newId,
   PageRequest,
   pageMeta,
   Principal,
@@ -15,8 +12,9 @@ import {
   type ScopedIds,
   type TenantScope,
 } from '@app/common';
+import { TransactionHost } from '@app/database';
+import { AuditTrail, changesBetween } from '../audit/index.js';
 import { BookingCounts } from '../booking-occupancy/index.js';
-import { TeamService } from '../team/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/index.js';
 import {
   CreateEventTypeDto,
@@ -26,135 +24,17 @@ import {
   ListEventTypesQueryDto,
   UpdateEventTypeDto,
 } from './dto/event-type.dto.js';
-import { EventType, type Recurrence } from './entities/event-type.entity.js';
-import { type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
+import { assertHostCount, assertSeatsOrRecurrence, changesOf, minutesOf, newEventType, slugTaken } from './event-type-fields.js';
+import { EventTypeHostsService } from './event-type-hosts.service.js';
+import { details, type EventTypeDetails, type EventTypeSummary, inactive, summariesOf, view } from './event-type-views.js';
 import { EventTypesRepository, SLUG_ACTIVE_KEY } from './event-types.repository.js';
-import { normalizeQuestions } from './questions.js';
-import { normalizeReminders, type Reminder } from './reminders.js';
-import { type ChangePolicy, DEFAULT_CHANGE_POLICY, mergePolicy } from './change-policy.js';
-import { TransactionHost } from '@app/database';
-import { AuditTrail, changesBetween } from '../audit/index.js';
-
-/** An event type as other modules see it (availability, bookings): every field but the bookings count. */
-export type EventTypeDetails = Omit<EventTypeView, 'bookingsCount'>;
-
-/** What a booking shows of its event type, deleted event types included. */
-export interface EventTypeSummary {
-  id: string;
-  title: string;
-  slug: string;
-  durationMinutes: number;
-  location: string | null;
-  /** The reminders in force (api-rules.md § Reminders). */
-  reminders: Reminder[];
-  /** The attendee change policies in force (contract § 17). */
-  attendeeCancellation: ChangePolicy;
-  attendeeRescheduling: ChangePolicy;
-}
+import type { Reminder } from './reminders.js';
 
 /**
  * Told inside the transaction that changed the times of an event type's reminders, after its row is locked: bookings
  * keeps the due reminders of the event type's bookings in step (api-rules.md § Reminders).
  */
 export type RemindersChanged = (scope: TenantScope, eventTypeId: string, reminders: readonly Reminder[]) => Promise<void>;
-
-/** The PATCHable columns: everything the update DTO names except the hosts, which live in their own table. */
-const UPDATABLE_FIELDS = [
-  'title',
-  'slug',
-  'description',
-  'durationMinutes',
-  'locationType',
-  'location',
-  'bufferBeforeMinutes',
-  'bufferAfterMinutes',
-  'minimumNoticeHours',
-  'bookingWindowDays',
-  'maxBookingsPerDay',
-  'slotIntervalMinutes',
-  'schedulingType',
-  'requiresConfirmation',
-  'holdMinutes',
-  'seatsPerSlot',
-  'recurrence',
-] as const satisfies readonly (keyof UpdateEventTypeDto & keyof EventType)[];
-
-function details(eventType: EventType, hostUserIds: readonly string[]): EventTypeDetails {
-  return {
-    id: eventType.id,
-    title: eventType.title,
-    slug: eventType.slug,
-    description: eventType.description,
-    durationMinutes: eventType.durationMinutes,
-    locationType: eventType.locationType,
-    location: eventType.location,
-    bufferBeforeMinutes: eventType.bufferBeforeMinutes,
-    bufferAfterMinutes: eventType.bufferAfterMinutes,
-    minimumNoticeHours: eventType.minimumNoticeHours,
-    bookingWindowDays: eventType.bookingWindowDays,
-    maxBookingsPerDay: eventType.maxBookingsPerDay,
-    slotIntervalMinutes: eventType.slotIntervalMinutes,
-    schedulingType: eventType.schedulingType,
-    hostUserIds: [...hostUserIds],
-    requiresConfirmation: eventType.requiresConfirmation,
-    holdMinutes: eventType.holdMinutes,
-    questions: eventType.questions,
-    seatsPerSlot: eventType.seatsPerSlot,
-    recurrence: eventType.recurrence,
-    reminders: eventType.reminders,
-    attendeeCancellation: eventType.attendeeCancellation,
-    attendeeRescheduling: eventType.attendeeRescheduling,
-    isActive: eventType.isActive,
-    createdAt: eventType.createdAt.toISOString(),
-    updatedAt: eventType.updatedAt.toISOString(),
-  };
-}
-
-function view(eventType: EventType, hostUserIds: readonly string[], bookingsCount: number): EventTypeView {
-  const { createdAt, updatedAt, ...rest } = details(eventType, hostUserIds);
-  return { ...rest, bookingsCount, createdAt, updatedAt };
-}
-
-function slugTaken(slug: string | undefined): AppError {
-  return new AppError(ErrorCode.SLUG_TAKEN, 'An active event type of this organization already uses this slug', [
-    { field: 'slug', message: `slug '${slug ?? ''}' is in use` },
-  ]);
-}
-
-function assertHostCount(schedulingType: SchedulingType, hostUserIds: readonly string[]): void {
-  if (schedulingType === 'one_on_one' && hostUserIds.length !== 1) {
-    throw AppError.validation('hostUserIds', 'one_on_one event types take exactly one host');
-  }
-  if (hostUserIds.length === 0) throw AppError.validation('hostUserIds', `${schedulingType} event types need at least one host`);
-}
-
-/** What getForScheduling answers, from a row a read model selected (availability's cache fingerprint): 404 when there is none, 409 when deleted. */
-export function schedulingDetailsOf(row: EventTypeRow | null): EventTypeDetails {
-  if (!row) throw AppError.notFound('Event type');
-  if (!row.is_active) throw inactive();
-  return details(eventTypeFromRow(row), row.host_user_ids);
-}
-
-/** A reminder list's times, as its due rows know them (stored lists are sorted already). */
-function minutesOf(reminders: readonly Reminder[]): number[] {
-  return reminders.map((reminder) => reminder.minutesBefore);
-}
-
-/** The rule as stored: exactly its three fields (the DTO may carry no others, but its class is not the column's). */
-function recurrenceOf(dto: Recurrence | null | undefined): Recurrence | null {
-  return dto ? { frequency: dto.frequency, interval: dto.interval, maxCount: dto.maxCount } : null;
-}
-
-/** Seats and recurrence exclude each other (api-rules.md § Seats and series). */
-function assertSeatsOrRecurrence(eventType: Pick<EventType, 'seatsPerSlot' | 'recurrence'>): void {
-  if (eventType.seatsPerSlot !== null && eventType.recurrence !== null) {
-    throw AppError.validation('seatsPerSlot', 'seatsPerSlot cannot be set together with recurrence');
-  }
-}
-
-function inactive(): AppError {
-  return new AppError(ErrorCode.EVENT_TYPE_INACTIVE, 'This event type has been deleted');
-}
 
 @Injectable()
 export class EventTypesService {
@@ -164,7 +44,7 @@ export class EventTypesService {
     private readonly audit: AuditTrail,
     private readonly tx: TransactionHost,
     private readonly repository: EventTypesRepository,
-    private readonly team: TeamService,
+    private readonly hosts: EventTypeHostsService,
     private readonly bookingCounts: BookingCounts,
     private readonly events: DomainEvents,
     private readonly clock: Clock,
@@ -175,39 +55,11 @@ export class EventTypesService {
     const hostUserIds = dto.hostUserIds ?? [principal.userId];
     assertHostCount(schedulingType, hostUserIds);
     assertSeatsOrRecurrence({ seatsPerSlot: dto.seatsPerSlot ?? null, recurrence: dto.recurrence ?? null });
-    const now = this.clock.now();
-    const eventType = Object.assign(new EventType(), {
-      id: newId('evt'),
-      organizationId: principal.organizationId,
-      title: dto.title,
-      slug: dto.slug,
-      description: dto.description ?? null,
-      durationMinutes: dto.durationMinutes,
-      locationType: dto.locationType ?? null,
-      location: dto.location ?? null,
-      bufferBeforeMinutes: dto.bufferBeforeMinutes ?? 0,
-      bufferAfterMinutes: dto.bufferAfterMinutes ?? 0,
-      minimumNoticeHours: dto.minimumNoticeHours ?? 0,
-      bookingWindowDays: dto.bookingWindowDays ?? 60,
-      maxBookingsPerDay: dto.maxBookingsPerDay ?? null,
-      slotIntervalMinutes: dto.slotIntervalMinutes ?? null,
-      schedulingType,
-      requiresConfirmation: dto.requiresConfirmation ?? false,
-      holdMinutes: dto.holdMinutes ?? 10,
-      questions: normalizeQuestions(dto.questions ?? []),
-      seatsPerSlot: dto.seatsPerSlot ?? null,
-      recurrence: recurrenceOf(dto.recurrence),
-      reminders: normalizeReminders(dto.reminders ?? []),
-      attendeeCancellation: mergePolicy(DEFAULT_CHANGE_POLICY, dto.attendeeCancellation),
-      attendeeRescheduling: mergePolicy(DEFAULT_CHANGE_POLICY, dto.attendeeRescheduling),
-      isActive: true,
-      createdAt: now,
-      updatedAt: now,
-    } satisfies EventType);
+    const eventType = newEventType(principal, dto, schedulingType, this.clock.now());
     try {
       return await this.tx.transaction(async () => {
         await this.repository.insert(tenantScope(principal), eventType);
-        await this.setHosts(principal, eventType.id, hostUserIds, dto.hostUserIds === undefined);
+        await this.hosts.replace(principal, eventType.id, hostUserIds, dto.hostUserIds === undefined);
         await this.record(principal, 'event_type.created', view(eventType, hostUserIds, 0));
         return { eventType: view(eventType, hostUserIds, 0) };
       });
@@ -246,17 +98,7 @@ export class EventTypesService {
         if (!found) throw AppError.notFound('Event type');
         const current = found.eventType;
         if (!current.isActive) throw inactive();
-        const changes: Partial<EventType> = {};
-        for (const field of UPDATABLE_FIELDS) {
-          if (dto[field] !== undefined) Object.assign(changes, { [field]: dto[field] });
-        }
-        if (dto.questions !== undefined) changes.questions = normalizeQuestions(dto.questions);
-        if (dto.reminders !== undefined) changes.reminders = normalizeReminders(dto.reminders);
-        if (dto.recurrence !== undefined) changes.recurrence = recurrenceOf(dto.recurrence);
-        if (dto.attendeeCancellation !== undefined)
-          changes.attendeeCancellation = mergePolicy(current.attendeeCancellation, dto.attendeeCancellation);
-        if (dto.attendeeRescheduling !== undefined)
-          changes.attendeeRescheduling = mergePolicy(current.attendeeRescheduling, dto.attendeeRescheduling);
+        const changes = changesOf(current, dto);
         assertSeatsOrRecurrence({ ...current, ...changes });
         let hostUserIds = found.hostUserIds;
         if (dto.hostUserIds !== undefined || dto.schedulingType !== undefined) {
@@ -288,7 +130,7 @@ export class EventTypesService {
           if (timesChanged) {
             for (const listener of this.remindersChanged) await listener(scope, id, updated.reminders);
           }
-          if (dto.hostUserIds !== undefined) await this.setHosts(principal, id, hostUserIds, false);
+          if (dto.hostUserIds !== undefined) await this.hosts.replace(principal, id, hostUserIds, false);
           const liveCount = await this.count(liveScopeOf(scope), id);
           await this.record(principal, 'event_type.updated', view(updated, hostUserIds, liveCount));
         }
@@ -354,30 +196,6 @@ export class EventTypesService {
     return summariesOf(await this.repository.findManyAcross(keys));
   }
 
-  private async setHosts(principal: Principal, eventTypeId: string, hostUserIds: readonly string[], defaulted: boolean): Promise<void> {
-    const scope = tenantScope(principal);
-    const memberIds = await this.team.activeMemberIdsOf(scope, hostUserIds);
-    const missing = hostUserIds.filter((userId) => !memberIds.has(userId));
-    if (missing.length === 0) {
-      try {
-        return await this.repository.replaceHosts(
-          scope,
-          eventTypeId,
-          hostUserIds.map((userId) => ({ userId, memberId: memberIds.get(userId)! })),
-        );
-      } catch (error) {
-        // A host removed from the organization since it was read: as if it had not been found.
-        if (!isForeignKeyViolation(error)) throw error;
-      }
-    }
-    throw AppError.validation(
-      'hostUserIds',
-      defaulted
-        ? 'The acting user is not an active member of this organization; give hostUserIds'
-        : `Not active members of this organization: ${(missing.length > 0 ? missing : hostUserIds).join(', ')}`,
-    );
-  }
-
   private async count(scope: TenantScope, id: string): Promise<number> {
     return (await this.bookingCounts.activeByEventType(scope, [id])).get(id) ?? 0;
   }
@@ -386,22 +204,4 @@ export class EventTypesService {
   private async record(principal: Principal, type: DomainEventType, eventType: EventTypeView): Promise<void> {
     await this.events.record(liveScopeOf(tenantScope(principal)), { type, data: { eventType } });
   }
-}
-
-function summariesOf(eventTypes: readonly EventType[]): Map<string, EventTypeSummary> {
-  return new Map(
-    eventTypes.map((e) => [
-      e.id,
-      {
-        id: e.id,
-        title: e.title,
-        slug: e.slug,
-        durationMinutes: e.durationMinutes,
-        location: e.location,
-        reminders: e.reminders,
-        attendeeCancellation: e.attendeeCancellation,
-        attendeeRescheduling: e.attendeeRescheduling,
-      },
-    ]),
-  );
 }

@@ -88,12 +88,6 @@ export class TokensResponse {
   @ApiProperty({ type: 'integer', description: 'Access-token lifetime in seconds' }) expiresIn!: number;
 }
 
-export class ConsoleTokenResponse {
-  @ApiProperty({ description: 'JWT (HS256), sent as `Authorization: Bearer <token>`' }) accessToken!: string;
-  @ApiProperty({ enum: ['Bearer'] }) tokenType!: 'Bearer';
-  @ApiProperty({ type: 'integer', description: 'Access-token lifetime in seconds' }) expiresIn!: number;
-}
-
 export class UserView {
   @ApiProperty({ example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
   @ApiProperty() email!: string;

@@ -2,8 +2,8 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ACCESS_METADATA, AccessRule, AppError, ErrorCode, type Principal, type RequestWithPrincipal, roleHas } from '@app/common';
 import { ApiKeysService } from '../../api-keys/index.js';
-import { AuthService } from '../auth.service.js';
 import type { AccessTokenClaims, RequestWithBearer } from '../jwt.strategy.js';
+import { SessionsService } from '../sessions.service.js';
 import { parseAuthorization } from './credentials.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 import { keyPrincipal, PublishableKeyGate } from './publishable-key.gate.js';
@@ -28,7 +28,7 @@ export class AccessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeysService,
-    private readonly auth: AuthService,
+    private readonly sessions: SessionsService,
     private readonly jwtGuard: JwtAuthGuard,
     private readonly publishable: PublishableKeyGate,
   ) {}
@@ -63,7 +63,7 @@ export class AccessGuard implements CanActivate {
     }
     request.bearerToken = credential.value;
     await this.jwtGuard.canActivate(context);
-    const principal = await this.auth.principalForToken(request.user as AccessTokenClaims);
+    const principal = await this.sessions.principalForToken(request.user as AccessTokenClaims);
     if (rule.permission && !roleHas(principal.role!, rule.permission)) {
       throw AppError.forbidden(`The ${principal.role} role may not do this`);
     }

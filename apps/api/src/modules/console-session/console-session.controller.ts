@@ -3,8 +3,8 @@ import { ApiExtension, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagge
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import '@fastify/cookie';
 import { ApiErrors, AppError, clientAddress, Public, Audited } from '@app/common';
-import { AuthService, REFRESH_TTL_MS } from './auth.service.js';
-import { ConsoleTokenResponse, LoginDto, type TokensResponse } from './dto/auth.dto.js';
+import { LoginDto, LoginService, REFRESH_TTL_MS, SessionsService, type TokensResponse } from '../auth/index.js';
+import { ConsoleTokenResponse } from './dto/console-session.dto.js';
 
 /** The refresh token of a console login lives in this cookie, which script cannot read. */
 export const CONSOLE_REFRESH_COOKIE = 'sched_console_refresh';
@@ -18,7 +18,10 @@ const COOKIE_PATH = '/v1/auth/console';
 @ApiTags('auth')
 @Controller('auth/console')
 export class ConsoleSessionController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly logins: LoginService,
+    private readonly sessions: SessionsService,
+  ) {}
 
   @Public()
   @Post('login')
@@ -37,7 +40,7 @@ export class ConsoleSessionController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Headers('user-agent') userAgent?: string,
   ): Promise<ConsoleTokenResponse> {
-    return withCookie(reply, await this.auth.login(dto, userAgent, clientAddress(request)));
+    return withCookie(reply, await this.logins.login(dto, userAgent, clientAddress(request)));
   }
 
   @Public()
@@ -60,7 +63,7 @@ export class ConsoleSessionController {
   async refresh(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<ConsoleTokenResponse> {
     const token = request.cookies[CONSOLE_REFRESH_COOKIE];
     if (!token) throw AppError.unauthorized('No console session');
-    return withCookie(reply, await this.auth.refresh(token));
+    return withCookie(reply, await this.sessions.refresh(token));
   }
 
   @Public()
@@ -76,7 +79,7 @@ export class ConsoleSessionController {
   @ApiErrors(400)
   async logout(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     const token = request.cookies[CONSOLE_REFRESH_COOKIE];
-    if (token) await this.auth.endSessionOf(token);
+    if (token) await this.sessions.endSessionOf(token);
     void reply.clearCookie(CONSOLE_REFRESH_COOKIE, { path: COOKIE_PATH, httpOnly: true, secure: true, sameSite: 'strict' });
   }
 }

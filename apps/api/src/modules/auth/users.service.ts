@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, Clock, type KeyActor, Principal, tenantScope } from '@app/common';
+import { TransactionHost } from '@app/database';
+import { AuditTrail, changesBetween } from '../audit/index.js';
+import { TeamService } from '../team/index.js';
+import { AuthRepository } from './auth.repository.js';
+import { MeResponse, UpdateMeDto, UserView } from './dto/auth.dto.js';
+import { User } from './entities/user.entity.js';
+import { MeReadModel, type MeRow } from './me.read-model.js';
+
+export function userView(user: User): UserView {
+  return {
+    id: user.id,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    timezone: user.timezone,
+    createdAt: user.createdAt.toISOString(),
+  };
+}
+
+/** The caller's own user (`/users/me`), and the users an organization's deletion leaves behind. */
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly tx: TransactionHost,
+    private readonly repository: AuthRepository,
+    private readonly meReadModel: MeReadModel,
+    private readonly team: TeamService,
+    private readonly clock: Clock,
+    private readonly audit: AuditTrail,
+  ) {
+    // A deleted organization's members' users are members of nothing any more (one organization per user).
+    team.onOrganizationDeleted((_scope, userIds) => this.repository.deleteUsers(userIds));
+  }
+
+  async me(principal: Principal): Promise<MeResponse> {
+    // An API key's lookup read its acting user already, in the same statement.
+    const row = principal.apiKey
+      ? meRowOf(principal, principal.apiKey.actor)
+      : await this.meReadModel.find(tenantScope(principal), principal.userId);
+    if (!row) throw AppError.unauthorized('The acting user no longer exists');
+    const response: MeResponse = {
+      user: {
+        id: row.id,
+        email: row.email,
+        firstName: row.first_name,
+        lastName: row.last_name,
+        timezone: row.timezone,
+        createdAt: row.created_at.toISOString(),
+      },
+      organization: { id: row.organization_id, name: row.organization_name, slug: row.organization_slug },
+      member: { id: principal.type === 'api_key' ? row.member_id : principal.memberId, role: principal.role },
+    };
+    if (principal.apiKey) response.apiKey = { id: principal.apiKey.id, scopes: principal.apiKey.scopes, mode: principal.apiKey.mode };
+    return response;
+  }
+
+  async updateMe(principal: Principal, dto: UpdateMeDto): Promise<{ user: UserView }> {
+    const changes: Partial<User> = { updatedAt: this.clock.now() };
+    if (dto.firstName !== undefined) changes.firstName = dto.firstName;
+    if (dto.lastName !== undefined) changes.lastName = dto.lastName;
+    if (dto.timezone !== undefined) changes.timezone = dto.timezone;
+    return this.tx.transaction(async () => {
+      const before = await this.repository.findUser(principal.userId);
+      if (before) this.audit.describe({ changes: changesBetween(before, changes) });
+      await this.repository.updateUser(principal.userId, changes);
+      const user = await this.repository.findUser(principal.userId);
+      if (!user) throw AppError.unauthorized();
+      if (dto.firstName !== undefined || dto.lastName !== undefined) {
+        await this.team.syncProfileNames(principal, { firstName: user.firstName, lastName: user.lastName });
+      }
+      return { user: userView(user) };
+    });
+  }
+}
+
+function meRowOf(principal: Principal, actor: KeyActor | null): MeRow | null {
+  if (!actor) return null;
+  return {
+    id: principal.userId,
+    email: actor.email,
+    first_name: actor.firstName,
+    last_name: actor.lastName,
+    timezone: actor.timezone,
+    created_at: actor.createdAt,
+    organization_id: principal.organizationId,
+    organization_name: actor.organizationName,
+    organization_slug: actor.organizationSlug,
+    member_id: actor.memberId,
+  };
+}
