@@ -282,4 +282,60 @@ describe('out of office (contract § 17)', () => {
     expect(await hours(oneOnOne)).toEqual(['09:00', '10:00', '11:00'].map((h) => `${h} ${bob.userId}`));
     expect((await t.http.get(`/v1/bookings/${toStandIn.body.booking.id}`, key)).body.booking.hostUserIds).toEqual([alice.userId]);
   });
+  it('a recurring series gives each occurrence in the host’s absence to its stand-in, judged on the stand-in alone', async () => {
+    const weekly = { recurrence: { frequency: 'weekly', interval: 1, maxCount: 4 } };
+    const oneOnOne = await createEventType(t, key, { hostUserIds: [bob.userId], ...weekly });
+    const collective = await createEventType(t, key, { schedulingType: 'collective', hostUserIds: [bob.userId, owner.userId], ...weekly });
+    const alicesOwn = await createEventType(t, key, { hostUserIds: [alice.userId] });
+    // Mondays 2027-04-05, 12 and 19; bob is away the whole middle Monday.
+    const series = (eventTypeId: string, time: string) =>
+      t.http.post('/v1/bookings', bookingBody(eventTypeId, `2027-04-05T${time}:00Z`, { recurrenceCount: 3 }), key);
+    const hostsOf = async (res: { body: { series: { bookings: { id: string }[] } } }) => {
+      const hosts: string[][] = [];
+      for (const { id } of res.body.series.bookings) hosts.push((await t.http.get(`/v1/bookings/${id}`, key)).body.booking.hostUserIds);
+      return hosts;
+    };
+    const away = await post(entry('2027-04-12T00:00:00Z', '2027-04-13T00:00:00Z', { userId: bob.userId }), key);
+    expect(away.status).toBe(201);
+
+    // Without a redirect the occurrence is refused, as before.
+    const refused = await series(oneOnOne, '10');
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      code: 'SLOT_UNAVAILABLE',
+      details: [{ field: 'startTime', message: 'occurrence 2 at 2027-04-12T10:00:00.000Z: out_of_office' }],
+    });
+
+    const redirected = await t.http.patch(`/v1/out-of-office/${away.body.outOfOffice.id}`, { redirectToUserId: alice.userId }, key);
+    expect(redirected.status).toBe(200);
+    // The stand-in busy then: refused as a single booking would be.
+    const aliceBusy = await t.http.post('/v1/bookings', bookingBody(alicesOwn, '2027-04-12T10:00:00Z'), key);
+    expect(aliceBusy.status).toBe(201);
+    const standInBusy = await series(oneOnOne, '10');
+    expect(standInBusy.status).toBe(409);
+    expect(standInBusy.body.details).toEqual([{ field: 'startTime', message: 'occurrence 2 at 2027-04-12T10:00:00.000Z: already_booked' }]);
+    expect((await t.http.post(`/v1/bookings/${aliceBusy.body.booking.id}/cancel`, {}, key)).status).toBe(200);
+
+    const made = await series(oneOnOne, '10');
+    expect(made.status).toBe(201);
+    expect(made.body.booking).toMatchObject({ hostUserId: bob.userId, hostUserIds: [bob.userId] });
+    expect(await hostsOf(made)).toEqual([[bob.userId], [alice.userId], [bob.userId]]);
+    expect(await check(t, key, alicesOwn, '2027-04-12T10:00:00Z')).toEqual({ available: false, reason: 'already_booked' });
+
+    // Collective: alice takes bob's place beside the owner at the middle occurrence only.
+    const together = await series(collective, '11');
+    expect(together.status).toBe(201);
+    expect(await hostsOf(together)).toEqual([
+      [bob.userId, owner.userId],
+      [alice.userId, owner.userId],
+      [bob.userId, owner.userId],
+    ]);
+
+    // A race for the stand-in's time: a series through bob's absence against alice's own booking, one wins.
+    const [raced, single] = await Promise.all([
+      series(oneOnOne, '12'),
+      t.http.post('/v1/bookings', bookingBody(alicesOwn, '2027-04-12T12:00:00Z'), key),
+    ]);
+    expect([raced.status, single.status].sort()).toEqual([201, 409]);
+  });
 });

@@ -1,7 +1,9 @@
 import ical from 'node-ical';
 import type { ParsedMail } from 'mailparser';
 import { startTestApp, type TestApp } from './support/app.js';
-import { bookingBody, bookingOrg } from './support/bookings.js';
+import { bookingBody, bookingOrg, WEEKDAYS_9_TO_5 } from './support/bookings.js';
+import { inviteMember } from './support/factories.js';
+import { putSchedule } from './support/scheduling.js';
 import { SmtpTestServer, type ReceivedMail } from './support/smtp.js';
 import { createWebhook, WebhookReceiver } from './support/webhooks.js';
 
@@ -134,5 +136,50 @@ describe('series and seats in mail and webhooks', () => {
     await smtp.waitForMail(() => mailsTo(org.owner.email, /Confirmed: Workshop/).length === 2, 10_000);
     const hostMails = mailsTo(org.owner.email, /Confirmed: Workshop/).map((m) => m.parsed.text ?? '');
     expect(seats.every((email) => hostMails.some((text) => text.includes(email)))).toBe(true);
+  });
+  it('an occurrence a stand-in takes comes in a mail of its own: each host’s .ics holds only its own occurrences', async () => {
+    const org = await bookingOrg(t, { recurrence: WEEKLY, title: 'Standing' });
+    const invited = await inviteMember(t.http, org.owner.accessToken, org.owner.organizationId, { role: 'member' });
+    const invitation = await smtp.waitForMail((m) => m.envelope.to.includes(invited.email), 10_000);
+    const token = /token=([0-9A-Za-z]+)/.exec(invitation.parsed.text ?? '')![1];
+    const joined = await t.http.post('/v1/invitations/accept', { token, password: 'member password 1' });
+    expect(joined.status).toBe(200);
+    const standIn = { email: invited.email, userId: joined.body.member.userId as string };
+    await putSchedule(t, { token: org.owner.accessToken }, 'UTC', WEEKDAYS_9_TO_5, standIn.userId);
+    const away = await t.http.post(
+      '/v1/out-of-office',
+      { startsAt: '2027-03-09T00:00:00Z', endsAt: '2027-03-10T00:00:00Z', redirectToUserId: standIn.userId },
+      { token: org.owner.accessToken },
+    );
+    expect(away.status).toBe(201);
+    const made = await t.http.post(
+      '/v1/bookings',
+      bookingBody(org.eventTypeId, '2027-03-02T10:00:00Z', { recurrenceCount: 3, attendee: { email: 'stood@example.com' } }),
+      { apiKey: org.apiKey },
+    );
+    expect(made.status).toBe(201);
+    const ids = (made.body.series.bookings as { id: string }[]).map((booking) => booking.id);
+    const uids = (mail: ReceivedMail): string[] =>
+      eventsOf(mail.parsed)
+        .events.map((event) => event.uid)
+        .sort();
+    const toOwner = await smtp.waitForMail(
+      (m) => m.envelope.to.includes(org.owner.email) && /Confirmed: Standing/.test(m.parsed.subject ?? ''),
+      10_000,
+    );
+    expect(uids(toOwner)).toEqual([ids[0], ids[2]].sort());
+    const toStandIn = await smtp.waitForMail(
+      (m) => m.envelope.to.includes(standIn.email) && /Confirmed: Standing/.test(m.parsed.subject ?? ''),
+      10_000,
+    );
+    expect(uids(toStandIn)).toEqual([ids[1]]);
+    await smtp.waitForMail(() => mailsTo('stood@example.com', /Confirmed: Standing/).length === 2, 10_000);
+    expect(
+      mailsTo('stood@example.com', /Confirmed: Standing/)
+        .flatMap(uids)
+        .sort(),
+    ).toEqual([...ids].sort());
+    expect(mailsTo(org.owner.email, /Confirmed: Standing/)).toHaveLength(1);
+    expect(mailsTo(standIn.email, /Confirmed: Standing/)).toHaveLength(1);
   });
 });

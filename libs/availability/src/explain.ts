@@ -1,6 +1,6 @@
 import { createEngine, evaluateHostStart, participants, roundRobinOrder, seatOwner, seatsRemaining, standIns } from './slots.js';
 import { UNAVAILABLE_REASONS } from './types.js';
-import type { HostAvailability, StartQuery, StartVerdict, UnavailableReason } from './types.js';
+import type { EventTypeRules, HostAvailability, StartQuery, StartVerdict, UnavailableReason } from './types.js';
 import { findGridDay, prepareHost, standInAt } from './windows.js';
 import type { PreparedHost, ZoneDaysCache } from './windows.js';
 
@@ -44,6 +44,15 @@ export function explainStart(input: StartQuery, start: number): StartVerdict {
       return stood ? { ...available, hostUserIds: [...new Set(judged.map((host) => host.userId))] } : available;
     }
   }
+}
+
+/**
+ * The hosts a booking at an available start occupies, the primary first: in a collective event type every host (a
+ * stand-in in an absent host's place), otherwise the one chosen (a stand-in during its host's absence).
+ */
+export function occupiedHosts(rules: EventTypeRules, verdict: Extract<StartVerdict, { available: true }>): string[] {
+  if (verdict.hostUserIds) return [...verdict.hostUserIds];
+  return rules.schedulingType === 'collective' ? [...new Set(rules.hostUserIds)] : [verdict.hostUserId];
 }
 
 function verdict(reason: UnavailableReason | null, hostUserId: string, seatsRemaining?: number): StartVerdict {

@@ -152,7 +152,38 @@ describe('explainSeries with host limits', () => {
       available: false,
       refused: [{ index: 2, start: starts[2], reason: 'host_limit_reached' }],
     });
-    expect(explainSeries(query, starts.slice(0, 2))).toEqual({ available: true, hostUserId: 'usr_a' });
+    expect(explainSeries(query, starts.slice(0, 2))).toEqual({ available: true, hostUserIds: [['usr_a'], ['usr_a']] });
+  });
+
+  it('round robin: the series’ host keeps it, another host standing in during its absence', () => {
+    const starts = ['2027-03-02T10:00', '2027-03-03T10:00', '2027-03-04T10:00'].map((local) => at('UTC', local));
+    const rules: EventTypeRules = { ...RULES, schedulingType: 'round_robin', hostUserIds: ['usr_a', 'usr_b'] };
+    const absent: HostAvailability = {
+      ...host('usr_a', 'UTC', null),
+      outOfOffice: [{ start: starts[1], end: starts[1] + HOUR, redirectToUserId: 'usr_b' }],
+    };
+    const query: StartQuery = { rules, now: LONG_AGO, hosts: [absent, { ...host('usr_b', 'UTC', null), lastBookedAt: LONG_AGO }] };
+    expect(explainSeries(query, starts)).toEqual({ available: true, hostUserIds: [['usr_a'], ['usr_b'], ['usr_a']] });
+  });
+
+  it('gives an occurrence in the host’s absence to its stand-in, whose own limit counts only the occurrences it takes', () => {
+    const zone = 'UTC';
+    const starts = ['2027-03-02T10:00', '2027-03-03T10:00', '2027-03-04T10:00', '2027-03-05T10:00'].map((local) => at(zone, local));
+    const away = (from: number, to: number) => ({ start: from, end: to, redirectToUserId: 'usr_b' });
+    const absent = (...entries: ReturnType<typeof away>[]): HostAvailability => ({
+      ...host('usr_a', zone, { perDay: null, perWeek: 2 }),
+      outOfOffice: entries,
+    });
+    const standIn = host('usr_b', zone, { perDay: null, perWeek: 1 });
+    // The host's weekly limit of 2 counts its own two occurrences; the stand-in's limit of 1 its one.
+    const once: StartQuery = { rules: RULES, now: LONG_AGO, hosts: [absent(away(starts[1], starts[1] + HOUR))], standIns: [standIn] };
+    expect(explainSeries(once, starts.slice(0, 3))).toEqual({ available: true, hostUserIds: [['usr_a'], ['usr_b'], ['usr_a']] });
+    // A second occurrence for the stand-in is past its limit.
+    const twice: StartQuery = { ...once, hosts: [absent(away(starts[1], starts[2] + HOUR))] };
+    expect(explainSeries(twice, starts)).toEqual({
+      available: false,
+      refused: [{ index: 2, start: starts[2], reason: 'host_limit_reached' }],
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { explainSeries, explainStart, type StartQuery, type StartVerdict } from '@app/availability';
+import { explainSeries, explainStart, occupiedHosts, type StartQuery, type StartVerdict } from '@app/availability';
 import { AppError, ErrorCode, isExclusionViolation, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { AvailabilityService } from '../availability/index.js';
@@ -54,6 +54,12 @@ export interface Decision {
   hostUserIds: string[];
   /** A host has an expired hold still stored: HoldRows.clearExpired must run before the insert. */
   expiredHolds: boolean;
+}
+
+/** What a series' decision settled, read under the hosts' locks: each occurrence's hosts. */
+export interface SeriesHostsDecision extends Omit<Decision, 'hostUserIds'> {
+  /** Per occurrence, the hosts its booking occupies, the primary first (a stand-in during its host's absence). */
+  occurrenceHosts: string[][];
 }
 
 /**
@@ -134,7 +140,7 @@ export class SlotDecisionService {
     if (!verdict.available) throw slotUnavailable(options.field, verdict.reason);
     return {
       eventType: loaded.eventType,
-      hostUserIds: verdict.hostUserIds ? [...verdict.hostUserIds] : this.occupiedHosts(loaded.query, verdict.hostUserId),
+      hostUserIds: occupiedHosts(loaded.query.rules, verdict),
       expiredHolds: loaded.expiredHolds,
     };
   }
@@ -142,7 +148,8 @@ export class SlotDecisionService {
   /**
    * A series (api-rules.md § Seats and series) of `eventType` at `starts` (ascending), under the `locked` hosts: read
    * from the first start to the last, past the booking window; each occurrence judged as a single booking (the window
-   * by the first only), one host for all of them; 409 with one `details` entry per refused occurrence.
+   * by the first only), round robin's one host for all of them, each occurrence in an absence with a stand-in the
+   * stand-in's (locked like a host); 409 with one `details` entry per refused occurrence.
    */
   async decideSeries(
     scope: TenantScope,
@@ -150,7 +157,7 @@ export class SlotDecisionService {
     starts: readonly number[],
     locked: readonly string[],
     excludeId: string | null,
-  ): Promise<Decision> {
+  ): Promise<SeriesHostsDecision> {
     const loaded = await this.availability.loadSlotQuery(
       scope,
       eventType.id,
@@ -158,7 +165,7 @@ export class SlotDecisionService {
       { excludeBookingId: excludeId ?? undefined, beyondBookingWindow: true },
       eventType,
     );
-    this.assertLocked(loaded.query.rules.hostUserIds, locked);
+    this.assertLocked(hostsAndStandIns(loaded.query), locked);
     const verdict = explainSeries(loaded.query, [...starts]);
     if (!verdict.available) {
       throw new AppError(
@@ -172,7 +179,7 @@ export class SlotDecisionService {
     }
     return {
       eventType: loaded.eventType,
-      hostUserIds: this.occupiedHosts(loaded.query, verdict.hostUserId),
+      occurrenceHosts: verdict.hostUserIds.map((hosts) => [...hosts]),
       expiredHolds: loaded.expiredHolds,
     };
   }
@@ -236,10 +243,5 @@ export class SlotDecisionService {
       if (kept.available) return kept;
     }
     return explainStart(query, start);
-  }
-
-  /** Collective bookings and holds occupy every host, the first being the primary; others the chosen one. */
-  private occupiedHosts(query: StartQuery, chosen: string): string[] {
-    return query.rules.schedulingType === 'collective' ? [...new Set(query.rules.hostUserIds)] : [chosen];
   }
 }

@@ -6,9 +6,9 @@ import {
   type BookingRecord,
   BookingRows,
   CreateBookingDto,
-  type Decision,
   HoldRows,
   mayActOnBooking,
+  type SeriesHostsDecision,
   SlotDecisionService,
 } from '../booking-core/index.js';
 import { BookingEffectsService, bookingDetailView } from '../booking-effects/index.js';
@@ -25,9 +25,24 @@ export interface SeriesRequest {
   holdToken: string | null | undefined;
 }
 
-/** A series' decision: its starts, ascending, and where they go. */
-export interface SeriesDecision extends Decision {
+/** A series' decision: its starts, ascending, and where each goes (`occurrenceHosts`, in the same order). */
+export interface SeriesDecision extends SeriesHostsDecision {
   starts: number[];
+}
+
+/**
+ * The occurrences' positions grouped by their hosts, in order of first occurrence: one group unless a stand-in took an
+ * absent host's place at some of them (contract § 17).
+ */
+function byHosts(occurrenceHosts: readonly (readonly string[])[]): { hostUserIds: readonly string[]; indexes: number[] }[] {
+  const groups = new Map<string, { hostUserIds: readonly string[]; indexes: number[] }>();
+  occurrenceHosts.forEach((hostUserIds, index) => {
+    const key = hostUserIds.join(' ');
+    const group = groups.get(key);
+    if (group) group.indexes.push(index);
+    else groups.set(key, { hostUserIds, indexes: [index] });
+  });
+  return [...groups.values()];
 }
 
 /** A series as written: its row, its occurrences in order, and the attendee's token that opens every one. */
@@ -62,7 +77,8 @@ export class BookingSeriesService {
 
   /**
    * Under the `locked` hosts: the starts (the event type's rule from the first one's wall-clock time in the request's
-   * zone), each judged by the rules of a single booking (the window by the first only), one host for all of them.
+   * zone), each judged by the rules of a single booking (the window by the first only), one host for all of them but
+   * those in its absences with a stand-in, which are the stand-in's as a single booking would be.
    */
   async decide(scope: TenantScope, request: SeriesRequest, locked: readonly string[]): Promise<SeriesDecision> {
     const { dto, start } = request;
@@ -90,7 +106,7 @@ export class BookingSeriesService {
 
   /** The series' row and every occurrence's, in the write's batch, where the exclusion constraint has the last word on each. */
   async write(scope: TenantScope, dto: CreateBookingDto, decided: SeriesDecision): Promise<WrittenSeries> {
-    const { eventType, hostUserIds } = decided;
+    const { eventType, occurrenceHosts } = decided;
     const answers = acceptedAnswers(eventType.questions, dto.answers ?? {});
     const token = randomBase62(32);
     const series = Object.assign(new BookingSeries(), {
@@ -106,33 +122,53 @@ export class BookingSeriesService {
       createdAt: this.clock.now(),
     } satisfies BookingSeries);
     const bookings: BookingRecord[] = decided.starts.map((start, index) => ({
-      ...this.rows.newBooking(scope, dto, eventType, start, hostUserIds, answers, token),
+      ...this.rows.newBooking(scope, dto, eventType, start, occurrenceHosts[index], answers, token),
       seriesId: series.id,
       occurrence: index + 1,
     }));
-    await this.holdRows.clearExpired(scope, decided);
+    await this.holdRows.clearExpired(scope, { hostUserIds: [...new Set(occurrenceHosts.flat())], expiredHolds: decided.expiredHolds });
     await this.repository.insertSeries(scope, series);
-    await this.rows.insertMany(scope, bookings, hostUserIds);
+    for (const { hostUserIds, indexes } of byHosts(occurrenceHosts)) {
+      await this.rows.insertMany(
+        scope,
+        indexes.map((index) => bookings[index]),
+        hostUserIds,
+      );
+    }
     return { series, bookings, token };
   }
 
-  /** What the occurrences cause: one `booking.created` each, the hosts' calendars, the reminders, and one mail listing every date. */
+  /**
+   * What the occurrences cause: one `booking.created` each, the hosts' calendars, the reminders, and one mail listing
+   * every date; occurrences a stand-in took get their own mail, so each host's invitation holds only its meetings.
+   */
   async handOff(scope: TenantScope, written: WrittenSeries, decided: SeriesDecision): Promise<void> {
     const { bookings, token } = written;
-    const { eventType, hostUserIds } = decided;
+    const { eventType, occurrenceHosts } = decided;
     await this.effects.recordEach(
       scope,
       'booking.created',
-      bookings.map((booking) => ({ booking: bookingDetailView(booking, hostUserIds, eventType) })),
+      bookings.map((booking, index) => ({ booking: bookingDetailView(booking, occurrenceHosts[index], eventType) })),
     );
-    const confirmed = bookings.filter((booking) => booking.status === 'confirmed');
-    await this.effects.allNowConfirmed(scope, confirmed, eventType.title, hostUserIds);
-    await this.reminders.confirmed(scope, confirmed);
-    await this.effects.sendSeriesMails(scope, bookings[0].status === 'pending' ? 'pending' : 'confirmation', bookings, {
+    const groups = byHosts(occurrenceHosts).map(({ hostUserIds, indexes }) => ({
       hostUserIds,
-      title: eventType.title,
-      confirmationToken: token,
-    });
+      bookings: indexes.map((index) => bookings[index]),
+    }));
+    for (const group of groups) {
+      const confirmed = group.bookings.filter((booking) => booking.status === 'confirmed');
+      await this.effects.allNowConfirmed(scope, confirmed, eventType.title, group.hostUserIds);
+    }
+    await this.reminders.confirmed(
+      scope,
+      bookings.filter((booking) => booking.status === 'confirmed'),
+    );
+    for (const group of groups) {
+      await this.effects.sendSeriesMails(scope, bookings[0].status === 'pending' ? 'pending' : 'confirmation', group.bookings, {
+        hostUserIds: group.hostUserIds,
+        title: eventType.title,
+        confirmationToken: token,
+      });
+    }
   }
 
   /** The series as the answer that made it shows it. */

@@ -186,7 +186,7 @@ export class BookingCreateService {
     const first = written.bookings[0];
     const booking = visitor
       ? attendeeBookingView(first, decided.eventType, written.token)
-      : { ...bookingView(first, decided.hostUserIds, decided.eventType), confirmationToken: written.token };
+      : { ...bookingView(first, decided.occurrenceHosts[0], decided.eventType), confirmationToken: written.token };
     return { status: 201, body: { booking, series: this.series.view(written) } };
   }
 }
