@@ -32,6 +32,9 @@ export interface DueBookingReminder {
 }
 
 /** What booking mails say beyond the booking itself. */
+/** Who of a booking's mail recipients a call mails: the attendee's mail, the hosts' (and former hosts'), or both. */
+type MailRecipients = 'everyone' | 'attendee' | 'hosts';
+
 interface BookingMailDetails {
   hostUserIds: readonly string[];
   title: string;
@@ -145,16 +148,18 @@ export class BookingEffectsService {
 
   /**
    * One mail per recipient group for several occurrences of a series (made, or cancelled together), listing every
-   * date, with one `.ics` holding each occurrence; `bookings` in order, the first standing for them all.
+   * date, with one `.ics` holding each occurrence; `bookings` in order, the first standing for them all. `recipients`
+   * narrows it to the attendee's mail or the hosts' (a series some of whose occurrences a stand-in took).
    */
   async sendSeriesMails(
     scope: TenantScope,
     kind: BookingMailKind,
     bookings: readonly BookingRecord[],
     details: BookingMailDetails,
+    recipients: MailRecipients = 'everyone',
   ): Promise<void> {
     const occurrences = bookings.map((booking) => ({ bookingId: booking.id, startsAt: booking.startsAt, endsAt: booking.endsAt }));
-    await this.sendMails(scope, kind, bookings[0], details, occurrences.length > 1 ? occurrences : undefined);
+    await this.sendMails(scope, kind, bookings[0], details, occurrences.length > 1 ? occurrences : undefined, recipients);
   }
 
   /** Test-mode bookings send no mail (api-rules.md § Test mode). */
@@ -164,6 +169,7 @@ export class BookingEffectsService {
     booking: BookingRecord,
     details: BookingMailDetails,
     occurrences?: BookingMailFacts['occurrences'],
+    recipients: MailRecipients = 'everyone',
   ): Promise<void> {
     const { hostUserIds, title, confirmationToken, reason, previousStartsAt, previousHostUserIds = [] } = details;
     if (!scope.livemode) return;
@@ -178,7 +184,9 @@ export class BookingEffectsService {
       ...(previousHosts.length > 0 ? { previousHosts } : {}),
       occurrences,
     });
-    await this.enqueue(scope, mails, occurrences?.map((occurrence) => occurrence.bookingId) ?? [booking.id]);
+    const toAttendee = (mail: OutgoingMail): boolean => mail.to.includes(booking.attendeeEmail);
+    const chosen = recipients === 'everyone' ? mails : mails.filter((mail) => toAttendee(mail) === (recipients === 'attendee'));
+    await this.enqueue(scope, chosen, occurrences?.map((occurrence) => occurrence.bookingId) ?? [booking.id]);
   }
 
   /**

@@ -139,8 +139,8 @@ export class BookingSeriesService {
   }
 
   /**
-   * What the occurrences cause: one `booking.created` each, the hosts' calendars, the reminders, and one mail listing
-   * every date; occurrences a stand-in took get their own mail, so each host's invitation holds only its meetings.
+   * What the occurrences cause: one `booking.created` each, the hosts' calendars, the reminders, and one mail to the
+   * attendee listing every date; the hosts' mail holds only each one's occurrences (a stand-in took some of them).
    */
   async handOff(scope: TenantScope, written: WrittenSeries, decided: SeriesDecision): Promise<void> {
     const { bookings, token } = written;
@@ -162,13 +162,15 @@ export class BookingSeriesService {
       scope,
       bookings.filter((booking) => booking.status === 'confirmed'),
     );
-    for (const group of groups) {
-      await this.effects.sendSeriesMails(scope, bookings[0].status === 'pending' ? 'pending' : 'confirmation', group.bookings, {
-        hostUserIds: group.hostUserIds,
-        title: eventType.title,
-        confirmationToken: token,
-      });
+    const kind = bookings[0].status === 'pending' ? 'pending' : 'confirmation';
+    const details = (hostUserIds: readonly string[]) => ({ hostUserIds, title: eventType.title, confirmationToken: token });
+    if (groups.length === 1) {
+      await this.effects.sendSeriesMails(scope, kind, bookings, details(groups[0].hostUserIds));
+      return;
     }
+    // The attendee gets one mail listing every date; each host's holds only the occurrences it hosts.
+    await this.effects.sendSeriesMails(scope, kind, bookings, details([...new Set(occurrenceHosts.flat())]), 'attendee');
+    for (const group of groups) await this.effects.sendSeriesMails(scope, kind, group.bookings, details(group.hostUserIds), 'hosts');
   }
 
   /** The series as the answer that made it shows it. */
