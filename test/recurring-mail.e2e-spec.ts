@@ -179,5 +179,19 @@ describe('series and seats in mail and webhooks', () => {
     expect(mailsTo('stood@example.com', /Confirmed: Standing/)).toHaveLength(1);
     expect(mailsTo(org.owner.email, /Confirmed: Standing/)).toHaveLength(1);
     expect(mailsTo(standIn.email, /Confirmed: Standing/)).toHaveLength(1);
+
+    // Cancelling them all: the same split, each calendar dropping only what it holds.
+    const cancelled = await t.http.post(`/v1/bookings/${ids[0]}/cancel`, {
+      token: made.body.booking.confirmationToken,
+      scope: 'following',
+    });
+    expect(cancelled.status).toBe(200);
+    const cancelOf = (email: string) =>
+      smtp.waitForMail((m) => m.envelope.to.includes(email) && /Cancelled: Standing/.test(m.parsed.subject ?? ''), 10_000);
+    expect(uids(await cancelOf('stood@example.com'))).toEqual([...ids].sort());
+    expect(uids(await cancelOf(org.owner.email))).toEqual([ids[0], ids[2]].sort());
+    expect(uids(await cancelOf(standIn.email))).toEqual([ids[1]]);
+    for (const email of ['stood@example.com', org.owner.email, standIn.email])
+      expect(mailsTo(email, /Cancelled: Standing/)).toHaveLength(1);
   });
 });

@@ -32,6 +32,8 @@ export interface DueBookingReminder {
 }
 
 /** What booking mails say beyond the booking itself. */
+const occurrenceOf = (booking: BookingRecord) => ({ bookingId: booking.id, startsAt: booking.startsAt, endsAt: booking.endsAt });
+
 /** Who of a booking's mail recipients a call mails: the attendee's mail, the hosts' (and former hosts'), or both. */
 type MailRecipients = 'everyone' | 'attendee' | 'hosts';
 
@@ -147,19 +149,28 @@ export class BookingEffectsService {
   }
 
   /**
-   * One mail per recipient group for several occurrences of a series (made, or cancelled together), listing every
-   * date, with one `.ics` holding each occurrence; `bookings` in order, the first standing for them all. `recipients`
-   * narrows it to the attendee's mail or the hosts' (a series some of whose occurrences a stand-in took).
+   * The mails of several occurrences of a series (made, or cancelled together), in order, the first standing for them
+   * all: the attendee's one mail lists every date with one `.ics` holding each occurrence; the hosts' mail the same
+   * when one set of hosts has them all, else each set of hosts gets one holding only its own (a stand-in took some).
    */
   async sendSeriesMails(
     scope: TenantScope,
     kind: BookingMailKind,
-    bookings: readonly BookingRecord[],
-    details: BookingMailDetails,
-    recipients: MailRecipients = 'everyone',
+    occurrences: readonly { booking: BookingRecord; hostUserIds: readonly string[] }[],
+    details: Omit<BookingMailDetails, 'hostUserIds'>,
   ): Promise<void> {
-    const occurrences = bookings.map((booking) => ({ bookingId: booking.id, startsAt: booking.startsAt, endsAt: booking.endsAt }));
-    await this.sendMails(scope, kind, bookings[0], details, occurrences.length > 1 ? occurrences : undefined, recipients);
+    const send = (group: readonly BookingRecord[], hostUserIds: readonly string[], recipients: MailRecipients) =>
+      this.sendMails(scope, kind, group[0], { ...details, hostUserIds }, group.length > 1 ? group.map(occurrenceOf) : undefined, recipients);
+    const groups = new Map<string, { hostUserIds: readonly string[]; bookings: BookingRecord[] }>();
+    for (const { booking, hostUserIds } of occurrences) {
+      const key = hostUserIds.join(' ');
+      if (!groups.has(key)) groups.set(key, { hostUserIds, bookings: [] });
+      groups.get(key)!.bookings.push(booking);
+    }
+    const all = occurrences.map((occurrence) => occurrence.booking);
+    if (groups.size === 1) return send(all, occurrences[0].hostUserIds, 'everyone');
+    await send(all, [...new Set(occurrences.flatMap((occurrence) => occurrence.hostUserIds))], 'attendee');
+    for (const group of groups.values()) await send(group.bookings, group.hostUserIds, 'hosts');
   }
 
   /** Test-mode bookings send no mail (api-rules.md § Test mode). */

@@ -162,15 +162,12 @@ export class BookingSeriesService {
       scope,
       bookings.filter((booking) => booking.status === 'confirmed'),
     );
-    const kind = bookings[0].status === 'pending' ? 'pending' : 'confirmation';
-    const details = (hostUserIds: readonly string[]) => ({ hostUserIds, title: eventType.title, confirmationToken: token });
-    if (groups.length === 1) {
-      await this.effects.sendSeriesMails(scope, kind, bookings, details(groups[0].hostUserIds));
-      return;
-    }
-    // The attendee gets one mail listing every date; each host's holds only the occurrences it hosts.
-    await this.effects.sendSeriesMails(scope, kind, bookings, details([...new Set(occurrenceHosts.flat())]), 'attendee');
-    for (const group of groups) await this.effects.sendSeriesMails(scope, kind, group.bookings, details(group.hostUserIds), 'hosts');
+    await this.effects.sendSeriesMails(
+      scope,
+      bookings[0].status === 'pending' ? 'pending' : 'confirmation',
+      bookings.map((booking, index) => ({ booking, hostUserIds: occurrenceHosts[index] })),
+      { title: eventType.title, confirmationToken: token },
+    );
   }
 
   /** The series as the answer that made it shows it. */

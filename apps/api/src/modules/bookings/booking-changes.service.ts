@@ -77,12 +77,7 @@ export class BookingChangesService {
           scope,
           wereConfirmed.map((occurrence) => occurrence.bookingId),
         );
-        await this.effects.sendSeriesMails(
-          scope,
-          'cancellation',
-          cancelled.map((occurrence) => occurrence.booking),
-          { hostUserIds, title: summary.title, reason },
-        );
+        await this.effects.sendSeriesMails(scope, 'cancellation', cancelled, { title: summary.title, reason });
       });
       return {
         booking: actor.by === 'attendee' ? attendeeCancelledView(booking) : cancelledView(booking),
