@@ -6,14 +6,13 @@ import {
   type BookingRecord,
   BookingRows,
   CreateBookingDto,
-  type Decision,
   HoldRows,
   mayActOnBooking,
-  SlotDecisionService,
 } from '../booking-core/index.js';
 import { BookingEffectsService, bookingDetailView } from '../booking-effects/index.js';
 import { BookingRemindersService } from '../booking-reminders/index.js';
 import { HoldsService } from '../holds/index.js';
+import { type Decision, SlotDecisionService } from '../slot-decision/index.js';
 import { BookingSeriesRepository } from './booking-series.repository.js';
 import type { SeriesResponse, SeriesView } from './dto/series.dto.js';
 import { BookingSeries } from './entities/booking-series.entity.js';
