@@ -6,7 +6,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig, type RequestWithPrincipal } from '@app/common';
 import { ApiKeysModule } from '../api-keys/index.js';
-import { AvailabilityModule } from '../availability/index.js';
+import { SchedulesModule } from '../schedules/index.js';
 import { TeamModule } from '../team/index.js';
 import { AuthController } from './auth.controller.js';
 import { AuthHousekeepingModule } from './auth-housekeeping.js';
@@ -49,7 +49,7 @@ import { UsersController } from './users.controller.js';
     // The repository and the periodic sweeps (also loaded by the worker).
     AuthHousekeepingModule,
     ApiKeysModule,
-    AvailabilityModule,
+    SchedulesModule,
   ],
   controllers: [AuthController, ConsoleSessionController, UsersController, InvitationsController],
   providers: [

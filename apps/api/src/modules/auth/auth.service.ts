@@ -16,7 +16,7 @@ import {
 } from '@app/common';
 import { AuditTrail, changesBetween } from '../audit/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
-import { SchedulesService } from '../availability/index.js';
+import { SchedulesService } from '../schedules/index.js';
 import { InvitationsService } from '../team/index.js';
 import { organizationView } from '../team/index.js';
 import { TeamService } from '../team/index.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, type TenantScope } from '@app/common';
 import { type BookingRecord, isErasedAddress } from '../booking-core/index.js';
-import { SchedulesService } from '../availability/index.js';
+import { SchedulesService } from '../schedules/index.js';
 import { type BookingForCalendar, CalendarWriteBack } from '../calendars/index.js';
 import { type EventTypeSummary, EventTypesService, type Reminder } from '../event-types/index.js';
 import { MailOutbox, type OutgoingMail } from '../mail/index.js';

@@ -12,7 +12,14 @@ import { SeriesController } from './series.controller.js';
 
 /** Recurring series (api-rules.md § Seats and series): their rows, how one is made, and GET /series/:id. */
 @Module({
-  imports: [TypeOrmModule.forFeature([BookingSeries]), BookingCoreModule, BookingEffectsModule, BookingRemindersModule, HoldsModule, SlotDecisionModule],
+  imports: [
+    TypeOrmModule.forFeature([BookingSeries]),
+    BookingCoreModule,
+    BookingEffectsModule,
+    BookingRemindersModule,
+    HoldsModule,
+    SlotDecisionModule,
+  ],
   controllers: [SeriesController],
   providers: [BookingSeriesRepository, BookingSeriesService],
   exports: [BookingSeriesService],

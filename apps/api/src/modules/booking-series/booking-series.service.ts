@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { seriesStarts } from '@app/calendar';
 import { AppError, Clock, looksLikeId, newId, type Principal, randomBase62, sha256, tenantScope, type TenantScope } from '@app/common';
-import {
-  acceptedAnswers,
-  type BookingRecord,
-  BookingRows,
-  CreateBookingDto,
-  HoldRows,
-  mayActOnBooking,
-} from '../booking-core/index.js';
+import { acceptedAnswers, type BookingRecord, BookingRows, CreateBookingDto, HoldRows, mayActOnBooking } from '../booking-core/index.js';
 import { BookingEffectsService, bookingDetailView } from '../booking-effects/index.js';
 import { BookingRemindersService } from '../booking-reminders/index.js';
 import { HoldsService } from '../holds/index.js';

@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { parseInputTimestamp } from '@app/availability';
 import { AppError, Clock, type Principal, randomBase62, tenantScope, type TenantScope } from '@app/common';
-import {
-  acceptedAnswers,
-  type BookingRecord,
-  BookingRows,
-  CreateBookingDto,
-  type HoldRecord,
-  HoldRows,
-} from '../booking-core/index.js';
+import { acceptedAnswers, type BookingRecord, BookingRows, CreateBookingDto, type HoldRecord, HoldRows } from '../booking-core/index.js';
 import { HoldsService } from '../holds/index.js';
 import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
 import { attendeeBookingView, BookingEffectsService, bookingDetailView, bookingView } from '../booking-effects/index.js';
