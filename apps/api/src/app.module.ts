@@ -13,6 +13,7 @@ import { CalendarFeedsModule } from './modules/calendar-feeds/index.js';
 import { HoldsModule } from './modules/holds/index.js';
 import { BookingSeriesModule } from './modules/booking-series/index.js';
 import { BookingRemindersModule } from './modules/booking-reminders/index.js';
+import { SchedulesModule } from './modules/schedules/index.js';
 import { PublicBookingModule } from './modules/public-booking/public-booking.module.js';
 import { ErasureModule } from './modules/erasure/index.js';
 import { EventTypesModule } from './modules/event-types/event-types.module.js';
@@ -50,6 +51,7 @@ export class AppModule {
         TeamModule,
         EventTypesModule,
         AvailabilityModule,
+        SchedulesModule,
         OutOfOfficeModule,
         BookingsModule,
         CalendarFeedsModule,

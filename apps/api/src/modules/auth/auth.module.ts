@@ -4,8 +4,8 @@ import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../api-keys/index.js';
-import { AvailabilityModule } from '../availability/index.js';
 import { RateLimitGuard, RateLimitModule } from '../rate-limit/index.js';
+import { SchedulesModule } from '../schedules/index.js';
 import { TeamModule } from '../team/index.js';
 import { AuthController } from './auth.controller.js';
 import { AuthHousekeepingModule } from './auth-housekeeping.js';
@@ -35,7 +35,7 @@ import { UsersService } from './users.service.js';
     // The repository and the periodic sweeps (also loaded by the worker).
     AuthHousekeepingModule,
     ApiKeysModule,
-    AvailabilityModule,
+    SchedulesModule,
   ],
   controllers: [AuthController, UsersController, InvitationsController],
   providers: [

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, Clock, ErrorCode, isUniqueViolation, newId, Principal, sha256, tenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { AuditTrail } from '../audit/index.js';
-import { SchedulesService } from '../availability/index.js';
+import { SchedulesService } from '../schedules/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { InvitationsService, organizationView, TeamService } from '../team/index.js';
 import { AuthRepository } from './auth.repository.js';

@@ -3,8 +3,7 @@ import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from '../booking-occupancy/index.js';
 import { EVENT_TYPE_ROW_JSON_SQL, type EventTypeRow } from '../event-types/index.js';
-import type { OverrideType } from './entities/date-override.entity.js';
-import type { StoredScheduleDay, StoredTimeSlot } from './entities/weekly-schedule.entity.js';
+import type { OverrideType, StoredScheduleDay, StoredTimeSlot } from '../schedules/index.js';
 
 /**
  * A confirmed or pending booking of a host, or a live hold (`expiresAt` set), in epoch milliseconds, with

@@ -1,9 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../../jobs/index.js';
-import { AvailabilityModule } from '../availability/index.js';
-import { EventTypesModule } from '../event-types/index.js';
-import { IdempotencyModule } from '../idempotency/index.js';
+import { BookingReadsRepository } from './booking-reads.repository.js';
 import { BookingRows } from './booking-rows.service.js';
 import { BookingsRepository } from './bookings.repository.js';
 import { BookingHost } from './entities/booking-host.entity.js';
@@ -11,12 +9,14 @@ import { Booking } from './entities/booking.entity.js';
 import { Hold } from './entities/hold.entity.js';
 import { HoldRows } from './hold-rows.service.js';
 import { HoldsRepository } from './holds.repository.js';
-import { SlotDecisionService } from './slot-decision.service.js';
 
-/** The booking rows and the slot decision they share; the booking features (bookings, holds, series, reminders, feeds) build on it. */
+/**
+ * The booking rows (bookings, each host's occupancy, holds); the booking features (bookings, holds, series, reminders,
+ * feeds) build on it, writing them inside the slot decision (slot-decision).
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([Booking, BookingHost, Hold]), AvailabilityModule, EventTypesModule, IdempotencyModule, JobsModule],
-  providers: [BookingsRepository, HoldsRepository, BookingRows, HoldRows, SlotDecisionService],
-  exports: [BookingRows, HoldRows, SlotDecisionService],
+  imports: [TypeOrmModule.forFeature([Booking, BookingHost, Hold]), JobsModule],
+  providers: [BookingsRepository, BookingReadsRepository, HoldsRepository, BookingRows, HoldRows],
+  exports: [BookingRows, HoldRows],
 })
 export class BookingCoreModule {}

@@ -3,12 +3,13 @@ import { Clock, newId, type PageRequest, sha256, type ScopedIds, type TenantScop
 import { type EventTypeDetails, locationFor } from '../event-types/index.js';
 import type { BookingAnswer } from './booking-answers.js';
 import type { BookingRecord, BookingStatus, BookingWithHosts, CancelledBy, HoldRecord } from './booking-record.js';
-import { type BookingFilters, BookingsRepository } from './bookings.repository.js';
+import { type BookingFilters, BookingReadsRepository } from './booking-reads.repository.js';
+import { BookingsRepository } from './bookings.repository.js';
 import type { CreateBookingDto } from './dto/booking-request.dto.js';
 import { ERASED_ATTENDEE } from './attendee-erasure.js';
 import { Booking } from './entities/booking.entity.js';
 
-export type { BookingFilters } from './bookings.repository.js';
+export type { BookingFilters } from './booking-reads.repository.js';
 
 const MINUTE_MS = 60_000;
 
@@ -20,6 +21,7 @@ const MINUTE_MS = 60_000;
 export class BookingRows {
   constructor(
     private readonly repository: BookingsRepository,
+    private readonly reads: BookingReadsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -126,7 +128,7 @@ export class BookingRows {
       if (found.length === 0) break;
       ids.push(...found);
     }
-    return this.repository.findMany(scope, ids);
+    return this.reads.findMany(scope, ids);
   }
 
   /** Sets one no-show mark; says whether it changed. */
@@ -136,44 +138,44 @@ export class BookingRows {
 
   /** The booking, its row locked until the transaction ends: changes of one booking take turns. */
   findForUpdate(scope: TenantScope, id: string): Promise<BookingWithHosts | null> {
-    return this.repository.findForUpdate(scope, id);
+    return this.reads.findForUpdate(scope, id);
   }
 
   /** The active occurrences of a series starting after `after`, locked (cancel "following"). */
   laterActiveForUpdate(scope: TenantScope, seriesId: string, after: Date): Promise<BookingWithHosts[]> {
-    return this.repository.laterActiveForUpdate(scope, seriesId, after);
+    return this.reads.laterActiveForUpdate(scope, seriesId, after);
   }
 
   find(scope: TenantScope, id: string): Promise<BookingWithHosts | null> {
-    return this.repository.find(scope, id);
+    return this.reads.find(scope, id);
   }
 
   /** These bookings with their hosts, in no particular order; ids of another organization or mode are left out. */
   findMany(scope: TenantScope, ids: readonly string[]): Promise<BookingWithHosts[]> {
-    return this.repository.findMany(scope, ids);
+    return this.reads.findMany(scope, ids);
   }
 
-  /** The bookings of several organizations at once (a job's round), each with its hosts, in two statements, share-locked in id order (BookingsRepository.findManyAcross says why). */
+  /** The bookings of several organizations at once (a job's round), each with its hosts, in two statements, share-locked in id order (BookingReadsRepository.findManyAcross says why). */
   findManyAcross(keys: readonly ScopedIds[]): Promise<BookingWithHosts[]> {
-    return this.repository.findManyAcross(keys);
+    return this.reads.findManyAcross(keys);
   }
 
   /** Each booking's hosts, the primary first. */
   hostsOfMany(scope: TenantScope, bookingIds: readonly string[]): Promise<Map<string, string[]>> {
-    return this.repository.hostsOfMany(scope, bookingIds);
+    return this.reads.hostsOfMany(scope, bookingIds);
   }
 
   list(scope: TenantScope, filters: BookingFilters, page: PageRequest): Promise<[BookingRecord[], number]> {
-    return this.repository.list(scope, filters, page);
+    return this.reads.list(scope, filters, page);
   }
 
   /** A series' occurrences as they stand (a rescheduled one's replacement), by occurrence. */
   occurrencesOf(scope: TenantScope, seriesId: string): Promise<BookingWithHosts[]> {
-    return this.repository.occurrencesOf(scope, seriesId);
+    return this.reads.occurrencesOf(scope, seriesId);
   }
 
   /** Live confirmed and pending bookings `userId` hosts, starting in [from, to) (a member's calendar feed). */
   hostedBy(scope: TenantScope, userId: string, from: Date, to: Date): Promise<BookingRecord[]> {
-    return this.repository.hostedBookings(scope, userId, from, to);
+    return this.reads.hostedBookings(scope, userId, from, to);
   }
 }

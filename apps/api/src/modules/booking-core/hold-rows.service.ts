@@ -4,7 +4,6 @@ import { PeriodicJobs } from '../../jobs/index.js';
 import type { HoldRecord } from './booking-record.js';
 import { seatGroupOf } from './bookings.repository.js';
 import { HoldsRepository } from './holds.repository.js';
-import type { Decision } from './slot-decision.service.js';
 
 /** Well within the hour a hold may outlive its end (contract § 18). */
 const HOLD_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -45,7 +44,7 @@ export class HoldRows {
    * Before inserting rows for a decision's hosts: their expired holds go (they block nothing any more, but the
    * exclusion constraint cannot tell), in the same batch, under the same locks; only when the decision saw one.
    */
-  async clearExpired(scope: TenantScope, decision: Pick<Decision, 'hostUserIds' | 'expiredHolds'>): Promise<void> {
+  async clearExpired(scope: TenantScope, decision: { hostUserIds: readonly string[]; expiredHolds: boolean }): Promise<void> {
     if (decision.expiredHolds) await this.repository.clearExpired(scope, decision.hostUserIds, this.clock.now());
   }
 

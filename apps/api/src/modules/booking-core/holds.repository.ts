@@ -43,7 +43,7 @@ function holdFromRow(row: HoldRow): HoldRecord {
 
 /**
  * Holds and their occupancy (booking_hosts rows with status `held`). Every write here runs under the
- * hosts' advisory locks (BookingsRepository.lockHosts), like bookings.
+ * hosts' advisory locks (SlotDecisionService.lock, slot-decision), like bookings.
  */
 @Injectable()
 export class HoldsRepository {

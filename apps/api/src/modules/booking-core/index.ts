@@ -1,5 +1,5 @@
-// The bookings core: the booking rows (bookings, each host's occupancy, holds) and the slot decision every write of a
-// host's time shares. What other modules may use of it; they import nothing else from its folder (module-boundaries.spec.ts).
+// The bookings core: the booking rows (bookings, each host's occupancy, holds), written inside the slot decision
+// (slot-decision). What other modules may use of it; they import nothing else from its folder (module-boundaries.spec.ts).
 export * from './attendee-erasure.js';
 export * from './booking-access.js';
 export * from './booking-answers.js';
@@ -8,4 +8,3 @@ export * from './booking-record.js';
 export * from './booking-rows.service.js';
 export * from './dto/booking-request.dto.js';
 export * from './hold-rows.service.js';
-export * from './slot-decision.service.js';

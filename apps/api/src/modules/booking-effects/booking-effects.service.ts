@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, type TenantScope } from '@app/common';
 import { type BookingRecord, isErasedAddress } from '../booking-core/index.js';
-import { SchedulesService } from '../availability/index.js';
+import { SchedulesService } from '../schedules/index.js';
 import { type BookingForCalendar, CalendarWriteBack } from '../calendars/index.js';
 import { type EventTypeSummary, EventTypesService, type Reminder } from '../event-types/index.js';
 import { MailOutbox, type OutgoingMail } from '../mail/index.js';
@@ -160,7 +160,14 @@ export class BookingEffectsService {
     details: Omit<BookingMailDetails, 'hostUserIds'>,
   ): Promise<void> {
     const send = (group: readonly BookingRecord[], hostUserIds: readonly string[], recipients: MailRecipients) =>
-      this.sendMails(scope, kind, group[0], { ...details, hostUserIds }, group.length > 1 ? group.map(occurrenceOf) : undefined, recipients);
+      this.sendMails(
+        scope,
+        kind,
+        group[0],
+        { ...details, hostUserIds },
+        group.length > 1 ? group.map(occurrenceOf) : undefined,
+        recipients,
+      );
     const groups = new Map<string, { hostUserIds: readonly string[]; bookings: BookingRecord[] }>();
     for (const { booking, hostUserIds } of occurrences) {
       const key = hostUserIds.join(' ');

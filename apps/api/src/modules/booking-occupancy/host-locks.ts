@@ -1,4 +1,4 @@
-/** The advisory locks of these hosts in one mode, sorted (see BookingsRepository.lockHosts). */
+/** The advisory locks of these hosts in one mode, sorted (see HostLocksRepository.lockHosts, slot-decision). */
 export function hostLockKeys(livemode: boolean, hostUserIds: readonly string[]): string[] {
   return [...new Set(hostUserIds)].sort().map((host) => `booking-host:${livemode ? 'live' : 'test'}:${host}`);
 }

@@ -1,19 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { seriesStarts } from '@app/calendar';
 import { AppError, Clock, looksLikeId, newId, type Principal, randomBase62, sha256, tenantScope, type TenantScope } from '@app/common';
-import {
-  acceptedAnswers,
-  type BookingRecord,
-  BookingRows,
-  CreateBookingDto,
-  HoldRows,
-  mayActOnBooking,
-  type SeriesHostsDecision,
-  SlotDecisionService,
-} from '../booking-core/index.js';
+import { acceptedAnswers, type BookingRecord, BookingRows, CreateBookingDto, HoldRows, mayActOnBooking } from '../booking-core/index.js';
 import { BookingEffectsService, bookingDetailView } from '../booking-effects/index.js';
 import { BookingRemindersService } from '../booking-reminders/index.js';
 import { HoldsService } from '../holds/index.js';
+import { type SeriesHostsDecision, SlotDecisionService } from '../slot-decision/index.js';
 import { BookingSeriesRepository } from './booking-series.repository.js';
 import type { SeriesResponse, SeriesView } from './dto/series.dto.js';
 import { BookingSeries } from './entities/booking-series.entity.js';

@@ -1,22 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { parseInputTimestamp } from '@app/availability';
 import { AppError, Clock, type Principal, randomBase62, tenantScope, type TenantScope } from '@app/common';
-import {
-  acceptedAnswers,
-  type BookingRecord,
-  BookingRows,
-  CreateBookingDto,
-  type Decision,
-  type HoldRecord,
-  HoldRows,
-  SlotDecisionService,
-  slotUnavailable,
-} from '../booking-core/index.js';
+import { acceptedAnswers, type BookingRecord, BookingRows, CreateBookingDto, type HoldRecord, HoldRows } from '../booking-core/index.js';
 import { HoldsService } from '../holds/index.js';
 import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
 import { attendeeBookingView, BookingEffectsService, bookingDetailView, bookingView } from '../booking-effects/index.js';
 import { BookingRemindersService } from '../booking-reminders/index.js';
 import { BookingSeriesService } from '../booking-series/index.js';
+import { type Decision, SlotDecisionService, slotUnavailable } from '../slot-decision/index.js';
 import { type BookingVisitor, VisitorBookingsService } from './visitor-bookings.service.js';
 
 /** What POST /bookings asks for, parsed: the time, and for a publishable key the hold's token and the visitor. */

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { explainStart } from '@app/availability';
 import { AppError, Clock, ErrorCode, type Principal, tenantScope, type TenantScope } from '@app/common';
-import { BookingRows, HoldRows, SlotDecisionService, slotUnavailable } from '../booking-core/index.js';
+import { BookingRows, HoldRows } from '../booking-core/index.js';
+import { SlotDecisionService, slotUnavailable } from '../slot-decision/index.js';
 import { BookingEffectsService, bookingDetailView } from '../booking-effects/index.js';
 import { AvailabilityService } from '../availability/index.js';
 import type { EventTypeDetails } from '../event-types/index.js';

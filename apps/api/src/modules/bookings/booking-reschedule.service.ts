@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { parseInputTimestamp } from '@app/availability';
 import { AppError, Clock, newId, type Principal, randomBase62, sha256, type TenantScope } from '@app/common';
-import { type BookingRecord, BookingRows, HoldRows, SlotDecisionService } from '../booking-core/index.js';
+import { type BookingRecord, BookingRows, HoldRows } from '../booking-core/index.js';
+import { SlotDecisionService } from '../slot-decision/index.js';
 import { attendeeRescheduledView, BookingEffectsService, bookingDetailView, rescheduledView } from '../booking-effects/index.js';
 import { BookingRemindersService } from '../booking-reminders/index.js';
 import { assertAttendeeMayChange, locationFor } from '../event-types/index.js';

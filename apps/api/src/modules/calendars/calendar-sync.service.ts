@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { type BusyInterval, CalendarParseError, CalendarTooLargeError } from '@app/calendar';
 import { AppConfig, Clock, liveScopeOf, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
-import { SchedulesService } from '../availability/index.js';
+import { SchedulesService } from '../schedules/index.js';
 import { DomainEvents } from '../outbox/index.js';
 import { CalendarParser } from './calendar-parser.service.js';
 import { CalendarSecrets } from './calendar-secrets.service.js';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Access, ApiErrors, CurrentPrincipal, IdParam, Permission, type Principal, Scope, Audited } from '@app/common';
-import { UserQueryDto } from '../availability/index.js';
+import { UserQueryDto } from '../schedules/index.js';
 import { CalendarsService } from './calendars.service.js';
 import {
   BusyQueryDto,

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AvailabilityModule } from '../availability/index.js';
+import { SchedulesModule } from '../schedules/index.js';
 import { JobsModule } from '../../jobs/index.js';
 import { CalendarParser } from './calendar-parser.service.js';
 import { CalendarSecretReseal } from './calendar-secret-reseal.service.js';
@@ -19,7 +19,7 @@ import { CalendarConnection } from './entities/calendar-connection.entity.js';
 
 /** Owns calendar_connections and calendar_busy_times: hosts' own calendars and their busy times (api-rules.md § Calendars). */
 @Module({
-  imports: [TypeOrmModule.forFeature([CalendarConnection, CalendarBusyTime, CalendarWrite]), AvailabilityModule, JobsModule],
+  imports: [TypeOrmModule.forFeature([CalendarConnection, CalendarBusyTime, CalendarWrite]), SchedulesModule, JobsModule],
   controllers: [CalendarsController],
   providers: [
     CalendarsRepository,

@@ -15,7 +15,7 @@ import {
   tenantScope,
 } from '@app/common';
 import { TransactionHost } from '@app/database';
-import { SchedulesService } from '../availability/index.js';
+import { SchedulesService } from '../schedules/index.js';
 import { CalendarSecrets } from './calendar-secrets.service.js';
 import { CalendarSync } from './calendar-sync.service.js';
 import { calendarView, displayUrlOf } from './calendar-view.js';

@@ -14,7 +14,8 @@ import {
   type TenantScope,
 } from '@app/common';
 import { TransactionHost } from '@app/database';
-import { type HoldRecord, HoldRows, mayActOnBooking, seesAllBookings, SlotDecisionService } from '../booking-core/index.js';
+import { type HoldRecord, HoldRows, mayActOnBooking, seesAllBookings } from '../booking-core/index.js';
+import { SlotDecisionService } from '../slot-decision/index.js';
 import { CreateHoldDto, HoldListResponse, HoldResponse, HoldView, ListHoldsQueryDto } from './dto/hold.dto.js';
 
 const MINUTE_MS = 60_000;

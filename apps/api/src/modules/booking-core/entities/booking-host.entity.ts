@@ -13,7 +13,7 @@ import { OCCUPYING_STATUSES_SQL, type OccupancyStatus } from '../../booking-occu
  * Seats (api-rules.md § Seats and series): the bookings and holds of one start of a seated event type carry one
  * `seat_group`, and rows of one group do not exclude each other (`<>`); every other overlap still does, so a
  * seated start occupies its host once, against everything else. How many share a group is counted under the
- * host's lock (BookingsRepository.lockHosts), which every writer of these rows holds. `during` comes before the
+ * host's lock (SlotDecisionService.lock, slot-decision), which every writer of these rows holds. `during` comes before the
  * group so that the index keeps a host's rows in time order (see migration SeatsAndSeries1795585466508).
  */
 @Entity('booking_hosts')

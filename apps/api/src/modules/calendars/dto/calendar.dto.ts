@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsBoolean, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { IsCalendarDate, IsId, NestedObjects, PaginationQueryDto } from '@app/common';
-import { UserQueryDto } from '../../availability/index.js';
+import { UserQueryDto } from '../../schedules/index.js';
 
 export const CALENDAR_TYPES = ['ics', 'caldav'] as const;
 

@@ -9,7 +9,7 @@ export const OVERRIDE_DATE_KEY = 'date_overrides_member_date_key';
 
 /** The only place that touches TypeORM for schedules and overrides; every method is scoped by organization. */
 @Injectable()
-export class AvailabilityRepository {
+export class SchedulesRepository {
   constructor(private readonly tx: TransactionHost) {}
 
   /** Creates the member's schedule or replaces its hours; the id and createdAt stay. */

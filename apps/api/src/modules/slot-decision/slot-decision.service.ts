@@ -5,7 +5,7 @@ import { TransactionHost } from '@app/database';
 import { AvailabilityService } from '../availability/index.js';
 import { type EventTypeDetails, EventTypesService } from '../event-types/index.js';
 import { IdempotencyService, type StoredResponse } from '../idempotency/index.js';
-import { BookingsRepository } from './bookings.repository.js';
+import { HostLocksRepository } from './host-locks.repository.js';
 import { HostQueue } from './host-queue.js';
 
 /** The request field a refusal names: the time asked for, or the host a reassignment asked for. */
@@ -52,7 +52,7 @@ export interface Decision {
   eventType: EventTypeDetails;
   /** The hosts the rows occupy, the primary first. */
   hostUserIds: string[];
-  /** A host has an expired hold still stored: HoldRows.clearExpired must run before the insert. */
+  /** A host has an expired hold still stored: booking-core's HoldRows.clearExpired must run before the insert. */
   expiredHolds: boolean;
 }
 
@@ -71,7 +71,7 @@ export interface SeriesHostsDecision extends Omit<Decision, 'hostUserIds'> {
 export class SlotDecisionService {
   constructor(
     private readonly tx: TransactionHost,
-    private readonly bookings: BookingsRepository,
+    private readonly hostLocks: HostLocksRepository,
     private readonly availability: AvailabilityService,
     private readonly eventTypes: EventTypesService,
     private readonly idempotency: IdempotencyService,
@@ -114,7 +114,7 @@ export class SlotDecisionService {
 
   /** The hosts' locks (one sorted statement), before anything is read under them. */
   lock(scope: TenantScope, hostUserIds: readonly string[]): Promise<void> {
-    return this.bookings.lockHosts(scope, hostUserIds);
+    return this.hostLocks.lockHosts(scope, hostUserIds);
   }
 
   /**

@@ -17,7 +17,7 @@ import {
   type TenantScope,
 } from '@app/common';
 import { TeamService } from '../team/index.js';
-import { AvailabilityRepository, OVERRIDE_DATE_KEY } from './availability.repository.js';
+import { OVERRIDE_DATE_KEY, SchedulesRepository } from './schedules.repository.js';
 import {
   CreateOverrideDto,
   ListOverridesQueryDto,
@@ -98,7 +98,7 @@ function overrideView(override: DateOverrideEntity): OverrideView {
 @Injectable()
 export class SchedulesService {
   constructor(
-    private readonly repository: AvailabilityRepository,
+    private readonly repository: SchedulesRepository,
     private readonly team: TeamService,
     private readonly clock: Clock,
     private readonly tx: TransactionHost,
