@@ -11,7 +11,7 @@ const USER_AGENT_MAX = 512;
 const FAILED_SIGN_IN = new Set<string>([ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMITED]);
 
 /**
- * Opens the audit context of every write request (POST, PUT, PATCH, DELETE) around its handler: what the route
+ * Opens the audit context of every audited write request (POST, PUT, PATCH, DELETE) around its handler: what the route
  * declared with `@Audited`, the principal, request id, client address (`request.ip`, as TRUST_PROXY derives it) and
  * user agent. The entry itself is written by AuditTrail in the request's write transaction. A write route without
  * `@Audited` is a mistake the audit e2e test finds (it walks every write route of the OpenAPI document).

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AUDIT_INTERCEPTOR } from '@app/common';
 import { JobsModule } from '../../jobs/index.js';
 import { AuditController } from './audit.controller.js';
 import { AuditInterceptor } from './audit.interceptor.js';
@@ -18,7 +18,8 @@ import { AuditEntry } from './entities/audit-entry.entity.js';
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEntry]), JobsModule],
   controllers: [AuditController],
-  providers: [AuditRepository, AuditTrail, AuditService, { provide: APP_INTERCEPTOR, useClass: AuditInterceptor }],
-  exports: [AuditTrail],
+  // The interceptor under AUDIT_INTERCEPTOR: `@Audited` routes reach it, other routes have no interceptor at all.
+  providers: [AuditRepository, AuditTrail, AuditService, AuditInterceptor, { provide: AUDIT_INTERCEPTOR, useExisting: AuditInterceptor }],
+  exports: [AuditTrail, AUDIT_INTERCEPTOR],
 })
 export class AuditModule {}
