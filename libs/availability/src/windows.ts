@@ -79,10 +79,7 @@ export function prepareHost(
   const weekly = parseWeekly(schedule);
   const limits = host.bookingLimits ?? null;
   // Whole Monday-to-Sunday weeks around the days asked about, so every counted start lands in its local day.
-  const load =
-    limits === null
-      ? null
-      : countLoadWithin(limits.starts, ZoneDays.build(schedule.timezone, mondayOf(zoneDays.firstDay), mondayOf(zoneDays.lastDay) + 6));
+  const load = limits === null ? null : countLoadWithin(limits.starts, weeksAround(zoneDays, zoneCache));
   const days: HostDay[] = [];
   for (let day = zoneDays.firstDay; day <= zoneDays.lastDay; day++) {
     const date = epochDayToIsoDate(day);
@@ -147,6 +144,17 @@ function zoneDaysFor(timeZone: string, from: number, to: number, cache: ZoneDays
     cache.set(timeZone, zoneDays);
   }
   return zoneDays;
+}
+
+/** The whole Monday-to-Sunday weeks around `zoneDays`' days, built once per zone for every host of a query. */
+function weeksAround(zoneDays: ZoneDays, cache: ZoneDaysCache): ZoneDays {
+  const key = `${zoneDays.timeZone}\u0000weeks`;
+  let weeks = cache.get(key);
+  if (weeks === undefined) {
+    weeks = ZoneDays.build(zoneDays.timeZone, mondayOf(zoneDays.firstDay), mondayOf(zoneDays.lastDay) + 6);
+    cache.set(key, weeks);
+  }
+  return weeks;
 }
 
 function parseWeekly(schedule: WeeklySchedule): WallWindow[][] {
