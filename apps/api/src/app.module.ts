@@ -23,6 +23,7 @@ import { MailModule } from './modules/mail/mail.module.js';
 import { OutboxModule } from './modules/outbox/outbox.module.js';
 import { OutOfOfficeModule } from './modules/out-of-office/index.js';
 import { TeamModule } from './modules/team/team.module.js';
+import { WebhookDeliveriesModule } from './modules/webhook-deliveries/index.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
 export interface AppModuleOptions {
@@ -60,6 +61,7 @@ export class AppModule {
         BookingRemindersModule,
         PublicBookingModule,
         WebhooksModule,
+        WebhookDeliveriesModule,
         CalendarsModule,
         ErasureModule,
         ...(options.extraModules ?? []),

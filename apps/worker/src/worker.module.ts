@@ -10,10 +10,11 @@ import { GlobalLookupsModule } from '../../api/src/modules/global-lookups/index.
 import { IdempotencyModule } from '../../api/src/modules/idempotency/index.js';
 import { MailModule } from '../../api/src/modules/mail/index.js';
 import { OutboxModule } from '../../api/src/modules/outbox/outbox.module.js';
+import { WebhookDeliveriesModule } from '../../api/src/modules/webhook-deliveries/index.js';
 import { WebhooksModule } from '../../api/src/modules/webhooks/index.js';
 
 /**
- * Every background job without the HTTP server: the modules that own jobs (mail, webhooks, calendar sync, reminders) or
+ * Every background job without the HTTP server: the modules that own jobs (mail, webhooks and their deliveries, calendar sync, reminders) or
  * housekeeping (outbox retention, idempotency cleanup, auth's sessions and login failures). Controllers are not mounted in an
  * application context.
  */
@@ -31,6 +32,7 @@ export class WorkerModule {
         AuthHousekeepingModule,
         MailModule,
         WebhooksModule,
+        WebhookDeliveriesModule,
         IdempotencyModule,
         CalendarsModule,
         BookingsModule,
