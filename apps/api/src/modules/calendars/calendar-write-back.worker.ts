@@ -1,12 +1,11 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, Clock, daysBefore, jobTenantScope } from '@app/common';
 import { JobLoop, nextRetrySeconds, PeriodicJobs, RETENTION_INTERVAL_MS, type TickResult } from '../../jobs/index.js';
-import { CalDavReader } from './caldav-source.js';
+import { CalDavReader, SourceError } from '../calendar-sources/index.js';
 import { CalendarSecrets } from './calendar-secrets.service.js';
 import { CALENDAR_WRITES_CHANNEL } from './calendar-write-back.service.js';
 import { CalendarQueueRepository, type ClaimedWrite } from './calendar-queue.repository.js';
 import { CalendarsRepository } from './calendars.repository.js';
-import { SourceError } from './ics-source.js';
 
 const POLL_INTERVAL_MS = 5_000;
 const CLAIM = 8;

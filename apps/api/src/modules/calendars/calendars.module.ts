@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CalendarSourcesModule } from '../calendar-sources/index.js';
 import { SchedulesModule } from '../schedules/index.js';
 import { JobsModule } from '../../jobs/index.js';
-import { CalendarParser } from './calendar-parser.service.js';
 import { CalendarSecretReseal } from './calendar-secret-reseal.service.js';
 import { CalendarSecrets } from './calendar-secrets.service.js';
 import { CalendarSync } from './calendar-sync.service.js';
@@ -19,12 +19,11 @@ import { CalendarConnection } from './entities/calendar-connection.entity.js';
 
 /** Owns calendar_connections and calendar_busy_times: hosts' own calendars and their busy times (api-rules.md § Calendars). */
 @Module({
-  imports: [TypeOrmModule.forFeature([CalendarConnection, CalendarBusyTime, CalendarWrite]), SchedulesModule, JobsModule],
+  imports: [TypeOrmModule.forFeature([CalendarConnection, CalendarBusyTime, CalendarWrite]), SchedulesModule, JobsModule, CalendarSourcesModule],
   controllers: [CalendarsController],
   providers: [
     CalendarsRepository,
     CalendarQueueRepository,
-    CalendarParser,
     CalendarSecrets,
     CalendarSecretReseal,
     CalendarSync,
