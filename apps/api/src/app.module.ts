@@ -8,6 +8,7 @@ import { AuthModule } from './modules/auth/index.js';
 import { AvailabilityModule } from './modules/availability/availability.module.js';
 import { ConsoleSessionModule } from './modules/console-session/index.js';
 import { CalendarsModule } from './modules/calendars/calendars.module.js';
+import { CalendarWritesModule } from './modules/calendar-writes/index.js';
 import { BookingsModule } from './modules/bookings/bookings.module.js';
 import { CalendarFeedsModule } from './modules/calendar-feeds/index.js';
 import { HoldsModule } from './modules/holds/index.js';
@@ -63,6 +64,7 @@ export class AppModule {
         WebhooksModule,
         WebhookDeliveriesModule,
         CalendarsModule,
+        CalendarWritesModule,
         ErasureModule,
         ...(options.extraModules ?? []),
       ],
