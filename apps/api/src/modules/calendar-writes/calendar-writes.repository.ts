@@ -133,7 +133,8 @@ export class CalendarWritesRepository {
   /** Job queue: milliseconds until the next write-back is due, or null when none is pending. */
   async msUntilNextWrite(): Promise<number | null> {
     return this.writes.msUntilNextDue();
-  }}
+  }
+}
 
 /** Each found row with the claim that leased it (a row deleted since its claim is simply not found). */
 function withClaims<T extends { id: string }>(rows: T[], claims: readonly Claim[]): (T & { claim: Claim })[] {

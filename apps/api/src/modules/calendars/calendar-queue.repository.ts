@@ -42,7 +42,6 @@ export class CalendarQueueRepository {
   async msUntilNextDue(): Promise<number | null> {
     return this.syncs.msUntilNextDue();
   }
-
 }
 
 /** Each found row with the claim that leased it (a row deleted since its claim is simply not found). */

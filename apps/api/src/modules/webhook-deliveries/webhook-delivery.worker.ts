@@ -8,7 +8,13 @@ import { activeSpanLink, contextOfTraceParent, inSpan, type Span, SpanKind, Span
 import { Metrics } from '../../metrics/index.js';
 import { decideOutcome } from './retry-policy.js';
 import { WebhookHttpClient } from './webhook-http.js';
-import { type AttemptRecord, type ClaimedDelivery, type RecordedOutcome, WEBHOOK_DELIVERIES_CHANNEL, WebhookQueue } from '../webhooks/index.js';
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  type RecordedOutcome,
+  WEBHOOK_DELIVERIES_CHANNEL,
+  WebhookQueue,
+} from '../webhooks/index.js';
 
 /** Attempts in flight per instance; more instances share the work through the leases. */
 const CONCURRENCY = 32;

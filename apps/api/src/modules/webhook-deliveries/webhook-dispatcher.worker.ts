@@ -2,7 +2,14 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { AppConfig, Clock, daysBefore, newId } from '@app/common';
 import { type ClaimedEvent, DOMAIN_EVENTS_CHANNEL, DomainEvents } from '../outbox/index.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
-import { isSubscribed, type PendingEvent, type QueuedDeliveryRow, serializePayload, type SubscribedWebhook, WebhookQueue } from '../webhooks/index.js';
+import {
+  isSubscribed,
+  type PendingEvent,
+  type QueuedDeliveryRow,
+  serializePayload,
+  type SubscribedWebhook,
+  WebhookQueue,
+} from '../webhooks/index.js';
 import { TransactionHost } from '@app/database';
 import { JobLoop, nextRetrySeconds, PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
 

@@ -20,14 +20,7 @@ import { WebhooksService } from './webhooks.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Webhook, WebhookDelivery, WebhookAttempt]), JobsModule],
   controllers: [WebhooksController],
-  providers: [
-    WebhooksRepository,
-    WebhookQueueRepository,
-    WebhookSecrets,
-    WebhookSecretReseal,
-    WebhooksService,
-    WebhookQueue,
-  ],
+  providers: [WebhooksRepository, WebhookQueueRepository, WebhookSecrets, WebhookSecretReseal, WebhooksService, WebhookQueue],
   exports: [WebhookQueue],
 })
 export class WebhooksModule {}
