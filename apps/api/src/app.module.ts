@@ -8,6 +8,7 @@ import { AuthModule } from './modules/auth/index.js';
 import { AvailabilityModule } from './modules/availability/availability.module.js';
 import { ConsoleSessionModule } from './modules/console-session/index.js';
 import { CalendarsModule } from './modules/calendars/calendars.module.js';
+import { CalendarWritesModule } from './modules/calendar-writes/index.js';
 import { BookingsModule } from './modules/bookings/bookings.module.js';
 import { CalendarFeedsModule } from './modules/calendar-feeds/index.js';
 import { HoldsModule } from './modules/holds/index.js';
@@ -23,6 +24,7 @@ import { MailModule } from './modules/mail/mail.module.js';
 import { OutboxModule } from './modules/outbox/outbox.module.js';
 import { OutOfOfficeModule } from './modules/out-of-office/index.js';
 import { TeamModule } from './modules/team/team.module.js';
+import { WebhookDeliveriesModule } from './modules/webhook-deliveries/index.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 
 export interface AppModuleOptions {
@@ -60,7 +62,9 @@ export class AppModule {
         BookingRemindersModule,
         PublicBookingModule,
         WebhooksModule,
+        WebhookDeliveriesModule,
         CalendarsModule,
+        CalendarWritesModule,
         ErasureModule,
         ...(options.extraModules ?? []),
       ],

@@ -75,7 +75,7 @@ const TABLE_OWNERS: Record<string, string> = {
   domain_events: 'outbox',
   mail_outbox: 'mail',
   calendar_connections: 'calendars',
-  calendar_writes: 'calendars',
+  calendar_writes: 'calendar-writes',
   booking_feeds: 'calendar-feeds',
   calendar_busy_times: 'calendars',
   out_of_office_entries: 'out-of-office',

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig, type TenantScope } from '@app/common';
 import { type BookingRecord, isErasedAddress } from '../booking-core/index.js';
 import { SchedulesService } from '../schedules/index.js';
-import { type BookingForCalendar, CalendarWriteBack } from '../calendars/index.js';
+import { type BookingForCalendar, CalendarWriteBack } from '../calendar-writes/index.js';
 import { type EventTypeSummary, EventTypesService, type Reminder } from '../event-types/index.js';
 import { MailOutbox, type OutgoingMail } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/index.js';
@@ -209,7 +209,7 @@ export class BookingEffectsService {
 
   /**
    * An erased attendee's bookings (contract § 18): the write-backs still queued carry the attendee in their bodies, so
-   * the calendars module drops them and puts the erased booking in their place on the hosts' calendars.
+   * the calendar-writes module drops them and puts the erased booking in their place on the hosts' calendars.
    */
   async attendeeErased(scope: TenantScope, bookings: readonly BookingRecord[]): Promise<void> {
     if (bookings.length === 0) return;

@@ -4,13 +4,11 @@ import { AppConfig, Clock, liveScopeOf, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { SchedulesService } from '../schedules/index.js';
 import { DomainEvents } from '../outbox/index.js';
-import { CalendarParser } from './calendar-parser.service.js';
 import { CalendarSecrets } from './calendar-secrets.service.js';
 import { calendarView } from './calendar-view.js';
 import { CalendarsRepository } from './calendars.repository.js';
-import { CalDavReader } from './caldav-source.js';
-import type { CalendarConnection, RemoteCalendar } from './entities/calendar-connection.entity.js';
-import { IcsFetcher, SourceError, type Validators } from './ics-source.js';
+import { CalDavReader, CalendarParser, IcsFetcher, type RemoteCalendar, SourceError, type Validators } from '../calendar-sources/index.js';
+import type { CalendarConnection } from './entities/calendar-connection.entity.js';
 
 const DAY_MS = 86_400_000;
 /** The sync window: from yesterday to 730 days ahead (api-rules.md § Calendars). */

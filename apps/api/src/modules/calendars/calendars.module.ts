@@ -1,15 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CalendarSourcesModule } from '../calendar-sources/index.js';
 import { SchedulesModule } from '../schedules/index.js';
 import { JobsModule } from '../../jobs/index.js';
-import { CalendarParser } from './calendar-parser.service.js';
 import { CalendarSecretReseal } from './calendar-secret-reseal.service.js';
 import { CalendarSecrets } from './calendar-secrets.service.js';
 import { CalendarSync } from './calendar-sync.service.js';
 import { CalendarSyncWorker } from './calendar-sync.worker.js';
-import { CalendarWriteBack } from './calendar-write-back.service.js';
-import { CalendarWriteBackWorker } from './calendar-write-back.worker.js';
-import { CalendarWrite } from './entities/calendar-write.entity.js';
+import { CalendarDestinations } from './calendar-destinations.service.js';
 import { CalendarsController } from './calendars.controller.js';
 import { CalendarQueueRepository } from './calendar-queue.repository.js';
 import { CalendarsRepository } from './calendars.repository.js';
@@ -19,20 +17,18 @@ import { CalendarConnection } from './entities/calendar-connection.entity.js';
 
 /** Owns calendar_connections and calendar_busy_times: hosts' own calendars and their busy times (api-rules.md § Calendars). */
 @Module({
-  imports: [TypeOrmModule.forFeature([CalendarConnection, CalendarBusyTime, CalendarWrite]), SchedulesModule, JobsModule],
+  imports: [TypeOrmModule.forFeature([CalendarConnection, CalendarBusyTime]), SchedulesModule, JobsModule, CalendarSourcesModule],
   controllers: [CalendarsController],
   providers: [
     CalendarsRepository,
     CalendarQueueRepository,
-    CalendarParser,
     CalendarSecrets,
     CalendarSecretReseal,
     CalendarSync,
     CalendarSyncWorker,
-    CalendarWriteBack,
-    CalendarWriteBackWorker,
+    CalendarDestinations,
     CalendarsService,
   ],
-  exports: [CalendarWriteBack],
+  exports: [CalendarDestinations],
 })
 export class CalendarsModule {}

@@ -30,7 +30,7 @@ import {
   UpdateCalendarDto,
 } from './dto/calendar.dto.js';
 import { CalendarConnection } from './entities/calendar-connection.entity.js';
-import { normaliseSourceUrl, SourceError } from './ics-source.js';
+import { normaliseSourceUrl, SourceError } from '../calendar-sources/index.js';
 import { AuditTrail, changesBetween } from '../audit/index.js';
 
 const MAX_CONNECTIONS_PER_MEMBER = 20;

@@ -1,15 +1,8 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { RemoteCalendar } from '../../calendar-sources/index.js';
 
 export type CalendarType = 'ics' | 'caldav';
 export type CalendarStatus = 'ok' | 'error';
-
-/** One calendar of a CalDAV account, as the member configured it. */
-export interface RemoteCalendar {
-  id: string;
-  displayName: string;
-  blocksAvailability: boolean;
-  isDestination: boolean;
-}
 
 /**
  * A member's connected calendar (api-rules.md § Calendars). The source's secret parts (an ICS URL's path, a

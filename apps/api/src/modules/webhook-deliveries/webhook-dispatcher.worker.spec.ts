@@ -1,5 +1,5 @@
 import { fanOut } from './webhook-dispatcher.worker.js';
-import type { PendingEvent, SubscribedWebhook } from './webhook-queue.repository.js';
+import type { PendingEvent, SubscribedWebhook } from '../webhooks/index.js';
 
 const event = (id: string, organizationId: string, livemode: boolean, type: string): PendingEvent => ({
   id,

@@ -2,8 +2,14 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { AppConfig, Clock, daysBefore, newId } from '@app/common';
 import { type ClaimedEvent, DOMAIN_EVENTS_CHANNEL, DomainEvents } from '../outbox/index.js';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
-import { isSubscribed, serializePayload } from './webhook-events.js';
-import { type PendingEvent, type QueuedDeliveryRow, type SubscribedWebhook, WebhookQueueRepository } from './webhook-queue.repository.js';
+import {
+  isSubscribed,
+  type PendingEvent,
+  type QueuedDeliveryRow,
+  serializePayload,
+  type SubscribedWebhook,
+  WebhookQueue,
+} from '../webhooks/index.js';
 import { TransactionHost } from '@app/database';
 import { JobLoop, nextRetrySeconds, PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
 
@@ -72,7 +78,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   constructor(
     private readonly tx: TransactionHost,
     private readonly config: AppConfig,
-    private readonly repository: WebhookQueueRepository,
+    private readonly repository: WebhookQueue,
     private readonly deliveries: WebhookDeliveryWorker,
     private readonly events: DomainEvents,
     clock: Clock,

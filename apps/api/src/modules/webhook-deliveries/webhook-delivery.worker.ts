@@ -8,9 +8,13 @@ import { activeSpanLink, contextOfTraceParent, inSpan, type Span, SpanKind, Span
 import { Metrics } from '../../metrics/index.js';
 import { decideOutcome } from './retry-policy.js';
 import { WebhookHttpClient } from './webhook-http.js';
-import { type AttemptRecord, type ClaimedDelivery, type RecordedOutcome, WebhookQueueRepository } from './webhook-queue.repository.js';
-import { WebhookSecrets } from './webhook-secrets.service.js';
-import { WEBHOOK_DELIVERIES_CHANNEL } from './webhooks.repository.js';
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  type RecordedOutcome,
+  WEBHOOK_DELIVERIES_CHANNEL,
+  WebhookQueue,
+} from '../webhooks/index.js';
 
 /** Attempts in flight per instance; more instances share the work through the leases. */
 const CONCURRENCY = 32;
@@ -43,8 +47,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
 
   constructor(
     private readonly config: AppConfig,
-    private readonly repository: WebhookQueueRepository,
-    private readonly secrets: WebhookSecrets,
+    private readonly repository: WebhookQueue,
     private readonly metrics: Metrics,
   ) {
     this.leaseSeconds = Math.ceil(config.webhookTimeoutMs / 1000) + LEASE_MARGIN_SECONDS;
@@ -126,7 +129,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     const context = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, attempt: delivery.attempts };
     let secret: string;
     try {
-      secret = this.secrets.open(delivery.secretCiphertext, delivery.webhookId);
+      secret = this.repository.openSecret(delivery);
     } catch {
       // Not the receiver's fault: the delivery waits (pending, the attempt not counted) for the key to come back.
       await this.outcomes.submit({

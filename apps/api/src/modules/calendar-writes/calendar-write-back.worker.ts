@@ -1,12 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, Clock, daysBefore, jobTenantScope } from '@app/common';
 import { JobLoop, nextRetrySeconds, PeriodicJobs, RETENTION_INTERVAL_MS, type TickResult } from '../../jobs/index.js';
-import { CalDavReader } from './caldav-source.js';
-import { CalendarSecrets } from './calendar-secrets.service.js';
-import { CALENDAR_WRITES_CHANNEL } from './calendar-write-back.service.js';
-import { CalendarQueueRepository, type ClaimedWrite } from './calendar-queue.repository.js';
-import { CalendarsRepository } from './calendars.repository.js';
-import { SourceError } from './ics-source.js';
+import { CalDavReader, SourceError } from '../calendar-sources/index.js';
+import { CalendarDestinations } from '../calendars/index.js';
+import { CALENDAR_WRITES_CHANNEL, CalendarWritesRepository, type ClaimedWrite } from './calendar-writes.repository.js';
 
 const POLL_INTERVAL_MS = 5_000;
 const CLAIM = 8;
@@ -30,9 +27,8 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
 
   constructor(
     private readonly config: AppConfig,
-    private readonly repository: CalendarsRepository,
-    private readonly queue: CalendarQueueRepository,
-    private readonly secrets: CalendarSecrets,
+    private readonly destinations: CalendarDestinations,
+    private readonly queue: CalendarWritesRepository,
     private readonly clock: Clock,
     jobs: PeriodicJobs,
   ) {
@@ -78,16 +74,12 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
 
   private async carryOut(write: ClaimedWrite): Promise<void> {
     try {
-      const destination = await this.repository.destinationOf(jobTenantScope(write.organizationId, true), write.userId);
+      const destination = await this.destinations.of(jobTenantScope(write.organizationId, true), write.userId);
       if (destination) {
-        const { connection, calendarId } = destination;
+        const { calendarId } = destination;
         let account;
         try {
-          account = {
-            url: this.secrets.open(connection.sealedUrl, connection.id),
-            username: connection.username ?? '',
-            password: connection.sealedPassword ? this.secrets.open(connection.sealedPassword, connection.id) : '',
-          };
+          account = destination.account();
         } catch {
           // Not the server's fault: the write waits (pending, the attempt not counted) for the key to come back.
           await this.queue.holdWrite(write.claim, SECRET_UNREADABLE_RETRY_SECONDS, CALENDAR_SECRET_UNREADABLE);

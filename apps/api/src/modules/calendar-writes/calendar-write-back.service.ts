@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import ical, { ICalEventStatus } from 'ical-generator';
 import { newId, type TenantScope } from '@app/common';
-import { CalendarQueueRepository } from './calendar-queue.repository.js';
+import { CalendarWritesRepository } from './calendar-writes.repository.js';
 import type { CalendarWriteAction } from './entities/calendar-write.entity.js';
-
-export { CALENDAR_WRITES_CHANNEL } from './calendar-queue.repository.js';
 
 /** What a host's calendar shows of a booking. */
 export interface BookingForCalendar {
@@ -18,12 +16,12 @@ export interface BookingForCalendar {
 }
 
 /**
- * The calendars module's answer to "this booking is now confirmed / gone": records, in the caller's
+ * The calendar write-back's answer to "this booking is now confirmed / gone": records, in the caller's
  * transaction, one write per host for the `calendar-write-back` job. Test-mode bookings are never written.
  */
 @Injectable()
 export class CalendarWriteBack {
-  constructor(private readonly queue: CalendarQueueRepository) {}
+  constructor(private readonly queue: CalendarWritesRepository) {}
 
   async confirmed(scope: TenantScope, booking: BookingForCalendar, hostUserIds: readonly string[]): Promise<void> {
     await this.confirmedMany(scope, [booking], hostUserIds);

@@ -1,6 +1,5 @@
 import { DAVClient, type DAVCalendar } from 'tsdav';
 import { checkWebhookUrl, UnsafeUrlError } from '@app/common';
-import type { RemoteCalendar } from './entities/calendar-connection.entity.js';
 import { GuardedHttp, ResponseTooLargeError } from './guarded-http.js';
 import { SourceError } from './ics-source.js';
 
@@ -8,6 +7,14 @@ import { SourceError } from './ics-source.js';
 const MAX_DAV_RESPONSE_BYTES = 20 * 1024 * 1024;
 /** Statuses whose Response may not carry a body. */
 const NO_BODY = new Set([101, 204, 205, 304]);
+
+/** One calendar of a CalDAV account, as the member configured it. */
+export interface RemoteCalendar {
+  id: string;
+  displayName: string;
+  blocksAvailability: boolean;
+  isDestination: boolean;
+}
 
 export interface DavAccount {
   url: string;

@@ -1,0 +1,1 @@
+export { WebhookDeliveriesModule } from './webhook-deliveries.module.js';
