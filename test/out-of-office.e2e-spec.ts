@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody } from './support/bookings.js';
 import { addMember, createApiKey, registerOwner, type AddedMember, type RegisteredOwner } from './support/factories.js';
@@ -330,6 +331,15 @@ describe('out of office (contract § 17)', () => {
       [alice.userId, owner.userId],
       [bob.userId, owner.userId],
     ]);
+    // One confirmation each: the owner's lists every date, bob's his two, alice's her one.
+    const ids: string[] = together.body.series.bookings.map((booking: { id: string }) => booking.id);
+    const mails: { recipients: string[]; about: string[] }[] = await t.app
+      .get(DataSource)
+      .query(`SELECT recipients, about FROM mail_outbox WHERE about && $1::text[] AND subject LIKE 'Confirmed%'`, [ids]);
+    const toHost = (email: string) => mails.filter((mail) => mail.recipients.includes(email)).map((mail) => [...mail.about].sort());
+    expect(toHost(owner.email)).toEqual([[...ids].sort()]);
+    expect(toHost(bob.email)).toEqual([[ids[0], ids[2]].sort()]);
+    expect(toHost(alice.email)).toEqual([[ids[1]]]);
 
     // A race for the stand-in's time: a series through bob's absence against alice's own booking, one wins.
     const [raced, single] = await Promise.all([
@@ -337,5 +347,15 @@ describe('out of office (contract § 17)', () => {
       t.http.post('/v1/bookings', bookingBody(alicesOwn, '2027-04-12T12:00:00Z'), key),
     ]);
     expect([raced.status, single.status].sort()).toEqual([201, 409]);
+
+    // A member cancelling "following" cancels only the occurrences it hosts (contract § 4).
+    const madeIds: string[] = made.body.series.bookings.map((booking: { id: string }) => booking.id);
+    const statusOf = async (id: string) => (await t.http.get(`/v1/bookings/${id}`, key)).body.booking.status;
+    const bobFromFirst = await t.http.post(`/v1/bookings/${madeIds[0]}/cancel`, { scope: 'following' }, { token: bob.accessToken });
+    expect(bobFromFirst.status).toBe(200);
+    expect(bobFromFirst.body.cancelledBookingIds).toEqual([madeIds[0], madeIds[2]]);
+    expect(await statusOf(madeIds[1])).toBe('confirmed');
+    const aliceFromSecond = await t.http.post(`/v1/bookings/${madeIds[1]}/cancel`, { scope: 'following' }, aliceWho);
+    expect(aliceFromSecond.body.cancelledBookingIds).toEqual([madeIds[1]]);
   });
 });

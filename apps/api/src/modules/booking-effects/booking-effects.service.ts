@@ -31,12 +31,12 @@ export interface DueBookingReminder {
   reminder: Reminder;
 }
 
-/** What booking mails say beyond the booking itself. */
 const occurrenceOf = (booking: BookingRecord) => ({ bookingId: booking.id, startsAt: booking.startsAt, endsAt: booking.endsAt });
 
 /** Who of a booking's mail recipients a call mails: the attendee's mail, the hosts' (and former hosts'), or both. */
 type MailRecipients = 'everyone' | 'attendee' | 'hosts';
 
+/** What booking mails say beyond the booking itself. */
 interface BookingMailDetails {
   hostUserIds: readonly string[];
   title: string;
@@ -150,8 +150,8 @@ export class BookingEffectsService {
 
   /**
    * The mails of several occurrences of a series (made, or cancelled together), in order, the first standing for them
-   * all: the attendee's one mail lists every date with one `.ics` holding each occurrence; the hosts' mail the same
-   * when one set of hosts has them all, else each set of hosts gets one holding only its own (a stand-in took some).
+   * all: the attendee's one mail lists every date with one `.ics` holding each occurrence; each host's lists its own
+   * occurrences (every one, unless a stand-in took some), hosts with the same occurrences sharing one mail.
    */
   async sendSeriesMails(
     scope: TenantScope,
@@ -168,16 +168,29 @@ export class BookingEffectsService {
         group.length > 1 ? group.map(occurrenceOf) : undefined,
         recipients,
       );
-    const groups = new Map<string, { hostUserIds: readonly string[]; bookings: BookingRecord[] }>();
-    for (const { booking, hostUserIds } of occurrences) {
-      const key = hostUserIds.join(' ');
-      if (!groups.has(key)) groups.set(key, { hostUserIds, bookings: [] });
-      groups.get(key)!.bookings.push(booking);
+    // Each host's own occurrences; hosts with the same ones share a mail (a collective event type's hosts).
+    const byHost = new Map<string, number[]>();
+    occurrences.forEach(({ hostUserIds }, index) => {
+      for (const hostUserId of hostUserIds) byHost.set(hostUserId, [...(byHost.get(hostUserId) ?? []), index]);
+    });
+    const groups = new Map<string, { hostUserIds: string[]; indexes: number[] }>();
+    for (const [hostUserId, indexes] of byHost) {
+      const key = indexes.join(' ');
+      if (!groups.has(key)) groups.set(key, { hostUserIds: [], indexes });
+      groups.get(key)!.hostUserIds.push(hostUserId);
     }
     const all = occurrences.map((occurrence) => occurrence.booking);
-    if (groups.size === 1) return send(all, occurrences[0].hostUserIds, 'everyone');
-    await send(all, [...new Set(occurrences.flatMap((occurrence) => occurrence.hostUserIds))], 'attendee');
-    for (const group of groups.values()) await send(group.bookings, group.hostUserIds, 'hosts');
+    if (groups.size === 1 && [...groups.values()][0].indexes.length === all.length) {
+      return send(all, occurrences[0].hostUserIds, 'everyone');
+    }
+    await send(all, [...byHost.keys()], 'attendee');
+    for (const { hostUserIds, indexes } of groups.values()) {
+      await send(
+        indexes.map((index) => all[index]),
+        hostUserIds,
+        'hosts',
+      );
+    }
   }
 
   /** Test-mode bookings send no mail (api-rules.md § Test mode). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, Clock, ErrorCode, type Principal } from '@app/common';
 import { TransactionHost } from '@app/database';
-import { BookingRows } from '../booking-core/index.js';
+import { BookingRows, mayActOnBooking } from '../booking-core/index.js';
 import {
   attendeeBookingView,
   attendeeCancelledView,
@@ -48,10 +48,13 @@ export class BookingChangesService {
       // The attendee's token is bound by the event type's current policy (contract § 17); hosts never are.
       if (actor.by === 'attendee')
         assertAttendeeMayChange(summary.attendeeCancellation, 'cancellation', booking.startsAt, this.clock.now());
-      const following =
+      // A member cancels the later occurrences it may act on (contract § 4: the bookings it hosts); one a stand-in or a
+      // reassignment gave another host stays that host's. The attendee's token and the admins' credentials take all.
+      const following = (
         dto.scope === 'following' && booking.seriesId !== null
           ? await this.rows.laterActiveForUpdate(scope, booking.seriesId, booking.startsAt)
-          : [];
+          : []
+      ).filter((occurrence) => actor.principal === undefined || mayActOnBooking(actor.principal, occurrence.hostUserIds));
       const cancelled = [{ booking, hostUserIds }, ...following];
       const now = this.clock.now();
       const reason = dto.reason ?? null;
