@@ -9,7 +9,7 @@ import { ConfigError, loadConfig, SecretSealer } from '@app/common';
 import { checkEncryptionKey, completeRotation } from '../apps/api/src/encryption-key-check.js';
 import { CalendarSecretReseal } from '../apps/api/src/modules/calendars/calendar-secret-reseal.service.js';
 import { WebhookSecretReseal } from '../apps/api/src/modules/webhooks/webhook-secret-reseal.service.js';
-import { startTestApp, TEST_JWT_SECRET } from './support/app.js';
+import { startTestApp, TEST_DB_POOL_SIZE, TEST_JWT_SECRET } from './support/app.js';
 import { cloneTestDatabase } from './support/database.js';
 import { registerOwner } from './support/factories.js';
 import { cleanEnv, compiledServer, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
@@ -146,6 +146,7 @@ describe('ENCRYPTION_KEY must open the database’s check value (issue 29)', () 
         PORT: String(port),
         DATABASE_URL: databaseUrl,
         JWT_SECRET: TEST_JWT_SECRET,
+        DB_POOL_SIZE: TEST_DB_POOL_SIZE,
         ENCRYPTION_KEY: key,
         ...(previous ? { ENCRYPTION_KEY_PREVIOUS: previous } : {}),
         LOG_LEVEL: 'info',

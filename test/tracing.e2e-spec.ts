@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { freePort } from '@app/database';
-import { TEST_JWT_SECRET } from './support/app.js';
+import { TEST_DB_POOL_SIZE, TEST_JWT_SECRET } from './support/app.js';
 import { cloneTestDatabase } from './support/database.js';
 import { createApiKey, registerOwner } from './support/factories.js';
 import { HttpClient } from './support/http.js';
@@ -167,6 +167,7 @@ describe('Traces over OTLP/HTTP (contract § 19)', () => {
         PORT: String(port),
         DATABASE_URL: database.url,
         JWT_SECRET: TEST_JWT_SECRET,
+        DB_POOL_SIZE: TEST_DB_POOL_SIZE,
         LOG_LEVEL: 'info',
         DATA_DIR: join(scratch, 'data'),
         ADMIN_DIR: join(scratch, 'no-console'),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DataSource } from 'typeorm';
-import { startTestApp, TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from './support/app.js';
+import { startTestApp, TEST_DB_POOL_SIZE, TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from './support/app.js';
 import { registerOwner } from './support/factories.js';
 import { cleanEnv, compiledServer, spawnShell, waitFor, type SpawnedProcess } from './support/process.js';
 import { createEventType } from './support/scheduling.js';
@@ -47,6 +47,7 @@ describe('the worker survives kill -9: webhook delivery, reminders', () => {
       NODE_ENV: 'test',
       DATABASE_URL: api.databaseUrl,
       JWT_SECRET: TEST_JWT_SECRET,
+      DB_POOL_SIZE: TEST_DB_POOL_SIZE,
       ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       LOG_LEVEL: 'info',
       DATA_DIR: join(scratch, 'data'),

@@ -13,6 +13,12 @@ import { HttpClient } from './http.js';
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 /** 32 bytes, base64: the key calendar secrets are sealed with in tests. */
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+/**
+ * Each instance's pool in the tests. Four files run at once, some with four instances (in process or spawned),
+ * against a server that may allow only 100 connections (CI's machine PostgreSQL; the embedded one allows 300):
+ * 20 per instance ran that out once ("too many clients already").
+ */
+export const TEST_DB_POOL_SIZE = '10';
 
 export interface TestAppOptions {
   env?: Record<string, string>;
@@ -112,6 +118,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     RATE_LIMIT_PUBLIC_PER_MINUTE: '100000',
     // Suites book through one publishable key from 127.0.0.1 many times; the tests of the limit set it back.
     PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR: '100000',
+    DB_POOL_SIZE: TEST_DB_POOL_SIZE,
     ...options.env,
   });
   const clock = options.clock ?? new FixedClock(Date.now());

@@ -14,7 +14,11 @@ export class CoreModule {
       imports: [
         TypeOrmModule.forRoot({
           ...dataSourceOptions(config.databaseUrl),
-          extra: poolOptions({ statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs }),
+          extra: poolOptions({
+            statementTimeoutMs: config.dbStatementTimeoutMs,
+            connectTimeoutMs: config.dbConnectTimeoutMs,
+            poolSize: config.dbPoolSize,
+          }),
           autoLoadEntities: true,
         }),
       ],

@@ -13,6 +13,8 @@ export interface DatabaseTimeouts {
   statementTimeoutMs: number;
   /** Waiting for a pooled connection or for a new one. */
   connectTimeoutMs: number;
+  /** Connections the pool may hold at once (default 20). */
+  poolSize?: number;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface DatabaseTimeouts {
  */
 export function poolOptions(timeouts: DatabaseTimeouts): Record<string, unknown> {
   return {
-    max: 20,
+    max: timeouts.poolSize ?? 20,
     connectionTimeoutMillis: timeouts.connectTimeoutMs,
     statement_timeout: timeouts.statementTimeoutMs,
     query_timeout: timeouts.statementTimeoutMs + 1000,

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000],
       webhookTimeoutMs: 10000,
       publicBookingsPerVisitorPerHour: 10,
+      dbPoolSize: 20,
     });
     expect(config.dataDir).toMatch(/\.data$/);
   });
@@ -47,6 +48,9 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_NAMESPACE', 'has spaces'],
     ['PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR', '0'],
     ['PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR', 'ten'],
+    ['DB_POOL_SIZE', '1'],
+    ['DB_POOL_SIZE', '501'],
+    ['DB_POOL_SIZE', 'ten'],
     ['TRUST_PROXY', 'true'],
     ['TRUST_PROXY', 'TRUE'],
     ['TRUST_PROXY', '0'],

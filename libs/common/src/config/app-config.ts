@@ -47,6 +47,8 @@ export class AppConfig {
   dbStatementTimeoutMs!: number;
   /** Waiting longer for a pooled connection (or for a new one) fails the request with 503. */
   dbConnectTimeoutMs!: number;
+  /** Connections this process's pool may hold at once (every instance's pool counts against `max_connections`). */
+  dbPoolSize!: number;
   /** Seconds between two background syncs of a connected calendar. */
   calendarSyncIntervalSeconds!: number;
   /** Per request to a calendar source. */
@@ -220,6 +222,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.bookerDir = resolve(env.BOOKER_DIR && env.BOOKER_DIR.trim() !== '' ? env.BOOKER_DIR : './dist/booker');
   config.dbStatementTimeoutMs = intVar(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600000);
   config.dbConnectTimeoutMs = intVar(env, 'DB_CONNECT_TIMEOUT_MS', 2000, 100, 60000);
+  config.dbPoolSize = intVar(env, 'DB_POOL_SIZE', 20, 2, 500);
   config.calendarSyncIntervalSeconds = intVar(env, 'CALENDAR_SYNC_INTERVAL', 300, 1, 86400);
   config.calendarTimeoutMs = intVar(env, 'CALENDAR_TIMEOUT_MS', 10000, 1, 600000);
   config.calendarAllowPrivateUrls = boolVar(env, 'CALENDAR_ALLOW_PRIVATE_URLS', config.nodeEnv !== 'production');
