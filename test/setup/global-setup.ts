@@ -33,6 +33,9 @@ declare global {
   var __EMBEDDED_PG__: { server: PostgresServer; directory: string } | undefined;
 }
 
+/** What the suite's files need at once (the embedded server is started with it). */
+const MIN_CONNECTIONS = 300;
+
 async function startThrowawayPostgres(): Promise<string> {
   const launcher = transpiled('libs/database/src/embedded-postgres.ts');
   const { freePort, PostgresServer } = (await import(launcher).finally(() => rmSync(fileURLToPath(launcher)))) as Launcher;
@@ -43,7 +46,7 @@ async function startThrowawayPostgres(): Promise<string> {
     dataDir: directory,
     port: await freePort(),
     password,
-    settings: { max_connections: '300', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+    settings: { max_connections: String(MIN_CONNECTIONS), fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
   });
   await server.start();
   globalThis.__EMBEDDED_PG__ = { server, directory };
@@ -62,6 +65,15 @@ export default async function globalSetup(): Promise<void> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
+    // Four files at once, some with four instances (a pool of 10 and six LISTEN sessions each): with fewer connections
+    // the suite fails by chance ("sorry, too many clients already"), so it refuses to start instead.
+    const { rows } = await admin.query<{ max_connections: string }>('SHOW max_connections');
+    if (Number(rows[0].max_connections) < MIN_CONNECTIONS) {
+      throw new Error(
+        `The suite needs a PostgreSQL server with max_connections >= ${MIN_CONNECTIONS} (DATABASE_URL's has ${rows[0].max_connections}): ` +
+          `ALTER SYSTEM SET max_connections = ${MIN_CONNECTIONS} and restart it (as .ci/run does), or unset DATABASE_URL for the embedded one`,
+      );
+    }
     await admin.query(`CREATE DATABASE "${template}"`);
   } finally {
     await admin.end();
