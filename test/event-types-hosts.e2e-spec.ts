@@ -1,5 +1,7 @@
 import { startTestApp, type TestApp } from './support/app.js';
+import { bookingBody, NOW, WEEKDAYS_9_TO_5 } from './support/bookings.js';
 import { addMember, createApiKey, inviteMember, registerOwner, type AddedMember, type RegisteredOwner } from './support/factories.js';
+import { putSchedule } from './support/scheduling.js';
 
 describe('event types: hosts', () => {
   let t: TestApp;
@@ -133,5 +135,23 @@ describe('event types: hosts', () => {
       { apiKey: key.apiKey },
     );
     expect(explicit.status).toBe(201);
+  });
+
+  it('a host added to a round-robin event type takes its next booking at once, though this instance knew the hosts without it', async () => {
+    const id = (await create({ schedulingType: 'round_robin', hostUserIds: [owner.userId] })).body.eventType.id as string;
+    // An API key: the clock moves to the bookable week, past the session's expiry (the last test of the file).
+    const auth = { apiKey: (await createApiKey(t.http, owner.accessToken, { rateLimitPerMinute: 10000 })).apiKey };
+    t.clock.set(NOW);
+    for (const userId of [owner.userId, alice.userId]) await putSchedule(t, auth, 'UTC', WEEKDAYS_9_TO_5, userId);
+    const book = (time: string) => t.http.post('/v1/bookings', bookingBody(id, time), auth);
+    // A first booking: the instance now knows the event type's hosts (owner), which choose a write's locks.
+    expect((await book('2027-03-02T09:00:00Z')).body.booking.hostUserId).toBe(owner.userId);
+    expect((await t.http.patch(`/v1/event-types/${id}`, { hostUserIds: [owner.userId, alice.userId] }, auth)).status).toBe(200);
+    // The owner is taken at 10:00; the newcomer, read under the locks, gets the second booking of that time.
+    const first = await book('2027-03-02T10:00:00Z');
+    const second = await book('2027-03-02T10:00:00Z');
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect([first.body.booking.hostUserId, second.body.booking.hostUserId].sort()).toEqual([owner.userId, alice.userId].sort());
+    expect((await book('2027-03-02T10:00:00Z')).status).toBe(409);
   });
 });

@@ -82,6 +82,69 @@ describe('TransactionHost', () => {
     expect(await values()).toEqual(['kept']);
   });
 
+  it('transaction(): START TRANSACTION leaves in one message with a first lock(), before any other first statement; a transaction that sends nothing takes no connection', async () => {
+    await dataSource.query('TRUNCATE tx_probe');
+    type Connection = { query: (...args: unknown[]) => unknown };
+    const messages = async (work: () => Promise<void>): Promise<string[]> => {
+      const sent: string[] = [];
+      await tx.transaction(async () => {
+        // The transaction's own connection, taken without a word to the server; every message it sends is seen.
+        const connection = (await tx.transactional.queryRunner!.connect()) as Connection;
+        const query = jest.spyOn(connection, 'query');
+        try {
+          await work();
+        } finally {
+          sent.push(...query.mock.calls.map(([text]) => String(typeof text === 'string' ? text : (text as { text: string }).text)));
+          query.mockRestore();
+        }
+      });
+      return sent;
+    };
+    const lockedHere = async (): Promise<number> =>
+      (
+        (await dataSource.query(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`,
+        )) as { n: number }[]
+      )[0].n;
+
+    let held = -1;
+    const withLock = await messages(async () => {
+      await tx.lock('SELECT pg_advisory_xact_lock(hashtext($1))', ['tx-probe lock']);
+      held = await lockedHere();
+      await insert('after the lock');
+    });
+    expect(withLock[0]).toMatch(/^START TRANSACTION;\s*SELECT pg_advisory_xact_lock\(hashtext\('tx-probe lock'\)\)$/);
+    expect(withLock.filter((text) => text === 'START TRANSACTION')).toEqual([]);
+    expect(held).toBe(1);
+    expect(await lockedHere()).toBe(0);
+    expect(await values()).toEqual(['after the lock']);
+
+    const withRead = await messages(async () => {
+      await tx.reads.query('SELECT 1');
+      await tx.lock('SELECT pg_advisory_xact_lock(hashtext($1))', ['tx-probe lock']);
+    });
+    expect(withRead.slice(0, 2)).toEqual(['START TRANSACTION', 'SELECT 1']);
+    expect(withRead[2]).toMatch(/^SELECT pg_advisory_xact_lock/);
+
+    // Rolled back after the lock: the lock and the write go with it.
+    await expect(
+      tx.transaction(async () => {
+        await tx.lock('SELECT pg_advisory_xact_lock(hashtext($1))', ['tx-probe lock']);
+        await insert('rolled back');
+        throw new Error('the use case fails');
+      }),
+    ).rejects.toThrow('the use case fails');
+    expect(await values()).toEqual(['after the lock']);
+    expect(await lockedHere()).toBe(0);
+
+    let connected: unknown = 'unknown';
+    await tx.transaction(async () => {
+      connected = (tx.transactional.queryRunner as unknown as { databaseConnection?: unknown }).databaseConnection;
+    });
+    expect(connected).toBeUndefined();
+    await expect(tx.transaction(() => tx.lock('SELECT 1', []))).rejects.toThrow(/lock\(\) is for statements that take locks/);
+  });
+
   it('batched(): writes go out together, in one round trip, when nothing runs between them', async () => {
     await dataSource.query('TRUNCATE tx_probe');
     const sent: string[] = [];

@@ -1,15 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { readsManager, refuseLocks } from './locking-reads.js';
+import { inlineParameters } from './inline-parameters.js';
+import { readsManager, refuseLocks, takesLocks } from './locking-reads.js';
 import { StatementLogRights, TERSE_ERRORS } from './statement-log.js';
 import { type BatchTransaction, WriteBatch } from './write-batch.js';
+import { DeferredBegin } from './deferred-begin.js';
 
 /** An open transaction: its manager, the one `reads` gives (made when first asked), and the batch `batched()` holds. */
 interface Open extends BatchTransaction {
   manager: EntityManager;
   reads?: EntityManager;
   batch?: WriteBatch;
+  begin: DeferredBegin;
 }
 
 /**
@@ -104,29 +107,49 @@ export class TransactionHost {
     return this.dataSource.manager;
   }
 
-  transaction<T>(work: () => Promise<T>): Promise<T> {
-    if (this.current.getStore()) return work();
-    if (this.participants.length === 0) {
-      return this.dataSource.transaction((manager) => this.current.run({ manager, runner: manager.queryRunner!, logQuiet: false }, work));
-    }
-    return this.dataSource
-      .transaction((manager) =>
-        this.current.run({ manager, runner: manager.queryRunner!, logQuiet: false }, async () => {
+  /**
+   * Runs `work` in a transaction, or in the caller's. Its `START TRANSACTION` leaves with its first statement when that
+   * is a `lock()` (deferred-begin.ts). With `batched`, the whole transaction is one `batched()`: its writes and its
+   * participants' (the audit entry) leave together before its `COMMIT` (an error of theirs is thrown from here).
+   */
+  async transaction<T>(work: () => Promise<T>, options: { batched?: boolean } = {}): Promise<T> {
+    if (this.current.getStore()) return options.batched ? this.batched(work) : work();
+    const runner = this.dataSource.createQueryRunner();
+    const open: Open = { manager: runner.manager, runner, logQuiet: false, begin: new DeferredBegin(runner) };
+    const participants = [...this.participants];
+    let committed = false;
+    try {
+      const result = await runner.manager.transaction(() =>
+        this.current.run(open, async () => {
+          if (options.batched) open.batch = new WriteBatch(open, this.logRights);
           const result = await work();
-          for (const participant of this.participants) await participant.beforeCommit();
+          for (const participant of participants) await participant.beforeCommit();
+          await open.batch?.flush();
           return result;
         }),
-      )
-      .then(
-        (result) => {
-          for (const participant of this.participants) participant.settled(true);
-          return result;
-        },
-        (error: unknown) => {
-          for (const participant of this.participants) participant.settled(false);
-          throw error;
-        },
       );
+      committed = true;
+      return result;
+    } finally {
+      open.batch?.close();
+      open.batch = undefined;
+      open.begin.close();
+      await runner.release();
+      for (const participant of participants) participant.settled(committed);
+    }
+  }
+
+  /**
+   * A statement that only takes locks (`pg_advisory_xact_lock`; its rows are not read), as the first of a transaction:
+   * it travels with the transaction's `START TRANSACTION` in one message, its values written in as literals (they name
+   * what is locked, never a person). Later in a transaction it is an ordinary statement.
+   */
+  async lock(text: string, values: readonly unknown[]): Promise<void> {
+    if (!takesLocks(text)) throw new Error('lock() is for statements that take locks');
+    const open = this.open();
+    await open.batch?.flush();
+    if (open.begin.pending) await open.begin.sendWith(inlineParameters({ text, values }));
+    else await open.manager.query(text, [...values]);
   }
 
   /** Adds a participant to every transaction opened from now on (see TransactionParticipant). */
@@ -195,6 +218,7 @@ export class TransactionHost {
     }
     const open = this.current.getStore();
     await open?.batch?.flush();
+    await open?.begin.send();
     const client = open
       ? ((await open.runner.connect()) as PreparedClient)
       : (this.dataSource.driver as unknown as { master: PreparedClient }).master;

@@ -46,6 +46,8 @@ interface BookingMailDetails {
   previousStartsAt?: Date;
   /** A reassignment's former hosts (mailed too). */
   previousHostUserIds?: readonly string[];
+  /** The contacts of all those hosts when the caller read them already (`contactsFor`). */
+  contacts?: ReadonlyMap<string, Contact>;
 }
 
 /**
@@ -193,6 +195,15 @@ export class BookingEffectsService {
     }
   }
 
+  /**
+   * The contacts `sendMails` needs for these hosts (none in test mode: no mail is sent), for a caller that reads them
+   * before its writes: inside a batched transaction, a read after the first write sends the writes waiting before it,
+   * so reading first lets the rows, the mails and the rest leave in one round trip.
+   */
+  async contactsFor(scope: TenantScope, hostUserIds: readonly string[]): Promise<ReadonlyMap<string, Contact> | undefined> {
+    return scope.livemode ? this.team.contactsOf(scope, hostUserIds) : undefined;
+  }
+
   /** Test-mode bookings send no mail (api-rules.md § Test mode). */
   async sendMails(
     scope: TenantScope,
@@ -204,7 +215,7 @@ export class BookingEffectsService {
   ): Promise<void> {
     const { hostUserIds, title, confirmationToken, reason, previousStartsAt, previousHostUserIds = [] } = details;
     if (!scope.livemode) return;
-    const contacts = await this.team.contactsOf(scope, [...hostUserIds, ...previousHostUserIds]);
+    const contacts = details.contacts ?? (await this.team.contactsOf(scope, [...hostUserIds, ...previousHostUserIds]));
     const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
     const previousHosts = previousHostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
     const mails = bookingMails(kind, {

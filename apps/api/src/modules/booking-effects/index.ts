@@ -4,4 +4,5 @@ export * from './attendee-views.js';
 export * from './booking-effects.module.js';
 export * from './booking-effects.service.js';
 export * from './booking-views.js';
+export type { Contact } from './booking-mail.js';
 export * from './dto/booking-views.dto.js';

@@ -4,7 +4,7 @@ import { AppError, Clock, type Principal, randomBase62, tenantScope, type Tenant
 import { acceptedAnswers, type BookingRecord, BookingRows, CreateBookingDto, type HoldRecord, HoldRows } from '../booking-core/index.js';
 import { HoldsService } from '../holds/index.js';
 import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
-import { attendeeBookingView, BookingEffectsService, bookingDetailView, bookingView } from '../booking-effects/index.js';
+import { attendeeBookingView, BookingEffectsService, bookingDetailView, bookingView, type Contact } from '../booking-effects/index.js';
 import { BookingRemindersService } from '../booking-reminders/index.js';
 import { BookingSeriesService } from '../booking-series/index.js';
 import { type Decision, SlotDecisionService, slotUnavailable } from '../slot-decision/index.js';
@@ -86,9 +86,11 @@ export class BookingCreateService {
     // The visitor's lock comes before the hosts'.
     if (visitor) await this.visitors.admit(scope, visitor);
     const decided = await this.decideOne(scope, request, locked);
+    // Every read before the first write: the writes then leave together, in one round trip (SlotDecision's write).
+    const contacts = await this.effects.contactsFor(scope, decided.hostUserIds);
     const { booking, token } = await this.writeOne(scope, request, decided);
     if (visitor) await this.visitors.record(scope, visitor, booking.id);
-    await this.handOffOne(scope, booking, token, decided);
+    await this.handOffOne(scope, booking, token, decided, contacts);
 
     const body = visitor
       ? { booking: attendeeBookingView(booking, decided.eventType, token) }
@@ -143,7 +145,13 @@ export class BookingCreateService {
   }
 
   /** What the booking causes: `booking.created`, and once confirmed the hosts' calendars and its reminders; the mails. */
-  private async handOffOne(scope: TenantScope, booking: BookingRecord, token: string, decided: SingleDecision): Promise<void> {
+  private async handOffOne(
+    scope: TenantScope,
+    booking: BookingRecord,
+    token: string,
+    decided: SingleDecision,
+    contacts: ReadonlyMap<string, Contact> | undefined,
+  ): Promise<void> {
     const { eventType, hostUserIds } = decided;
     await this.effects.record(scope, 'booking.created', { booking: bookingDetailView(booking, hostUserIds, eventType) });
     if (booking.status === 'confirmed') {
@@ -154,6 +162,7 @@ export class BookingCreateService {
       hostUserIds,
       title: eventType.title,
       confirmationToken: token,
+      contacts,
     });
   }
 

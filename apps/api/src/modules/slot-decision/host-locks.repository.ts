@@ -16,7 +16,8 @@ export class HostLocksRepository {
   async lockHosts(scope: TenantScope, hostUserIds: readonly string[]): Promise<void> {
     const keys = hostLockKeys(scope.livemode, hostUserIds);
     if (keys.length === 0) return;
-    // One statement, the locks taken in the order given (sorted: no two bookings wait for each other in a cycle).
-    await this.tx.transactional.query(LOCK_HOSTS_SQL, [keys]);
+    // One statement, the locks taken in the order given (sorted: no two bookings wait for each other in a cycle); as
+    // a transaction's first statement it travels with its START TRANSACTION.
+    await this.tx.lock(LOCK_HOSTS_SQL, [keys]);
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { explainSeries, explainStart, occupiedHosts, type StartQuery, type StartVerdict } from '@app/availability';
 import { AppError, ErrorCode, isExclusionViolation, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
@@ -27,6 +28,9 @@ export class HostsChanged extends Error {
 }
 
 const DECISION_TRIES = 3;
+
+/** How long an event type's hosts, as read for a write's locks, are reused (hostsOf). */
+const KNOWN_HOSTS_TTL_MS = 30_000;
 
 /** Whom a decision may give the time to: the event type's hosts and the stand-ins of their absences (locked alike). */
 function hostsAndStandIns(query: StartQuery): string[] {
@@ -79,9 +83,22 @@ export class SlotDecisionService {
 
   private readonly hostQueue = new HostQueue();
 
-  /** The event type's hosts, read before any connection is held: the hosts a write will lock. */
-  hostsOf(scope: TenantScope, eventTypeId: string): Promise<string[]> {
-    return this.eventTypes.hostUserIdsOf(scope, eventTypeId);
+  /**
+   * The hosts last read (or met) for writes on an event type, by organization and event type. They only choose the
+   * locks: every decision reads the hosts again under them and restarts with any it did not lock (HostsChanged, which
+   * also adds them here), so a stale entry costs at most one restart, and a host removed meanwhile only one lock too
+   * many until the entry expires. A write then reads nothing before its transaction.
+   */
+  private readonly knownHosts = new LRUCache<string, string[]>({ max: 10_000, ttl: KNOWN_HOSTS_TTL_MS });
+
+  /** The event type's hosts, before any connection is held: the hosts a write will lock (read, or known: knownHosts). */
+  async hostsOf(scope: TenantScope, eventTypeId: string): Promise<string[]> {
+    const key = `${scope.organizationId}|${eventTypeId}`;
+    const known = this.knownHosts.get(key);
+    if (known) return known;
+    const hosts = await this.eventTypes.hostUserIdsOf(scope, eventTypeId);
+    this.knownHosts.set(key, hosts);
+    return hosts;
   }
 
   /**
@@ -90,7 +107,7 @@ export class SlotDecisionService {
    * leaving in one round trip at its end, and the database's refusal of an overlap as 409 naming `write.field`.
    */
   write<T>(scope: TenantScope, write: HostWrite, work: (locked: readonly string[]) => Promise<T>): Promise<T> {
-    return this.queued(scope, write.hosts, (locked) => this.tx.transaction(() => this.together(write.field, () => work(locked))));
+    return this.queued(scope, write.hosts, (locked) => this.together(write.field, () => work(locked)));
   }
 
   /** `write` under an Idempotency-Key: the key's lock, check and stored answer share the write's transaction. */
@@ -101,13 +118,11 @@ export class SlotDecisionService {
   ): Promise<StoredResponse> {
     return this.queued(scope, write.hosts, (locked) =>
       this.idempotency.run(scope, write.key, write.fingerprint, write.requestId, (complete) =>
-        this.tx.transaction(() =>
-          this.together(write.field, async () => {
-            const answer = await work(locked);
-            await complete(answer.status, answer.body);
-            return answer;
-          }),
-        ),
+        this.together(write.field, async () => {
+          const answer = await work(locked);
+          await complete(answer.status, answer.body);
+          return answer;
+        }),
       ),
     );
   }
@@ -135,7 +150,7 @@ export class SlotDecisionService {
       { from: start, to: start },
       { excludeBookingId: options.excludeId },
     );
-    this.assertLocked(hostsAndStandIns(loaded.query), locked);
+    this.assertLocked(this.met(scope, eventTypeId, hostsAndStandIns(loaded.query), locked), locked);
     const verdict = this.verdict(loaded.query, start, options.preferred);
     if (!verdict.available) throw slotUnavailable(options.field, verdict.reason);
     return {
@@ -165,7 +180,7 @@ export class SlotDecisionService {
       { excludeBookingId: excludeId ?? undefined, beyondBookingWindow: true },
       eventType,
     );
-    this.assertLocked(hostsAndStandIns(loaded.query), locked);
+    this.assertLocked(this.met(scope, eventType.id, hostsAndStandIns(loaded.query), locked), locked);
     const verdict = explainSeries(loaded.query, [...starts]);
     if (!verdict.available) {
       throw new AppError(
@@ -182,6 +197,15 @@ export class SlotDecisionService {
       occurrenceHosts: verdict.hostUserIds.map((hosts) => [...hosts]),
       expiredHolds: loaded.expiredHolds,
     };
+  }
+
+  /** `hosts` (read under the locks); those outside `locked` are added to the event type's known hosts for the next write. */
+  private met(scope: TenantScope, eventTypeId: string, hosts: readonly string[], locked: readonly string[]): readonly string[] {
+    if (hosts.some((host) => !locked.includes(host))) {
+      const key = `${scope.organizationId}|${eventTypeId}`;
+      this.knownHosts.set(key, [...new Set([...(this.knownHosts.get(key) ?? []), ...locked, ...hosts])]);
+    }
+    return hosts;
   }
 
   /** HostsChanged unless every one of `hosts` is among the `locked`. */
@@ -219,12 +243,13 @@ export class SlotDecisionService {
   }
 
   /**
-   * The rows and every outbox row they cause go to the database together, in one round trip at the end of `work`
-   * (`TransactionHost.batched`); the database's own refusal of an overlap (someone else holds the time) surfaces there.
+   * `work` in one transaction whose rows, every outbox row they cause and the request's audit entry go to the database
+   * together, in one round trip before its COMMIT (`TransactionHost.transaction`, batched); the database's own refusal
+   * of an overlap (someone else holds the time) surfaces there.
    */
   private async together<T>(field: StartField, work: () => Promise<T>): Promise<T> {
     try {
-      return await this.tx.batched(work);
+      return await this.tx.transaction(work, { batched: true });
     } catch (error) {
       if (isExclusionViolation(error)) throw slotUnavailable(field, 'already_booked');
       throw error;
