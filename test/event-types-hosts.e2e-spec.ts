@@ -1,3 +1,5 @@
+import { jest } from '@jest/globals';
+import { HostLocksRepository } from '../apps/api/src/modules/slot-decision/host-locks.repository.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, NOW, WEEKDAYS_9_TO_5 } from './support/bookings.js';
 import { addMember, createApiKey, inviteMember, registerOwner, type AddedMember, type RegisteredOwner } from './support/factories.js';
@@ -148,10 +150,24 @@ describe('event types: hosts', () => {
     expect((await book('2027-03-02T09:00:00Z')).body.booking.hostUserId).toBe(owner.userId);
     expect((await t.http.patch(`/v1/event-types/${id}`, { hostUserIds: [owner.userId, alice.userId] }, auth)).status).toBe(200);
     // The owner is taken at 10:00; the newcomer, read under the locks, gets the second booking of that time.
-    const first = await book('2027-03-02T10:00:00Z');
-    const second = await book('2027-03-02T10:00:00Z');
-    expect([first.status, second.status]).toEqual([201, 201]);
-    expect([first.body.booking.hostUserId, second.body.booking.hostUserId].sort()).toEqual([owner.userId, alice.userId].sort());
-    expect((await book('2027-03-02T10:00:00Z')).status).toBe(409);
+    const locks = jest.spyOn(t.app.get(HostLocksRepository, { strict: false }), 'lockHosts');
+    const lockedBy = async (request: () => Promise<{ status: number; body: { booking: { hostUserId: string } } }>) => {
+      locks.mockClear();
+      const res = await request();
+      return { res, locked: locks.mock.calls.map(([, hosts]) => [...hosts].sort()) };
+    };
+    try {
+      // The first write after the change locks the hosts it knew, meets alice under the locks, and starts again with her.
+      const first = await lockedBy(() => book('2027-03-02T10:00:00Z'));
+      expect(first.locked).toEqual([[owner.userId], [owner.userId, alice.userId].sort()]);
+      // The next knows her from the start: one decision.
+      const second = await lockedBy(() => book('2027-03-02T10:00:00Z'));
+      expect(second.locked).toEqual([[owner.userId, alice.userId].sort()]);
+      expect([first.res.status, second.res.status]).toEqual([201, 201]);
+      expect([first.res.body.booking.hostUserId, second.res.body.booking.hostUserId].sort()).toEqual([owner.userId, alice.userId].sort());
+      expect((await book('2027-03-02T10:00:00Z')).status).toBe(409);
+    } finally {
+      locks.mockRestore();
+    }
   });
 });

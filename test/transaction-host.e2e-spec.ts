@@ -100,10 +100,14 @@ describe('TransactionHost', () => {
       });
       return sent;
     };
+    // The probe's own lock in this file's database (other files' apps take hosts' locks on the same server meanwhile).
     const lockedHere = async (): Promise<number> =>
       (
         (await dataSource.query(
-          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`,
+          `SELECT count(*)::int AS n FROM pg_locks
+            WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND objid::bigint = (hashtext($1)::bigint & 4294967295)`,
+          ['tx-probe lock'],
         )) as { n: number }[]
       )[0].n;
 
@@ -136,6 +140,21 @@ describe('TransactionHost', () => {
     ).rejects.toThrow('the use case fails');
     expect(await values()).toEqual(['after the lock']);
     expect(await lockedHere()).toBe(0);
+
+    // A batched transaction that fails with a write still held: the write is dropped, not sent before the ROLLBACK (it
+    // would fail there and keep the ROLLBACK from being sent, leaving the lock held on a pooled connection).
+    await expect(
+      tx.transaction(
+        async () => {
+          await tx.lock('SELECT pg_advisory_xact_lock(hashtext($1))', ['tx-probe lock']);
+          await tx.write('INSERT INTO tx_probe (value) VALUES (NULL)', []);
+          throw new Error('the use case fails with a write held');
+        },
+        { batched: true },
+      ),
+    ).rejects.toThrow('the use case fails with a write held');
+    expect(await lockedHere()).toBe(0);
+    expect(await values()).toEqual(['after the lock']);
 
     let connected: unknown = 'unknown';
     await tx.transaction(async () => {

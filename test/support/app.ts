@@ -14,9 +14,9 @@ export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long'
 /** 32 bytes, base64: the key calendar secrets are sealed with in tests. */
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 /**
- * Each instance's pool in the tests. Four files run at once, some with four instances (in process or spawned),
- * against a server that may allow only 100 connections (CI's machine PostgreSQL; the embedded one allows 300):
- * 20 per instance ran that out once ("too many clients already").
+ * Each instance's pool in the tests. Four files run at once, some with four instances (in process or spawned), each
+ * also holding six LISTEN sessions: with 10 per pool they stay under the 300 connections the suite asks of its server
+ * (test/setup/global-setup.ts).
  */
 export const TEST_DB_POOL_SIZE = '10';
 

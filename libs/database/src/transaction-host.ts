@@ -141,8 +141,9 @@ export class TransactionHost {
 
   /**
    * A statement that only takes locks (`pg_advisory_xact_lock`; its rows are not read), as the first of a transaction:
-   * it travels with the transaction's `START TRANSACTION` in one message, its values written in as literals (they name
-   * what is locked, never a person). Later in a transaction it is an ordinary statement.
+   * it travels with the transaction's `START TRANSACTION` in one message, its values written in as literals, and such a
+   * message may reach the server's log (a slow lock wait): its values name what is locked (ids), never a person. Later
+   * in a transaction it is an ordinary statement.
    */
   async lock(text: string, values: readonly unknown[]): Promise<void> {
     if (!takesLocks(text)) throw new Error('lock() is for statements that take locks');

@@ -42,6 +42,8 @@ export class WriteBatch {
     this.query = query;
     this.previous = Object.getOwnPropertyDescriptor(runner, 'query');
     runner.query = (async (...args: Parameters<QueryRunner['query']>) => {
+      // A rollback drops what waits: sent first, a failing write would keep the ROLLBACK from being sent at all.
+      if (args[0] === 'ROLLBACK') this.waiting.length = 0;
       await this.flush();
       return (query as (...all: unknown[]) => Promise<unknown>)(...args);
     }) as QueryRunner['query'];

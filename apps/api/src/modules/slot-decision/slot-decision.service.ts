@@ -89,7 +89,7 @@ export class SlotDecisionService {
    * also adds them here), so a stale entry costs at most one restart, and a host removed meanwhile only one lock too
    * many until the entry expires. A write then reads nothing before its transaction.
    */
-  private readonly knownHosts = new LRUCache<string, string[]>({ max: 10_000, ttl: KNOWN_HOSTS_TTL_MS });
+  private readonly knownHosts = new LRUCache<string, string[]>({ max: 10_000, ttl: KNOWN_HOSTS_TTL_MS, noUpdateTTL: true });
 
   /** The event type's hosts, before any connection is held: the hosts a write will lock (read, or known: knownHosts). */
   async hostsOf(scope: TenantScope, eventTypeId: string): Promise<string[]> {
@@ -199,11 +199,14 @@ export class SlotDecisionService {
     };
   }
 
-  /** `hosts` (read under the locks); those outside `locked` are added to the event type's known hosts for the next write. */
+  /**
+   * `hosts` (read under the locks); those outside `locked` are added to the event type's known hosts for the next write
+   * (the entry keeps its expiry: a host removed meanwhile is locked for 30 s at most).
+   */
   private met(scope: TenantScope, eventTypeId: string, hosts: readonly string[], locked: readonly string[]): readonly string[] {
     if (hosts.some((host) => !locked.includes(host))) {
       const key = `${scope.organizationId}|${eventTypeId}`;
-      this.knownHosts.set(key, [...new Set([...(this.knownHosts.get(key) ?? []), ...locked, ...hosts])]);
+      this.knownHosts.set(key, [...new Set([...(this.knownHosts.get(key) ?? []), ...hosts])]);
     }
     return hosts;
   }
