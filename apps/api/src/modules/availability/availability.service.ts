@@ -15,7 +15,7 @@ import { AppError, Clock, Principal, daysBetween, isIanaTimeZone, tenantScope, t
 import { type EventTypeDetails, EventTypesService, schedulingDetailsOf } from '../event-types/index.js';
 import { AvailabilityCache, type ContentEncoding } from './availability-cache.service.js';
 import { hostsOf, rulesOf } from './host-availability.js';
-import { SlotReadModel } from './slot.read-model.js';
+import { type HostContactRow, SlotReadModel } from './slot.read-model.js';
 import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -91,6 +91,8 @@ export interface LoadSlotQueryOptions {
   readonly excludeBookingId?: string;
   /** Read past the booking window too (a series: the window applies to its first occurrence only). */
   readonly beyondBookingWindow?: boolean;
+  /** Read the hosts' (and stand-ins') contacts in the same statement (a booking's mails). */
+  readonly withContacts?: boolean;
 }
 
 export interface LoadedSlotQuery {
@@ -99,6 +101,8 @@ export interface LoadedSlotQuery {
   readonly expiredHolds: boolean;
   /** For explainStart as is, or computeSlots with a range added. */
   readonly query: StartQuery;
+  /** With `withContacts`, when anything was read: the contacts of the hosts and stand-ins read. */
+  readonly hostContacts?: readonly HostContactRow[];
 }
 
 function isoDateOf(instant: number): string {
@@ -182,7 +186,7 @@ export class AvailabilityService {
     /** The event type when the caller has just read it. */
     preloaded?: EventTypeDetails,
   ): Promise<LoadedSlotQuery> {
-    const { excludeBookingId = null, beyondBookingWindow = false } = options;
+    const { excludeBookingId = null, beyondBookingWindow = false, withContacts = false } = options;
     const eventType = preloaded ?? (await this.eventTypes.getForScheduling(scope, eventTypeId));
     const rules = rulesOf(eventType);
     const now = this.clock.now().getTime();
@@ -205,6 +209,7 @@ export class AvailabilityService {
       lastBookedFor: rules.schedulingType === 'round_robin' ? eventTypeId : null,
       limitsFrom: from - LIMITS_MARGIN_MS,
       limitsTo: to + LIMITS_MARGIN_MS,
+      withContacts,
     };
     const data = await this.slotReadModel.load(scope, hostIds, hostQuery);
     const hosts = hostsOf(hostIds, eventTypeId, rules, data);
@@ -212,10 +217,16 @@ export class AvailabilityService {
     const standInIds = [...new Set(data.outOfOffice.flatMap((entry) => (entry.redirectToUserId ? [entry.redirectToUserId] : [])))].filter(
       (userId) => !hostIds.includes(userId),
     );
-    if (standInIds.length === 0) return { eventType, query: { rules, now, hosts }, expiredHolds: data.expiredHolds };
+    const hostContacts = withContacts ? data.contacts : undefined;
+    if (standInIds.length === 0) return { eventType, query: { rules, now, hosts }, expiredHolds: data.expiredHolds, hostContacts };
     const standInData = await this.slotReadModel.load(scope, standInIds, { ...hostQuery, lastBookedFor: null });
     const standIns = hostsOf(standInIds, eventTypeId, rules, standInData);
-    return { eventType, query: { rules, now, hosts, standIns }, expiredHolds: data.expiredHolds || standInData.expiredHolds };
+    return {
+      eventType,
+      query: { rules, now, hosts, standIns },
+      expiredHolds: data.expiredHolds || standInData.expiredHolds,
+      hostContacts: withContacts ? [...data.contacts, ...standInData.contacts] : undefined,
+    };
   }
 
   /**

@@ -50,6 +50,16 @@ export interface HostDataQuery {
   /** Starts counted toward the hosts' booking limits lie in [limitsFrom, limitsTo), epoch ms (whole local weeks). */
   limitsFrom: number;
   limitsTo: number;
+  /** Read the hosts' names and emails too (a booking's mails, so that it reads nothing after its writes). */
+  withContacts?: boolean;
+}
+
+/** A host's membership as its mails name it (the team module's `members`). */
+export interface HostContactRow {
+  userId: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
 }
 
 /** A host's booking limits (contract § 17) and the starts they count: its bookings and live holds, each start once. */
@@ -74,6 +84,8 @@ export interface HostData {
   expiredHolds: boolean;
   /** The hosts with booking limits, and what they count. */
   limits: HostLimitRow[];
+  /** With `withContacts`: each host's membership contact. */
+  contacts: HostContactRow[];
 }
 
 interface RawHostData {
@@ -85,6 +97,7 @@ interface RawHostData {
   last_booked: [string, number][];
   expired_holds: boolean;
   limits: [string, { perDay: number | null; perWeek: number | null }, number[], number[]][];
+  contacts: [string, string, string | null, string | null][];
 }
 
 /**
@@ -154,6 +167,7 @@ export class SlotReadModel {
         lastBookedAt: new Map(),
         expiredHolds: false,
         limits: [],
+        contacts: [],
       };
     const [row] = await this.tx.prepared<RawHostData>(
       'slot-read-model-load',
@@ -220,7 +234,10 @@ export class SlotReadModel {
                      AND bh.during && tstzrange(to_timestamp($11::float8 / 1000), to_timestamp($12::float8 / 1000), '[)')
                      AND lower(bh.during) >= to_timestamp($11::float8 / 1000)
                      AND ($8::text IS NULL OR bh.booking_id <> $8::text)) l
-           WHERE m.organization_id = $1 AND m.user_id = ANY($2::text[]) AND m.booking_limits IS NOT NULL) AS limits`,
+           WHERE m.organization_id = $1 AND m.user_id = ANY($2::text[]) AND m.booking_limits IS NOT NULL) AS limits,
+         (SELECT coalesce(json_agg(json_build_array(m.user_id, m.email, m.first_name, m.last_name)), '[]')
+            FROM members m
+           WHERE $13::boolean AND m.organization_id = $1 AND m.user_id = ANY($2::text[])) AS contacts`,
       [
         scope.organizationId,
         hostUserIds,
@@ -234,6 +251,7 @@ export class SlotReadModel {
         query.now,
         query.limitsFrom,
         query.limitsTo,
+        query.withContacts === true,
       ],
     );
     return {
@@ -262,6 +280,7 @@ export class SlotReadModel {
         starts,
         holdExpiries,
       })),
+      contacts: row.contacts.map(([userId, email, firstName, lastName]) => ({ userId, email, firstName, lastName })),
     };
   }
 }

@@ -6,7 +6,7 @@ import { type BookingForCalendar, CalendarWriteBack } from '../calendar-writes/i
 import { type EventTypeSummary, EventTypesService, type Reminder } from '../event-types/index.js';
 import { MailOutbox, type OutgoingMail } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/index.js';
-import { TeamService } from '../team/index.js';
+import { contactOf, TeamService } from '../team/index.js';
 import { type BookingMailFacts, bookingMails, type BookingMailKind, type Contact, reminderMails } from './booking-mail.js';
 import { attendeeNameOf, bookingDetailView } from './booking-views.js';
 
@@ -200,8 +200,15 @@ export class BookingEffectsService {
    * before its writes: inside a batched transaction, a read after the first write sends the writes waiting before it,
    * so reading first lets the rows, the mails and the rest leave in one round trip.
    */
-  async contactsFor(scope: TenantScope, hostUserIds: readonly string[]): Promise<ReadonlyMap<string, Contact> | undefined> {
-    return scope.livemode ? this.team.contactsOf(scope, hostUserIds) : undefined;
+  async contactsFor(
+    scope: TenantScope,
+    hostUserIds: readonly string[],
+    /** The hosts' members as a read before this one already gave them (the slot decision's), when it did. */
+    read?: readonly { userId: string; email: string; firstName: string | null; lastName: string | null }[],
+  ): Promise<ReadonlyMap<string, Contact> | undefined> {
+    if (!scope.livemode) return undefined;
+    if (read === undefined) return this.team.contactsOf(scope, hostUserIds);
+    return new Map(read.filter((member) => hostUserIds.includes(member.userId)).map((member) => [member.userId, contactOf(member)]));
   }
 
   /** Test-mode bookings send no mail (api-rules.md § Test mode). */

@@ -87,7 +87,7 @@ export class BookingCreateService {
     if (visitor) await this.visitors.admit(scope, visitor);
     const decided = await this.decideOne(scope, request, locked);
     // Every read before the first write: the writes then leave together, in one round trip (SlotDecision's write).
-    const contacts = await this.effects.contactsFor(scope, decided.hostUserIds);
+    const contacts = await this.effects.contactsFor(scope, decided.hostUserIds, decided.hostContacts);
     const { booking, token } = await this.writeOne(scope, request, decided);
     if (visitor) await this.visitors.record(scope, visitor, booking.id);
     await this.handOffOne(scope, booking, token, decided, contacts);
@@ -118,7 +118,8 @@ export class BookingCreateService {
       }
     }
     await this.slots.lock(scope, locked);
-    return this.slots.decide(scope, dto.eventTypeId, start, locked, { field: 'startTime' });
+    // In live mode the decision reads the hosts' contacts with their slot data (the mails need them, test mode sends none).
+    return this.slots.decide(scope, dto.eventTypeId, start, locked, { field: 'startTime', withContacts: scope.livemode });
   }
 
   /**

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { explainSeries, explainStart, occupiedHosts, type StartQuery, type StartVerdict } from '@app/availability';
 import { AppError, ErrorCode, isExclusionViolation, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
-import { AvailabilityService } from '../availability/index.js';
+import { AvailabilityService, type HostContactRow } from '../availability/index.js';
 import { type EventTypeDetails, EventTypesService } from '../event-types/index.js';
 import { IdempotencyService, type StoredResponse } from '../idempotency/index.js';
 import { HostLocksRepository } from './host-locks.repository.js';
@@ -58,6 +58,8 @@ export interface Decision {
   hostUserIds: string[];
   /** A host has an expired hold still stored: booking-core's HoldRows.clearExpired must run before the insert. */
   expiredHolds: boolean;
+  /** Asked for (`withContacts`): the contacts of the hosts the decision could choose, read in its slot read. */
+  hostContacts?: readonly HostContactRow[];
 }
 
 /** What a series' decision settled, read under the hosts' locks: each occurrence's hosts. */
@@ -142,13 +144,13 @@ export class SlotDecisionService {
     eventTypeId: string,
     start: number,
     locked: readonly string[],
-    options: { field: StartField; excludeId?: string; preferred?: string },
+    options: { field: StartField; excludeId?: string; preferred?: string; withContacts?: boolean },
   ): Promise<Decision> {
     const loaded = await this.availability.loadSlotQuery(
       scope,
       eventTypeId,
       { from: start, to: start },
-      { excludeBookingId: options.excludeId },
+      { excludeBookingId: options.excludeId, withContacts: options.withContacts },
     );
     this.assertLocked(this.met(scope, eventTypeId, hostsAndStandIns(loaded.query), locked), locked);
     const verdict = this.verdict(loaded.query, start, options.preferred);
@@ -157,6 +159,7 @@ export class SlotDecisionService {
       eventType: loaded.eventType,
       hostUserIds: occupiedHosts(loaded.query.rules, verdict),
       expiredHolds: loaded.expiredHolds,
+      hostContacts: loaded.hostContacts,
     };
   }
 

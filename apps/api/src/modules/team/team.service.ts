@@ -46,6 +46,14 @@ function limitsOf(dto: BookingLimitsDto | null): Member['bookingLimits'] {
 }
 
 /** Organizations and their members: registration's organization, names, roles, removal (invitations: InvitationsService). */
+/** A member as booking mails name it: its email, and its first and last names joined (null without either). */
+export function contactOf(member: { email: string; firstName: string | null; lastName: string | null }): {
+  email: string;
+  name: string | null;
+} {
+  return { email: member.email, name: [member.firstName, member.lastName].filter(Boolean).join(' ') || null };
+}
+
 @Injectable()
 export class TeamService {
   constructor(
@@ -113,11 +121,7 @@ export class TeamService {
   /** Email and display name of each user id that is a member here, for booking mails. */
   async contactsOf(scope: TenantScope, userIds: readonly string[]): Promise<Map<string, { email: string; name: string | null }>> {
     const members = await this.repository.contactsOf(scope, userIds);
-    return new Map(
-      members
-        .filter((m) => m.userId !== null)
-        .map((m) => [m.userId as string, { email: m.email, name: [m.firstName, m.lastName].filter(Boolean).join(' ') || null }]),
-    );
+    return new Map(members.filter((m) => m.userId !== null).map((m) => [m.userId as string, contactOf(m)]));
   }
 
   /** The same for several organizations at once (a job's round), in one statement: by organization id, then user id. */
@@ -126,7 +130,7 @@ export class TeamService {
     for (const m of await this.repository.contactsAcross(keys)) {
       if (m.userId === null) continue;
       const contacts = byOrganization.get(m.organizationId) ?? new Map<string, { email: string; name: string | null }>();
-      contacts.set(m.userId, { email: m.email, name: [m.firstName, m.lastName].filter(Boolean).join(' ') || null });
+      contacts.set(m.userId, contactOf(m));
       byOrganization.set(m.organizationId, contacts);
     }
     return byOrganization;

@@ -1,0 +1,72 @@
+import { jest } from '@jest/globals';
+import pg from 'pg';
+import { startTestApp, type TestApp } from './support/app.js';
+import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
+
+/**
+ * Round trips to PostgreSQL of the hot paths (issue 40, docs/performance.md § Hot paths): each is a wake-up of both
+ * processes, the unit of a request's cost. An instance without background jobs, so every message counted is the
+ * request's own (bench/round-trips.bench.ts counts the same, and lists them).
+ */
+describe('round trips to PostgreSQL per request', () => {
+  let t: TestApp;
+  let org: BookingOrg;
+  let slot = Date.parse('2027-03-02T09:00:00Z');
+  const next = (): string => new Date((slot += 30 * 60_000)).toISOString();
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { RUN_WORKERS: 'false' } });
+    org = await bookingOrg(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** Every message the app's connections send while `request` runs. */
+  async function messagesOf(request: () => Promise<{ status: number }>, status: number): Promise<string[]> {
+    const query = jest.spyOn(pg.Client.prototype, 'query');
+    try {
+      expect((await request()).status).toBe(status);
+      return query.mock.calls.map(([first]) => String(typeof first === 'string' ? first : (first as { text?: string }).text));
+    } finally {
+      query.mockRestore();
+    }
+  }
+
+  const book = (extra: Record<string, unknown> = {}) =>
+    t.http.post('/v1/bookings', bookingBody(org.eventTypeId, next(), extra), { apiKey: org.apiKey });
+
+  it('a booking: six (the key; BEGIN with the locks; the event type; the slot read with the contacts; the writes; COMMIT)', async () => {
+    await book();
+    const messages = await messagesOf(() => book(), 201);
+    expect(messages).toHaveLength(6);
+    expect(messages[1]).toMatch(/^START TRANSACTION;\s*SELECT count\(pg_advisory_xact_lock/);
+    expect(messages[5]).toBe('COMMIT');
+    // The rows, the outbox rows and the audit entry leave together.
+    expect(messages[4]).toMatch(/INSERT INTO bookings[\s\S]*INSERT INTO mail_outbox[\s\S]*INSERT INTO audit_entries/);
+  });
+
+  it('a hold: six; the booking through it: seven (the hold read before the event type; the contacts on their own)', async () => {
+    const hold = () => {
+      const startTime = next();
+      slot -= 30 * 60_000;
+      return t.http.post('/v1/holds', { eventTypeId: org.eventTypeId, startTime, timezone: 'UTC' }, { apiKey: org.apiKey });
+    };
+    const warm = await hold();
+    expect((await book({ holdId: warm.body.hold.id })).status).toBe(201);
+    let holdId = '';
+    const held = await messagesOf(async () => {
+      const res = await hold();
+      holdId = res.body.hold.id;
+      return res;
+    }, 201);
+    expect(held).toHaveLength(6);
+    expect(await messagesOf(() => book({ holdId }), 201)).toHaveLength(7);
+  });
+
+  it('a warm GET /v1/availability: two (the key, the cache fingerprint)', async () => {
+    const path = `/v1/availability?eventTypeId=${org.eventTypeId}&start=2027-03-08&end=2027-03-12&timezone=UTC`;
+    expect((await t.http.get(path, { apiKey: org.apiKey })).status).toBe(200);
+    expect(await messagesOf(() => t.http.get(path, { apiKey: org.apiKey }), 200)).toHaveLength(2);
+  });
+});
