@@ -1,7 +1,7 @@
 import { addDays, DAY_MS } from './calendar.js';
 import { computeSlots, createEngine } from './slots.js';
 import type { Slot, SlotQuery } from './types.js';
-import { dayStartInstant, localDateOf } from './zoned-time.js';
+import { dayStartInstant, localDateOf } from './zone-days.js';
 
 /**
  * The first instant at which the passing of time alone changes what `computeSlots(query)` returned

@@ -1,6 +1,5 @@
-import { dayOfWeek, epochDayToCivil, epochDayToIsoDate, isoDateToEpochDay } from './calendar.js';
-import type { ZoneDays } from './zone-days.js';
-import { localEpochDayOf, startOfDay } from './zoned-time.js';
+import { dayOfWeek, epochDayToIsoDate, isoDateToEpochDay } from './calendar.js';
+import { ZoneDays } from './zone-days.js';
 
 /**
  * Host booking limits (contract § 17): one person's load across every event type. A host at a limit is not offered
@@ -44,14 +43,14 @@ export function weekOf(date: string): string {
 export function countLoad(starts: readonly number[], timeZone: string): LoadCounts {
   const perDay = new Map<number, number>();
   const perWeek = new Map<number, number>();
-  // In order, the zone is asked only where a new local day begins (a few times per day, not once per start).
+  // In order, the zone's table is asked only where a new local day begins (not once per start).
   const sorted = [...new Set(starts)].sort((a, b) => a - b);
   let day = 0;
   let nextDayStart = -Infinity;
   for (const start of sorted) {
     if (start >= nextDayStart) {
-      day = localEpochDayOf(start, timeZone);
-      nextDayStart = startOfDay(epochDayToCivil(day + 1), timeZone).epochMilliseconds;
+      day = ZoneDays.localDay(start, timeZone);
+      nextDayStart = ZoneDays.dayStartOf(day + 1, timeZone);
     }
     perDay.set(day, (perDay.get(day) ?? 0) + 1);
     const monday = mondayOf(day);

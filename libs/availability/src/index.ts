@@ -6,15 +6,12 @@ export { slotsValidUntil } from './expiry.js';
 export * from './host-limits.js';
 export { addDays } from './calendar.js';
 export {
-  countByLocalDate,
-  dayStartInstant,
   EARLIEST_INSTANT,
   formatInstantInZone,
   inputTimestampInstant,
   isStorableInstant,
   LATEST_INSTANT,
-  localDateOf,
   localDateTimeToInstant,
   parseInputTimestamp,
 } from './zoned-time.js';
-export { formatInstantsInZone } from './zone-days.js';
+export { countByLocalDate, dayStartInstant, formatInstantsInZone, localDateOf } from './zone-days.js';

@@ -2,7 +2,7 @@ import { DAY_MS, HOUR_MS, MINUTE_MS, addDays } from './calendar.js';
 import type { EventTypeRules, HostAvailability, Slot, SlotQuery, StartQuery, UnavailableReason } from './types.js';
 import { prepareHost, standInAt } from './windows.js';
 import type { HostDay, PreparedHost, ZoneDaysCache } from './windows.js';
-import { dayStartInstant } from './zoned-time.js';
+import { dayStartInstant } from './zone-days.js';
 
 /** Everything rule 3 and the grid need, derived once per query. */
 export interface Engine {

@@ -1,8 +1,17 @@
-import { DAY_MS, epochDayToCivil, epochDayToIsoDate, formatWallTime } from './calendar.js';
+import { DAY_MS, epochDayToCivil, epochDayToIsoDate, formatWallTime, isoDateToEpochDay } from './calendar.js';
 import { formatInstantInZone, localEpochDayOf, nextTransitionAfter, offsetSuffix, resolveWallTime, startOfDay } from './zoned-time.js';
+
+/** A zone's table is built in blocks of this many local dates (aligned on epoch days), each once per process. */
+const BLOCK_DAYS = 64;
+/** Blocks kept (some 2 KB each): a year of every zone in use is a few hundred; past the bound the oldest goes. */
+const MAX_BLOCKS = 4096;
 
 /**
  * The local days of one zone over a span of dates, as instants.
+ *
+ * Tables are cut from blocks of 64 dates shared by every computation in the process: a zone's rules (tzdata) do not
+ * change while it runs, so what Temporal said of a date once stands. A cold availability query then asks Temporal
+ * nothing for the zones and dates earlier queries met (its hosts' zones, the asked zone, the limits' weeks).
  *
  * Temporal is asked once for the start of the span and for the next offset transition. On a day
  * that starts at a real midnight and has no transition before the next one, local time and elapsed
@@ -12,7 +21,7 @@ import { formatInstantInZone, localEpochDayOf, nextTransitionAfter, offsetSuffix
  * per zone instead of one per window boundary.
  */
 export class ZoneDays {
-  private readonly resolved = new Map<number, number>();
+  private static readonly blocks = new Map<string, ZoneDays>();
 
   private constructor(
     readonly timeZone: string,
@@ -21,9 +30,61 @@ export class ZoneDays {
     private readonly starts: readonly number[],
     /** Offset suffix of a transition-free day, or null when the day needs Temporal. */
     private readonly offsets: readonly (string | null)[],
+    /** Wall times of days with a transition, resolved by Temporal (shared with the block the table was cut from). */
+    private readonly resolved = new Map<number, number>(),
   ) {}
 
+  /** The table of local dates firstDay … lastDay, cut from the process's blocks. */
   static build(timeZone: string, firstDay: number, lastDay: number): ZoneDays {
+    if (lastDay < firstDay) return ZoneDays.compute(timeZone, firstDay, lastDay);
+    const first = ZoneDays.block(timeZone, Math.floor(firstDay / BLOCK_DAYS));
+    if (lastDay <= first.lastDay) return first.slice(firstDay, lastDay);
+    const starts: number[] = [];
+    const offsets: (string | null)[] = [];
+    let block = first;
+    for (;;) {
+      const end = Math.min(lastDay, block.lastDay);
+      for (let day = Math.max(firstDay, block.firstDay); day <= end; day++) {
+        starts.push(block.starts[day - block.firstDay]);
+        offsets.push(block.offsets[day - block.firstDay]);
+      }
+      if (end === lastDay) {
+        starts.push(block.starts[lastDay + 1 - block.firstDay]);
+        return new ZoneDays(timeZone, firstDay, starts, offsets);
+      }
+      block = ZoneDays.block(timeZone, Math.floor(block.lastDay / BLOCK_DAYS) + 1);
+    }
+  }
+
+  /** The local date (epoch day) holding an instant in `timeZone`: localEpochDayOf from the shared blocks. */
+  static localDay(instant: number, timeZone: string): number {
+    // Offsets are within a day of UTC, so the date is in the block of the UTC date or a neighbour.
+    const index = Math.floor(Math.floor(instant / DAY_MS) / BLOCK_DAYS);
+    for (const candidate of [index, index - 1, index + 1]) {
+      const day = ZoneDays.block(timeZone, candidate).dayOf(instant);
+      if (day !== undefined) return day;
+    }
+    return localEpochDayOf(instant, timeZone);
+  }
+
+  /** The first instant of a local date (epoch day) in `timeZone`, from the shared blocks. */
+  static dayStartOf(epochDay: number, timeZone: string): number {
+    return ZoneDays.block(timeZone, Math.floor(epochDay / BLOCK_DAYS)).dayStart(epochDay);
+  }
+
+  private static block(timeZone: string, index: number): ZoneDays {
+    const key = `${timeZone}\u0000${index}`;
+    let block = ZoneDays.blocks.get(key);
+    if (block === undefined) {
+      block = ZoneDays.compute(timeZone, index * BLOCK_DAYS, index * BLOCK_DAYS + BLOCK_DAYS - 1);
+      if (ZoneDays.blocks.size >= MAX_BLOCKS) ZoneDays.blocks.delete(ZoneDays.blocks.keys().next().value as string);
+      ZoneDays.blocks.set(key, block);
+    }
+    return block;
+  }
+
+  /** The table computed from Temporal alone, without the blocks (a block itself; tests compare the two). */
+  static compute(timeZone: string, firstDay: number, lastDay: number): ZoneDays {
     const starts: number[] = [];
     const offsets: (string | null)[] = [];
     let anchored = true;
@@ -50,7 +111,18 @@ export class ZoneDays {
 
   /** Builds the table for every local date touched by [from, to] (instants). */
   static covering(timeZone: string, from: number, to: number): ZoneDays {
-    return ZoneDays.build(timeZone, localEpochDayOf(from, timeZone), localEpochDayOf(to, timeZone));
+    return ZoneDays.build(timeZone, ZoneDays.localDay(from, timeZone), ZoneDays.localDay(to, timeZone));
+  }
+
+  private slice(firstDay: number, lastDay: number): ZoneDays {
+    const from = firstDay - this.firstDay;
+    return new ZoneDays(
+      this.timeZone,
+      firstDay,
+      this.starts.slice(from, lastDay - this.firstDay + 2),
+      this.offsets.slice(from, lastDay - this.firstDay + 1),
+      this.resolved,
+    );
   }
 
   get lastDay(): number {
@@ -109,4 +181,30 @@ export function formatInstantsInZone(instants: readonly number[], timeZone: stri
   }
   const days = ZoneDays.covering(timeZone, earliest, latest);
   return instants.map((instant) => days.format(instant));
+}
+
+/** First instant of a local date: midnight, or the end of a gap that swallows midnight. */
+export function dayStartInstant(date: string, timeZone: string): number {
+  return ZoneDays.dayStartOf(isoDateToEpochDay(date), timeZone);
+}
+
+export function localDateOf(instant: number, timeZone: string): string {
+  return epochDayToIsoDate(ZoneDays.localDay(instant, timeZone));
+}
+
+/** Bookings per local date in `timeZone`; a table lookup per distinct date, not per booking. */
+export function countByLocalDate(startInstants: readonly number[], timeZone: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const sorted = [...startInstants].sort((a, b) => a - b);
+  let date = '';
+  let nextDayStart = -Infinity;
+  for (const instant of sorted) {
+    if (instant >= nextDayStart) {
+      const epochDay = ZoneDays.localDay(instant, timeZone);
+      date = epochDayToIsoDate(epochDay);
+      nextDayStart = ZoneDays.dayStartOf(epochDay + 1, timeZone);
+    }
+    counts[date] = (counts[date] ?? 0) + 1;
+  }
+  return counts;
 }

@@ -18,6 +18,11 @@ import {
 import { ZoneDays } from './zone-days.js';
 
 const iso = (instant: number): string => new Date(instant).toISOString();
+/** Temporal's own answers, the oracle for the day tables (dayStartInstant and localDateOf read those tables). */
+const temporalDayStart = (epochDay: number, zone: string): number =>
+  Temporal.PlainDate.from(epochDayToIsoDate(epochDay)).toZonedDateTime({ timeZone: zone }).epochMilliseconds;
+const temporalDate = (instant: number, zone: string): string =>
+  Temporal.Instant.fromEpochMilliseconds(instant).toZonedDateTimeISO(zone).toPlainDate().toString();
 
 describe('localDateTimeToInstant: gaps mean the gap end, repeats mean the first occurrence', () => {
   it.each([
@@ -187,7 +192,8 @@ describe('properties of the zone helpers', () => {
             ? '24:00'
             : `${String(Math.floor(fiveMinutes / 12)).padStart(2, '0')}:${String((fiveMinutes % 12) * 5).padStart(2, '0')}`;
         expect(days.wallToInstant(epochDay, parseWallTime(time))).toBe(localDateTimeToInstant(epochDayToIsoDate(epochDay), time, zone));
-        expect(days.dayStart(epochDay)).toBe(dayStartInstant(epochDayToIsoDate(epochDay), zone));
+        expect(days.dayStart(epochDay)).toBe(temporalDayStart(epochDay, zone));
+        expect(dayStartInstant(epochDayToIsoDate(epochDay), zone)).toBe(temporalDayStart(epochDay, zone));
       }),
       { numRuns: 400 },
     );
@@ -210,9 +216,43 @@ describe('properties of the zone helpers', () => {
       fc.property(zones, instants, (zone, instant) => {
         const days = ZoneDays.covering(zone, instant - 86_400_000, instant + 86_400_000);
         const day = days.dayOf(instant);
-        expect(day === undefined ? undefined : epochDayToIsoDate(day)).toBe(localDateOf(instant, zone));
+        expect(day === undefined ? undefined : epochDayToIsoDate(day)).toBe(temporalDate(instant, zone));
+        expect(localDateOf(instant, zone)).toBe(temporalDate(instant, zone));
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('tables cut from the shared blocks equal tables computed from Temporal alone, across blocks and centuries', () => {
+    fc.assert(
+      fc.property(
+        zones,
+        fc.integer({ min: isoDateToEpochDay('1890-01-01'), max: isoDateToEpochDay('2110-12-31') }),
+        fc.integer({ min: 0, max: 200 }),
+        (zone, firstDay, length) => {
+          const lastDay = firstDay + length;
+          const cut = ZoneDays.build(zone, firstDay, lastDay);
+          const computed = ZoneDays.compute(zone, firstDay, lastDay);
+          expect([cut.firstDay, cut.lastDay]).toEqual([computed.firstDay, computed.lastDay]);
+          for (let day = firstDay; day <= lastDay + 1; day++) expect(cut.dayStart(day)).toBe(computed.dayStart(day));
+          for (let day = firstDay; day <= lastDay; day++) {
+            const noon = computed.wallToInstant(day, 12 * 3_600_000);
+            expect([cut.wallToInstant(day, 12 * 3_600_000), cut.format(noon), cut.dayOf(noon)]).toEqual([noon, computed.format(noon), day]);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it.each([
+    ['0001-01-01T00:00:00Z', 'Pacific/Kiritimati'],
+    ['0001-01-01T00:00:00Z', 'America/Adak'],
+    ['9999-12-31T23:59:59.999Z', 'Pacific/Pago_Pago'],
+    ['1969-12-31T23:59:59.999Z', 'Asia/Manila'],
+  ])('the blocks know the local date of %s in %s, at the ends of the storable range', (text, zone) => {
+    const instant = Date.parse(text);
+    expect(localDateOf(instant, zone)).toBe(temporalDate(instant, zone));
+    expect(dayStartInstant(localDateOf(instant, zone), zone)).toBe(temporalDayStart(isoDateToEpochDay(localDateOf(instant, zone)), zone));
   });
 });

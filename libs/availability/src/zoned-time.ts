@@ -1,5 +1,5 @@
 import { Temporal } from 'temporal-polyfill';
-import { type CivilDate, DAY_MS, civilToEpochDay, epochDayToCivil, epochDayToIsoDate, parseIsoDate, parseWallTime } from './calendar.js';
+import { type CivilDate, DAY_MS, civilToEpochDay, epochDayToCivil, parseIsoDate, parseWallTime } from './calendar.js';
 
 /**
  * Time-zone conversions. Every offset comes from Temporal (tzdata); the process time zone and
@@ -51,32 +51,6 @@ export function inputTimestampInstant(iso: string, timeZone: string): number | n
 export function formatInstantInZone(instant: number, timeZone: string): string {
   const zoned = toZoned(instant, timeZone);
   return `${zoned.toPlainDateTime().toString({ fractionalSecondDigits: 3 })}${offsetSuffix(zoned)}`;
-}
-
-export function localDateOf(instant: number, timeZone: string): string {
-  return epochDayToIsoDate(localEpochDayOf(instant, timeZone));
-}
-
-/** First instant of a local date: midnight, or the end of a gap that swallows midnight. */
-export function dayStartInstant(date: string, timeZone: string): number {
-  return startOfDay(parseIsoDate(date), timeZone).epochMilliseconds;
-}
-
-/** Bookings per local date in `timeZone`; two Temporal conversions per distinct date, not per booking. */
-export function countByLocalDate(startInstants: readonly number[], timeZone: string): Record<string, number> {
-  const counts: Record<string, number> = {};
-  const sorted = [...startInstants].sort((a, b) => a - b);
-  let date = '';
-  let nextDayStart = -Infinity;
-  for (const instant of sorted) {
-    if (instant >= nextDayStart) {
-      const epochDay = localEpochDayOf(instant, timeZone);
-      date = epochDayToIsoDate(epochDay);
-      nextDayStart = startOfDay(epochDayToCivil(epochDay + 1), timeZone).epochMilliseconds;
-    }
-    counts[date] = (counts[date] ?? 0) + 1;
-  }
-  return counts;
 }
 
 export function localEpochDayOf(instant: number, timeZone: string): number {
