@@ -693,4 +693,117 @@ describe('admin console in a browser', () => {
     await occurrences.locator('.badge.cancelled').nth(1).waitFor();
     await context.close();
   }, 60_000);
+
+  it('scheduling policies: a member’s booking limits, an event type’s attendee change policy, an absence for the member and its booking reassigned', async () => {
+    // The member hosts an event type of its own, with a confirmed booking on Friday 2027-03-05 at 10:00 UTC; the owner is
+    // free then (UTC weekdays 09:00-17:00, nothing booked or busy that Friday). Made last in the file: the owner test
+    // counts the organization's bookings, the member test the member's (none) and its absences.
+    const key = (await createApiKey(t.http, owner.accessToken, { rateLimitPerMinute: 10000 })).apiKey;
+    await putSchedule(t, { apiKey: key }, 'UTC', WEEKDAYS_9_TO_5, member.userId);
+    const memberCallId = await createEventType(
+      t,
+      { apiKey: key },
+      { title: 'Member call', slug: 'member-call', durationMinutes: 30, hostUserIds: [member.userId] },
+    );
+    const made = await t.http.post(
+      '/v1/bookings',
+      bookingBody(memberCallId, '2027-03-05T10:00:00Z', { attendee: { email: 'away@example.com', firstName: 'Ada' } }),
+      { apiKey: key },
+    );
+    expect([made.status, made.body.booking?.hostUserId]).toEqual([201, member.userId]);
+    const bookingId = made.body.booking.id as string;
+
+    const { context, page } = await newPage();
+    await page.goto('/admin/');
+    await signInByKeyboard(page, owner.email, owner.password);
+
+    // Team: the member's booking limits, saved from its row.
+    await go(page, 'Team', 'Team');
+    const limits = page.getByRole('form', { name: `Booking limits of ${member.email}` });
+    await limits.getByLabel(`Bookings per day of ${member.email}`).fill('3');
+    await limits.getByLabel(`Bookings per week of ${member.email}`).fill('12');
+    await limits.getByRole('button', { name: 'Save' }).click();
+    const memberLimits = async () =>
+      (
+        (await json(`/v1/organizations/${owner.organizationId}/members?limit=100`)).members as Array<{ id: string; bookingLimits: unknown }>
+      ).find((m) => m.id === member.memberId)!.bookingLimits;
+    await eventually(async () => ((await memberLimits()) === null ? undefined : true), 5000, 'the member’s booking limits saved');
+    expect(await memberLimits()).toEqual({ perDay: 3, perWeek: 12 });
+
+    // Event types: the attendee change policy of the member's event type.
+    await go(page, 'Event types', 'Event types');
+    await page.getByRole('link', { name: 'Member call' }).click();
+    await page.getByRole('heading', { name: 'Edit event type' }).waitFor();
+    await page.getByText('Attendee changes').click();
+    await expect(page.getByLabel('Attendees may cancel').isChecked()).resolves.toBe(true);
+    await page.getByLabel('Notice to cancel (minutes)').fill('1440');
+    await page.getByLabel('Notice to reschedule (minutes)').fill('2880');
+    await page.getByRole('button', { name: 'Save event type' }).click();
+    await page.getByRole('heading', { name: 'Event types', exact: true }).waitFor();
+    const policy = (await json(`/v1/event-types/${memberCallId}`)).eventType;
+    expect([policy.attendeeCancellation, policy.attendeeRescheduling]).toEqual([
+      { allowed: true, noticeMinutes: 1440 },
+      { allowed: true, noticeMinutes: 2880 },
+    ]);
+    // The policy in force is the event type's current one: the booking made before shows it.
+    const governed = (await json(`/v1/bookings/${bookingId}`)).booking;
+    expect([governed.attendeeCanCancelUntil, governed.attendeeCanRescheduleUntil]).toEqual([
+      '2027-03-04T10:00:00.000Z',
+      '2027-03-03T10:00:00.000Z',
+    ]);
+
+    // Out of office: Friday for the member (the owner's picker), the owner taking its bookings; the booking is listed.
+    await go(page, 'Out of office', 'Out of office');
+    await page.getByLabel('Member', { exact: true }).selectOption({ label: member.email });
+    await page.getByText("Dates in UTC, the member's zone").waitFor();
+    await expect(page.getByLabel('Teammate who takes the bookings').locator('option').allTextContents()).resolves.not.toContain(
+      member.email,
+    );
+    await page.getByLabel('First day').fill('2027-03-05');
+    await page.getByLabel('Last day').fill('2027-03-05');
+    await page.getByLabel('Note').fill('Sick day');
+    await page.getByLabel('Teammate who takes the bookings').selectOption({ label: owner.email });
+    await page.getByRole('button', { name: 'Save absence' }).click();
+    const absence = page.getByRole('table', { name: 'Absences' }).getByRole('row').filter({ hasText: '5 Mar 2027' });
+    const reassign = absence.getByRole('button', { name: `Reassign ${bookingId}` });
+    await reassign.waitFor();
+    await expect(absence.getByRole('cell').allTextContents()).resolves.toEqual([
+      member.email,
+      expect.stringContaining('5 Mar 2027, 01:00'), // the member's UTC midnight, shown in the owner's Berlin time
+      expect.stringContaining('6 Mar 2027, 01:00'),
+      owner.email,
+      expect.stringContaining('5 Mar 2027, 11:00'),
+      'Remove',
+    ]);
+    // Whole dates in the member's zone (its schedule's, UTC), not the signed-in owner's (Berlin); the owner its stand-in.
+    const entries = (await json(`/v1/out-of-office?userId=${member.userId}&from=2027-03-01T00:00:00Z&to=2027-04-01T00:00:00Z`))
+      .outOfOffice as Array<Record<string, unknown>>;
+    expect(entries).toEqual([
+      expect.objectContaining({
+        userId: member.userId,
+        startsAt: '2027-03-05T00:00:00.000Z',
+        endsAt: '2027-03-06T00:00:00.000Z',
+        note: 'Sick day',
+        redirectToUserId: owner.userId,
+        affectedBookings: [{ id: bookingId, startsAt: '2027-03-05T10:00:00.000Z', status: 'confirmed' }],
+      }),
+    ]);
+    await check(page, 'out-of-office');
+
+    // Reassign: the page says so, the booking is the owner's, and it is no longer affected.
+    await reassign.click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Reassigned to ${owner.email}.` })
+      .waitFor();
+    const reassigned = (await json(`/v1/bookings/${bookingId}`)).booking;
+    expect([reassigned.status, reassigned.hostUserId, reassigned.hostUserIds, reassigned.startsAt]).toEqual([
+      'confirmed',
+      owner.userId,
+      [owner.userId],
+      '2027-03-05T10:00:00.000Z',
+    ]);
+    await reassign.waitFor({ state: 'detached' });
+    await context.close();
+  }, 60_000);
 });

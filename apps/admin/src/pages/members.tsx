@@ -22,6 +22,8 @@ export function MemberSelect(props: {
   value: string;
   onChange: (userId: string) => void;
   anyLabel?: string;
+  /** A user left out of the choices (the absent member, who cannot stand in for itself). */
+  exclude?: string;
 }): JSX.Element {
   const members = useMembers();
   return (
@@ -30,7 +32,7 @@ export function MemberSelect(props: {
         <select {...control} value={props.value} onChange={(e) => props.onChange(inputValue(e))}>
           {props.anyLabel !== undefined && <option value="">{props.anyLabel}</option>}
           {(members.data ?? [])
-            .filter((member) => member.userId)
+            .filter((member) => member.userId && member.userId !== props.exclude)
             .map((member) => (
               <option key={member.id} value={member.userId!}>
                 {member.email}

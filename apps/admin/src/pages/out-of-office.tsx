@@ -30,10 +30,17 @@ export function OutOfOfficePage(): JSX.Element {
   const [note, setNote] = useState('');
   const [redirect, setRedirect] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
+  // Dates and times are the absent member's, in its schedule's zone (its days, like a date override); the signed-in
+  // user's zone only when the member has no schedule yet.
+  const memberZone = useLoad(async () => {
+    const { data } = await api.GET('/v1/availability/schedules', { params: { query: userId !== me.user.id ? { userId } : {} } });
+    return data?.schedule?.timezone ?? timeZone;
+  }, [userId, timeZone]);
+  const zone = memberZone.data ?? timeZone;
   const { submit, pending, problem } = useSubmit(async () => {
     // Whole dates run from the first date's local midnight to the one after the last date, in the member's zone.
-    const startsAt = partial ? zonedToInstant(fromTime, timeZone) : zonedToInstant(`${fromDate}T00:00`, timeZone);
-    const endsAt = partial ? zonedToInstant(toTime, timeZone) : zonedToInstant(`${addDays(toDate, 1)}T00:00`, timeZone);
+    const startsAt = partial ? zonedToInstant(fromTime, zone) : zonedToInstant(`${fromDate}T00:00`, zone);
+    const endsAt = partial ? zonedToInstant(toTime, zone) : zonedToInstant(`${addDays(toDate, 1)}T00:00`, zone);
     await unwrap(
       api.POST('/v1/out-of-office', {
         body: {
@@ -70,7 +77,17 @@ export function OutOfOfficePage(): JSX.Element {
       <h1>Out of office</h1>
       <form onSubmit={submit} noValidate class="panel" aria-label="New absence">
         <FormAlert problem={problem} />
-        {isAdmin && <MemberSelect label="Member" name="userId" value={userId} onChange={setUserId} />}
+        {isAdmin && (
+          <MemberSelect
+            label="Member"
+            name="userId"
+            value={userId}
+            onChange={(id) => {
+              setUserId(id);
+              if (redirect === id) setRedirect('');
+            }}
+          />
+        )}
         <Field label="Part of a day" name="partial" problem={problem}>
           {(props) => (
             <input {...props} type="checkbox" checked={partial} onChange={(e) => setPartial((e.target as HTMLInputElement).checked)} />
@@ -78,7 +95,7 @@ export function OutOfOfficePage(): JSX.Element {
         </Field>
         {partial ? (
           <>
-            <Field label="From" name="startsAt" problem={problem}>
+            <Field label="From" name="startsAt" problem={problem} hint={`In ${zone}, the member's zone`}>
               {(props) => <input {...props} type="datetime-local" value={fromTime} onInput={(e) => setFromTime(inputValue(e))} />}
             </Field>
             <Field label="Until" name="endsAt" problem={problem}>
@@ -87,7 +104,7 @@ export function OutOfOfficePage(): JSX.Element {
           </>
         ) : (
           <>
-            <Field label="First day" name="startsAt" problem={problem}>
+            <Field label="First day" name="startsAt" problem={problem} hint={`Dates in ${zone}, the member's zone`}>
               {(props) => <input {...props} type="date" value={fromDate} onInput={(e) => setFromDate(inputValue(e))} />}
             </Field>
             <Field label="Last day" name="endsAt" problem={problem}>
@@ -99,13 +116,14 @@ export function OutOfOfficePage(): JSX.Element {
           {(props) => <input {...props} maxLength={200} value={note} onInput={(e) => setNote(inputValue(e))} />}
         </Field>
         <MemberSelect
-          label="Teammate who takes my bookings"
+          label={userId === me.user.id ? 'Teammate who takes my bookings' : 'Teammate who takes the bookings'}
           name="redirectToUserId"
           value={redirect}
           onChange={setRedirect}
           anyLabel="Nobody"
+          exclude={userId}
         />
-        <button type="submit" disabled={pending}>
+        <button type="submit" disabled={pending || memberZone.loading}>
           Save absence
         </button>
       </form>
