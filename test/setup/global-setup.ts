@@ -16,6 +16,7 @@ import type { PostgresServer } from '../../libs/database/src/embedded-postgres.j
  */
 
 type Launcher = typeof import('../../libs/database/src/embedded-postgres.js');
+type Packages = typeof import('../support/debian-packages.js');
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -60,6 +61,11 @@ export default async function globalSetup(): Promise<void> {
   // Inflated once here, before any worker starts.
   const { default: chromium } = await import('@sparticuz/chromium');
   await chromium.executablePath();
+  // Debian's packages the files run (Radicale, HAProxy, Prometheus, Patroni, etcd), installed when missing before any
+  // worker starts: inside a file's hook the install outran the hook's 30 s on a fresh machine.
+  const packages = transpiled('test/support/debian-packages.ts');
+  const { DEBIAN_PACKAGES, ensureDebianPackages } = (await import(packages).finally(() => rmSync(fileURLToPath(packages)))) as Packages;
+  ensureDebianPackages(Object.keys(DEBIAN_PACKAGES) as (keyof typeof DEBIAN_PACKAGES)[]);
   const adminUrl = process.env.DATABASE_URL || (await startThrowawayPostgres());
   const template = `sched_tmpl_${process.pid}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: adminUrl });

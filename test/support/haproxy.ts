@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@app/database';
-import { ensureDebianPackage, stopChild } from './process.js';
+import { ensureDebianPackages } from './debian-packages.js';
+import { stopChild } from './process.js';
 
 const HAPROXY = '/usr/sbin/haproxy';
 /** The configuration the README's deployment section shows. */
@@ -16,7 +17,7 @@ export const DEPLOYED_HAPROXY_CONFIG = resolve(fileURLToPath(new URL('.', import
  * `.ci/run` installs it too. A test never depends on something installed by hand.
  */
 export function ensureHaproxy(): void {
-  ensureDebianPackage('haproxy', [HAPROXY, '-v']);
+  ensureDebianPackages(['haproxy']);
 }
 
 /**

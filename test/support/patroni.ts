@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '@app/database';
-import { ensureDebianPackage, stopChild } from './process.js';
+import { ensureDebianPackages } from './debian-packages.js';
+import { stopChild } from './process.js';
 
 /** deploy/ha/ of the repository, from test/support or from its compiled copy under dist-drill/test/support. */
 const HA_DIR = [2, 3]
@@ -24,10 +25,7 @@ const PG_BIN = '/usr/lib/postgresql/15/bin';
  * mirror; `.ci/run` installs them too).
  */
 export function ensureHaPackages(): void {
-  ensureDebianPackage('postgresql-15', [join(PG_BIN, 'postgres'), '--version']);
-  ensureDebianPackage('patroni', [PATRONI, '--version'], '--no-install-recommends');
-  ensureDebianPackage('etcd-server', [ETCD, '--version'], '--no-install-recommends');
-  ensureDebianPackage('haproxy', [HAPROXY, '-v']);
+  ensureDebianPackages(['postgresql-15', 'patroni', 'etcd-server', 'haproxy']);
 }
 
 /** Which OS user PostgreSQL runs as: never root (PostgreSQL refuses it); `postgres` when we are root. */

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 
 export interface SpawnedProcess {
   child: ChildProcess;
@@ -135,28 +135,6 @@ export async function compiledServer(): Promise<{ api: string; worker: string }>
     compileEntries(outDir, ['apps/api/src/main.ts', 'apps/worker/src/main.ts']),
   );
   return { api: join(dir, 'apps/api/src/main.js'), worker: join(dir, 'apps/worker/src/main.js') };
-}
-
-/**
- * Debian's package `name`, installed with apt when `probe` (one of its commands) does not run: the machines run as root
- * and reach Debian's mirror, and `.ci/run` installs it too. A test never depends on something installed by hand.
- */
-export function ensureDebianPackage(name: string, probe: readonly [string, ...string[]], aptOptions = ''): void {
-  try {
-    execFileSync(probe[0], probe.slice(1), { stdio: 'ignore' });
-  } catch {
-    // Another test file (or anything else on the machine) may be installing at the same moment: wait for dpkg's lock
-    // rather than fail on it (seen: two files of one run installing haproxy and prometheus on a fresh machine).
-    const lock = '-o DPkg::Lock::Timeout=300';
-    execFileSync(
-      'sh',
-      ['-c', `(apt-get ${lock} update || true) && DEBIAN_FRONTEND=noninteractive apt-get ${lock} install -y ${aptOptions} ${name}`],
-      {
-        stdio: 'ignore',
-        timeout: 300_000,
-      },
-    );
-  }
 }
 
 /** Ends a server a test started (SIGTERM) and waits for it to exit. */

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '@app/database';
-import { ensureDebianPackage, stopChild } from './process.js';
+import { ensureDebianPackages } from './debian-packages.js';
+import { stopChild } from './process.js';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const PROMTOOL = '/usr/bin/promtool';
@@ -15,7 +16,7 @@ const run = promisify(execFile);
  * never depends on something installed by hand. Without recommends: the node exporter it suggests is not needed.
  */
 export function ensurePrometheus(): void {
-  ensureDebianPackage('prometheus', [PROMTOOL, '--version'], '--no-install-recommends');
+  ensureDebianPackages(['prometheus']);
 }
 
 /** `promtool <args>`: its exit code and everything it printed (a failed check is an answer, not an exception). */

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@app/database';
-import { ensureDebianPackage, stopChild } from './process.js';
+import { ensureDebianPackages } from './debian-packages.js';
+import { stopChild } from './process.js';
 
 const PYTHON = '/usr/bin/python3';
 
@@ -12,7 +13,7 @@ const PYTHON = '/usr/bin/python3';
  * mirror); `.ci/run` installs it too. A test never depends on something installed by hand.
  */
 export function ensureRadicale(): void {
-  ensureDebianPackage('radicale', [PYTHON, '-c', 'import radicale']);
+  ensureDebianPackages(['radicale']);
 }
 
 /** A real CalDAV server (Radicale) of one test file, with plain-text users, on a free loopback port. */
