@@ -3,15 +3,19 @@ import { formatInstantInZone, localEpochDayOf, nextTransitionAfter, offsetSuffix
 
 /** A zone's table is built in blocks of this many local dates (aligned on epoch days), each once per process. */
 const BLOCK_DAYS = 64;
-/** Blocks kept (some 2 KB each): a year of every zone in use is a few hundred; past the bound the oldest goes. */
+/** Blocks kept (some 2 KB each): a year of every zone in use is a few hundred; past the bound the least used goes. */
 const MAX_BLOCKS = 4096;
+/** Wall times resolved on a zone's transition days, kept per zone; a zone's map is emptied past this many. */
+const MAX_RESOLVED = 20_000;
 
 /**
  * The local days of one zone over a span of dates, as instants.
  *
  * Tables are cut from blocks of 64 dates shared by every computation in the process: a zone's rules (tzdata) do not
  * change while it runs, so what Temporal said of a date once stands. A cold availability query then asks Temporal
- * nothing for the zones and dates earlier queries met (its hosts' zones, the asked zone, the limits' weeks).
+ * for no day start or local date of the zones and dates earlier queries met (its hosts' zones, the asked zone, the
+ * limits' weeks); the few days with a transition still ask it for each instant they format, and once per wall time
+ * they resolve (kept per zone). Zones are keyed case-insensitively, as IANA names are.
  *
  * Temporal is asked once for the start of the span and for the next offset transition. On a day
  * that starts at a real midnight and has no transition before the next one, local time and elapsed
@@ -22,6 +26,7 @@ const MAX_BLOCKS = 4096;
  */
 export class ZoneDays {
   private static readonly blocks = new Map<string, ZoneDays>();
+  private static readonly resolvedByZone = new Map<string, Map<number, number>>();
 
   private constructor(
     readonly timeZone: string,
@@ -30,12 +35,13 @@ export class ZoneDays {
     private readonly starts: readonly number[],
     /** Offset suffix of a transition-free day, or null when the day needs Temporal. */
     private readonly offsets: readonly (string | null)[],
-    /** Wall times of days with a transition, resolved by Temporal (shared with the block the table was cut from). */
-    private readonly resolved = new Map<number, number>(),
+    /** Wall times of days with a transition, resolved by Temporal: the zone's, shared by all its tables. */
+    private readonly resolved: Map<number, number>,
   ) {}
 
   /** The table of local dates firstDay … lastDay, cut from the process's blocks. */
   static build(timeZone: string, firstDay: number, lastDay: number): ZoneDays {
+    if (!Number.isInteger(firstDay) || !Number.isInteger(lastDay)) throw new RangeError(`Invalid dates ${firstDay} … ${lastDay}`);
     if (lastDay < firstDay) return ZoneDays.compute(timeZone, firstDay, lastDay);
     const first = ZoneDays.block(timeZone, Math.floor(firstDay / BLOCK_DAYS));
     if (lastDay <= first.lastDay) return first.slice(firstDay, lastDay);
@@ -50,7 +56,7 @@ export class ZoneDays {
       }
       if (end === lastDay) {
         starts.push(block.starts[lastDay + 1 - block.firstDay]);
-        return new ZoneDays(timeZone, firstDay, starts, offsets);
+        return new ZoneDays(timeZone, firstDay, starts, offsets, first.resolved);
       }
       block = ZoneDays.block(timeZone, Math.floor(block.lastDay / BLOCK_DAYS) + 1);
     }
@@ -58,29 +64,46 @@ export class ZoneDays {
 
   /** The local date (epoch day) holding an instant in `timeZone`: localEpochDayOf from the shared blocks. */
   static localDay(instant: number, timeZone: string): number {
+    if (!Number.isFinite(instant)) throw new RangeError(`Invalid instant ${instant}`);
     // Offsets are within a day of UTC, so the date is in the block of the UTC date or a neighbour.
     const index = Math.floor(Math.floor(instant / DAY_MS) / BLOCK_DAYS);
     for (const candidate of [index, index - 1, index + 1]) {
-      const day = ZoneDays.block(timeZone, candidate).dayOf(instant);
-      if (day !== undefined) return day;
+      const block = ZoneDays.block(timeZone, candidate);
+      const day = block.dayOf(instant);
+      // A day with a transition may repeat the previous date's last hour (a clock turned back across midnight):
+      // Temporal says which date an instant there has.
+      if (day !== undefined) return block.offsets[day - block.firstDay] === null ? localEpochDayOf(instant, timeZone) : day;
     }
     return localEpochDayOf(instant, timeZone);
   }
 
   /** The first instant of a local date (epoch day) in `timeZone`, from the shared blocks. */
   static dayStartOf(epochDay: number, timeZone: string): number {
+    if (!Number.isInteger(epochDay)) throw new RangeError(`Invalid date ${epochDay}`);
     return ZoneDays.block(timeZone, Math.floor(epochDay / BLOCK_DAYS)).dayStart(epochDay);
   }
 
   private static block(timeZone: string, index: number): ZoneDays {
-    const key = `${timeZone}\u0000${index}`;
+    const key = `${timeZone.toLowerCase()}\u0000${index}`;
     let block = ZoneDays.blocks.get(key);
     if (block === undefined) {
       block = ZoneDays.compute(timeZone, index * BLOCK_DAYS, index * BLOCK_DAYS + BLOCK_DAYS - 1);
       if (ZoneDays.blocks.size >= MAX_BLOCKS) ZoneDays.blocks.delete(ZoneDays.blocks.keys().next().value as string);
-      ZoneDays.blocks.set(key, block);
+    } else {
+      ZoneDays.blocks.delete(key); // most recently used last: the first key is the one to go
     }
+    ZoneDays.blocks.set(key, block);
     return block;
+  }
+
+  private static resolvedOf(timeZone: string): Map<number, number> {
+    const key = timeZone.toLowerCase();
+    let resolved = ZoneDays.resolvedByZone.get(key);
+    if (resolved === undefined || resolved.size >= MAX_RESOLVED) {
+      resolved = new Map();
+      ZoneDays.resolvedByZone.set(key, resolved);
+    }
+    return resolved;
   }
 
   /** The table computed from Temporal alone, without the blocks (a block itself; tests compare the two). */
@@ -93,9 +116,18 @@ export class ZoneDays {
     let midnightExists = false;
     for (let day = firstDay; day <= lastDay + 1; day++) {
       if (anchored) {
-        const zoned = startOfDay(epochDayToCivil(day), timeZone);
+        const civil = epochDayToCivil(day);
+        const zoned = startOfDay(civil, timeZone);
         starts.push(zoned.epochMilliseconds);
-        midnightExists = zoned.hour === 0 && zoned.minute === 0 && zoned.second === 0 && zoned.millisecond === 0;
+        // A date the zone skipped whole (Pacific/Apia's 2011-12-30) "starts" at the next date's midnight: not its own.
+        midnightExists =
+          zoned.day === civil.day &&
+          zoned.month === civil.month &&
+          zoned.year === civil.year &&
+          zoned.hour === 0 &&
+          zoned.minute === 0 &&
+          zoned.second === 0 &&
+          zoned.millisecond === 0;
         nextTransition = nextTransitionAfter(zoned);
         offset = offsetSuffix(zoned);
       }
@@ -106,7 +138,7 @@ export class ZoneDays {
       anchored = !regular;
       if (regular) starts.push(start + DAY_MS);
     }
-    return new ZoneDays(timeZone, firstDay, starts, offsets);
+    return new ZoneDays(timeZone, firstDay, starts, offsets, ZoneDays.resolvedOf(timeZone));
   }
 
   /** Builds the table for every local date touched by [from, to] (instants). */
@@ -199,7 +231,7 @@ export function countByLocalDate(startInstants: readonly number[], timeZone: str
   let date = '';
   let nextDayStart = -Infinity;
   for (const instant of sorted) {
-    if (instant >= nextDayStart) {
+    if (instant >= nextDayStart || Number.isNaN(instant)) {
       const epochDay = ZoneDays.localDay(instant, timeZone);
       date = epochDayToIsoDate(epochDay);
       nextDayStart = ZoneDays.dayStartOf(epochDay + 1, timeZone);

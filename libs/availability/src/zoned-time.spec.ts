@@ -223,26 +223,76 @@ describe('properties of the zone helpers', () => {
     );
   });
 
-  it('tables cut from the shared blocks equal tables computed from Temporal alone, across blocks and centuries', () => {
+  // Zones whose history has what a day table can get wrong: whole dates skipped (Apia 2011-12-30, Kiritimati
+  // 1994-12-31, Kwajalein 1993-08-21), clocks turned back across midnight (St John's at 00:01 until 2011, Casey 2010).
+  const oddZones = fc.constantFrom(
+    'Pacific/Apia',
+    'Pacific/Kiritimati',
+    'Pacific/Kwajalein',
+    'America/St_Johns',
+    'Antarctica/Casey',
+    'Europe/Berlin',
+    'Australia/Lord_Howe',
+  );
+  const centuries = fc.integer({ min: isoDateToEpochDay('1890-01-01'), max: isoDateToEpochDay('2110-12-31') });
+
+  it('tables cut from the shared blocks give Temporal’s day starts and dates, across blocks, centuries and odd zones', () => {
     fc.assert(
-      fc.property(
-        zones,
-        fc.integer({ min: isoDateToEpochDay('1890-01-01'), max: isoDateToEpochDay('2110-12-31') }),
-        fc.integer({ min: 0, max: 200 }),
-        (zone, firstDay, length) => {
-          const lastDay = firstDay + length;
-          const cut = ZoneDays.build(zone, firstDay, lastDay);
-          const computed = ZoneDays.compute(zone, firstDay, lastDay);
-          expect([cut.firstDay, cut.lastDay]).toEqual([computed.firstDay, computed.lastDay]);
-          for (let day = firstDay; day <= lastDay + 1; day++) expect(cut.dayStart(day)).toBe(computed.dayStart(day));
-          for (let day = firstDay; day <= lastDay; day++) {
-            const noon = computed.wallToInstant(day, 12 * 3_600_000);
-            expect([cut.wallToInstant(day, 12 * 3_600_000), cut.format(noon), cut.dayOf(noon)]).toEqual([noon, computed.format(noon), day]);
-          }
-        },
-      ),
-      { numRuns: 150 },
+      fc.property(fc.oneof(zones, oddZones), centuries, fc.integer({ min: 0, max: 140 }), (zone, firstDay, length) => {
+        const lastDay = firstDay + length;
+        const cut = ZoneDays.build(zone, firstDay, lastDay);
+        const computed = ZoneDays.compute(zone, firstDay, lastDay);
+        expect([cut.firstDay, cut.lastDay]).toEqual([computed.firstDay, computed.lastDay]);
+        for (let day = firstDay; day <= lastDay + 1; day++) {
+          expect(cut.dayStart(day)).toBe(temporalDayStart(day, zone));
+          expect(computed.dayStart(day)).toBe(temporalDayStart(day, zone));
+        }
+        for (let day = firstDay; day <= lastDay; day++) {
+          const noon = computed.wallToInstant(day, 12 * 3_600_000);
+          expect([cut.wallToInstant(day, 12 * 3_600_000), cut.format(noon)]).toEqual([noon, formatInstantInZone(noon, zone)]);
+          expect(localDateOf(noon, zone)).toBe(temporalDate(noon, zone));
+        }
+      }),
+      { numRuns: 120 },
     );
+  });
+
+  it('the blocks give Temporal’s local date of any instant, in odd zones and centuries', () => {
+    fc.assert(
+      fc.property(fc.oneof(zones, oddZones), centuries, fc.integer({ min: 0, max: 86_399_999 }), (zone, day, ms) => {
+        const instant = day * 86_400_000 + ms;
+        expect(localDateOf(instant, zone)).toBe(temporalDate(instant, zone));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it.each([
+    // The date skipped whole: it and the next start at the same instant, and the dates after it are right.
+    ['dayStart', '2011-12-30', 'Pacific/Apia'],
+    ['dayStart', '2011-12-31', 'Pacific/Apia'],
+    ['dayStart', '2012-01-20', 'Pacific/Apia'],
+    ['dayStart', '1995-01-01', 'Pacific/Kiritimati'],
+    // The hour St John's repeated after midnight (00:01 back to 23:01): the earlier date, as Temporal says.
+    ['date', '1987-10-25T02:31:00Z', 'America/St_Johns'],
+    ['date', '2010-11-07T03:00:00Z', 'America/St_Johns'],
+    ['date', '2010-03-04T20:00:00Z', 'Antarctica/Casey'],
+  ])('%s of %s in %s is Temporal’s', (what, text, zone) => {
+    if (what === 'dayStart') expect(dayStartInstant(text, zone)).toBe(temporalDayStart(isoDateToEpochDay(text), zone));
+    else expect(localDateOf(Date.parse(text), zone)).toBe(temporalDate(Date.parse(text), zone));
+  });
+
+  it('refuses an instant or a date that is not a number (it would never end a table)', () => {
+    expect(() => localDateOf(Number.NaN, 'UTC')).toThrow(RangeError);
+    expect(() => formatInstantsInZone([Number.NaN], 'UTC')).toThrow(RangeError);
+    expect(() => countByLocalDate([0, Number.NaN], 'UTC')).toThrow(RangeError);
+    expect(() => ZoneDays.build('UTC', Number.NaN, Number.NaN)).toThrow(RangeError);
+    expect(() => dayStartInstant('2027-02-30', 'UTC')).toThrow(RangeError);
+  });
+
+  it('knows a zone in any case, as IANA names are', () => {
+    const instant = Date.parse('2027-03-01T23:30:00Z');
+    expect([localDateOf(instant, 'europe/berlin'), localDateOf(instant, 'EUROPE/BERLIN')]).toEqual(['2027-03-02', '2027-03-02']);
   });
 
   it.each([
