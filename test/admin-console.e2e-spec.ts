@@ -695,11 +695,11 @@ describe('admin console in a browser', () => {
   }, 60_000);
 
   it('scheduling policies: a member’s booking limits, an event type’s attendee change policy, an absence for the member and its booking reassigned', async () => {
-    // The member hosts an event type of its own, with a confirmed booking on Friday 2027-03-05 at 10:00 UTC; the owner is
-    // free then (UTC weekdays 09:00-17:00, nothing booked or busy that Friday). Made last in the file: the owner test
+    // The member works in New York and hosts an event type of its own, with a confirmed booking on Friday 2027-03-05 at
+    // 10:00 there (15:00 UTC); the owner is free then (UTC weekdays 09:00-17:00, nothing booked or busy that Friday). Made last in the file: the owner test
     // counts the organization's bookings, the member test the member's (none) and its absences.
     const key = (await createApiKey(t.http, owner.accessToken, { rateLimitPerMinute: 10000 })).apiKey;
-    await putSchedule(t, { apiKey: key }, 'UTC', WEEKDAYS_9_TO_5, member.userId);
+    await putSchedule(t, { apiKey: key }, 'America/New_York', WEEKDAYS_9_TO_5, member.userId);
     const memberCallId = await createEventType(
       t,
       { apiKey: key },
@@ -707,7 +707,7 @@ describe('admin console in a browser', () => {
     );
     const made = await t.http.post(
       '/v1/bookings',
-      bookingBody(memberCallId, '2027-03-05T10:00:00Z', { attendee: { email: 'away@example.com', firstName: 'Ada' } }),
+      bookingBody(memberCallId, '2027-03-05T15:00:00Z', { attendee: { email: 'away@example.com', firstName: 'Ada' } }),
       { apiKey: key },
     );
     expect([made.status, made.body.booking?.hostUserId]).toEqual([201, member.userId]);
@@ -748,17 +748,17 @@ describe('admin console in a browser', () => {
     // The policy in force is the event type's current one: the booking made before shows it.
     const governed = (await json(`/v1/bookings/${bookingId}`)).booking;
     expect([governed.attendeeCanCancelUntil, governed.attendeeCanRescheduleUntil]).toEqual([
-      '2027-03-04T10:00:00.000Z',
-      '2027-03-03T10:00:00.000Z',
+      '2027-03-04T15:00:00.000Z',
+      '2027-03-03T15:00:00.000Z',
     ]);
 
     // Out of office: Friday for the member (the owner's picker), the owner taking its bookings; the booking is listed.
     await go(page, 'Out of office', 'Out of office');
     await page.getByLabel('Member', { exact: true }).selectOption({ label: member.email });
-    await page.getByText("Dates in UTC, the member's zone").waitFor();
-    await expect(page.getByLabel('Teammate who takes the bookings').locator('option').allTextContents()).resolves.not.toContain(
-      member.email,
-    );
+    await page.getByText('In America/New_York, the member’s schedule’s zone').first().waitFor();
+    const teammates = page.getByLabel('Teammate who takes the bookings').locator('option');
+    await eventually(async () => ((await teammates.allTextContents()).includes(owner.email) ? true : undefined), 5000, 'the teammates');
+    await expect(teammates.allTextContents()).resolves.not.toContain(member.email);
     await page.getByLabel('First day').fill('2027-03-05');
     await page.getByLabel('Last day').fill('2027-03-05');
     await page.getByLabel('Note').fill('Sick day');
@@ -769,23 +769,23 @@ describe('admin console in a browser', () => {
     await reassign.waitFor();
     await expect(absence.getByRole('cell').allTextContents()).resolves.toEqual([
       member.email,
-      expect.stringContaining('5 Mar 2027, 01:00'), // the member's UTC midnight, shown in the owner's Berlin time
-      expect.stringContaining('6 Mar 2027, 01:00'),
+      expect.stringContaining('5 Mar 2027, 06:00'), // the member's New York midnight, shown in the owner's Berlin time
+      expect.stringContaining('6 Mar 2027, 06:00'),
       owner.email,
-      expect.stringContaining('5 Mar 2027, 11:00'),
+      expect.stringContaining('5 Mar 2027, 16:00'),
       'Remove',
     ]);
-    // Whole dates in the member's zone (its schedule's, UTC), not the signed-in owner's (Berlin); the owner its stand-in.
+    // Whole dates in the member's zone (its schedule's, New York), not the owner's (Berlin, schedule UTC); the owner its stand-in.
     const entries = (await json(`/v1/out-of-office?userId=${member.userId}&from=2027-03-01T00:00:00Z&to=2027-04-01T00:00:00Z`))
       .outOfOffice as Array<Record<string, unknown>>;
     expect(entries).toEqual([
       expect.objectContaining({
         userId: member.userId,
-        startsAt: '2027-03-05T00:00:00.000Z',
-        endsAt: '2027-03-06T00:00:00.000Z',
+        startsAt: '2027-03-05T05:00:00.000Z',
+        endsAt: '2027-03-06T05:00:00.000Z',
         note: 'Sick day',
         redirectToUserId: owner.userId,
-        affectedBookings: [{ id: bookingId, startsAt: '2027-03-05T10:00:00.000Z', status: 'confirmed' }],
+        affectedBookings: [{ id: bookingId, startsAt: '2027-03-05T15:00:00.000Z', status: 'confirmed' }],
       }),
     ]);
     await check(page, 'out-of-office');
@@ -801,7 +801,7 @@ describe('admin console in a browser', () => {
       'confirmed',
       owner.userId,
       [owner.userId],
-      '2027-03-05T10:00:00.000Z',
+      '2027-03-05T15:00:00.000Z',
     ]);
     await reassign.waitFor({ state: 'detached' });
     await context.close();

@@ -1,6 +1,6 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, unwrap, type Schemas } from '../api/client';
+import { ApiFailure, api, unwrap, type Schemas } from '../api/client';
 import { useSession } from '../context';
 import { useLoad } from '../ui/async';
 import { Field, FormAlert, inputValue, useSubmit } from '../ui/form';
@@ -30,13 +30,24 @@ export function OutOfOfficePage(): JSX.Element {
   const [note, setNote] = useState('');
   const [redirect, setRedirect] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
-  // Dates and times are the absent member's, in its schedule's zone (its days, like a date override); the signed-in
-  // user's zone only when the member has no schedule yet.
+  // Dates and times are the absent member's (oneself's too), in its schedule's zone: its days, like a date override's.
+  // The signed-in user's zone only when the member has no schedule (404); any other failure keeps the form from saving.
+  const self = userId === me.user.id;
   const memberZone = useLoad(async () => {
-    const { data } = await api.GET('/v1/availability/schedules', { params: { query: userId !== me.user.id ? { userId } : {} } });
-    return data?.schedule?.timezone ?? timeZone;
+    try {
+      const { schedule } = await unwrap(api.GET('/v1/availability/schedules', { params: { query: self ? {} : { userId } } }));
+      return { zone: schedule.timezone, scheduled: true };
+    } catch (error) {
+      if (error instanceof ApiFailure && error.status === 404) return { zone: timeZone, scheduled: false };
+      throw error;
+    }
   }, [userId, timeZone]);
-  const zone = memberZone.data ?? timeZone;
+  const zone = memberZone.data?.zone ?? timeZone;
+  const zoneHint = !memberZone.data
+    ? 'Reading the member’s zone…'
+    : memberZone.data.scheduled
+      ? `In ${zone}, ${self ? 'your' : 'the member’s'} schedule’s zone`
+      : `In ${zone}, your zone (${self ? 'you have' : 'this member has'} no schedule)`;
   const { submit, pending, problem } = useSubmit(async () => {
     // Whole dates run from the first date's local midnight to the one after the last date, in the member's zone.
     const startsAt = partial ? zonedToInstant(fromTime, zone) : zonedToInstant(`${fromDate}T00:00`, zone);
@@ -95,7 +106,7 @@ export function OutOfOfficePage(): JSX.Element {
         </Field>
         {partial ? (
           <>
-            <Field label="From" name="startsAt" problem={problem} hint={`In ${zone}, the member's zone`}>
+            <Field label="From" name="startsAt" problem={problem} hint={zoneHint}>
               {(props) => <input {...props} type="datetime-local" value={fromTime} onInput={(e) => setFromTime(inputValue(e))} />}
             </Field>
             <Field label="Until" name="endsAt" problem={problem}>
@@ -104,7 +115,7 @@ export function OutOfOfficePage(): JSX.Element {
           </>
         ) : (
           <>
-            <Field label="First day" name="startsAt" problem={problem} hint={`Dates in ${zone}, the member's zone`}>
+            <Field label="First day" name="startsAt" problem={problem} hint={zoneHint}>
               {(props) => <input {...props} type="date" value={fromDate} onInput={(e) => setFromDate(inputValue(e))} />}
             </Field>
             <Field label="Last day" name="endsAt" problem={problem}>
@@ -123,7 +134,8 @@ export function OutOfOfficePage(): JSX.Element {
           anyLabel="Nobody"
           exclude={userId}
         />
-        <button type="submit" disabled={pending || memberZone.loading}>
+        {memberZone.error && <p role="alert">Could not read the member’s zone: {memberZone.error.message}</p>}
+        <button type="submit" disabled={pending || memberZone.loading || memberZone.data === undefined}>
           Save absence
         </button>
       </form>
