@@ -41,6 +41,10 @@ module.exports = {
   // "failed to exit gracefully" and kills it. A worker past 1 GB after a file is replaced by a fresh one (a second
   // of start-up, a few times a run), so no worker ends the run that large, and major GCs stay short.
   workerIdleMemoryLimit: '1GB',
+  // Even so, on a slow machine a worker of a gigabyte or more may take longer than the default 500 ms to be gone after
+  // Jest asks it to end (seen again on 2026-11-27: its handles were only stdio and the IPC pipe). Five seconds: a worker
+  // that something keeps alive (a timer, a socket) is still force-exited, and the line still printed.
+  workerGracefulExitTimeout: 5000,
   testSequencer: '<rootDir>/test/setup/sequencer.cjs',
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
