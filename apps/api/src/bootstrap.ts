@@ -14,6 +14,7 @@ import {
   AppConfig,
   type BrowserRouteConfig,
   Clock,
+  closeConnectionsOnClose,
   COMPRESS_THRESHOLD_BYTES,
   createValidationPipe,
   drainRequest,
@@ -98,6 +99,9 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     { logger: new PinoNestLogger(logger), abortOnError: false, bodyParser: false },
   );
   const fastify = app.getHttpAdapter().getInstance();
+  closeConnectionsOnClose(fastify, (connections) =>
+    logger.warn({ connections }, 'Shutting down: connections still answering after the grace period were cut'),
+  );
   fastify.removeContentTypeParser(['text/plain']);
   parseJsonBodies(fastify);
   fastify.addHook('onRequest', async (request, reply) => {

@@ -11,3 +11,4 @@ export * from './compression.js';
 export * from './drain.js';
 export * from './json-body.js';
 export * from './client-address.js';
+export * from './close-connections.js';
