@@ -72,7 +72,7 @@ describe('the worker survives kill -9: webhook delivery, reminders', () => {
     await waitFor(
       async () => (first.output().includes('Worker running') ? true : undefined),
       15_000,
-      `the worker (${first.output().slice(-500)})`,
+      () => `the worker (${first.output().slice(-500)})`,
     );
     const events = Array.from({ length: 20 }, () => ({ organizationId: owner.organizationId, type: 'booking.created' as const }));
     const eventIds = await recordEvents(api, events);
@@ -145,7 +145,11 @@ describe('the worker survives kill -9: webhook delivery, reminders', () => {
     const recorded = (): Promise<number> => count(`SELECT count(*)::int AS n FROM domain_events WHERE type = 'booking.reminder'`);
 
     const first = startWorker();
-    await waitFor(async () => ((await recorded()) > 0 ? true : undefined), 30_000, `the first reminders (${first.output().slice(-500)})`);
+    await waitFor(
+      async () => ((await recorded()) > 0 ? true : undefined),
+      30_000,
+      () => `the first reminders (${first.output().slice(-500)})`,
+    );
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
     const atKill = await recorded();

@@ -20,12 +20,13 @@ export function spawnShell(command: string, env: NodeJS.ProcessEnv, cwd: string,
   return { child, output: () => output, exited };
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+/** `what` names the awaited thing in the timeout's error; a function is asked at the timeout (e.g. for output so far). */
+export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string | (() => string)): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe().catch(() => undefined);
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -40,9 +41,23 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
+/** The command lines of every process below `pid`, outermost first (what a stuck child is doing). */
+export function descendantCommands(pid: number): string[] {
+  const found: string[] = [];
+  walkDescendants(pid, (_child, argv) => found.push(argv.filter(Boolean).join(' ').slice(0, 160)));
+  return found;
+}
+
 /** The node processes below `pid` whose command line contains `needle` (npm runs the server through sh). */
 export function descendantsMatching(pid: number, needle: string): number[] {
   const found: number[] = [];
+  walkDescendants(pid, (child, argv) => {
+    if (/(^|\/)node$/.test(argv[0]) && argv.some((arg) => arg.includes(needle))) found.push(child);
+  });
+  return found;
+}
+
+function walkDescendants(pid: number, seen: (child: number, argv: string[]) => void): void {
   const visit = (parent: number): void => {
     let children: number[];
     try {
@@ -53,8 +68,7 @@ export function descendantsMatching(pid: number, needle: string): number[] {
     }
     for (const child of children) {
       try {
-        const argv = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0');
-        if (/(^|\/)node$/.test(argv[0]) && argv.some((arg) => arg.includes(needle))) found.push(child);
+        seen(child, readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0'));
       } catch {
         // gone already
       }
@@ -62,7 +76,6 @@ export function descendantsMatching(pid: number, needle: string): number[] {
     }
   };
   visit(pid);
-  return found;
 }
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
