@@ -28,13 +28,13 @@ async function serverWithHeldAnswer(graceMs?: number): Promise<{
   return { app, url, entered: enteredPromise, release, cut };
 }
 
-function get(url: string, agent: Agent): Promise<{ status: number; body: string; connection: string | undefined }> {
+function get(url: string, agent: Agent): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body, connection: res.headers.connection }));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
       res.on('error', reject);
     });
     req.on('error', reject);
