@@ -200,6 +200,35 @@ describe('bookings: reassignment (contract § 17)', () => {
     }
   });
 
+  it('a collective booking: a member hands over only its own place; another host’s → 403; the owner’s key names any place', async () => {
+    const collective = await createEventType(a, key, { schedulingType: 'collective', hostUserIds: [alice.userId, bob.userId] });
+    const booking = await book(collective, '2027-03-01T12:00:00Z');
+    expect(booking.hostUserIds).toEqual([alice.userId, bob.userId]);
+
+    // Bob, a member, hands over his own place by default: alice (the first host) stays.
+    const own = await reassign(booking.id, { hostUserId: carol.userId }, bob.who);
+    expect(own.status).toBe(200);
+    expect(own.body.booking).toMatchObject({ hostUserId: alice.userId, hostUserIds: [alice.userId, carol.userId] });
+    // Carol may not give away alice's place, and bob is no longer a host of it.
+    const others = await reassign(booking.id, { hostUserId: bob.userId, fromHostUserId: alice.userId }, carol.who);
+    expect([others.status, others.body.code]).toEqual([403, 'FORBIDDEN']);
+    expect((await reassign(booking.id, { hostUserId: owner.userId }, bob.who)).status).toBe(404);
+    const explicit = await reassign(booking.id, { hostUserId: bob.userId, fromHostUserId: carol.userId }, carol.who);
+    expect(explicit.body.booking?.hostUserIds).toEqual([alice.userId, bob.userId]);
+
+    // Host credentials name any place; the default is the first host.
+    const second = await reassign(booking.id, { hostUserId: carol.userId, fromHostUserId: bob.userId });
+    expect(second.body.booking?.hostUserIds).toEqual([alice.userId, carol.userId]);
+    const first = await reassign(booking.id, { hostUserId: bob.userId });
+    expect(first.body.booking).toMatchObject({ hostUserId: bob.userId, hostUserIds: [bob.userId, carol.userId] });
+
+    const notHost = await reassign(booking.id, { hostUserId: alice.userId, fromHostUserId: owner.userId });
+    expect([notHost.status, notHost.body.details?.[0]?.field]).toEqual([400, 'fromHostUserId']);
+    const nullFrom = await reassign(booking.id, { hostUserId: alice.userId, fromHostUserId: null });
+    expect([nullFrom.status, nullFrom.body.details?.[0]?.field]).toEqual([400, 'fromHostUserId']);
+    expect((await a.http.get(`/v1/bookings/${booking.id}`, key)).body.booking.hostUserIds).toEqual([bob.userId, carol.userId]);
+  });
+
   it('never double-books the new host: two reassignments onto one member at one time over two instances, one 200 and one 409', async () => {
     const alices = await createEventType(a, key, { hostUserIds: [alice.userId] });
     const carols = await createEventType(a, key, { hostUserIds: [carol.userId] });

@@ -129,7 +129,9 @@ export class BookingsRepository {
   /**
    * Gives the booking other hosts (a reassignment): the primary on the booking's row, and its occupancy moved from the
    * old hosts' rows to the new ones' (same status, time and seat group), in one statement; the exclusion constraint then
-   * refuses a new host who holds the time already.
+   * refuses a new host who holds the time already. Hosts who stay keep their rows (only their position changes): a row
+   * deleted and inserted again in one statement could meet its own old version in the constraint (the order of a
+   * statement's parts is not defined), which a collective booking's other hosts did.
    */
   async replaceHosts(scope: TenantScope, id: string, hostUserIds: readonly string[], at: Date): Promise<void> {
     await this.tx.write(
@@ -137,14 +139,23 @@ export class BookingsRepository {
          UPDATE bookings SET host_user_id = $4, updated_at = $5
           WHERE id = $1 AND organization_id = $2 AND livemode = $3
          RETURNING id),
+       source AS (
+         SELECT * FROM booking_hosts WHERE booking_id = (SELECT id FROM updated) AND organization_id = $2 LIMIT 1),
+       added AS (
+         INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position,
+                                    seat_group, expires_at)
+         SELECT s.booking_id, h.host_user_id, s.organization_id, s.event_type_id, s.livemode, s.status, s.during, $5, h.position,
+                s.seat_group, s.expires_at
+           FROM source s CROSS JOIN unnest($6::text[]) WITH ORDINALITY AS h(host_user_id, position)
+          WHERE NOT EXISTS (SELECT 1 FROM booking_hosts b WHERE b.booking_id = s.booking_id AND b.organization_id = $2
+                                                           AND b.host_user_id = h.host_user_id)
+         RETURNING booking_id),
        removed AS (
-         DELETE FROM booking_hosts WHERE booking_id = (SELECT id FROM updated) AND organization_id = $2
-         RETURNING booking_id, organization_id, event_type_id, livemode, status, during, seat_group, expires_at)
-       INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at, position,
-                                  seat_group, expires_at)
-       SELECT r.booking_id, h.host_user_id, r.organization_id, r.event_type_id, r.livemode, r.status, r.during, $5, h.position,
-              r.seat_group, r.expires_at
-         FROM (SELECT * FROM removed LIMIT 1) r CROSS JOIN unnest($6::text[]) WITH ORDINALITY AS h(host_user_id, position)`,
+         DELETE FROM booking_hosts WHERE booking_id = (SELECT id FROM updated) AND organization_id = $2 AND NOT (host_user_id = ANY($6::text[]))
+         RETURNING booking_id)
+       UPDATE booking_hosts b SET position = h.position
+         FROM unnest($6::text[]) WITH ORDINALITY AS h(host_user_id, position)
+        WHERE b.booking_id = (SELECT id FROM updated) AND b.organization_id = $2 AND b.host_user_id = h.host_user_id`,
       [id, scope.organizationId, scope.livemode, hostUserIds[0], at, [...hostUserIds]],
     );
   }
@@ -192,18 +203,31 @@ export class BookingsRepository {
 
   /**
    * Erasure (contract § 18): the attendee's bookings of this scope, found by email whatever its case, keep their ids,
-   * times, statuses and hosts; the person goes (name, email, phone, zone, notes, answers). Returns their ids. Rows
-   * already erased are not matched again, so a repeat erases nothing.
+   * times, statuses and hosts; the person goes (name, email, phone, zone, notes, answers, the reason a cancellation
+   * gave: a reschedule's fixed `rescheduled` stays), and so does each `metadata` value that contains the erased email or
+   * the booking's attendee name (first, last or both; case-insensitive): its key stays with the value `[erased]`.
+   * Returns their ids. Rows already erased are not matched again, so a repeat erases nothing.
+   *
+   * The rows are locked in (starts_at, id) order, the order a series' "cancel following" locks its later occurrences
+   * in: the two never wait for each other in a cycle (a deadlock, 40P01).
    */
   async eraseAttendee(scope: TenantScope, email: string, erased: { name: string; email: string }, at: Date): Promise<string[]> {
-    // An UPDATE … RETURNING answers [rows, count] through TypeORM's pg driver.
+    // An UPDATE … RETURNING answers [rows, count] through TypeORM's pg driver. The SET expressions read the row as it was.
     const [rows]: [{ id: string }[], number] = await this.tx.transactional.query(
       `WITH locked AS (
          SELECT id FROM bookings
           WHERE organization_id = $1 AND lower(attendee_email) = lower($2) AND attendee_email <> $4 AND livemode = $6
-          ORDER BY id FOR UPDATE)
+          ORDER BY starts_at, id FOR UPDATE)
        UPDATE bookings b SET attendee_first_name = $3, attendee_last_name = NULL, attendee_email = $4, attendee_phone = NULL,
-              timezone = NULL, notes = NULL, answers = '[]', updated_at = $5
+              timezone = NULL, notes = NULL, answers = '[]', updated_at = $5,
+              cancellation_reason = CASE WHEN b.rescheduled_to_booking_id IS NOT NULL AND b.cancellation_reason = 'rescheduled'
+                                         THEN b.cancellation_reason END,
+              metadata = (SELECT COALESCE(jsonb_object_agg(m.key, CASE WHEN EXISTS (
+                                   SELECT 1 FROM unnest(ARRAY[b.attendee_email, $2, b.attendee_first_name, b.attendee_last_name,
+                                                              concat_ws(' ', b.attendee_first_name, b.attendee_last_name)]) AS p(part)
+                                    WHERE length(btrim(p.part)) > 1 AND strpos(lower(m.value #>> '{}'), lower(btrim(p.part))) > 0)
+                                 THEN to_jsonb('[erased]'::text) ELSE m.value END), '{}'::jsonb)
+                            FROM jsonb_each(b.metadata) AS m)
          FROM locked WHERE b.id = locked.id
        RETURNING b.id`,
       [scope.organizationId, email, erased.name, erased.email, at, scope.livemode],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { explainStart } from '@app/availability';
 import { AppError, Clock, ErrorCode, type Principal, tenantScope, type TenantScope } from '@app/common';
-import { BookingRows, HoldRows } from '../booking-core/index.js';
+import { BookingRows, HoldRows, seesAllBookings } from '../booking-core/index.js';
 import { SlotDecisionService, slotUnavailable } from '../slot-decision/index.js';
 import { BookingEffectsService, bookingDetailView } from '../booking-effects/index.js';
 import { AvailabilityService } from '../availability/index.js';
@@ -43,8 +43,9 @@ export class BookingReassignService {
       const eventType = await this.slots.eventTypeOf(scope, booking.eventTypeId);
       this.slots.assertLocked(eventType.hostUserIds, locked);
       const start = booking.startsAt.getTime();
+      const from = this.placeHandedOver(principal, previous, dto.fromHostUserId);
 
-      // The primary host is replaced; a collective booking keeps its other hosts.
+      // The place of `from` is handed over; a collective booking keeps its other hosts.
       let chosen: { hostUserId: string; expiredHolds: boolean };
       if (dto.hostUserId !== undefined) {
         if (previous.includes(dto.hostUserId)) throw AppError.validation('hostUserId', 'hostUserId already hosts this booking');
@@ -59,14 +60,14 @@ export class BookingReassignService {
         chosen = await this.freeHost(scope, eventType, start, booking.id, others, 'round_robin');
       }
       this.slots.assertLocked([chosen.hostUserId], locked);
-      const hostUserIds = [chosen.hostUserId, ...previous.slice(1)];
+      const hostUserIds = previous.map((host) => (host === from ? chosen.hostUserId : host));
       const removed = previous.filter((host) => !hostUserIds.includes(host));
       const added = hostUserIds.filter((host) => !previous.includes(host));
 
       const now = this.clock.now();
       await this.holdRows.clearExpired(scope, { hostUserIds: added, expiredHolds: chosen.expiredHolds });
       await this.rows.replaceHosts(scope, booking.id, hostUserIds, now);
-      Object.assign(booking, { hostUserId: chosen.hostUserId, updatedAt: now });
+      Object.assign(booking, { hostUserId: hostUserIds[0], updatedAt: now });
       if (booking.status === 'confirmed') {
         // The calendar write-back moves: off the former host's calendar, onto the new one's.
         await this.effects.noLongerConfirmed(scope, [{ bookingId: booking.id, hostUserIds: removed }]);
@@ -81,6 +82,20 @@ export class BookingReassignService {
       });
       return { booking: detail };
     });
+  }
+
+  /**
+   * Whose place is handed over (contract § 17): the one named, else the first host, or for a member (who may act only on
+   * the bookings it hosts) the member itself; a member naming another host's place → 403, a user who does not host the
+   * booking → 400 naming `fromHostUserId`.
+   */
+  private placeHandedOver(principal: Principal, previous: readonly string[], fromHostUserId: string | undefined): string {
+    const ownPlaceOnly = !seesAllBookings(principal);
+    const from = fromHostUserId ?? (ownPlaceOnly ? principal.userId : previous[0]);
+    if (ownPlaceOnly && from !== principal.userId) throw AppError.forbidden('A member may hand over only its own place in a booking');
+    if (from === undefined || !previous.includes(from))
+      throw AppError.validation('fromHostUserId', 'fromHostUserId does not host this booking');
+    return from;
   }
 
   /**

@@ -141,7 +141,8 @@ export class BookingsController {
       'The new host (`hostUserId`: any active member; without it the next host of a round-robin event type by its rotation, ' +
       'else 409) must be free at the booking’s time by every rule of its availability, under the same locks as a booking; not ' +
       'free → 409 SLOT_UNAVAILABLE with `details[0] = { field: "hostUserId", message: <reason> }`. Id, token, times and attendee ' +
-      'stay; a collective booking keeps its other hosts. The attendee and both hosts get a mail, the webhook `booking.reassigned` ' +
+      'stay; a collective booking keeps its other hosts: the place handed over is `fromHostUserId` (default the first host; a member ' +
+      'hands over only its own place, the default for it, and naming another host’s → 403 FORBIDDEN). The attendee and both hosts get a mail, the webhook `booking.reassigned` ' +
       'carries `data.booking` and `data.previousHostUserIds`, and the booking moves between the hosts’ written-back calendars. ' +
       'Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST.',
   })
