@@ -1,39 +1,23 @@
-import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
-import { Transform } from "class-transformer";
-import {
-  IsBoolean,
-  IsIn,
-  IsOptional,
-  IsString,
-  Matches,
-  MaxLength,
-  ValidateIf,
-} from "class-validator";
-import {
-  IsIanaTimeZone,
-  IsStorableTime,
-  PaginationQueryDto,
-  IsId,
-} from "@app/common";
-import { ISO_TIMESTAMP, trimLower } from "../../booking-core/index.js";
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsIanaTimeZone, IsStorableTime, PaginationQueryDto, IsId } from '@app/common';
+import { ISO_TIMESTAMP, trimLower } from '../../booking-core/index.js';
 import {
   AttendeeBookingView,
   BookingDetailView,
   BookingView,
   CancelledBookingView,
   RescheduledBookingView,
-} from "../../booking-effects/index.js";
-import { SeriesView } from "../../booking-series/index.js";
+} from '../../booking-effects/index.js';
+import { SeriesView } from '../../booking-series/index.js';
 
 /** Who may be marked as not having come to a meeting. */
-export const NO_SHOW_PARTIES = ["attendee", "host"] as const;
+export const NO_SHOW_PARTIES = ['attendee', 'host'] as const;
 export type NoShowParty = (typeof NO_SHOW_PARTIES)[number];
 
 export class CancelBookingDto {
-  @ApiPropertyOptional({
-    description:
-      "The attendee’s token (confirmationToken); hosts authenticate instead",
-  })
+  @ApiPropertyOptional({ description: 'The attendee’s token (confirmationToken); hosts authenticate instead' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
@@ -46,38 +30,29 @@ export class CancelBookingDto {
   reason?: string;
 
   @ApiPropertyOptional({
-    enum: ["this", "following"],
-    default: "this",
-    description:
-      "An occurrence of a series: `following` also cancels every later active occurrence, in one transaction, with one mail",
+    enum: ['this', 'following'],
+    default: 'this',
+    description: 'An occurrence of a series: `following` also cancels every later active occurrence, in one transaction, with one mail',
   })
   @IsOptional()
-  @IsIn(["this", "following"])
-  scope?: "this" | "following";
+  @IsIn(['this', 'following'])
+  scope?: 'this' | 'following';
 }
 
 export class RescheduleBookingDto {
-  @ApiPropertyOptional({
-    description:
-      "The attendee’s token (confirmationToken); hosts authenticate instead",
-  })
+  @ApiPropertyOptional({ description: 'The attendee’s token (confirmationToken); hosts authenticate instead' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
   token?: string;
 
-  @ApiProperty({ example: "2027-03-03T10:00:00Z" })
+  @ApiProperty({ example: '2027-03-03T10:00:00Z' })
   @IsString()
-  @Matches(ISO_TIMESTAMP, {
-    message: "newStartTime must be an ISO 8601 timestamp",
-  })
-  @IsStorableTime("timezone")
+  @Matches(ISO_TIMESTAMP, { message: 'newStartTime must be an ISO 8601 timestamp' })
+  @IsStorableTime('timezone')
   newStartTime!: string;
 
-  @ApiPropertyOptional({
-    description:
-      "Zone of a newStartTime without offset; default the booking’s timezone",
-  })
+  @ApiPropertyOptional({ description: 'Zone of a newStartTime without offset; default the booking’s timezone' })
   @IsOptional()
   @IsIanaTimeZone()
   timezone?: string;
@@ -91,22 +66,21 @@ export class RescheduleBookingDto {
 
 export class ReassignBookingDto {
   @ApiPropertyOptional({
-    example: "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
-    description:
-      "Any active member free at the booking’s time; without it, the next host of a round-robin event type by its rotation",
+    example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a',
+    description: 'Any active member free at the booking’s time; without it, the next host of a round-robin event type by its rotation',
   })
   @IsOptional()
-  @IsId("usr")
+  @IsId('usr')
   hostUserId?: string;
 
   @ApiPropertyOptional({
-    example: "usr_7Hq2LmX9pR4sT1vW6yZ0aB3c",
+    example: 'usr_7Hq2LmX9pR4sT1vW6yZ0aB3c',
     description:
-      "The host whose place is handed over (default: the first host; for a member, the member itself). A member may hand over " +
-      "only its own place: another host’s → 403 FORBIDDEN",
+      'The host whose place is handed over (default: the first host; for a member, the member itself). A member may hand over ' +
+      'only its own place: another host’s → 403 FORBIDDEN',
   })
   @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
-  @IsId("usr")
+  @IsId('usr')
   fromHostUserId?: string;
 }
 
@@ -118,45 +92,36 @@ export class DecisionDto {
   reason?: string;
 }
 
-const DATE_OR_TIMESTAMP =
-  /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}(:?\d{2})?))?$/;
+const DATE_OR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}(:?\d{2})?))?$/;
 
 export class ListBookingsQueryDto extends PaginationQueryDto {
-  @ApiPropertyOptional({ enum: ["confirmed", "cancelled", "pending"] })
+  @ApiPropertyOptional({ enum: ['confirmed', 'cancelled', 'pending'] })
   @IsOptional()
-  @IsIn(["confirmed", "cancelled", "pending"])
-  status?: "confirmed" | "cancelled" | "pending";
+  @IsIn(['confirmed', 'cancelled', 'pending'])
+  status?: 'confirmed' | 'cancelled' | 'pending';
 
-  @ApiPropertyOptional({
-    description: "Date (inclusive, UTC) or timestamp; filters startsAt",
-  })
+  @ApiPropertyOptional({ description: 'Date (inclusive, UTC) or timestamp; filters startsAt' })
   @IsOptional()
-  @Matches(DATE_OR_TIMESTAMP, {
-    message: "startDate must be a date (YYYY-MM-DD) or an ISO 8601 timestamp",
-  })
+  @Matches(DATE_OR_TIMESTAMP, { message: 'startDate must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' })
   @IsStorableTime()
   startDate?: string;
 
-  @ApiPropertyOptional({
-    description: "Date (inclusive, UTC) or timestamp; filters startsAt",
-  })
+  @ApiPropertyOptional({ description: 'Date (inclusive, UTC) or timestamp; filters startsAt' })
   @IsOptional()
-  @Matches(DATE_OR_TIMESTAMP, {
-    message: "endDate must be a date (YYYY-MM-DD) or an ISO 8601 timestamp",
-  })
+  @Matches(DATE_OR_TIMESTAMP, { message: 'endDate must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' })
   @IsStorableTime()
   endDate?: string;
 
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
-  @IsId("evt")
+  @IsId('evt')
   eventTypeId?: string;
 
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
-  @IsId("usr")
+  @IsId('usr')
   hostUserId?: string;
 
   @ApiPropertyOptional()
@@ -166,18 +131,13 @@ export class ListBookingsQueryDto extends PaginationQueryDto {
   @MaxLength(254)
   attendeeEmail?: string;
 
-  @ApiPropertyOptional({
-    description: "The occurrences of one recurring series",
-  })
+  @ApiPropertyOptional({ description: 'The occurrences of one recurring series' })
   @IsOptional()
   @IsString()
-  @IsId("ser")
+  @IsId('ser')
   seriesId?: string;
 
-  @ApiPropertyOptional({
-    enum: NO_SHOW_PARTIES,
-    description: "The bookings with that no-show mark",
-  })
+  @ApiPropertyOptional({ enum: NO_SHOW_PARTIES, description: 'The bookings with that no-show mark' })
   @IsOptional()
   @IsIn(NO_SHOW_PARTIES)
   noShow?: NoShowParty;
@@ -185,22 +145,16 @@ export class ListBookingsQueryDto extends PaginationQueryDto {
 
 /** POST /bookings/:id/no-show (api-rules.md § Reminders). */
 export class NoShowDto {
-  @ApiProperty({ enum: NO_SHOW_PARTIES, description: "Who did not come" })
+  @ApiProperty({ enum: NO_SHOW_PARTIES, description: 'Who did not come' })
   @IsIn(NO_SHOW_PARTIES)
   party!: NoShowParty;
 
-  @ApiPropertyOptional({
-    default: true,
-    description: "false takes the mark back",
-  })
+  @ApiPropertyOptional({ default: true, description: 'false takes the mark back' })
   @IsOptional()
   @IsBoolean()
   noShow?: boolean;
 
-  @ApiPropertyOptional({
-    description:
-      "The attendee’s confirmationToken, instead of host credentials; it may mark only the host",
-  })
+  @ApiPropertyOptional({ description: 'The attendee’s confirmationToken, instead of host credentials; it may mark only the host' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
@@ -208,25 +162,14 @@ export class NoShowDto {
 }
 
 export class CreatedBookingView extends BookingView {
-  @ApiProperty({
-    description:
-      "The attendee’s token for cancel and reschedule; shown only here and in the email",
-  })
+  @ApiProperty({ description: 'The attendee’s token for cancel and reschedule; shown only here and in the email' })
   confirmationToken!: string;
 }
 
 export class CreatedBookingResponse {
-  @ApiProperty({
-    type: CreatedBookingView,
-    description:
-      "With recurrenceCount: the first occurrence; its token opens every one",
-  })
+  @ApiProperty({ type: CreatedBookingView, description: 'With recurrenceCount: the first occurrence; its token opens every one' })
   booking!: CreatedBookingView;
-  @ApiPropertyOptional({
-    type: SeriesView,
-    description: "Only with recurrenceCount",
-  })
-  series?: SeriesView;
+  @ApiPropertyOptional({ type: SeriesView, description: 'Only with recurrenceCount' }) series?: SeriesView;
 }
 
 export class BookingResponse {
@@ -238,37 +181,26 @@ export class CancelledBookingResponse {
   @ApiPropertyOptional({
     type: String,
     isArray: true,
-    description:
-      'With `scope: "following"`: every occurrence this request cancelled, this one first',
+    description: 'With `scope: "following"`: every occurrence this request cancelled, this one first',
   })
   cancelledBookingIds?: string[];
 }
 
 export class RescheduledBookingResponse {
-  @ApiProperty({ type: RescheduledBookingView })
-  booking!: RescheduledBookingView;
+  @ApiProperty({ type: RescheduledBookingView }) booking!: RescheduledBookingView;
 }
 
 export class BookingListResponse {
-  @ApiProperty({ type: BookingDetailView, isArray: true })
-  bookings!: BookingDetailView[];
-  @ApiProperty({ type: "integer" }) totalCount!: number;
+  @ApiProperty({ type: BookingDetailView, isArray: true }) bookings!: BookingDetailView[];
+  @ApiProperty({ type: 'integer' }) totalCount!: number;
   @ApiProperty() hasMore!: boolean;
-  @ApiProperty({ type: "integer" }) page!: number;
-  @ApiProperty({ type: "integer" }) limit!: number;
+  @ApiProperty({ type: 'integer' }) page!: number;
+  @ApiProperty({ type: 'integer' }) limit!: number;
 }
 
 export class PublicBookingResponse {
-  @ApiProperty({
-    type: AttendeeBookingView,
-    description:
-      "With recurrenceCount: the first occurrence; its token opens every one",
-  })
+  @ApiProperty({ type: AttendeeBookingView, description: 'With recurrenceCount: the first occurrence; its token opens every one' })
   booking!: AttendeeBookingView;
-  @ApiPropertyOptional({
-    type: SeriesView,
-    description:
-      "Only when POST /public/bookings booked a series (recurrenceCount)",
-  })
+  @ApiPropertyOptional({ type: SeriesView, description: 'Only when POST /public/bookings booked a series (recurrenceCount)' })
   series?: SeriesView;
 }
