@@ -100,6 +100,39 @@ describe('failover conditions: standby down, etcd down, HAProxy restarted', () =
     }
   }
 
+  it("is locked down as deploy/ha says: Patroni's REST API, etcd and PostgreSQL each want credentials", async () => {
+    const primary = (await cluster.primary())!;
+    const rest = `http://127.0.0.1:${cluster.node(primary).restPort}`;
+    // A call that changes something: refused without the REST API's user, accepted with it.
+    expect((await fetch(`${rest}/reload`, { method: 'POST' })).status).toBe(401);
+    const wrong = `Basic ${Buffer.from('patroni:wrong').toString('base64')}`;
+    expect((await fetch(`${rest}/reload`, { method: 'POST', headers: { authorization: wrong } })).status).toBe(401);
+    expect((await fetch(`${rest}/reload`, { method: 'POST', headers: { authorization: cluster.restAuthorization() } })).status).toBe(202);
+    // etcd: no read without a user's token.
+    const range = await fetch(`${cluster.etcdUrl}/v3/kv/range`, {
+      method: 'POST',
+      body: JSON.stringify({ key: Buffer.from('/service/').toString('base64'), range_end: Buffer.from('/service0').toString('base64') }),
+    });
+    expect(await range.text()).toMatch(/user name is empty|invalid auth token|permission denied/);
+    // PostgreSQL: no connection without the password, and no `trust` line at all.
+    const anonymous = new pg.Client({ connectionString: cluster.nodeUrl(primary).replace(`:${cluster.password}@`, '@') });
+    anonymous.on('error', () => undefined);
+    await expect(anonymous.connect()).rejects.toThrow(/password/);
+    await anonymous.end().catch(() => undefined);
+    const admin = new pg.Client({ connectionString: cluster.nodeUrl(primary) });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ type: string; user_name: string[]; auth_method: string }>(
+        'SELECT type, user_name, auth_method FROM pg_hba_file_rules',
+      );
+      expect(rows.filter((r) => r.auth_method !== 'scram-sha-256')).toEqual([
+        { type: 'local', user_name: ['postgres'], auth_method: 'peer' },
+      ]);
+    } finally {
+      await admin.end();
+    }
+  }, 30_000);
+
   it('keeps taking writes with the standby down (Patroni drops synchronous mode), and it catches up on return', async () => {
     const { outcomes, created, stop } = load('standby');
     await sleep(1000);

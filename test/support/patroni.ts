@@ -1,9 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '@app/database';
@@ -75,10 +75,18 @@ export interface ClusterMember {
  * An etcd member, two PostgreSQL 15 nodes under Patroni and HAProxy in front of them, on free loopback ports in a temp
  * directory: deploy/ha/'s files as they are, their addresses, data directories and passwords given through Patroni's
  * environment variables and HAProxy's bind and server lines. PostgreSQL (and Patroni, which starts it) runs as
- * `postgres` when we are root.
+ * `postgres` when we are root, and reads only what is in its node's own directory (owned by it): its YAML is copied
+ * there, as the repository may be in a directory `postgres` cannot enter (a clone under `mktemp -d`, 0700, as root).
+ * Locked down as deploy/ha/README.md says: etcd with authentication on (a `root` user, and a `patroni` user that may
+ * write only under Patroni's namespace), Patroni's REST API with a username and password, PostgreSQL scram-sha-256.
  */
 export class PatroniCluster {
   readonly password = randomBytes(12).toString('hex');
+  /** Patroni's REST API (restapi.authentication: every call that changes something). */
+  readonly restApi = { username: 'patroni', password: randomBytes(12).toString('hex') };
+  /** etcd's users: `root` (administers etcd) and `patroni` (read-write on /service/ only, what Patroni uses). */
+  readonly etcdUsers = { root: randomBytes(12).toString('hex'), patroni: randomBytes(12).toString('hex') };
+  private etcdAuthOn = false;
   readonly nodes: PatroniNode[] = [];
   private etcd: Child | undefined;
   private haproxy: Child | undefined;
@@ -183,6 +191,20 @@ export class PatroniCluster {
       this.directory,
     );
     await this.waitFor(async () => accepts(client), 20_000, 'etcd');
+    if (!this.etcdAuthOn) {
+      await enableEtcdAuth(`http://127.0.0.1:${client}`, this.etcdUsers);
+      this.etcdAuthOn = true;
+    }
+  }
+
+  /** etcd's client URL (v3 JSON gateway), for checks. */
+  get etcdUrl(): string {
+    return `http://127.0.0.1:${this.etcdPorts[0]}`;
+  }
+
+  /** The REST API's `Authorization` header (Basic). */
+  restAuthorization(): string {
+    return `Basic ${Buffer.from(`${this.restApi.username}:${this.restApi.password}`).toString('base64')}`;
   }
 
   /** etcd gone at once (SIGKILL): Patroni cannot renew the leader key. */
@@ -206,13 +228,21 @@ export class PatroniCluster {
       PATRONI_POSTGRESQL_DATA_DIR: node.dataDir,
       PATRONI_POSTGRESQL_BIN_DIR: PG_BIN,
       PATRONI_ETCD3_HOSTS: `127.0.0.1:${client}`,
+      PATRONI_ETCD3_USERNAME: 'patroni',
+      PATRONI_ETCD3_PASSWORD: this.etcdUsers.patroni,
+      PATRONI_RESTAPI_USERNAME: this.restApi.username,
+      PATRONI_RESTAPI_PASSWORD: this.restApi.password,
       PATRONI_SUPERUSER_PASSWORD: this.password,
       PATRONI_REPLICATION_PASSWORD: this.password,
       PATRONI_REWIND_PASSWORD: this.password,
       PATRONI_LOG_LEVEL: 'INFO',
     };
-    const config = join(HA_DIR, `patroni-node${name.slice(2)}.yml`);
+    // The YAML in the node's own directory (owned by the user Patroni runs as), never read from the repository.
+    const config = join(dirname(node.dataDir), 'patroni.yml');
     const user = postgresUser();
+    copyFileSync(join(HA_DIR, `patroni-node${name.slice(2)}.yml`), config);
+    chmodSync(config, 0o600);
+    if (user) chownSync(config, user.uid, user.gid);
     const output = node.agent.output;
     node.agent = user
       ? launch('runuser', ['-u', user.name, '--', PATRONI, config], env, this.directory)
@@ -314,7 +344,7 @@ export class PatroniCluster {
   async switchover(leader: string, candidate: string): Promise<void> {
     const res = await fetch(`http://127.0.0.1:${this.node(leader).restPort}/switchover`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: this.restAuthorization() },
       body: JSON.stringify({ leader, candidate }),
       signal: AbortSignal.timeout(30_000),
     });
@@ -358,6 +388,31 @@ export function haproxyPostgresConfig(
       return line.replace(/server\s+\S+\s+\S+/, `server ${node.name} ${node.address}`).replace(/port\s+\d+/, `port ${node.checkPort}`);
     })
     .join('\n');
+}
+
+/**
+ * etcd's authentication on, through its v3 JSON gateway (what `etcdctl user add`, `role grant-permission` and `auth
+ * enable` do; deploy/ha/README.md): `root` with the root role, a `patroni` role that may read and write under
+ * Patroni's namespace (`/service/`) only, and its user.
+ */
+async function enableEtcdAuth(url: string, passwords: { root: string; patroni: string }): Promise<void> {
+  const call = async (path: string, body: unknown): Promise<void> => {
+    const res = await fetch(`${url}/v3/auth/${path}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(5000),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`etcd ${path}: ${res.status} ${text}`);
+  };
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  await call('user/add', { name: 'root', password: passwords.root });
+  await call('user/grant', { user: 'root', role: 'root' });
+  await call('role/add', { name: 'patroni' });
+  await call('role/grant', { name: 'patroni', perm: { permType: 'READWRITE', key: b64('/service/'), range_end: b64('/service0') } });
+  await call('user/add', { name: 'patroni', password: passwords.patroni });
+  await call('user/grant', { user: 'patroni', role: 'patroni' });
+  await call('enable', {});
 }
 
 async function kill(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
