@@ -6,6 +6,7 @@ import { readsManager, refuseLocks, takesLocks } from './locking-reads.js';
 import { StatementLogRights, TERSE_ERRORS } from './statement-log.js';
 import { type BatchTransaction, WriteBatch } from './write-batch.js';
 import { DeferredBegin } from './deferred-begin.js';
+import { destroyConnectionsOnClientTimeout } from './client-timeouts.js';
 
 /** An open transaction: its manager, the one `reads` gives (made when first asked), and the batch `batched()` holds. */
 interface Open extends BatchTransaction {
@@ -78,6 +79,9 @@ export class TransactionHost {
   constructor(private readonly dataSource: DataSource) {
     this.poolReads = readsManager(dataSource);
     guardPooledConnections(dataSource);
+    destroyConnectionsOnClientTimeout(
+      (dataSource.driver as unknown as { master?: Parameters<typeof destroyConnectionsOnClientTimeout>[0] }).master,
+    );
   }
 
   /** For reads: the open transaction's connection, or the pool's outside one. Never for writes or locks. */
