@@ -13,14 +13,17 @@ import {
   answerMethodNotAllowed,
   AppConfig,
   type BrowserRouteConfig,
+  capConnectionsPerClient,
   Clock,
   closeConnectionsOnClose,
   COMPRESS_THRESHOLD_BYTES,
   createValidationPipe,
   drainRequest,
   fastifyTrustProxy,
+  normalizeForwardedFor,
   parseJsonBodies,
   requestIdFor,
+  requestTimeouts,
   SystemClock,
 } from '@app/common';
 import { serveAdminConsole } from './admin/admin-console.js';
@@ -89,6 +92,10 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     requestIdHeader: false,
     genReqId: requestIdFor,
     trustProxy: fastifyTrustProxy(config.trustProxy),
+    // Behind proxies, X-Forwarded-For is read as addresses only, before Fastify derives `request.ip` from it.
+    rewriteUrl: config.trustProxy === undefined ? undefined : normalizeForwardedFor,
+    // Slow clients (api-rules.md § Running in production): 408 REQUEST_TIMEOUT through answerClientError.
+    ...requestTimeouts(config.requestTimeoutMs),
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
   });
@@ -99,6 +106,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     { logger: new PinoNestLogger(logger), abortOnError: false, bodyParser: false },
   );
   const fastify = app.getHttpAdapter().getInstance();
+  capConnectionsPerClient(fastify.server, config.maxConnectionsPerClient);
   closeConnectionsOnClose(fastify, (connections) =>
     logger.warn({ connections }, 'Shutting down: connections still answering after the grace period were cut'),
   );

@@ -19,6 +19,9 @@ describe('loadConfig', () => {
       webhookTimeoutMs: 10000,
       publicBookingsPerVisitorPerHour: 10,
       dbPoolSize: 20,
+      requestTimeoutMs: 30_000,
+      maxConnectionsPerClient: 100,
+      metricsAllowLoopback: false,
     });
     expect(config.dataDir).toMatch(/\.data$/);
   });
@@ -68,9 +71,23 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', '10.0.0.1,'],
     ['TRUST_PROXY', '10.0.0.1, 300.0.0.1'],
     ['TRUST_PROXY', 'fe80::1%eth0'],
+    ['REQUEST_TIMEOUT_MS', '999'],
+    ['REQUEST_TIMEOUT_MS', '600001'],
+    ['REQUEST_TIMEOUT_MS', '30s'],
+    ['MAX_CONNECTIONS_PER_CLIENT', '0'],
+    ['MAX_CONNECTIONS_PER_CLIENT', 'many'],
+    ['METRICS_ALLOW_LOOPBACK', 'yes'],
   ])('names %s when its value %j is bad', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable} `));
+  });
+
+  it('reads REQUEST_TIMEOUT_MS (1000..600000), MAX_CONNECTIONS_PER_CLIENT and METRICS_ALLOW_LOOPBACK (contract § 19)', () => {
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '1000' }).requestTimeoutMs).toBe(1000);
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '600000' }).requestTimeoutMs).toBe(600_000);
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '999' })).toThrow(/^REQUEST_TIMEOUT_MS must be an integer from 1000 to 600000/);
+    expect(loadConfig({ MAX_CONNECTIONS_PER_CLIENT: '1' }).maxConnectionsPerClient).toBe(1);
+    expect(loadConfig({ METRICS_ALLOW_LOOPBACK: 'true' }).metricsAllowLoopback).toBe(true);
   });
 
   it('reads TRUST_PROXY as a number of proxies or a list of their addresses and CIDRs (contract § 19)', () => {

@@ -72,8 +72,14 @@ export class AppConfig {
   publicBookingsPerVisitorPerHour!: number;
   /** `GET /metrics` asks for it as a Bearer token; unset, it answers loopback clients only (contract § 19). */
   metricsToken!: string | undefined;
+  /** Without METRICS_TOKEN and with NODE_ENV=production, `GET /metrics` answers loopback peers only when this is set (404 otherwise). */
+  metricsAllowLoopback!: boolean;
   /** Undefined: the TCP peer is the client (TRUST_PROXY unset). */
   trustProxy!: TrustProxy | undefined;
+  /** A request whose headers and body have not all arrived this long after its first byte gets 408 (contract § 19). */
+  requestTimeoutMs!: number;
+  /** Open connections one client address (the TCP peer; IPv6 by /64) may have; those beyond are closed at once. */
+  maxConnectionsPerClient!: number;
 
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
@@ -232,6 +238,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.trustProxy = trustProxyVar(env);
   config.publicUrl = (urlVar(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
   config.metricsToken = metricsTokenVar(env);
+  config.metricsAllowLoopback = boolVar(env, 'METRICS_ALLOW_LOOPBACK', false);
+  config.requestTimeoutMs = intVar(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000);
+  config.maxConnectionsPerClient = intVar(env, 'MAX_CONNECTIONS_PER_CLIENT', 100, 1, 100_000);
 
   if (config.isProduction) {
     if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', 'is required when NODE_ENV=production');

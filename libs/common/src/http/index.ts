@@ -12,3 +12,4 @@ export * from './drain.js';
 export * from './json-body.js';
 export * from './client-address.js';
 export * from './close-connections.js';
+export * from './slow-clients.js';
