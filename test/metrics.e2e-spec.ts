@@ -242,6 +242,55 @@ describe('GET /metrics (contract § 19) scraped by a real Prometheus', () => {
   });
 });
 
+describe('GET /metrics without METRICS_TOKEN: loopback by the TCP peer alone, and not in production (contract § 19)', () => {
+  const apps: TestApp[] = [];
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+  });
+  async function start(env: Record<string, string>): Promise<TestApp> {
+    const app = await startTestApp({ env: { RUN_WORKERS: 'false', ...env } });
+    apps.push(app);
+    return app;
+  }
+  const inject = (app: TestApp, remoteAddress: string, headers: Record<string, string> = {}) =>
+    app.app.inject({ method: 'GET', url: '/metrics', remoteAddress, headers });
+
+  it.each([['1'], ['203.0.113.0/24, 10.0.0.0/8']])(
+    'TRUST_PROXY=%s: a forwarded loopback address from another peer is refused; a loopback peer is served whatever it forwards',
+    async (trustProxy) => {
+      const app = await start({ TRUST_PROXY: trustProxy });
+      for (const forwarded of ['127.0.0.1', '::1', '127.0.0.1:9090', '[::1]:443', '10.0.0.1, 127.0.0.1']) {
+        const res = await inject(app, '203.0.113.7', { 'x-forwarded-for': forwarded });
+        expect([forwarded, res.statusCode, res.json<{ code: string }>().code]).toEqual([forwarded, 403, 'FORBIDDEN']);
+      }
+      const fromLoopback = await fetch(`${app.url}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+      expect(fromLoopback.status).toBe(200);
+    },
+  );
+
+  it('NODE_ENV=production: 404 like a route that does not exist, unless METRICS_ALLOW_LOOPBACK=true; a token still opens it', async () => {
+    const production = await start({ NODE_ENV: 'production' });
+    const closed = await fetch(`${production.url}/metrics`);
+    const missing = await fetch(`${production.url}/no-such-route`);
+    expect([closed.status, missing.status]).toEqual([404, 404]);
+    const [closedBody, missingBody] = (await Promise.all([closed.json(), missing.json()])) as { code: string; message: string }[];
+    expect(closedBody).toEqual({ code: 'NOT_FOUND', message: missingBody.message, requestId: closed.headers.get('x-request-id') });
+    expect((await inject(production, '203.0.113.7')).statusCode).toBe(404);
+
+    const allowed = await start({ NODE_ENV: 'production', METRICS_ALLOW_LOOPBACK: 'true' });
+    expect((await fetch(`${allowed.url}/metrics`)).status).toBe(200);
+    expect((await inject(allowed, '203.0.113.7')).statusCode).toBe(403);
+
+    const tokened = await start({ NODE_ENV: 'production', METRICS_TOKEN: TOKEN });
+    expect((await fetch(`${tokened.url}/metrics`)).status).toBe(401);
+    expect((await fetch(`${tokened.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+  });
+
+  it('METRICS_ALLOW_LOOPBACK other than true or false stops the boot naming it', () => {
+    expect(() => loadConfig({ METRICS_ALLOW_LOOPBACK: 'yes' })).toThrow(/^METRICS_ALLOW_LOOPBACK must be true or false/);
+  });
+});
+
 describe('deploy/prometheus', () => {
   it('alerts.yml passes promtool check rules, and its unit tests (alerts.test.yml) pass', async () => {
     const checked = await promtool(['check', 'rules', join(DEPLOY, 'prometheus/alerts.yml')]);

@@ -34,6 +34,8 @@ function bookingsIn(body: unknown): number {
 export class MetricsEndpoint implements OnModuleInit {
   private readonly logger = new Logger('Metrics');
   private readonly tokenDigest: Buffer | undefined;
+  /** Without a token: outside production, or with METRICS_ALLOW_LOOPBACK=true, loopback peers may scrape. */
+  private readonly loopbackAllowed: boolean;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -41,6 +43,7 @@ export class MetricsEndpoint implements OnModuleInit {
     config: AppConfig,
   ) {
     this.tokenDigest = config.metricsToken === undefined ? undefined : digest(config.metricsToken);
+    this.loopbackAllowed = !config.isProduction || config.metricsAllowLoopback;
   }
 
   onModuleInit(): void {
@@ -63,8 +66,9 @@ export class MetricsEndpoint implements OnModuleInit {
 
   /**
    * Who may scrape (contract § 19): with METRICS_TOKEN, whoever sends it as a Bearer token (compared in constant time);
-   * without, loopback clients only, by the client address every per-client rule uses (behind TRUST_PROXY, the one it
-   * derives, so a proxy on the same host does not make the world loopback).
+   * without, loopback clients only, judged by the TCP peer alone (a forwarded address is the client's to write, whatever
+   * TRUST_PROXY believes), and in production not at all (404, as for no route) unless METRICS_ALLOW_LOOPBACK=true: a
+   * proxy on the same host makes every visitor a loopback peer.
    */
   private refusal(request: FastifyRequest): AppError | undefined {
     if (this.tokenDigest) {
@@ -74,7 +78,8 @@ export class MetricsEndpoint implements OnModuleInit {
         'WWW-Authenticate': 'Bearer realm="metrics"',
       });
     }
-    if (isLoopback(request.ip)) return undefined;
+    if (!this.loopbackAllowed) return new AppError(ErrorCode.NOT_FOUND, 'Resource not found');
+    if (isLoopback(request.socket.remoteAddress)) return undefined;
     return new AppError(ErrorCode.FORBIDDEN, 'Without METRICS_TOKEN, GET /metrics answers loopback clients only');
   }
 
