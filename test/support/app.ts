@@ -119,6 +119,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     // Suites book through one publishable key from 127.0.0.1 many times; the tests of the limit set it back.
     PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR: '100000',
     DB_POOL_SIZE: TEST_DB_POOL_SIZE,
+    // Closing at once: nothing here routes by readiness (test/rolling-restart.e2e-spec.ts sets it).
+    SHUTDOWN_DRAIN_MS: '0',
     ...options.env,
   });
   const clock = options.clock ?? new FixedClock(Date.now());

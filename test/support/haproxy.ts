@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@app/database';
 import { ensureDebianPackages } from './debian-packages.js';
@@ -37,7 +37,10 @@ export function haproxyConfig(template: string, port: number, backends: readonly
     .join('\n');
 }
 
-/** A real HAProxy in the foreground on a free loopback port, with the deployed configuration in front of `backends`. */
+/**
+ * A real HAProxy in the foreground on a free loopback port, with the deployed configuration in front of `backends`,
+ * its error files (errors/, read relative to the configuration) beside it.
+ */
 export class HaproxyServer {
   private process: ChildProcess | undefined;
   private output = '';
@@ -53,6 +56,7 @@ export class HaproxyServer {
     const server = new HaproxyServer(await freePort(), directory);
     const config = join(directory, 'haproxy.cfg');
     writeFileSync(config, haproxyConfig(readFileSync(DEPLOYED_HAPROXY_CONFIG, 'utf8'), server.port, backends));
+    cpSync(join(dirname(DEPLOYED_HAPROXY_CONFIG), 'errors'), join(directory, 'errors'), { recursive: true });
     const child = spawn(HAPROXY, ['-db', '-f', config], { stdio: ['ignore', 'pipe', 'pipe'] });
     server.process = child;
     child.stdout.on('data', (chunk: Buffer) => (server.output += chunk.toString()));

@@ -2,7 +2,7 @@ import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
 import type { Logger } from 'pino';
@@ -32,6 +32,8 @@ import { AppModule, type AppModuleOptions } from './app.module.js';
 import { createRootLogger, PinoNestLogger } from './logging/logger.js';
 import { createOpenApiDocument } from './openapi/openapi-document.js';
 import { type GatedRequest, PublishableKeyGate } from './modules/auth/index.js';
+import { Readiness } from './modules/health/readiness.js';
+import { ServerFirstFastifyAdapter } from './server-first-adapter.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -85,7 +87,7 @@ async function serveBrowserRoutes(app: NestFastifyApplication): Promise<void> {
 export async function createApp(options: CreateAppOptions): Promise<NestFastifyApplication> {
   const { config } = options;
   const logger = options.logger ?? createRootLogger(config.logLevel);
-  const adapter = new FastifyAdapter({
+  const adapter = new ServerFirstFastifyAdapter({
     loggerInstance: logger,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -134,5 +136,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   app.useGlobalFilters(new AllExceptionsFilter());
   setupSwagger(app, config);
   await app.init();
+  // Closing: /health/ready answers 503 first, the server closes SHUTDOWN_DRAIN_MS later, the modules after it.
+  const readiness = app.get(Readiness);
+  adapter.beforeServerClose = () => readiness.drain(config.shutdownDrainMs);
   return app;
 }

@@ -49,6 +49,8 @@ export class AppConfig {
   dbConnectTimeoutMs!: number;
   /** Connections this process's pool may hold at once (every instance's pool counts against `max_connections`). */
   dbPoolSize!: number;
+  /** On SIGTERM, /health/ready answers 503 this long before the server stops accepting (when something probes it). */
+  shutdownDrainMs!: number;
   /** Seconds between two background syncs of a connected calendar. */
   calendarSyncIntervalSeconds!: number;
   /** Per request to a calendar source. */
@@ -229,6 +231,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.dbStatementTimeoutMs = intVar(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600000);
   config.dbConnectTimeoutMs = intVar(env, 'DB_CONNECT_TIMEOUT_MS', 2000, 100, 60000);
   config.dbPoolSize = intVar(env, 'DB_POOL_SIZE', 20, 2, 500);
+  config.shutdownDrainMs = intVar(env, 'SHUTDOWN_DRAIN_MS', 3000, 0, 60_000);
   config.calendarSyncIntervalSeconds = intVar(env, 'CALENDAR_SYNC_INTERVAL', 300, 1, 86400);
   config.calendarTimeoutMs = intVar(env, 'CALENDAR_TIMEOUT_MS', 10000, 1, 600000);
   config.calendarAllowPrivateUrls = boolVar(env, 'CALENDAR_ALLOW_PRIVATE_URLS', config.nodeEnv !== 'production');

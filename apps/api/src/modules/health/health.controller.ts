@@ -4,6 +4,7 @@ import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
 import { AppError, ErrorCode, ErrorResponseDto, Public } from '@app/common';
 import { TransactionHost } from '@app/database';
+import { Readiness } from './readiness.js';
 
 /** Probes sit outside /v1 and need no credentials (api-rules.md § Basics). */
 @ApiTags('health')
@@ -15,6 +16,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly tx: TransactionHost,
+    private readonly readiness: Readiness,
   ) {}
 
   @Get()
@@ -56,6 +58,9 @@ export class HealthController {
     description: 'SERVICE_UNAVAILABLE: the database does not answer, or what answers is a standby (a failover in progress)',
   })
   async ready(): Promise<unknown> {
+    this.readiness.probed();
+    // From SIGTERM on (main.ts): not ready, before the server stops accepting (contract § 19).
+    if (this.readiness.stopping) throw new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'The instance is shutting down');
     let report: unknown;
     let standby: boolean;
     try {
