@@ -29,6 +29,21 @@ interface ExportedSpan {
   service: string;
 }
 
+/** What instrumentation-http writes about a request's sender by default; none of it may leave (contract § 19). */
+const CLIENT_ATTRIBUTES = [
+  'client.address',
+  'client.port',
+  'network.peer.address',
+  'network.peer.port',
+  'user_agent.original',
+  'user_agent.synthetic.type',
+  'http.client_ip',
+  'http.user_agent',
+  'net.peer.ip',
+  'net.peer.port',
+];
+const USER_AGENT = 'Mozilla/5.0 TracingBrowser/1.0';
+
 const SERVER = 2;
 const CLIENT = 3;
 
@@ -212,7 +227,10 @@ describe('Traces over OTLP/HTTP (contract § 19)', () => {
     const booked = await http.post(
       '/v1/bookings',
       { eventTypeId: eventType.body.eventType.id, startTime, timezone: 'UTC', attendee, metadata: { note: 'tracing-secret-note' } },
-      { apiKey, headers: { traceparent: `00-${traceId}-${callerSpanId}-01`, 'x-request-id': requestId } },
+      {
+        apiKey,
+        headers: { traceparent: `00-${traceId}-${callerSpanId}-01`, 'x-request-id': requestId, 'user-agent': USER_AGENT },
+      },
     );
     expect(booked.status).toBe(201);
     const delivered = await waitFor(async () => hooks.at('/traced')[0], 15_000, 'the webhook');
@@ -243,6 +261,13 @@ describe('Traces over OTLP/HTTP (contract § 19)', () => {
         'url.path': '/v1/bookings',
       }),
     });
+
+    // Nothing of who sent it (contract § 19): no client or peer address or port, no user agent, on any span.
+    for (const span of collector.spans) {
+      for (const name of CLIENT_ATTRIBUTES) expect([span.name, name, span.attributes[name]]).toEqual([span.name, name, undefined]);
+      for (const value of Object.values(span.attributes)) expect(String(value)).not.toContain('TracingBrowser');
+    }
+    expect(request[0].attributes['http.request.method']).toBe('POST');
 
     // Each statement is a child (or grandchild) of the request, its text without the booking's values.
     const byId = new Map(spans.map((span) => [span.spanId, span]));

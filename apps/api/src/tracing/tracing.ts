@@ -42,6 +42,26 @@ export const UNMATCHED_PATH = '(unmatched)';
 
 /** The statement text attributes of pg's spans, by the semantic conventions before and after their database revision. */
 const STATEMENT_ATTRIBUTES = ['db.query.text', 'db.statement'];
+/**
+ * What instrumentation-http puts on a request's span about who sent it (contract § 19: no span carries a client address
+ * or user agent): the peer's and client's address and port, the User-Agent and what it derives from it.
+ */
+export const CLIENT_ATTRIBUTES = [
+  'client.address',
+  'client.port',
+  'network.peer.address',
+  'network.peer.port',
+  'user_agent.original',
+  'user_agent.synthetic.type',
+  // The names of the conventions before their HTTP revision, should an instrumentation still write them.
+  'http.client_ip',
+  'http.user_agent',
+  'net.peer.ip',
+  'net.peer.name',
+  'net.peer.port',
+  'net.sock.peer.addr',
+  'net.sock.peer.port',
+];
 /** Statement texts whose redacted form is kept (the service has a few hundred distinct statements). */
 const STATEMENT_CACHE_SIZE = 1_000;
 
@@ -110,7 +130,8 @@ class CountingExporter implements SpanExporter {
  * What leaves the process, whatever an instrumentation put in a span: a statement's text without its literal values
  * (a batch writes its values in as literals: TransactionHost.batched) and a failed statement's status without
  * PostgreSQL's message (which may quote a value); a request's path as its route template and its query with names
- * only (ids, feed tokens and invitation tokens stay in the service, as in its logs). Runs as each span ends, before the
+ * only (ids, feed tokens and invitation tokens stay in the service, as in its logs); nothing of who sent the request
+ * (CLIENT_ATTRIBUTES). Runs as each span ends, before the
  * batch processor takes it.
  */
 class RedactingProcessor implements SpanProcessor {
@@ -152,6 +173,8 @@ class RedactingProcessor implements SpanProcessor {
 }
 
 function redactRequest(span: Span, attributes: Attributes): void {
+  // A span's attributes can be overwritten but not removed through its interface: they go from the SDK's own record.
+  for (const name of CLIENT_ATTRIBUTES) delete attributes[name];
   const route = attributes['http.route'];
   if (attributes['url.path'] !== undefined) span.setAttribute('url.path', typeof route === 'string' ? route : UNMATCHED_PATH);
   const query = attributes['url.query'];
