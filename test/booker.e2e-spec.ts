@@ -9,7 +9,8 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, NOW, type BookingOrg } from './support/bookings.js';
 import { buildBooker, launchBrowser, seriousViolations } from './support/browser.js';
 import { createApiKey } from './support/factories.js';
-import { createEventType } from './support/scheduling.js';
+import { createEventType, slots } from './support/scheduling.js';
+import { fromAddress } from './support/visitor.js';
 
 /** Screenshots of each step at 320 and 1280 pixels, and the load timings (git-ignored). */
 const OUTPUT_DIR = join(resolve(fileURLToPath(new URL('.', import.meta.url)), '..'), 'test-output', 'booker');
@@ -671,32 +672,110 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
     await page.context().close();
   });
 
-  it('says HOLD_LIMIT_REACHED and RATE_LIMITED as they are, keeping the attendee where they were', async () => {
+  const NOT_HELD = 'This time could not be held for you, but you can still book it: it stays open to others until you do.';
+
+  it('goes on to the form without a hold when the hold is refused with HOLD_LIMIT_REACHED; says RATE_LIMITED as it is', async () => {
     const page = await open(shop.origin);
     const said = await listen(page);
     await intercept(page, '/v1/public/holds', [refuse(429, 'HOLD_LIMIT_REACHED')]);
-    await page.locator('sched-booker button.has').first().click();
-    const time = page.locator('sched-booker ul button').first();
-    await time.click();
-    await page.locator('sched-booker [role="status"]', { hasText: 'holding too many times' }).waitFor();
-    expect(await page.locator('sched-booker [role="alert"]').count()).toBe(0);
-
-    // The times are still there: once a hold is free, the same click holds it.
     const attempts = await intercept(page, '/v1/public/bookings', [refuse(429, 'RATE_LIMITED', 90)]);
+    const bodies: unknown[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/v1/public/bookings')) bodies.push(request.postDataJSON());
+    });
+    // The form comes at once, with no countdown: nothing is held.
     await fillForm(page, 'limited@example.com');
+    expect(await page.locator('sched-booker [data-countdown]').count()).toBe(0);
+    expect(await page.locator('sched-booker [role="alert"]').count()).toBe(0);
     await page.locator('sched-booker button[type="submit"]').click();
     await page.locator('sched-booker [role="status"]', { hasText: 'Too many attempts' }).waitFor();
-    expect(await said()).toEqual([
-      'You are holding too many times at once. Book or go back from one of them, or wait a few minutes.',
-      HELD,
-      'Too many attempts from your connection. Please try again in 2 min.',
-    ]);
+    expect(await said()).toEqual([NOT_HELD, 'Too many attempts from your connection. Please try again in 2 min.']);
     expect(attempts).toHaveLength(1);
+    expect(bodies[0]).not.toHaveProperty('holdId');
+    expect(bodies[0]).not.toHaveProperty('holdToken');
     expect(await page.locator('sched-booker button[type="submit"]').isEnabled()).toBe(true);
     expect(await page.locator('sched-booker #sched-name').inputValue()).toBe('Ada Lovelace');
     expect(await bookingsOf('limited@example.com')).toHaveLength(0);
     await page.locator('sched-booker button', { hasText: 'Back' }).click();
     await page.locator('sched-booker ul button').first().waitFor();
     await page.context().close();
+  });
+
+  it('books a host whose 10 held starts two other addresses keep: the third visitor goes on without a hold and is booked', async () => {
+    // Two addresses hold the host's first 10 free starts through the page's keys (each key and address its fair share: 2).
+    const keys = await Promise.all(
+      [1, 2, 3].map(
+        async () => (await createApiKey(t.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [shop.origin] })).apiKey,
+      ),
+    );
+    const now = new Date(t.clock.now()).getTime();
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const free = await slots(t, { apiKey: org.apiKey }, org.eventTypeId, day(now), day(now + 7 * 86_400_000));
+    const starts: string[] = free
+      .filter((slot) => Date.parse(slot.start) > now)
+      .slice(0, 11)
+      .map((slot) => slot.start);
+    const held: { address: string; key: string; id: string; token: string }[] = [];
+    for (const [i, startTime] of starts.slice(0, 10).entries()) {
+      const address = i % 2 ? '127.0.0.3' : '127.0.0.2';
+      const key = keys[Math.floor(i / 4)];
+      const res = await fromAddress(
+        t,
+        address,
+        'POST',
+        '/v1/public/holds',
+        { authorization: `ApiKey ${key}`, origin: shop.origin },
+        {
+          eventTypeId: org.eventTypeId,
+          startTime,
+          timezone: 'UTC',
+        },
+      );
+      expect(res.status).toBe(201);
+      held.push({ address, key, id: res.body.hold.id, token: res.body.holdToken });
+    }
+    try {
+      const page = await open(shop.origin);
+      const said = await listen(page);
+      const booked = page.evaluate<Record<string, string>>(
+        `new Promise((resolve) => document.addEventListener('sched:booked', (event) => resolve(event.detail)))`,
+      );
+      const holdAnswers: number[] = [];
+      page.on('response', (response) => {
+        if (response.request().method() === 'POST' && response.url().endsWith('/v1/public/holds')) holdAnswers.push(response.status());
+      });
+      await page.locator('sched-booker button.has').first().click();
+      const time = page.locator('sched-booker ul button').first();
+      expect(Date.parse((await time.getAttribute('data-start'))!)).toBe(Date.parse(starts[10]));
+      await time.click();
+      await page.locator('sched-booker #sched-name').fill('Third Visitor');
+      await page.locator('sched-booker #sched-email').fill('third@example.com');
+      await page.locator('sched-booker #sched-q-company').fill('Persistence Ltd');
+      await page.locator('sched-booker button[type="submit"]').click();
+      await page.locator('sched-booker h2', { hasText: 'You are booked' }).waitFor();
+      expect(holdAnswers).toEqual([429]);
+      expect((await said())[0]).toBe(NOT_HELD);
+      const detail = await booked;
+      const booking = (await t.http.get(`/v1/bookings/${detail.bookingId}`, { apiKey: org.apiKey })).body.booking;
+      expect(booking).toMatchObject({ status: 'confirmed', attendee: { email: 'third@example.com' } });
+      expect(Date.parse(booking.startsAt)).toBe(Date.parse(starts[10]));
+      // The others' holds are untouched: still 10.
+      expect((await t.http.get('/v1/holds?limit=100', { apiKey: org.apiKey })).body.totalCount).toBe(10);
+      await page.context().close();
+    } finally {
+      for (const hold of held) {
+        await fromAddress(
+          t,
+          hold.address,
+          'POST',
+          `/v1/public/holds/${hold.id}/release`,
+          {
+            authorization: `ApiKey ${hold.key}`,
+            origin: shop.origin,
+          },
+          { holdToken: hold.token },
+        );
+      }
+    }
   });
 });

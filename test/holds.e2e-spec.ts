@@ -302,9 +302,10 @@ describe('holds (api-rules.md § Browser booking)', () => {
       );
 
     it('counts an IPv6 visitor by its /64: two addresses of one /64 share the 5 holds, the next /64 has its own', async () => {
-      const org = await bookingOrg(a);
+      // Seats of one start: a visitor's fair share of the host's held starts (2) does not apply, only the 5 holds.
+      const org = await bookingOrg(a, { seatsPerSlot: 20 });
       const key = (await createApiKey(a.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
-      const [first, ...rest] = halfHours('03', 7);
+      const [first, ...rest] = Array.from({ length: 7 }, () => '2027-03-03T09:00:00Z');
       const one64 = ['2001:db8:1:2::a', '2001:db8:1:2:ffff:ffff:ffff:ffff'];
       expect((await publicHold(a, key, one64[0], org.eventTypeId, first)).status).toBe(201);
       for (const [i, startTime] of rest.slice(0, 4).entries()) {
@@ -315,6 +316,80 @@ describe('holds (api-rules.md § Browser booking)', () => {
       expect((await publicHold(a, key, '2001:db8:1:3::a', org.eventTypeId, rest[4])).status).toBe(201);
       // An IPv4-mapped IPv6 peer is its IPv4 address.
       expect((await publicHold(a, key, '::ffff:198.51.100.7', org.eventTypeId, rest[5])).status).toBe(201);
+    });
+
+    it('a key and client address covers at most 2 starts of one host (its fair share of the 10), whatever else it holds', async () => {
+      const org = await bookingOrg(a, { seatsPerSlot: 3 });
+      const key = (await createApiKey(a.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+      const [one, two, three, four] = halfHours('08', 4);
+      const first = await publicHold(a, key, '198.51.100.20', org.eventTypeId, one);
+      expect(first.status).toBe(201);
+      expect((await publicHold(b, key, '198.51.100.20', org.eventTypeId, two)).status).toBe(201);
+      const third = await publicHold(a, key, '198.51.100.20', org.eventTypeId, three);
+      expect([third.status, third.body.code]).toEqual([429, 'HOLD_LIMIT_REACHED']);
+      expect(third.body.message).toMatch(/at most 2 start times of one host/);
+      // Another seat of a start it holds is no new start; another host's event type is another share.
+      expect((await publicHold(a, key, '198.51.100.20', org.eventTypeId, one)).status).toBe(201);
+      const alice = await addMember(a, org.owner.accessToken, org.owner.organizationId, 'member');
+      await putSchedule(a, { apiKey: org.apiKey }, 'UTC', WEEKDAYS_9_TO_5, alice.userId);
+      const alices = await createEventType(a, { apiKey: org.apiKey }, { durationMinutes: 30, hostUserIds: [alice.userId] });
+      expect((await publicHold(b, key, '198.51.100.20', alices, three)).status).toBe(201);
+      // Other visitors have their own share: another address, or the same address through another key.
+      expect((await publicHold(a, key, '198.51.100.21', org.eventTypeId, three)).status).toBe(201);
+      const otherKey = (await createApiKey(a.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+      expect((await publicHold(b, otherKey, '198.51.100.20', org.eventTypeId, four)).status).toBe(201);
+      // Released, a hold gives its share back at once.
+      const released = await fromAddress(
+        a,
+        '198.51.100.20',
+        'POST',
+        `/v1/public/holds/${first.body.hold.id}/release`,
+        {
+          authorization: `ApiKey ${key}`,
+          origin: SHOP,
+        },
+        { holdToken: first.body.holdToken },
+      );
+      expect(released.status).toBe(204);
+      // The other seat of `one` is still held by the visitor: a new start is still its third.
+      expect((await publicHold(a, key, '198.51.100.20', org.eventTypeId, four)).status).toBe(429);
+      a.clock.set(NOW);
+    });
+
+    it('takes an Idempotency-Key: a retry after a lost answer gets the same hold and holdToken, never a second hold', async () => {
+      const org = await bookingOrg(a);
+      const key = (await createApiKey(a.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+      const headers = { authorization: `ApiKey ${key}`, origin: SHOP, 'idempotency-key': 'hold-retry-1' };
+      const body = { eventTypeId: org.eventTypeId, startTime: TEN, timezone: 'UTC' };
+      const first = await fromAddress(a, '198.51.100.30', 'POST', '/v1/public/holds', headers, body);
+      expect(first.status).toBe(201);
+      // The retry, from another instance (and another address: the visitor's network changed).
+      const again = await fromAddress(b, '198.51.100.31', 'POST', '/v1/public/holds', headers, body);
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body).toEqual(first.body);
+      expect((await a.http.get('/v1/holds', { apiKey: org.apiKey })).body.totalCount).toBe(1);
+      // The token the replay gave opens the hold.
+      const booked = await a.http.post(
+        '/v1/public/bookings',
+        bookingBody(org.eventTypeId, TEN, { holdId: again.body.hold.id, holdToken: again.body.holdToken }),
+        { apiKey: key, headers: { origin: SHOP } },
+      );
+      expect(booked.status).toBe(201);
+      const reused = await fromAddress(a, '198.51.100.30', 'POST', '/v1/public/holds', headers, {
+        ...body,
+        startTime: '2027-03-02T11:00:00Z',
+      });
+      expect([reused.status, reused.body.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
+
+      // POST /holds (secret keys) likewise.
+      const secret = { eventTypeId: org.eventTypeId, startTime: '2027-03-02T12:00:00Z', timezone: 'UTC' };
+      const placed = await a.http.post('/v1/holds', secret, { apiKey: org.apiKey, headers: { 'Idempotency-Key': 'backend-hold-1' } });
+      const replayed = await b.http.post('/v1/holds', secret, { apiKey: org.apiKey, headers: { 'Idempotency-Key': 'backend-hold-1' } });
+      expect([placed.status, replayed.status, replayed.headers.get('idempotent-replayed')]).toEqual([201, 201, 'true']);
+      expect(replayed.body).toEqual(placed.body);
+      expect((await a.http.get('/v1/holds', { apiKey: org.apiKey })).body.totalCount).toBe(1);
+      expect((await a.http.post('/v1/holds', secret, { apiKey: org.apiKey, headers: { 'Idempotency-Key': ' ' } })).status).toBe(400);
     });
 
     it('cover at most 10 start times of one host at once, whatever the addresses, over two instances; seats of a start count once', async () => {

@@ -130,6 +130,8 @@ export class SchedBooker extends HTMLElement {
   private prefetched: Slot[] | null = null;
   private day: string | null = null;
   private hold: Hold | null = null;
+  /** The start the form books: the hold's, or a time whose hold was refused with HOLD_LIMIT_REACHED (booked without one). */
+  private chosen: string | null = null;
   private booking: Booking | null = null;
   private timeZone = '';
   private errors = new Map<string, string>();
@@ -152,6 +154,7 @@ export class SchedBooker extends HTMLElement {
   connectedCallback(): void {
     if (this.started) return;
     this.started = true;
+    window.addEventListener('pagehide', this.leave);
     this.timeZone = this.getAttribute('timezone') || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
     this.month = todayIn(this.timeZone).slice(0, 8) + '01';
     void this.start();
@@ -164,7 +167,24 @@ export class SchedBooker extends HTMLElement {
 
   disconnectedCallback(): void {
     window.clearInterval(this.countdown);
+    window.removeEventListener('pagehide', this.leave);
+    this.leave();
   }
+
+  /** The attendee leaves (the page goes, or the element): its hold ends now, not at its expiry (sent even as the page unloads). */
+  private readonly leave = (): void => {
+    const held = this.hold;
+    this.hold = null;
+    this.chosen = null;
+    if (!held) return;
+    void this.api
+      .POST('/v1/public/holds/{id}/release', {
+        params: { path: { id: held.hold.id } },
+        body: { holdToken: held.holdToken },
+        keepalive: true,
+      })
+      .catch(() => undefined);
+  };
 
   attributeChangedCallback(name: string): void {
     this.moving = false;
@@ -428,17 +448,26 @@ export class SchedBooker extends HTMLElement {
     });
     if (!data) {
       if (error?.code === 'SLOT_UNAVAILABLE') return this.showTaken();
+      // A hold refused by its limits does not stop the attendee (api-rules.md § Browser booking): the form books the time
+      // without one, and the API decides the booking as any other.
+      if (error?.code === 'HOLD_LIMIT_REACHED') return this.openForm(slot.start, null, this.t.notHeld);
       if (response.status === 429) return this.announce(this.refusal(error, response));
       return this.fail(error);
     }
-    this.hold = data;
+    this.dispatch('sched:held', { holdId: data.hold.id, startsAt: data.hold.startsAt, endsAt: data.hold.endsAt, status: 'held' });
+    this.openForm(data.hold.startsAt, data, this.t.heldFor(eventType.holdMinutes));
+  }
+
+  /** The form for `start`, kept by `hold` (counted down) or by nothing. */
+  private openForm(start: string, hold: Hold | null, message: string): void {
+    this.hold = hold;
+    this.chosen = start;
     this.errors.clear();
     this.idempotencyKey = randomKey();
-    this.dispatch('sched:held', { holdId: data.hold.id, startsAt: data.hold.startsAt, endsAt: data.hold.endsAt, status: 'held' });
-    this.announce(this.t.heldFor(eventType.holdMinutes));
+    this.announce(message);
     this.renderForm();
     window.clearInterval(this.countdown);
-    this.countdown = window.setInterval(() => this.tick(), 1000);
+    if (hold) this.countdown = window.setInterval(() => this.tick(), 1000);
   }
 
   private tick(): void {
@@ -449,6 +478,7 @@ export class SchedBooker extends HTMLElement {
     if (left === '0:00') {
       window.clearInterval(this.countdown);
       this.hold = null;
+      this.chosen = null;
       this.announce(this.t.expired);
       void this.loadMonth();
     }
@@ -458,6 +488,7 @@ export class SchedBooker extends HTMLElement {
     window.clearInterval(this.countdown);
     const held = this.hold;
     this.hold = null;
+    this.chosen = null;
     if (held) {
       await this.api.POST('/v1/public/holds/{id}/release', { params: { path: { id: held.hold.id } }, body: { holdToken: held.holdToken } });
     }
@@ -468,7 +499,8 @@ export class SchedBooker extends HTMLElement {
   /** The attendee's fields and the event type's questions, each with its native control, errors beside them. */
   private renderForm(): void {
     const t = this.t;
-    const held = this.hold!;
+    const held = this.hold;
+    const start = this.chosen!;
     // Re-rendered to show errors: what the attendee entered stays (the same fields, in the same order).
     const entered = [...(this.root.querySelector('form')?.querySelectorAll<HTMLInputElement>(CONTROLS) ?? [])];
     const field = (id: string, label: string, control: HTMLElement, required = false): HTMLElement => {
@@ -508,8 +540,8 @@ export class SchedBooker extends HTMLElement {
     );
     this.main.replaceChildren(
       h('h2', {}, this.eventType!.title),
-      h('p', {}, dateTimeOf(held.hold.startsAt, this.locale, this.timeZone), ` (${this.timeZone})`),
-      h('p', { class: 'muted', 'data-countdown': true }, t.remaining(minutesLeft(held.hold.expiresAt))),
+      h('p', {}, dateTimeOf(start, this.locale, this.timeZone), ` (${this.timeZone})`),
+      ...(held ? [h('p', { class: 'muted', 'data-countdown': true }, t.remaining(minutesLeft(held.hold.expiresAt)))] : []),
       form,
     );
     form.querySelectorAll<HTMLInputElement>(CONTROLS).forEach((control, index) => {
@@ -591,7 +623,8 @@ export class SchedBooker extends HTMLElement {
   private async book(form: HTMLFormElement): Promise<void> {
     const t = this.t;
     const held = this.hold;
-    if (!held) return;
+    const start = this.chosen;
+    if (!start) return;
     const value = (name: string): string => (form.querySelector<HTMLInputElement>(`[name="${name}"]`)?.value ?? '').trim();
     const [firstName, ...rest] = value('name').split(/\s+/);
     this.errors.clear();
@@ -608,14 +641,13 @@ export class SchedBooker extends HTMLElement {
     }
     const body = {
       eventTypeId: this.eventType!.id,
-      startTime: held.hold.startsAt,
+      startTime: start,
       timezone: this.timeZone,
       attendee: { email: value('email'), firstName, ...(rest.length > 0 ? { lastName: rest.join(' ') } : {}) },
       answers: this.answersOf(form),
-      holdId: held.hold.id,
-      holdToken: held.holdToken,
+      ...(held ? { holdId: held.hold.id, holdToken: held.holdToken } : {}),
     };
-    // One key for this hold's booking and every retry of it: an answer lost on its way back books once, and is replayed.
+    // One key for this form's booking and every retry of it: an answer lost on its way back books once, and is replayed.
     const params = { header: { 'Idempotency-Key': this.idempotencyKey } } as never;
     const result = await untilDecided(() => this.api.POST('/v1/public/bookings', { body, params }));
     if (submit) {
@@ -628,6 +660,7 @@ export class SchedBooker extends HTMLElement {
     if (data) {
       window.clearInterval(this.countdown);
       this.hold = null;
+      this.chosen = null;
       this.booking = data.booking;
       this.dispatch('sched:booked', {
         bookingId: data.booking.id,
@@ -649,6 +682,7 @@ export class SchedBooker extends HTMLElement {
     if (error?.code === 'SLOT_UNAVAILABLE') {
       window.clearInterval(this.countdown);
       this.hold = null;
+      this.chosen = null;
       return this.showTaken();
     }
     if (error?.code === 'NOT_FOUND' || error?.code === 'EVENT_TYPE_INACTIVE') return this.fail(error);

@@ -68,9 +68,18 @@ export class HoldRows {
     return this.repository.countLiveForVisitor(scope, apiKeyId, clientIp, now);
   }
 
-  /** The most distinct starts other than `start` that publishable keys' live holds cover of any one of these hosts. */
-  publicHeldStartsOf(scope: TenantScope, hostUserIds: readonly string[], start: Date, now: Date): Promise<number> {
-    return this.repository.publicHeldStartsOf(scope, hostUserIds, start, now);
+  /**
+   * The most distinct starts other than `start` that publishable keys' live holds cover of any one of these hosts
+   * (`all`), and that `visitor`'s (one key and client address) cover of any one of them (`visitor`).
+   */
+  publicHeldStartsOf(
+    scope: TenantScope,
+    hostUserIds: readonly string[],
+    start: Date,
+    now: Date,
+    visitor: { apiKeyId: string; clientIp: string },
+  ): Promise<{ all: number; visitor: number }> {
+    return this.repository.publicHeldStartsOf(scope, hostUserIds, start, now, visitor);
   }
 
   /** Serializes hold placement per key and client address until the transaction ends. */

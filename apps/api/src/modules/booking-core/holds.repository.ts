@@ -171,19 +171,27 @@ export class HoldsRepository {
 
   /**
    * The most distinct start times, other than `start`, that publishable keys' live holds cover of any one of these
-   * hosts in the scope's mode (a seated start's holds count once). Read under the hosts' locks.
+   * hosts in the scope's mode (a seated start's holds count once): all of them, and the visitor's (one key and client
+   * address). Read under the hosts' locks.
    */
-  async publicHeldStartsOf(scope: TenantScope, hostUserIds: readonly string[], start: Date, now: Date): Promise<number> {
-    const [row]: { starts: number | null }[] = await this.tx.transactional.query(
-      `SELECT max(starts)::int AS starts FROM (
-         SELECT count(DISTINCT h.starts_at) AS starts
+  async publicHeldStartsOf(
+    scope: TenantScope,
+    hostUserIds: readonly string[],
+    start: Date,
+    now: Date,
+    visitor: { apiKeyId: string; clientIp: string },
+  ): Promise<{ all: number; visitor: number }> {
+    const [row]: { starts: number | null; own: number | null }[] = await this.tx.transactional.query(
+      `SELECT max(starts)::int AS starts, max(own)::int AS own FROM (
+         SELECT count(DISTINCT h.starts_at) AS starts,
+                count(DISTINCT h.starts_at) FILTER (WHERE h.api_key_id = $6 AND h.client_ip = $7) AS own
            FROM booking_hosts bh JOIN holds h ON h.id = bh.booking_id
           WHERE bh.status = 'held' AND bh.host_user_id = ANY($1::text[]) AND bh.livemode = $2 AND bh.expires_at > $3
             AND bh.organization_id = $4 AND h.api_key_id IS NOT NULL AND h.starts_at <> $5
           GROUP BY bh.host_user_id) per_host`,
-      [[...hostUserIds], scope.livemode, now, scope.organizationId, start],
+      [[...hostUserIds], scope.livemode, now, scope.organizationId, start, visitor.apiKeyId, visitor.clientIp],
     );
-    return row.starts ?? 0;
+    return { all: row.starts ?? 0, visitor: row.own ?? 0 };
   }
 
   /** Serializes hold placement per key and client address until the transaction ends (the per-visitor limit). */

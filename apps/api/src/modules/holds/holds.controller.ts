@@ -1,7 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ApiErrors, CurrentPrincipal, IdParam, Permission, type Principal, Scope, Audited } from '@app/common';
 import { CreateHoldDto, HoldListResponse, HoldResponse, ListHoldsQueryDto } from './dto/hold.dto.js';
+import { IDEMPOTENCY_HEADER, idempotencyKey, sendStored } from '../idempotency/index.js';
 import { HoldsService } from './holds.service.js';
 
 @ApiTags('holds')
@@ -18,12 +20,20 @@ export class HoldsController {
     description:
       'Granted exactly when a booking at that time would be, else 409 SLOT_UNAVAILABLE with the reason. Until `expiresAt` (now + ' +
       '`ttlSeconds`, or the event type’s `holdMinutes`) it blocks like a confirmed booking of the host the booking would get, on every ' +
-      'instance; `POST /bookings` with `holdId` takes its place. From `expiresAt` on it blocks nothing.',
+      'instance; `POST /bookings` with `holdId` takes its place. From `expiresAt` on it blocks nothing. With an `Idempotency-Key` ' +
+      'a retry gets the same hold, never a second one.',
   })
+  @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiResponse({ status: 201, type: HoldResponse })
-  @ApiErrors(400, 401, 403, 404, 409)
-  async create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateHoldDto): Promise<HoldResponse> {
-    return { hold: (await this.holds.create(principal, dto)).hold };
+  @ApiErrors(400, 401, 403, 404, 409, 422)
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: CreateHoldDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
+    return sendStored(reply, await this.holds.create(principal, dto, { key: idempotencyKey(key), requestId: String(request.id) }));
   }
 
   @Get()

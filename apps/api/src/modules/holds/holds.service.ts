@@ -15,6 +15,7 @@ import {
 } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { type HoldRecord, HoldRows, mayActOnBooking, seesAllBookings } from '../booking-core/index.js';
+import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
 import { SlotDecisionService } from '../slot-decision/index.js';
 import { CreateHoldDto, HoldListResponse, HoldResponse, HoldView, ListHoldsQueryDto } from './dto/hold.dto.js';
 
@@ -28,6 +29,19 @@ export const HOLDS_PER_VISITOR = 5;
  * once), whatever key or address placed them: no visitor, however many addresses it uses, holds a host's whole day.
  */
 export const HELD_STARTS_PER_HOST = 10;
+
+/**
+ * The fair share of those 10 one key and client address may cover (api-rules.md § Browser booking): at most this many
+ * distinct starts of one host at once, so that filling a host's 10 takes at least 5 visitors, and a visitor holds one
+ * time while it fills in the form (and one more while a release is on its way).
+ */
+export const HELD_STARTS_PER_VISITOR_PER_HOST = 2;
+
+/** A hold request's Idempotency-Key (section 8's rules) and the request's id. */
+export interface HoldRequest {
+  key: string | undefined;
+  requestId: string;
+}
 
 /** Who placed a hold through a publishable key: the per-visitor limit counts by these. */
 export interface HoldVisitor {
@@ -71,41 +85,65 @@ export class HoldsService {
     private readonly clock: Clock,
   ) {}
 
-  async create(principal: Principal, dto: CreateHoldDto, visitor?: HoldVisitor): Promise<CreatedHold> {
+  /**
+   * Places a hold; under an Idempotency-Key a retry gets the stored answer (the same hold and, for a publishable key, the
+   * same holdToken: the record's body is sealed at rest) and never places a second hold.
+   */
+  async create(principal: Principal, dto: CreateHoldDto, request: HoldRequest, visitor?: HoldVisitor): Promise<StoredResponse> {
     const start = parseInputTimestamp(dto.startTime, dto.timezone);
     if (start === null) throw AppError.validation('startTime', 'startTime must be a valid ISO 8601 timestamp');
     const scope = tenantScope(principal);
-    const hosts = await this.slots.hostsOf(scope, dto.eventTypeId);
-    return this.slots.write(scope, { hosts, field: 'startTime' }, async (locked) => {
-      // The visitor's lock comes before the hosts'.
-      if (visitor) await this.assertVisitorBelowLimit(scope, visitor);
-      await this.slots.lock(scope, locked);
-      const decided = await this.slots.decide(scope, dto.eventTypeId, start, locked, { field: 'startTime' });
-      const { eventType, hostUserIds } = decided;
-      if (visitor) await this.assertHostsHaveFreeHeldStarts(scope, hostUserIds, start);
-      const now = this.clock.now();
-      const token = visitor ? randomBase62(32) : undefined;
-      const hold = {
-        id: newId('hld'),
-        organizationId: scope.organizationId,
-        eventTypeId: eventType.id,
-        livemode: scope.livemode,
-        startsAt: new Date(start),
-        endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
-        expiresAt: new Date(now.getTime() + (dto.ttlSeconds !== undefined ? dto.ttlSeconds * 1000 : eventType.holdMinutes * MINUTE_MS)),
-        hostUserId: hostUserIds[0],
-        bufferBeforeMinutes: eventType.bufferBeforeMinutes,
-        bufferAfterMinutes: eventType.bufferAfterMinutes,
-        tokenHash: token === undefined ? null : sha256(token),
-        apiKeyId: visitor?.apiKeyId ?? null,
-        clientIp: visitor?.clientIp ?? null,
-        createdAt: now,
-      } satisfies HoldRecord;
-      await this.holdRows.clearExpired(scope, decided);
-      // A hold of a seated start takes one of its seats (api-rules.md § Seats and series).
-      await this.holdRows.insert(scope, hold, hostUserIds, eventType.seatsPerSlot !== null);
-      return token === undefined ? { hold: holdView(hold) } : { hold: holdView(hold), holdToken: token };
-    });
+    const write = {
+      hosts: await this.slots.hostsOf(scope, dto.eventTypeId),
+      field: 'startTime' as const,
+      key: request.key,
+      fingerprint: fingerprintOf(visitor ? 'POST /v1/public/holds' : 'POST /v1/holds', dto),
+      requestId: request.requestId,
+      // A hold names no attendee: erasure never leaves a replay of one to read.
+      readErased: () => Promise.resolve(null),
+    };
+    return this.slots.writeOnce(scope, write, async (locked) => ({
+      status: 201,
+      body: await this.place(scope, dto, start, locked, visitor),
+    }));
+  }
+
+  /** The hold itself, under the `locked` hosts. */
+  private async place(
+    scope: TenantScope,
+    dto: CreateHoldDto,
+    start: number,
+    locked: readonly string[],
+    visitor: HoldVisitor | undefined,
+  ): Promise<CreatedHold> {
+    // The visitor's lock comes before the hosts'.
+    if (visitor) await this.assertVisitorBelowLimit(scope, visitor);
+    await this.slots.lock(scope, locked);
+    const decided = await this.slots.decide(scope, dto.eventTypeId, start, locked, { field: 'startTime' });
+    const { eventType, hostUserIds } = decided;
+    if (visitor) await this.assertHostsHaveFreeHeldStarts(scope, hostUserIds, start, visitor);
+    const now = this.clock.now();
+    const token = visitor ? randomBase62(32) : undefined;
+    const hold = {
+      id: newId('hld'),
+      organizationId: scope.organizationId,
+      eventTypeId: eventType.id,
+      livemode: scope.livemode,
+      startsAt: new Date(start),
+      endsAt: new Date(start + eventType.durationMinutes * MINUTE_MS),
+      expiresAt: new Date(now.getTime() + (dto.ttlSeconds !== undefined ? dto.ttlSeconds * 1000 : eventType.holdMinutes * MINUTE_MS)),
+      hostUserId: hostUserIds[0],
+      bufferBeforeMinutes: eventType.bufferBeforeMinutes,
+      bufferAfterMinutes: eventType.bufferAfterMinutes,
+      tokenHash: token === undefined ? null : sha256(token),
+      apiKeyId: visitor?.apiKeyId ?? null,
+      clientIp: visitor?.clientIp ?? null,
+      createdAt: now,
+    } satisfies HoldRecord;
+    await this.holdRows.clearExpired(scope, decided);
+    // A hold of a seated start takes one of its seats (api-rules.md § Seats and series).
+    await this.holdRows.insert(scope, hold, hostUserIds, eventType.seatsPerSlot !== null);
+    return token === undefined ? { hold: holdView(hold) } : { hold: holdView(hold), holdToken: token };
   }
 
   async list(principal: Principal, query: ListHoldsQueryDto): Promise<HoldListResponse> {
@@ -177,9 +215,20 @@ export class HoldsService {
    * Under the hosts' locks (taken by lockAndLoad, held by every writer of their rows), so two instances cannot both
    * place a publishable key's hold on a host's 11th start: the second reads the first's committed hold.
    */
-  private async assertHostsHaveFreeHeldStarts(scope: TenantScope, hostUserIds: readonly string[], start: number): Promise<void> {
-    const held = await this.holdRows.publicHeldStartsOf(scope, hostUserIds, new Date(start), this.clock.now());
-    if (held >= HELD_STARTS_PER_HOST) {
+  private async assertHostsHaveFreeHeldStarts(
+    scope: TenantScope,
+    hostUserIds: readonly string[],
+    start: number,
+    visitor: HoldVisitor,
+  ): Promise<void> {
+    const held = await this.holdRows.publicHeldStartsOf(scope, hostUserIds, new Date(start), this.clock.now(), visitor);
+    if (held.visitor >= HELD_STARTS_PER_VISITOR_PER_HOST) {
+      throw new AppError(
+        ErrorCode.HOLD_LIMIT_REACHED,
+        `A visitor holds at most ${HELD_STARTS_PER_VISITOR_PER_HOST} start times of one host at once; book or release one first`,
+      );
+    }
+    if (held.all >= HELD_STARTS_PER_HOST) {
       throw new AppError(
         ErrorCode.HOLD_LIMIT_REACHED,
         `Booking pages already hold ${HELD_STARTS_PER_HOST} start times of this host; try again when one is booked or released`,

@@ -87,17 +87,26 @@ export class PublicBookingController {
       'Granted exactly when a booking would be (else 409 SLOT_UNAVAILABLE with the reason). For the event type’s `holdMinutes` it ' +
       'blocks like a confirmed booking. At most 5 live holds per client address (an IPv4 address or an IPv6 /64) and key: ' +
       'the 6th → 429 HOLD_LIMIT_REACHED; and the holds of publishable keys cover at most 10 start times of one host at once ' +
-      '(seats of one start count once): a hold on an 11th → 429 HOLD_LIMIT_REACHED.' +
+      '(seats of one start count once), of which one key and client address cover at most 2 (its fair share): a hold on an 11th, ' +
+      'or a visitor’s 3rd, → 429 HOLD_LIMIT_REACHED (a booking page then goes on without a hold). With an `Idempotency-Key` a ' +
+      'retry gets the same hold and holdToken, never a second hold.' +
       PUBLISHABLE,
   })
+  @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiResponse({ status: 201, type: PublicHoldResponse })
-  @ApiErrors(400, 401, 403, 404, 409)
-  hold(
+  @ApiErrors(400, 401, 403, 404, 409, 422)
+  async hold(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: SlotRequestDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @ClientAddress() client: string,
-  ): Promise<PublicHoldResponse> {
-    return this.publicBooking.hold(principal, dto, client);
+  ): Promise<unknown> {
+    return sendStored(
+      reply,
+      await this.publicBooking.hold(principal, dto, { key: idempotencyKey(key), requestId: String(request.id) }, client),
+    );
   }
 
   @Post('holds/:id/release')

@@ -4,7 +4,7 @@ import { AppError, type Principal, tenantScope } from '@app/common';
 import { AvailabilityService, type SlotsAnswer } from '../availability/index.js';
 import type { SlotsQueryDto } from '../availability/index.js';
 import { BookingCreateService } from '../bookings/index.js';
-import { HoldsService } from '../holds/index.js';
+import { type HoldRequest, HoldsService } from '../holds/index.js';
 import type { StoredResponse } from '../idempotency/index.js';
 import { type EventTypeDetails, EventTypesService } from '../event-types/index.js';
 import { TeamService } from '../team/index.js';
@@ -13,7 +13,6 @@ import type {
   PublicEventTypeListResponse,
   PublicEventTypeResponse,
   PublicEventTypeView,
-  PublicHoldResponse,
 } from './dto/public-booking.dto.js';
 
 /** How many event types GET /public/event-types lists at most (a booking page shows a handful). */
@@ -58,10 +57,10 @@ export class PublicBookingService {
     return this.availability.slots(principal, query, 'attendee');
   }
 
-  async hold(principal: Principal, dto: SlotRequestDto, clientAddress: string): Promise<PublicHoldResponse> {
+  /** The answer is `{ hold, holdToken }` (PublicHoldResponse), stored under the request's Idempotency-Key. */
+  hold(principal: Principal, dto: SlotRequestDto, request: HoldRequest, clientAddress: string): Promise<StoredResponse> {
     this.assertMayBook(principal, dto.eventTypeId);
-    const created = await this.holds.create(principal, dto, { apiKeyId: principal.apiKey!.id, clientIp: clientAddress });
-    return { hold: created.hold, holdToken: created.holdToken! };
+    return this.holds.create(principal, dto, request, { apiKeyId: principal.apiKey!.id, clientIp: clientAddress });
   }
 
   release(principal: Principal, id: string, holdToken: string): Promise<void> {
