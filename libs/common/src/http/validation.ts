@@ -15,7 +15,9 @@ interface Problem extends ErrorDetail {
   unknown: boolean;
 }
 
-function problemsOf(field: string, constraints: Record<string, string> = {}): Problem[] {
+function problemsOf(field: string, constraints: Record<string, string> = {}, value?: unknown): Problem[] {
+  // null where the document does not allow it (see Optional): said as such, not as the bounds or format null misses.
+  if (value === null && Object.keys(constraints).length > 0) return [{ field, message: `${field} must not be null`, unknown: false }];
   const typeCheck = TYPE_CONSTRAINTS.find((name) => name in constraints);
   // Said of the field itself: class-validator names an array item by its index alone ("nested property 0 …").
   if (typeCheck === 'nestedValidation') return [{ field, message: `${field} must be an object`, unknown: false }];
@@ -26,7 +28,7 @@ function problemsOf(field: string, constraints: Record<string, string> = {}): Pr
 function flatten(errors: ValidationError[], parent = ''): Problem[] {
   return errors.flatMap((error) => {
     const field = parent ? (/^\d+$/.test(error.property) ? `${parent}[${error.property}]` : `${parent}.${error.property}`) : error.property;
-    return [...problemsOf(field, error.constraints), ...flatten(error.children ?? [], field)];
+    return [...problemsOf(field, error.constraints, error.value), ...flatten(error.children ?? [], field)];
   });
 }
 
@@ -286,7 +288,8 @@ export function createValidationPipe(): ValidationPipe {
     forbidNonWhitelisted: true,
     transform: true,
     stopAtFirstError: false,
-    validationError: { target: false, value: false },
+    // The value, for flatten to tell null apart; it never reaches the answer (only field and message do).
+    validationError: { target: false, value: true },
     exceptionFactory: (errors: ValidationError[]) => ValidationFailure.of(errors),
   });
 }

@@ -3,3 +3,4 @@ export * from './calendar-date.js';
 export * from './id.js';
 export * from './nested.js';
 export * from './instant.js';
+export * from './optional.js';

@@ -9,7 +9,6 @@ import {
   IsDate,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
   Length,
   Max,
@@ -17,7 +16,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { ALL_SCOPES, IsId, IsStorableTime, type KeyKind, type KeyMode, type Scope } from '@app/common';
+import { ALL_SCOPES, IsId, IsStorableTime, type KeyKind, type KeyMode, type Scope, Optional } from '@app/common';
 import { MAX_ORIGINS } from '../origins.js';
 
 const ORIGINS_DESCRIPTION =
@@ -61,12 +60,12 @@ export class CreateApiKeyDto {
     default: 'secret',
     description: 'publishable: safe in a web page (api-rules.md § Browser booking)',
   })
-  @IsOptional()
+  @Optional()
   @IsIn(['secret', 'publishable'])
   kind?: KeyKind;
 
   @ApiPropertyOptional({ enum: ALL_SCOPES, isArray: true, description: 'Secret keys only. Non-empty subset; default all scopes' })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayNotEmpty()
   @ArrayUnique()
@@ -78,14 +77,14 @@ export class CreateApiKeyDto {
     maximum: 10000,
     description: 'Default 60 for a secret key; 600 for a publishable key, counted per key and client IP together',
   })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(1)
   @Max(10000)
   rateLimitPerMinute?: number;
 
   @ApiPropertyOptional({ enum: ['live', 'test'], default: 'live' })
-  @IsOptional()
+  @Optional()
   @IsIn(['live', 'test'])
   mode?: KeyMode;
 
@@ -101,12 +100,12 @@ export class CreateApiKeyDto {
   expiresAt?: Date;
 
   @ApiPropertyOptional({ type: String, isArray: true, minItems: 1, maxItems: MAX_ORIGINS, description: ORIGINS_DESCRIPTION })
-  @IsOptional()
+  @Optional()
   @OriginList()
   allowedOrigins?: string[];
 
   @ApiPropertyOptional({ type: String, isArray: true, nullable: true, description: EVENT_TYPES_DESCRIPTION })
-  @IsOptional()
+  @Optional()
   @EventTypeList()
   eventTypeIds?: string[] | null;
 }
@@ -125,7 +124,7 @@ export class UpdateApiKeyDto {
   allowedOrigins?: string[];
 
   @ApiPropertyOptional({ type: String, isArray: true, nullable: true, description: EVENT_TYPES_DESCRIPTION + ' null: all again.' })
-  @IsOptional()
+  @Optional()
   @EventTypeList()
   eventTypeIds?: string[] | null;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { IsStorableTime } from '@app/common';
+import { IsInt, IsISO8601, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsStorableTime, Optional } from '@app/common';
 
 export const DEFAULT_AUDIT_PAGE = 50;
 export const MAX_AUDIT_PAGE = 200;
@@ -11,14 +11,14 @@ const CURSOR = /^[A-Za-z0-9_-]{1,200}$/;
 
 export class AuditRangeQueryDto {
   @ApiPropertyOptional({ format: 'date-time', description: 'Entries at or after this instant' })
-  @IsOptional()
+  @Optional()
   @Matches(INSTANT, { message: 'from must be an ISO 8601 timestamp with an offset' })
   @IsISO8601({ strict: true })
   @IsStorableTime()
   from?: string;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'Entries before this instant' })
-  @IsOptional()
+  @Optional()
   @Matches(INSTANT, { message: 'to must be an ISO 8601 timestamp with an offset' })
   @IsISO8601({ strict: true })
   @IsStorableTime()
@@ -27,25 +27,25 @@ export class AuditRangeQueryDto {
 
 export class AuditLogQueryDto extends AuditRangeQueryDto {
   @ApiPropertyOptional({ example: 'event_type.updated', maxLength: 100 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(100)
   action?: string;
 
   @ApiPropertyOptional({ description: 'A user (`usr_…`) or API key (`key_…`) id', maxLength: 100 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(100)
   actorId?: string;
 
   @ApiPropertyOptional({ description: 'The id of the resource changed', maxLength: 100 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(100)
   resourceId?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_AUDIT_PAGE, default: DEFAULT_AUDIT_PAGE })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -53,7 +53,7 @@ export class AuditLogQueryDto extends AuditRangeQueryDto {
   limit: number = DEFAULT_AUDIT_PAGE;
 
   @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page' })
-  @IsOptional()
+  @Optional()
   @Matches(CURSOR, { message: 'cursor is not a cursor of this list' })
   cursor?: string;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { IsIanaTimeZone } from '@app/common';
+import { IsEmail, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { IsIanaTimeZone, Optional } from '@app/common';
 
 const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
@@ -18,13 +18,13 @@ export class RegisterDto {
   password!: string;
 
   @ApiPropertyOptional({ maxLength: 100 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 100)
   firstName?: string;
 
   @ApiPropertyOptional({ maxLength: 100 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 100)
   lastName?: string;
@@ -36,7 +36,7 @@ export class RegisterDto {
   organizationName!: string;
 
   @ApiPropertyOptional({ default: 'UTC', example: 'Europe/Berlin' })
-  @IsOptional()
+  @Optional()
   @IsIanaTimeZone()
   timezone?: string;
 }
@@ -63,20 +63,19 @@ export class RefreshDto {
 
 export class UpdateMeDto {
   @ApiPropertyOptional({ maxLength: 100, nullable: true })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 100)
   firstName?: string;
 
   @ApiPropertyOptional({ maxLength: 100, nullable: true })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 100)
   lastName?: string;
 
   @ApiPropertyOptional({ example: 'America/New_York' })
-  // Not nullable: a user always has a timezone, so null is a 400 (IsOptional would let it through).
-  @ValidateIf((_object, value) => value !== undefined)
+  @Optional()
   @IsIanaTimeZone()
   timezone?: string;
 }

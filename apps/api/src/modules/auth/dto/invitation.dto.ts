@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { IsIanaTimeZone } from '@app/common';
+import { IsString, Length, MaxLength } from 'class-validator';
+import { IsIanaTimeZone, Optional } from '@app/common';
 import { JoinedMemberView } from '../../team/index.js';
 import { TokensResponse } from './auth.dto.js';
 
@@ -16,19 +16,19 @@ export class AcceptInvitationDto {
   password!: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Default: the name the invitation was sent with' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 100)
   firstName?: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Default: the name the invitation was sent with' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 100)
   lastName?: string;
 
   @ApiPropertyOptional({ default: 'UTC', example: 'Europe/Berlin' })
-  @IsOptional()
+  @Optional()
   @IsIanaTimeZone()
   timezone?: string;
 }

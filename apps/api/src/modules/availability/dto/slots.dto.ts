@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { IsIanaTimeZone, IsCalendarDate, IsId, IsStorableTime } from '@app/common';
+import { IsString, MaxLength } from 'class-validator';
+import { IsIanaTimeZone, IsCalendarDate, IsId, IsStorableTime, Optional } from '@app/common';
 import { UNAVAILABLE_REASONS, type UnavailableReason } from '@app/availability';
 
 /** Inclusive local dates: end − start ≤ 92 days, i.e. at most 93 dates. */
@@ -13,7 +13,7 @@ class EventTypeQuery {
   eventTypeId!: string;
 
   @ApiPropertyOptional({ default: 'UTC', example: 'Europe/Berlin' })
-  @IsOptional()
+  @Optional()
   @IsIanaTimeZone()
   timezone?: string;
 }

@@ -4,7 +4,6 @@ import {
   IsEmail,
   IsInt,
   IsObject,
-  IsOptional,
   IsString,
   Length,
   Matches,
@@ -14,7 +13,7 @@ import {
   registerDecorator,
   type ValidationOptions,
 } from 'class-validator';
-import { Dictionary, IsIanaTimeZone, IsId, IsStorableTime, NestedObject } from '@app/common';
+import { Dictionary, IsIanaTimeZone, IsId, IsStorableTime, NestedObject, Optional } from '@app/common';
 
 /** Emails are compared as written, trimmed and in lower case. */
 export const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
@@ -49,19 +48,19 @@ export class AttendeeDto {
   email!: string;
 
   @ApiPropertyOptional({ maxLength: 100 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 100)
   firstName?: string;
 
   @ApiPropertyOptional({ maxLength: 100 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 100)
   lastName?: string;
 
   @ApiPropertyOptional({ maxLength: 40 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/^\+?[0-9 ()./-]{3,40}$/, { message: 'phone must be a phone number' })
   phone?: string;
@@ -96,7 +95,7 @@ export class CreateBookingDto extends SlotRequestDto {
   attendee!: AttendeeDto;
 
   @ApiPropertyOptional({ maxLength: 2000 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(2000)
   notes?: string;
@@ -106,7 +105,7 @@ export class CreateBookingDto extends SlotRequestDto {
     additionalProperties: { type: 'string' },
     description: 'At most 20 string keys, values ≤ 500 characters',
   })
-  @IsOptional()
+  @Optional()
   @IsMetadata()
   @Dictionary()
   metadata?: Record<string, string>;
@@ -117,7 +116,7 @@ export class CreateBookingDto extends SlotRequestDto {
       'A hold of this event type and start (POST /holds): the booking takes its place in one transaction. An expired or released ' +
       'hold is ignored (the booking succeeds while the time is free); a hold of another event type or start → 400.',
   })
-  @IsOptional()
+  @Optional()
   @IsString()
   @IsId('hld')
   holdId?: string;
@@ -130,7 +129,7 @@ export class CreateBookingDto extends SlotRequestDto {
       'Answers to the event type’s questions, keyed by question id. A missing required answer, an unknown id or a wrong value → 400 ' +
       'with `details[].field` = `answers.<id>`.',
   })
-  @IsOptional()
+  @Optional()
   @IsObject()
   @Dictionary()
   answers?: Record<string, unknown>;
@@ -143,7 +142,7 @@ export class CreateBookingDto extends SlotRequestDto {
       'Book this many occurrences of an event type with `recurrence` (at most its maxCount), each at the first one’s wall-clock ' +
       'time in `timezone`: all of them or, with 409 SLOT_UNAVAILABLE and one `details` entry per refused occurrence, none.',
   })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(2)
   @Max(52)

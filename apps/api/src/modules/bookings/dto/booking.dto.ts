@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { IsIanaTimeZone, IsStorableTime, PaginationQueryDto, IsId } from '@app/common';
+import { IsBoolean, IsIn, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsIanaTimeZone, IsStorableTime, PaginationQueryDto, IsId, Optional } from '@app/common';
 import { ISO_TIMESTAMP, trimLower } from '../../booking-core/index.js';
 import {
   AttendeeBookingView,
@@ -18,13 +18,13 @@ export type NoShowParty = (typeof NO_SHOW_PARTIES)[number];
 
 export class CancelBookingDto {
   @ApiPropertyOptional({ description: 'The attendee’s token (confirmationToken); hosts authenticate instead' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(200)
   token?: string;
 
   @ApiPropertyOptional({ maxLength: 500 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(500)
   reason?: string;
@@ -34,14 +34,14 @@ export class CancelBookingDto {
     default: 'this',
     description: 'An occurrence of a series: `following` also cancels every later active occurrence, in one transaction, with one mail',
   })
-  @IsOptional()
+  @Optional()
   @IsIn(['this', 'following'])
   scope?: 'this' | 'following';
 }
 
 export class RescheduleBookingDto {
   @ApiPropertyOptional({ description: 'The attendee’s token (confirmationToken); hosts authenticate instead' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(200)
   token?: string;
@@ -53,12 +53,12 @@ export class RescheduleBookingDto {
   newStartTime!: string;
 
   @ApiPropertyOptional({ description: 'Zone of a newStartTime without offset; default the booking’s timezone' })
-  @IsOptional()
+  @Optional()
   @IsIanaTimeZone()
   timezone?: string;
 
   @ApiPropertyOptional({ maxLength: 500 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(500)
   reason?: string;
@@ -69,7 +69,7 @@ export class ReassignBookingDto {
     example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a',
     description: 'Any active member free at the booking’s time; without it, the next host of a round-robin event type by its rotation',
   })
-  @IsOptional()
+  @Optional()
   @IsId('usr')
   hostUserId?: string;
 
@@ -86,7 +86,7 @@ export class ReassignBookingDto {
 
 export class DecisionDto {
   @ApiPropertyOptional({ maxLength: 500 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(500)
   reason?: string;
@@ -96,49 +96,49 @@ const DATE_OR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})
 
 export class ListBookingsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ enum: ['confirmed', 'cancelled', 'pending'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['confirmed', 'cancelled', 'pending'])
   status?: 'confirmed' | 'cancelled' | 'pending';
 
   @ApiPropertyOptional({ description: 'Date (inclusive, UTC) or timestamp; filters startsAt' })
-  @IsOptional()
+  @Optional()
   @Matches(DATE_OR_TIMESTAMP, { message: 'startDate must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' })
   @IsStorableTime()
   startDate?: string;
 
   @ApiPropertyOptional({ description: 'Date (inclusive, UTC) or timestamp; filters startsAt' })
-  @IsOptional()
+  @Optional()
   @Matches(DATE_OR_TIMESTAMP, { message: 'endDate must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' })
   @IsStorableTime()
   endDate?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @IsId('evt')
   eventTypeId?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @IsId('usr')
   hostUserId?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @Transform(trimLower)
   @IsString()
   @MaxLength(254)
   attendeeEmail?: string;
 
   @ApiPropertyOptional({ description: 'The occurrences of one recurring series' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @IsId('ser')
   seriesId?: string;
 
   @ApiPropertyOptional({ enum: NO_SHOW_PARTIES, description: 'The bookings with that no-show mark' })
-  @IsOptional()
+  @Optional()
   @IsIn(NO_SHOW_PARTIES)
   noShow?: NoShowParty;
 }
@@ -150,12 +150,12 @@ export class NoShowDto {
   party!: NoShowParty;
 
   @ApiPropertyOptional({ default: true, description: 'false takes the mark back' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   noShow?: boolean;
 
   @ApiPropertyOptional({ description: 'The attendee’s confirmationToken, instead of host credentials; it may mark only the host' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(200)
   token?: string;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsBoolean, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { IsCalendarDate, IsId, NestedObjects, PaginationQueryDto } from '@app/common';
+import { ArrayMaxSize, IsBoolean, IsIn, IsString, Length, MaxLength } from 'class-validator';
+import { IsCalendarDate, IsId, NestedObjects, PaginationQueryDto, Optional } from '@app/common';
 import { UserQueryDto } from '../../schedules/index.js';
 
 export const CALENDAR_TYPES = ['ics', 'caldav'] as const;
@@ -21,19 +21,19 @@ export class CreateCalendarDto {
   url!: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Default: the source’s host' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 100)
   name?: string;
 
   @ApiPropertyOptional({ maxLength: 200, description: 'CalDAV only, required there' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 200)
   username?: string;
 
   @ApiPropertyOptional({ maxLength: 500, description: 'CalDAV only, required there; never returned' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 500)
   password?: string;
@@ -46,36 +46,36 @@ export class RemoteCalendarChangeDto {
   id!: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   blocksAvailability?: boolean;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   isDestination?: boolean;
 }
 
 export class UpdateCalendarDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 100)
   name?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   blocksAvailability?: boolean;
 
   @ApiPropertyOptional({ maxLength: 500, description: 'CalDAV only' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 500)
   password?: string;
 
   @ApiPropertyOptional({ type: RemoteCalendarChangeDto, isArray: true, description: 'CalDAV only' })
-  @IsOptional()
+  @Optional()
   @NestedObjects(() => RemoteCalendarChangeDto)
   @ArrayMaxSize(100)
   calendars?: RemoteCalendarChangeDto[];
@@ -83,7 +83,7 @@ export class UpdateCalendarDto {
 
 export class ListCalendarsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ description: 'The member whose calendars these are (default: the acting user); others need owner or admin' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @IsId('usr')
   userId?: string;
@@ -99,7 +99,7 @@ export class BusyQueryDto extends UserQueryDto {
   end!: string;
 
   @ApiPropertyOptional({ example: 'Europe/Berlin', description: 'IANA zone the dates are in and the times are shown in (default UTC)' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(64)
   timezone?: string;

@@ -10,7 +10,6 @@ import {
   IsIn,
   IsInt,
   IsNumber,
-  IsOptional,
   IsString,
   Length,
   Matches,
@@ -19,7 +18,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { PaginationQueryDto, IsId, NestedObject, NestedObjects } from '@app/common';
+import { PaginationQueryDto, IsId, NestedObject, NestedObjects, Optional } from '@app/common';
 import type { SchedulingType } from '@app/availability';
 import { SERIES_FREQUENCIES, type SeriesFrequency } from '@app/calendar';
 import { LOCATION_TYPES, type LocationType, type Recurrence } from '../entities/event-type.entity.js';
@@ -187,13 +186,13 @@ export class ChangePolicyView implements ChangePolicy {
 /** Fields every write may carry; create adds the three required ones. */
 abstract class EventTypeOptionalFields {
   @ApiPropertyOptional({ maxLength: 5000, nullable: true })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(5000)
   description?: string | null;
 
   @ApiPropertyOptional({ enum: LOCATION_TYPES, nullable: true })
-  @IsOptional()
+  @Optional()
   @IsIn(LOCATION_TYPES)
   locationType?: LocationType | null;
 
@@ -204,7 +203,7 @@ abstract class EventTypeOptionalFields {
       'Link, phone number or address shown to the attendee. `{bookingId}` (the only placeholder) becomes each booking’s id, ' +
       'e.g. `https://meet.jit.si/acme-{bookingId}` gives every meeting a room of its own.',
   })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(500)
   @Matches(LOCATION_TEMPLATE, { message: 'location may hold {bookingId} and no other placeholder or brace' })
@@ -239,14 +238,14 @@ abstract class EventTypeOptionalFields {
   bookingWindowDays?: number;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, nullable: true, default: null, description: 'null: no cap' })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(1)
   @Max(1000)
   maxBookingsPerDay?: number | null;
 
   @ApiPropertyOptional({ minimum: 5, maximum: 720, nullable: true, default: null, description: 'null: step by durationMinutes' })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(5)
   @Max(720)
@@ -295,7 +294,7 @@ abstract class EventTypeOptionalFields {
       'Attendees per start, each with a booking of its own; null: one booking per slot. Not with `recurrence`. ' +
       'Lowering it below the seats taken at a future start → 409 SEATS_IN_USE.',
   })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(2)
   @Max(1000)
@@ -306,7 +305,7 @@ abstract class EventTypeOptionalFields {
     default: null,
     description: 'Lets a booking ask for `recurrenceCount` occurrences; null: no recurring bookings. Not with `seatsPerSlot`.',
   })
-  @IsOptional()
+  @Optional()
   @NestedObject(() => RecurrenceDto)
   recurrence?: RecurrenceDto | null;
 
@@ -403,7 +402,7 @@ export const MAX_PAGE = 1_000_000;
 export class ListEventTypesQueryDto extends PaginationQueryDto {
   // Redeclared in full: class-validator drops the parent's rules for a property the child decorates.
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -411,7 +410,7 @@ export class ListEventTypesQueryDto extends PaginationQueryDto {
   override page: number = 1;
 
   @ApiPropertyOptional({ type: Boolean, default: true, description: 'false lists deleted event types' })
-  @IsOptional()
+  @Optional()
   @Transform(toBoolean)
   @IsBoolean()
   isActive?: boolean;

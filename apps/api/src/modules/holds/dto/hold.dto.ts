@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-import { IsId, PaginationQueryDto } from '@app/common';
+import { IsInt, IsString, Max, Min } from 'class-validator';
+import { IsId, PaginationQueryDto, Optional } from '@app/common';
 import { SlotRequestDto } from '../../booking-core/index.js';
 
 export class CreateHoldDto extends SlotRequestDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 60, maximum: 3600, description: 'Default: the event type’s holdMinutes' })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(60)
   @Max(3600)
@@ -14,7 +14,7 @@ export class CreateHoldDto extends SlotRequestDto {
 
 export class ListHoldsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ example: 'evt_4f9QdY0m2kBz7Lr1Xc8VtN3a' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @IsId('evt')
   eventTypeId?: string;

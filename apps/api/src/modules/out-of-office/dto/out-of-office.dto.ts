@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { IsId, IsStorableTime, PaginationQueryDto } from '@app/common';
+import { IsString, Matches, MaxLength } from 'class-validator';
+import { IsId, IsStorableTime, PaginationQueryDto, Optional } from '@app/common';
 
 /** ISO 8601 with or without an offset (without one: UTC). */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}(:?\d{2})?)?$/;
@@ -14,7 +14,7 @@ const WHEN = 'ISO 8601; with Z or an offset it is absolute, without one it is UT
 
 export class OutOfOfficeFieldsDto {
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: MAX_NOTE_LENGTH })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(MAX_NOTE_LENGTH)
   note?: string | null;
@@ -25,14 +25,14 @@ export class OutOfOfficeFieldsDto {
     example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a',
     description: 'An active member other than the absent one: takes the absent host’s place during the entry',
   })
-  @IsOptional()
+  @Optional()
   @IsId('usr')
   redirectToUserId?: string | null;
 }
 
 export class CreateOutOfOfficeDto extends OutOfOfficeFieldsDto {
   @ApiPropertyOptional({ example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a', description: 'Default: the caller. Another member’s: owner/admin.' })
-  @IsOptional()
+  @Optional()
   @IsId('usr')
   userId?: string;
 
@@ -55,14 +55,14 @@ export class CreateOutOfOfficeDto extends OutOfOfficeFieldsDto {
 
 export class UpdateOutOfOfficeDto extends OutOfOfficeFieldsDto {
   @ApiPropertyOptional({ example: '2027-08-02T00:00:00Z', format: 'date-time', description: WHEN })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(TIMESTAMP, { message: 'startsAt must be an ISO 8601 timestamp' })
   @IsStorableTime()
   startsAt?: string;
 
   @ApiPropertyOptional({ example: '2027-08-16T00:00:00Z', format: 'date-time', description: WHEN })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(TIMESTAMP, { message: 'endsAt must be an ISO 8601 timestamp' })
   @IsStorableTime()
@@ -73,19 +73,19 @@ export class ListOutOfOfficeQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({
     description: 'Whose entries; a member sees only its own (the default for members). Owners, admins and keys: all without it.',
   })
-  @IsOptional()
+  @Optional()
   @IsId('usr')
   userId?: string;
 
   @ApiPropertyOptional({ description: `Entries ending after this instant. ${WHEN}` })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(TIMESTAMP, { message: 'from must be an ISO 8601 timestamp' })
   @IsStorableTime()
   from?: string;
 
   @ApiPropertyOptional({ description: `Entries starting before this instant. ${WHEN}` })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(TIMESTAMP, { message: 'to must be an ISO 8601 timestamp' })
   @IsStorableTime()

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
-import { IsOptional, IsString, Length } from 'class-validator';
+import { IsString, Length } from 'class-validator';
+import { Optional } from '@app/common';
 import { CreateBookingDto } from '../../booking-core/index.js';
 import { HoldView } from '../../holds/index.js';
 import {
@@ -83,7 +84,7 @@ export class ReleaseHoldDto {
 /** A booking from an attendee's page: what POST /bookings takes but `metadata` (the customer's backend's), and the hold's token. */
 export class PublicBookingDto extends OmitType(CreateBookingDto, ['metadata'] as const) {
   @ApiPropertyOptional({ description: 'Required with holdId: the hold’s token (a wrong one → 401)' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 200)
   holdToken?: string;

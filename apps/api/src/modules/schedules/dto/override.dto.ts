@@ -1,6 +1,6 @@
-import { IsCalendarDate, NestedObjects } from '@app/common';
+import { IsCalendarDate, NestedObjects, Optional } from '@app/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsIn, IsString, MaxLength } from 'class-validator';
 import type { OverrideType } from '../entities/date-override.entity.js';
 import { MAX_SLOTS_PER_DAY, TimeSlotDto, TimeSlotView, UserQueryDto } from './schedule.dto.js';
 
@@ -20,7 +20,7 @@ export class CreateOverrideDto {
   type!: OverrideType;
 
   @ApiPropertyOptional({ maxLength: 500, nullable: true })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(500)
   reason?: string | null;
@@ -31,7 +31,7 @@ export class CreateOverrideDto {
     maxItems: MAX_SLOTS_PER_DAY,
     description: 'custom: at least one; unavailable: none',
   })
-  @IsOptional()
+  @Optional()
   @NestedObjects(() => TimeSlotDto)
   @ArrayMaxSize(MAX_SLOTS_PER_DAY)
   slots?: TimeSlotDto[];

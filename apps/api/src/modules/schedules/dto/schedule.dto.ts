@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { IsIanaTimeZone, IsId, NestedObjects } from '@app/common';
+import { ArrayMaxSize, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIanaTimeZone, IsId, NestedObjects, Optional } from '@app/common';
 
 export const START_TIME_PATTERN = /^([01]\d|2[0-3]):[0-5]\d$/;
 /** '24:00' ends a window at the next local midnight. */
@@ -45,7 +45,7 @@ export class PutScheduleDto {
 
 export class UserQueryDto {
   @ApiPropertyOptional({ description: 'The member whose availability this is (default: the acting user); others need owner or admin' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @IsId('usr')
   userId?: string;

@@ -1,7 +1,7 @@
 import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { ALL_ROLES, NestedObject, PaginationQueryDto, type Role } from '@app/common';
+import { IsEmail, IsIn, IsInt, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ALL_ROLES, NestedObject, PaginationQueryDto, type Role, Optional } from '@app/common';
 import type { MemberStatus } from '../entities/member.entity.js';
 
 export const MEMBER_STATUSES: readonly MemberStatus[] = ['invited', 'active'];
@@ -28,13 +28,13 @@ export class InviteMemberDto {
   role!: Role;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 100)
   firstName?: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 100)
   lastName?: string;
@@ -78,14 +78,14 @@ export class BookingLimitsDto {
     nullable: true,
     description: 'Starts per local day of the member’s schedule zone',
   })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(1)
   @Max(100)
   perDay?: number | null;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, nullable: true, description: 'Starts per Monday-to-Sunday week there' })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(1)
   @Max(500)
@@ -110,19 +110,19 @@ export class UpdateMemberDto {
       'The member’s own limits across every event type it hosts (confirmed and pending bookings and live holds, each mode apart, ' +
       'seats of one start once); null removes them. A host at a limit gets no more slots that day or week.',
   })
-  @IsOptional()
+  @Optional()
   @NestedObject(() => BookingLimitsDto)
   bookingLimits?: BookingLimitsDto | null;
 }
 
 export class ListMembersQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ enum: MEMBER_STATUSES })
-  @IsOptional()
+  @Optional()
   @IsIn(MEMBER_STATUSES)
   status?: MemberStatus;
 
   @ApiPropertyOptional({ enum: ALL_ROLES })
-  @IsOptional()
+  @Optional()
   @IsIn(ALL_ROLES)
   role?: Role;
 }

@@ -7,14 +7,13 @@ import {
   IsBoolean,
   IsIn,
   IsISO8601,
-  IsOptional,
   IsString,
   MaxLength,
   registerDecorator,
   ValidateIf,
   type ValidationOptions,
 } from 'class-validator';
-import { IsStorableTime, PaginationQueryDto } from '@app/common';
+import { IsStorableTime, PaginationQueryDto, Optional } from '@app/common';
 import type { DeliveryStatus } from '../entities/webhook-delivery.entity.js';
 import { MAX_URL_LENGTH, webhookUrlProblem } from '@app/common';
 import { SUBSCRIBABLE_EVENTS } from '../webhook-events.js';
@@ -56,7 +55,7 @@ export class CreateWebhookDto {
   events!: string[];
 
   @ApiPropertyOptional({ type: String, maxLength: MAX_DESCRIPTION_LENGTH, nullable: true })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(MAX_DESCRIPTION_LENGTH)
   description?: string | null;
@@ -84,7 +83,7 @@ export class UpdateWebhookDto {
   events?: string[];
 
   @ApiPropertyOptional({ type: String, maxLength: MAX_DESCRIPTION_LENGTH, nullable: true, description: '`null` clears it' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(MAX_DESCRIPTION_LENGTH)
   description?: string | null;
@@ -166,7 +165,7 @@ export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeed
 /** A webhook's deliveries, newest first, optionally only one status and only those attempted since an instant. */
 export class ListDeliveriesQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: '`failed`: given up after the last attempt (or refused with 410)' })
-  @IsOptional()
+  @Optional()
   @IsIn(DELIVERY_STATUSES)
   status?: DeliveryStatus;
 
@@ -176,7 +175,7 @@ export class ListDeliveriesQueryDto extends PaginationQueryDto {
     example: '2027-03-01T00:00:00Z',
     description: 'Only deliveries whose last attempt was at or after this instant (the console: failed in the last 24 hours)',
   })
-  @IsOptional()
+  @Optional()
   @IsISO8601({ strict: true })
   @IsStorableTime()
   since?: string;
