@@ -158,8 +158,8 @@ describe('GET /metrics (contract § 19) scraped by a real Prometheus', () => {
         .map((s) => [s.labels.reason, s.value])
         .sort(),
     ).toEqual([
-      ['SLOT_UNAVAILABLE', 1],
-      ['VALIDATION_ERROR', 1],
+      ['already_booked', 1],
+      ['validation_error', 1],
     ]);
     expect(valueOf(text, 'http_requests_total', { method: 'POST', route: '/v1/bookings', status: '201' })).toBe(16);
     expect(valueOf(text, 'http_requests_total', { method: 'GET', route: '/v1/bookings/:id', status: '200' })).toBe(1);
@@ -313,5 +313,56 @@ describe('deploy/prometheus', () => {
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
+  });
+});
+
+describe('bookings_refused_total{reason} (contract § 19, issue 48)', () => {
+  let t: TestApp;
+  let org: BookingOrg;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { METRICS_TOKEN: TOKEN, RUN_WORKERS: 'false' } });
+    org = await bookingOrg(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a 409 SLOT_UNAVAILABLE counts by its section 7 reason, any other refusal by its code in lower case', async () => {
+    const key = { apiKey: org.apiKey };
+    const limited = await t.http.patch(
+      `/v1/organizations/${org.owner.organizationId}/members/${org.owner.memberId}`,
+      { bookingLimits: { perDay: 1 } },
+      { token: org.owner.accessToken },
+    );
+    expect(limited.status).toBe(200);
+    const refusals = [
+      await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-02T09:00:00.000Z'), key),
+      await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-02T09:00:00.000Z'), key),
+      await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-02T10:00:00.000Z'), key),
+      await t.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-06T10:00:00.000Z'), key),
+      await t.http.post('/v1/bookings', { ...bookingBody(org.eventTypeId, '2027-03-03T09:00:00.000Z'), startTime: null }, key),
+      await t.http.post('/v1/bookings', bookingBody('evt_0000000000000000000000', '2027-03-03T09:00:00.000Z'), key),
+    ];
+    expect(refusals.map((res) => [res.status, res.status === 201 ? 'booked' : (res.body.details?.[0]?.message ?? res.body.code)])).toEqual([
+      [201, 'booked'],
+      [409, 'already_booked'],
+      [409, 'host_limit_reached'],
+      [409, 'outside_availability'],
+      [400, 'startTime must not be null'],
+      [404, 'NOT_FOUND'],
+    ]);
+    const text = await (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(
+      samples(text, 'bookings_refused_total')
+        .map((sample) => [sample.labels.reason, sample.value])
+        .sort(),
+    ).toEqual([
+      ['already_booked', 1],
+      ['host_limit_reached', 1],
+      ['not_found', 1],
+      ['outside_availability', 1],
+      ['validation_error', 1],
+    ]);
   });
 });

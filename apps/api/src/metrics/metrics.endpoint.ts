@@ -3,7 +3,7 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
-import { answeredErrorCode, AppConfig, AppError, ErrorCode, type RequestWithPrincipal, sendError } from '@app/common';
+import { answeredRefusalReason, AppConfig, AppError, ErrorCode, type RequestWithPrincipal, sendError } from '@app/common';
 import { Metrics, METRICS_CONTENT_TYPE, UNMATCHED_ROUTE } from './metrics.js';
 
 /** The routes that make bookings, by template: what bookings_created_total and bookings_refused_total count. */
@@ -90,7 +90,7 @@ export class MetricsEndpoint implements OnModuleInit {
     if (status === 201) {
       this.metrics.bookingsMade((request as RequestWithPrincipal).principal?.livemode ?? true, bookingsIn(request.body));
     } else if (status >= 400 && status < 500) {
-      this.metrics.bookingRefused(answeredErrorCode(request) ?? `HTTP_${status}`);
+      this.metrics.bookingRefused(answeredRefusalReason(request) ?? `http_${status}`);
     }
   }
 }

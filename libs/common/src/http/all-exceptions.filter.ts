@@ -17,17 +17,30 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 }
 
-/** The error code each request was answered with, for the metrics' onResponse hook (bookings_refused_total{reason}). */
-const answeredCodes = new WeakMap<FastifyRequest, ErrorCode>();
+/** The error body each request was answered with, for the metrics' onResponse hook (bookings_refused_total{reason}). */
+const answeredErrors = new WeakMap<FastifyRequest, { code: ErrorCode; details?: ReadonlyArray<{ message: string }> }>();
 
 /** The code of the error body `request` was answered with, if it was answered with one. */
 export function answeredErrorCode(request: FastifyRequest): ErrorCode | undefined {
-  return answeredCodes.get(request);
+  return answeredErrors.get(request)?.code;
+}
+
+/**
+ * Why a request was refused, as bookings_refused_total's `reason` (contract § 19): for 409 SLOT_UNAVAILABLE the
+ * section 7 reason its first detail names (`already_booked`, `host_limit_reached`); for any other error body its code
+ * in lower case (`validation_error`); undefined when it was not answered with an error body.
+ */
+export function answeredRefusalReason(request: FastifyRequest): string | undefined {
+  const answered = answeredErrors.get(request);
+  if (!answered) return undefined;
+  const reason = answered.details?.[0]?.message;
+  if (answered.code === ErrorCode.SLOT_UNAVAILABLE && reason !== undefined && /^[a-z_]{1,64}$/.test(reason)) return reason;
+  return answered.code.toLowerCase();
 }
 
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Pick<Logger, 'error' | 'warn'>): void {
   const rendered = renderError(error, String(request.id));
-  answeredCodes.set(request, rendered.body.code);
+  answeredErrors.set(request, rendered.body);
   if (rendered.unexpected) {
     const err = error instanceof Error ? error : new Error(String(error));
     logger.error({ err: { type: err.name, message: err.message, stack: err.stack }, requestId: request.id }, 'Unhandled error');
