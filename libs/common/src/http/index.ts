@@ -13,3 +13,4 @@ export * from './json-body.js';
 export * from './client-address.js';
 export * from './close-connections.js';
 export * from './slow-clients.js';
+export * from './wildcard-param.js';

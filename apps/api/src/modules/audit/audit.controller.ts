@@ -1,5 +1,5 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Access, ApiErrors, CurrentPrincipal, Permission, type Principal, Scope } from '@app/common';
 import { AuditService } from './audit.service.js';
@@ -31,7 +31,8 @@ export class AuditController {
     operationId: 'exportAuditLog',
     summary: 'The audit log between two instants as NDJSON (one entry a line, newest first), streamed',
   })
-  @ApiProduces('application/x-ndjson')
+  // No ApiProduces: it would document the errors as NDJSON too, and they are sent as application/json. The 200 names
+  // its own media type.
   @ApiResponse({
     status: 200,
     description: 'One AuditEntryView a line',

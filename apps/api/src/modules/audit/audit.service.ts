@@ -80,14 +80,27 @@ function encodeCursor(cursor: AuditCursor): string {
   return Buffer.from(`${cursor.occurredUs}.${cursor.id}`, 'utf8').toString('base64url');
 }
 
+/** The microseconds of 0001-01-01T00:00:00Z and of 9999-12-31T23:59:59.999999Z: every time an entry can have. */
+const EARLIEST_US = -62_135_596_800_000_000n;
+const LATEST_US = 253_402_300_799_999_999n;
+
+/**
+ * A cursor this list issued, or a 400 naming `cursor`: its parts are checked strictly, the time within the years an
+ * entry can have (a forged time past PostgreSQL's range would otherwise reach the statement), and the text must be
+ * the very encoding encodeCursor gives (base64url decodes much else leniently).
+ */
 function decodeCursor(text: string): AuditCursor {
+  const refused = new AppError(ErrorCode.VALIDATION_ERROR, 'cursor is not a cursor of this list', [
+    { field: 'cursor', message: 'cursor is not a cursor of this list' },
+  ]);
   const decoded = Buffer.from(text, 'base64url').toString('utf8');
-  const match = /^(-?\d{1,18})\.(aud_[0-9A-Za-z]{20,64})$/.exec(decoded);
-  if (!match)
-    throw new AppError(ErrorCode.VALIDATION_ERROR, 'cursor is not a cursor of this list', [
-      { field: 'cursor', message: 'not a cursor of this list' },
-    ]);
-  return { occurredUs: match[1], id: match[2] };
+  const match = /^(0|-?[1-9]\d{0,17})\.(aud_[0-9A-Za-z]{20,64})$/.exec(decoded);
+  if (!match) throw refused;
+  const occurredUs = BigInt(match[1]);
+  if (occurredUs < EARLIEST_US || occurredUs > LATEST_US) throw refused;
+  const cursor = { occurredUs: match[1], id: match[2] };
+  if (encodeCursor(cursor) !== text) throw refused;
+  return cursor;
 }
 
 function entryView(row: AuditEntryRow): AuditEntryView {

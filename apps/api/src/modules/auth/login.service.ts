@@ -41,6 +41,13 @@ export class LoginService {
           ? failures.all
           : null;
     if (locked) {
+      // A refused sign-in is a failed one too (contract § 18: `session.failed`, reason `locked`), in the log of the
+      // organization of the user the email names; an unknown email has none.
+      const user = await this.repository.findUserByEmail(dto.email);
+      if (user) {
+        this.audit.describe({ actor: { type: 'user', id: user.id, label: user.email }, details: { reason: 'locked' } });
+        await this.lookups.activeMembershipOf(user.id);
+      }
       const retryAfter = Math.max(1, Math.ceil(((locked.oldest?.getTime() ?? now.getTime()) + LOCKOUT_WINDOW_MS - now.getTime()) / 1000));
       throw new AppError(ErrorCode.RATE_LIMITED, 'Too many failed logins for this email; try again later', undefined, {
         'Retry-After': String(retryAfter),
@@ -52,6 +59,7 @@ export class LoginService {
     const member = user && passwordOk ? await this.lookups.activeMembershipOf(user.id) : null;
     if (!user || !passwordOk || !member) {
       await this.repository.recordLoginFailure(dto.email, clientIp, now, since);
+      this.audit.describe({ details: { reason: 'invalid_credentials' } });
       // The failed sign-in (session.failed) goes to the log of the user's organization, which this lookup names; an
       // unknown email has none.
       if (user && !passwordOk) await this.lookups.activeMembershipOf(user.id);

@@ -4,6 +4,7 @@ import { AppError, Clock, ErrorCode, type Principal, tenantScope, type TenantSco
 import { BookingRows, HoldRows, seesAllBookings } from '../booking-core/index.js';
 import { SlotDecisionService, slotUnavailable } from '../slot-decision/index.js';
 import { BookingEffectsService, bookingDetailView } from '../booking-effects/index.js';
+import { AuditTrail } from '../audit/index.js';
 import { AvailabilityService } from '../availability/index.js';
 import type { EventTypeDetails } from '../event-types/index.js';
 import { TeamService } from '../team/index.js';
@@ -29,6 +30,7 @@ export class BookingReassignService {
     private readonly availability: AvailabilityService,
     private readonly team: TeamService,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {}
 
   async reassign(principal: Principal, id: string, dto: ReassignBookingDto): Promise<BookingResponse> {
@@ -73,6 +75,7 @@ export class BookingReassignService {
         await this.effects.noLongerConfirmed(scope, [{ bookingId: booking.id, hostUserIds: removed }]);
         await this.effects.nowConfirmed(scope, booking, eventType.title, added);
       }
+      this.audit.describe({ changes: { hostUserIds: { from: previous, to: hostUserIds } } });
       const detail = bookingDetailView(booking, hostUserIds, eventType);
       await this.effects.record(scope, 'booking.reassigned', { booking: detail, previousHostUserIds: previous });
       await this.effects.sendMails(scope, 'reassignment', booking, {

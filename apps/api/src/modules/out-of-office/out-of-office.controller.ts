@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, Audited, CurrentPrincipal, IdParam, Permission, type Principal, Scope } from '@app/common';
+import { Access, ApiErrors, Audited, CurrentPrincipal, IdParam, Permission, type Principal, Scope, WildcardParam } from '@app/common';
 import {
   CreateOutOfOfficeDto,
   ListOutOfOfficeQueryDto,
@@ -54,7 +54,7 @@ export class OutOfOfficeController {
   @HttpCode(200)
   put(
     @CurrentPrincipal() principal: Principal,
-    @Param('*') externalId: string,
+    @WildcardParam('externalId') externalId: string,
     @Body() dto: CreateOutOfOfficeDto,
   ): Promise<OutOfOfficeResponse> {
     return this.outOfOffice.put(principal, externalId, dto);

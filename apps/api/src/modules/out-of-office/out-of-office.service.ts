@@ -85,7 +85,9 @@ export class OutOfOfficeService {
 
   /** Creates the entry with this external id or replaces its fields; the same body again changes nothing. */
   async put(principal: Principal, externalId: string, dto: CreateOutOfOfficeDto): Promise<OutOfOfficeResponse> {
-    if (typeof externalId !== 'string' || externalId.length < 1 || externalId.length > MAX_EXTERNAL_ID_LENGTH || externalId.includes('/')) {
+    // Characters are code points: 200 emoji are 200 characters (400 UTF-16 units).
+    const characters = typeof externalId === 'string' ? [...externalId].length : 0;
+    if (typeof externalId !== 'string' || characters < 1 || characters > MAX_EXTERNAL_ID_LENGTH || externalId.includes('/')) {
       throw AppError.validation('externalId', `externalId must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters`);
     }
     const scope = tenantScope(principal);

@@ -16,6 +16,7 @@ import {
   type ScopedIds,
   type TenantScope,
 } from '@app/common';
+import { AuditTrail, changesBetween } from '../audit/index.js';
 import { TeamService } from '../team/index.js';
 import { OVERRIDE_DATE_KEY, SchedulesRepository } from './schedules.repository.js';
 import {
@@ -82,6 +83,17 @@ function scheduleView(schedule: WeeklyScheduleEntity): ScheduleView {
   };
 }
 
+/** What schedule.updated compares: each slot's keys in one order (jsonb gives them back in its own). */
+function auditedWeek(schedule: WeeklyScheduleEntity): { timezone: string; schedules: unknown[] } {
+  return {
+    timezone: schedule.timezone,
+    schedules: schedule.days.map((day) => ({
+      dayOfWeek: day.dayOfWeek,
+      slots: day.slots.map((slot) => ({ startTime: slot.startTime, endTime: slot.endTime })),
+    })),
+  };
+}
+
 function overrideView(override: DateOverrideEntity): OverrideView {
   return {
     id: override.id,
@@ -102,6 +114,7 @@ export class SchedulesService {
     private readonly team: TeamService,
     private readonly clock: Clock,
     private readonly tx: TransactionHost,
+    private readonly audit: AuditTrail,
   ) {}
 
   async getSchedule(principal: Principal, userId: string | undefined): Promise<ScheduleResponse> {
@@ -144,7 +157,14 @@ export class SchedulesService {
       createdAt: now,
       updatedAt: now,
     } satisfies WeeklyScheduleEntity);
-    const saved = await this.tx.transaction(() => this.repository.upsertSchedule(tenantScope(principal), schedule));
+    const scope = tenantScope(principal);
+    const saved = await this.tx.transaction(async () => {
+      const before = await this.repository.findSchedule(scope, target.userId);
+      const after = await this.repository.upsertSchedule(scope, schedule);
+      // schedule.updated's `changes` (contract § 18): the fields that changed, the whole week when any day did.
+      this.audit.describe({ changes: changesBetween(before ? auditedWeek(before) : {}, auditedWeek(after)) });
+      return after;
+    });
     return { schedule: scheduleView(saved) };
   }
 

@@ -201,13 +201,14 @@ export class TeamService {
     return this.tx.transaction(async () => {
       const member = await this.lockedMember(scope, memberId);
       const changes: Partial<Pick<Member, 'role' | 'bookingLimits'>> = {};
+      // Permission before state, for every field of the member (contract § 4): an admin may not change an owner at all
+      // (its role, its booking limits), whether or not it is the last one. Of two owners demoting each other, the
+      // second is an admin by then and hears 403.
+      if (!canManageMember(await this.policy.actingRole(principal), member.role, dto.role)) {
+        throw AppError.forbidden('Only an owner may grant the owner role or change an owner');
+      }
       if (dto.role !== undefined) {
         const role = dto.role;
-        // Permission before state: an admin may not touch an owner at all, whether or not it is the last one.
-        // Of two owners demoting each other, the second is an admin by then and hears 403.
-        if (!canManageMember(await this.policy.actingRole(principal), member.role, role)) {
-          throw AppError.forbidden('Only an owner may grant the owner role or change an owner');
-        }
         if (member.role === Role.Owner && role !== Role.Owner) await this.assertNotLastOwner(scope, member);
         changes.role = role;
       }
