@@ -1,10 +1,29 @@
 import { randomInt } from 'node:crypto';
+import { isDatabaseUnavailable, postgresError } from '@app/common';
 import { TransactionHost } from '@app/database';
 
 /** Lost claims a queue remembers until the database answers again (more are unlikely between two rounds). */
 const MAX_LOST_CLAIMS = 16;
 /** Seconds either side of a lost claim's lease end (this process's clock against the database's, rounding). */
 const LOST_CLAIM_MARGIN_S = 1;
+
+/** Set-backs a queue remembers until the database answers again. */
+const MAX_SET_BACKS = 256;
+/** How long a job set back by an outage waits before it may be claimed again (its lease, not its due time, moves). */
+export const SET_BACK_SECONDS = 5;
+
+/**
+ * The database, not the job, failed: class 08, 57P01..57P03, 25006 and the other answers of a database that is gone,
+ * restarting or a standby (isDatabaseUnavailable), and 40001/40P01 that the job's transaction still met (its retries, if
+ * any, are spent). Such an attempt is never counted (section 19): an outage does not park events, mails or reminders.
+ * A statement of the job's own that ran past the statement timeout (57014) or gave up a lock wait (55P03) is the job's:
+ * it counts, so a job that can never finish in time is parked rather than tried for ever.
+ */
+export function isOutageError(error: unknown): boolean {
+  const code = postgresError(error)?.code;
+  if (code === '57014' || code === '55P03') return false;
+  return code === '40001' || code === '40P01' || isDatabaseUnavailable(error);
+}
 
 /** A claim that failed: its tag, its lease, and when it was sent and failed (performance.now()). */
 interface LostClaim {
@@ -95,6 +114,9 @@ export class LeaseQueue<Row> {
   private readonly releaseLostSql: string;
   /** Claims that failed: whether they leased rows is unknown until the next claim frees them. */
   private lost: LostClaim[] = [];
+  private readonly setBackSql: string;
+  /** Set-backs whose write failed too (the database was still away): the next claim writes them. */
+  private setBacks: Claim[] = [];
 
   constructor(
     private readonly tx: TransactionHost,
@@ -125,6 +147,10 @@ export class LeaseQueue<Row> {
       WHERE c.locked_until IS NOT NULL AND c.locked_until > now()
         AND mod((extract(epoch FROM c.locked_until) * 1000000)::bigint, 1000000)::integer = l.tag
         AND c.locked_until > now() + make_interval(secs => l.lo) AND c.locked_until <= now() + make_interval(secs => l.hi)`;
+    // A set-back hands the claim's attempt back and leases the row to nobody for SET_BACK_SECONDS: its due time stays.
+    this.setBackSql = `UPDATE ${table} c SET locked_until = now() + make_interval(secs => ${SET_BACK_SECONDS})${countsAttempts ? ', attempts = greatest(c.attempts - 1, 0)' : ''}
+      FROM unnest($1::text[], $2::text[]) AS k(id, lease)
+      WHERE c.id = k.id AND ${leaseOf('c')} = k.lease AND ${waiting}`;
     // A waiting row may be claimed at the later of its due time and its lease's end. Two lookups, each by an index
     // whatever the number of waiting rows: the first row by due time whose lease (if any) ends before it is due (the
     // due index, past the few rows leased now), and the earliest lease that ends after its row is due (a partial index
@@ -152,6 +178,7 @@ export class LeaseQueue<Row> {
    */
   async claim(limit: number, leaseSeconds: number, now?: Date): Promise<Claimed<Row>[]> {
     if (this.lost.length > 0) await this.releaseLost();
+    if (this.setBacks.length > 0) await this.writeSetBacks(this.setBacks);
     const tag = randomInt(1, 1_000_000);
     const sentAt = performance.now();
     try {
@@ -178,6 +205,32 @@ export class LeaseQueue<Row> {
       .outside('freeing the leases of claims whose answer was lost')
       .query(this.releaseLostSql, [lost.map((claim) => claim.tag), lo, hi]);
     this.lost = this.lost.filter((claim) => !lost.includes(claim));
+  }
+
+  /**
+   * A job's run failed. When the database was unavailable (isOutageError), the attempt was not the job's: its claim's
+   * attempt is handed back and it may be claimed again after SET_BACK_SECONDS, whatever its retry schedule says; when
+   * that write fails too, the next claim writes it. True then, and the caller writes no outcome of its own; false for
+   * the job's own failures, which the caller counts (retry or park).
+   */
+  async setBack(claim: Claim, error: unknown): Promise<boolean> {
+    if (!isOutageError(error)) return false;
+    await this.writeSetBacks([{ id: claim.id, lease: claim.lease }]).catch(() => undefined);
+    return true;
+  }
+
+  private async writeSetBacks(claims: readonly Claim[]): Promise<void> {
+    try {
+      await this.tx
+        .outside('a set-back is written after its job’s transaction failed')
+        .query(this.setBackSql, [claims.map((claim) => claim.id), claims.map((claim) => claim.lease)]);
+      this.setBacks = this.setBacks.filter((kept) => !claims.some((claim) => claim.id === kept.id && claim.lease === kept.lease));
+    } catch (error) {
+      const known = new Set(this.setBacks.map((kept) => `${kept.id} ${kept.lease}`));
+      const added = claims.filter((claim) => !known.has(`${claim.id} ${claim.lease}`));
+      this.setBacks = [...this.setBacks, ...added].slice(-MAX_SET_BACKS);
+      throw error;
+    }
   }
 
   /**

@@ -96,6 +96,11 @@ export class ReminderQueueRepository {
     return rows[0]?.n ?? 0;
   }
 
+  /** Its run met an outage: the attempt is handed back and it goes again shortly (LeaseQueue.setBack); false otherwise. */
+  setBack(claim: Claim, error: unknown): Promise<boolean> {
+    return this.queue.setBack(claim, error);
+  }
+
   /** Its round failed: it stays leased (no one claims it) for `delaySeconds`, with the error. False when the claim is stale. */
   async retry(claim: Claim, delaySeconds: number, error: string): Promise<boolean> {
     return this.outcome(`locked_until = now() + make_interval(secs => CAST($3 AS double precision)), last_error = $4`, [

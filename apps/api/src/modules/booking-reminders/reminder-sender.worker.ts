@@ -106,6 +106,10 @@ export class ReminderSenderWorker implements OnApplicationBootstrap, OnApplicati
   /** Its writes failed: retried after the schedule's next delay, or parked with the error when the retries are spent. */
   private async failed(one: DueReminder, error: unknown): Promise<number> {
     if (error instanceof StaleClaim) return 0;
+    if (await this.queue.setBack(one, error)) {
+      this.logger.warn({ msg: 'Reminder met a database outage; not counted, goes again', reminderId: one.id, error: errorCode(error) });
+      return 0;
+    }
     const message = errorMessage(error);
     const delay = nextRetrySeconds(this.config.reminderRetrySchedule, one.attempts);
     const written = delay === null ? await this.queue.park(one, message) : await this.queue.retry(one, delay, message);

@@ -127,6 +127,11 @@ export class DomainEventsRepository {
     return count ?? 0;
   }
 
+  /** Its run met an outage: the attempt is handed back and it goes again shortly (LeaseQueue.setBack); false otherwise. */
+  setBack(claim: Claim, error: unknown): Promise<boolean> {
+    return this.queue.setBack(claim, error);
+  }
+
   /** Its fan-out failed: due again in `delaySeconds`, with the error. False when the claim is stale. */
   retry(claim: Claim, delaySeconds: number, error: string): Promise<boolean> {
     return this.queue.retry(claim, delaySeconds, error);

@@ -81,6 +81,11 @@ export class DomainEvents {
     return this.repository.markDispatched(claims);
   }
 
+  /** A fan-out that met a database outage: not counted, goes again shortly (LeaseQueue.setBack); false otherwise. */
+  setBack(claim: Claim, error: unknown): Promise<boolean> {
+    return this.repository.setBack(claim, error);
+  }
+
   /** A failed fan-out: due again in `delaySeconds`, with the error. False when the claim is stale. */
   retry(claim: Claim, delaySeconds: number, error: string): Promise<boolean> {
     return this.repository.retry(claim, delaySeconds, error);

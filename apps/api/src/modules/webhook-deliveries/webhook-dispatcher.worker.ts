@@ -149,6 +149,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /** Its fan-out failed: retried after the schedule's next delay, or parked with the error when the retries are spent. */
   private async failed(round: DispatchRound, one: ClaimedEvent, error: unknown): Promise<void> {
     if (error instanceof StaleClaim) return;
+    if (await this.events.setBack(one, error)) {
+      this.logger.warn({
+        msg: 'Domain event fan-out met a database outage; not counted, goes again',
+        eventId: one.id,
+        error: errorCode(error),
+      });
+      return;
+    }
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
     const delay = nextRetrySeconds(this.config.outboxRetrySchedule, one.attempts);
     const written = delay === null ? await this.events.park(one, message) : await this.events.retry(one, delay, message);
