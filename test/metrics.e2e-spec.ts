@@ -185,7 +185,7 @@ describe('GET /metrics (contract § 19) scraped by a real Prometheus', () => {
     const lag = await prometheus.until(`queue_oldest_due_seconds{job="${JOB}",queue="mail"}`, (r) => (only(r) ?? 0) > 0);
     expect(only(lag)).toBeLessThan(120);
     await prometheus.until(`holds_active{job="${JOB}"}`, (r) => only(r) === 1);
-    for (const queue of ['webhook', 'calendar_sync', 'calendar_write', 'reminder']) {
+    for (const queue of ['webhook', 'calendar_sync', 'calendar_write', 'reminder', 'outbox']) {
       expect((await prometheus.query(`queue_jobs{job="${JOB}",queue="${queue}"}`)).length).toBe(3);
     }
   });

@@ -3,7 +3,7 @@ import { Clock } from '@app/common';
 import { TransactionHost } from '@app/database';
 
 /** The queues of `queue_jobs` and `queue_oldest_due_seconds` (contract § 19). */
-export const QUEUES = ['mail', 'webhook', 'calendar_sync', 'calendar_write', 'reminder'] as const;
+export const QUEUES = ['mail', 'webhook', 'calendar_sync', 'calendar_write', 'reminder', 'outbox'] as const;
 export type QueueName = (typeof QUEUES)[number];
 
 export interface QueueCounts {
@@ -74,6 +74,13 @@ const SNAPSHOT_SQL = `
              (SELECT count(*) FROM booking_reminders f WHERE f.missed),
              extract(epoch FROM $1::timestamptz - min(c.due_at))
         FROM booking_reminders c WHERE c.sent_at IS NULL AND NOT c.missed
+      UNION ALL
+      SELECT 'outbox',
+             count(*) FILTER (WHERE c.due_at <= now()),
+             count(*) FILTER (WHERE c.due_at > now()),
+             (SELECT count(*) FROM domain_events f WHERE f.failed_at IS NOT NULL),
+             extract(epoch FROM now() - min(c.due_at))
+        FROM domain_events c WHERE c.dispatched_at IS NULL AND c.failed_at IS NULL
     ) q CROSS JOIN holds_now h`;
 
 interface SnapshotRow {
