@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       requestTimeoutMs: 30_000,
       maxConnectionsPerClient: 100,
       metricsAllowLoopback: false,
+      metricsPort: 9464,
     });
     expect(config.dataDir).toMatch(/\.data$/);
   });
@@ -77,6 +78,9 @@ describe('loadConfig', () => {
     ['MAX_CONNECTIONS_PER_CLIENT', '0'],
     ['MAX_CONNECTIONS_PER_CLIENT', 'many'],
     ['METRICS_ALLOW_LOOPBACK', 'yes'],
+    ['METRICS_PORT', '0'],
+    ['METRICS_PORT', '65536'],
+    ['METRICS_PORT', 'metrics'],
   ])('names %s when its value %j is bad', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable} `));
@@ -88,6 +92,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '999' })).toThrow(/^REQUEST_TIMEOUT_MS must be an integer from 1000 to 600000/);
     expect(loadConfig({ MAX_CONNECTIONS_PER_CLIENT: '1' }).maxConnectionsPerClient).toBe(1);
     expect(loadConfig({ METRICS_ALLOW_LOOPBACK: 'true' }).metricsAllowLoopback).toBe(true);
+    expect(loadConfig({ METRICS_PORT: '9100' }).metricsPort).toBe(9100);
   });
 
   it('reads TRUST_PROXY as a number of proxies or a list of their addresses and CIDRs (contract § 19)', () => {
