@@ -26,6 +26,10 @@ const PERSON = {
 
 const ERASED = { email: 'erased@invalid', firstName: 'Erased attendee', lastName: null, phone: null };
 
+/** Metadata of the attendee's booking: the values naming the person (any case) are erased, the keys and the rest stay. */
+const METADATA = { crm: `mailto:${PERSON.email.toUpperCase()}`, contact: 'Mr QUIXOTIC', order: 'ORD-4711' };
+const ERASED_METADATA = { crm: '[erased]', contact: '[erased]', order: 'ORD-4711' };
+
 /** Attendee erasure and keeping only what is needed (contract § 18), through HTTP, on two instances of the service. */
 describe('attendee erasure (contract § 18)', () => {
   const logLines: string[] = [];
@@ -86,11 +90,21 @@ describe('attendee erasure (contract § 18)', () => {
     let other: BookingOrg;
     let otherBookingId: string;
     let liveHoldId: string;
+    let firstBody: Record<string, unknown>;
+    let publicBody: Record<string, unknown>;
+    const keyedFromShop = () => ({ apiKey: pk, headers: { origin: SHOP, 'idempotency-key': 'erase-me-public' } });
 
     beforeAll(async () => {
       // Live: one booking under an Idempotency-Key, then rescheduled (an event naming both), and a series of 4.
-      const first = await book(a, org.apiKey, '2027-03-02T09:00:00Z', {}, { 'idempotency-key': 'erase-me-1' });
+      const first = await book(a, org.apiKey, '2027-03-02T09:00:00Z', { metadata: METADATA }, { 'idempotency-key': 'erase-me-1' });
       expect(first.status).toBe(201);
+      firstBody = bookingBody(org.eventTypeId, '2027-03-02T09:00:00Z', {
+        attendee: attendee(),
+        timezone: PERSON.zone,
+        notes: PERSON.notes,
+        answers: { company: PERSON.answer },
+        metadata: METADATA,
+      });
       const moved = await a.http.post(
         `/v1/bookings/${first.body.booking.id}/reschedule`,
         { newStartTime: '2027-03-02T09:30:00Z' },
@@ -102,6 +116,14 @@ describe('attendee erasure (contract § 18)', () => {
       const series = await book(a, org.apiKey, '2027-03-03T09:00:00Z', { recurrenceCount: 4 });
       expect(series.status).toBe(201);
       ids.series = series.body.booking.id;
+      // The attendee cancels the series' last occurrence with its token, giving a reason that names it.
+      const last = series.body.series.bookings[3].id as string;
+      const cancelledByAttendee = await a.http.post(`/v1/bookings/${last}/cancel`, {
+        token: series.body.booking.confirmationToken,
+        reason: `${PERSON.firstName} has a conflict`,
+      });
+      expect(cancelledByAttendee.status).toBe(200);
+      ids.cancelledByAttendee = last;
       // Test mode, an address in another case (written before addresses were lowercased).
       const sandbox = await book(a, org.testKey, '2027-03-02T09:00:00Z');
       expect(sandbox.status).toBe(201);
@@ -115,20 +137,17 @@ describe('attendee erasure (contract § 18)', () => {
         fromShop,
       );
       expect(held.status).toBe(201);
-      const publicBooking = await a.http.post(
-        '/v1/public/bookings',
-        {
-          eventTypeId: org.eventTypeId,
-          startTime: '2027-03-04T13:00:00Z',
-          timezone: PERSON.zone,
-          attendee: { email: PERSON.email, firstName: PERSON.firstName, lastName: PERSON.lastName },
-          answers: { company: PERSON.answer },
-          notes: PERSON.notes,
-          holdId: held.body.hold.id,
-          holdToken: held.body.holdToken,
-        },
-        fromShop,
-      );
+      publicBody = {
+        eventTypeId: org.eventTypeId,
+        startTime: '2027-03-04T13:00:00Z',
+        timezone: PERSON.zone,
+        attendee: { email: PERSON.email, firstName: PERSON.firstName, lastName: PERSON.lastName },
+        answers: { company: PERSON.answer },
+        notes: PERSON.notes,
+        holdId: held.body.hold.id,
+        holdToken: held.body.holdToken,
+      };
+      const publicBooking = await a.http.post('/v1/public/bookings', publicBody, keyedFromShop());
       expect(publicBooking.status).toBe(201);
       ids.public = publicBooking.body.booking.id;
       const stillHeld = await a.http.post(
@@ -240,7 +259,14 @@ describe('attendee erasure (contract § 18)', () => {
         ),
       ).toBe(0);
       expect(await count(`SELECT count(*) AS n FROM calendar_writes WHERE organization_id = $1 AND ics ILIKE $2`, [orgId, like])).toBe(0);
-      expect(await count(`SELECT count(*) AS n FROM idempotency_keys WHERE organization_id = $1 AND key = 'erase-me-1'`, [orgId])).toBe(0);
+      // The keys that made the bookings stay, without their answers (a retry replays the booking as it now stands).
+      expect(
+        await count(
+          `SELECT count(*) AS n FROM idempotency_keys WHERE organization_id = $1 AND key IN ('erase-me-1', 'erase-me-public')
+              AND response_body ? 'erasedReplay'`,
+          [orgId],
+        ),
+      ).toBe(2);
       expect(await count(`SELECT count(*) AS n FROM visitor_bookings WHERE booking_id = $1`, [ids.public])).toBe(0);
       expect(await count(`SELECT count(*) AS n FROM holds WHERE id = $1 AND client_ip IS NULL`, [liveHoldId])).toBe(1);
       // The hosts' calendars get the erased booking in place of what was queued.
@@ -253,6 +279,73 @@ describe('attendee erasure (contract § 18)', () => {
       expect(
         await count(`SELECT count(*) AS n FROM domain_events WHERE organization_id = $1 AND data::text LIKE '%Other Co%'`, [orgId]),
       ).toBeGreaterThan(0);
+    });
+
+    it('clears the reasons, the metadata values naming the person and the addresses of the attendee’s own audit entries', async () => {
+      const cancelled = (await a.http.get(`/v1/bookings/${ids.cancelledByAttendee}`, { apiKey: org.apiKey })).body.booking;
+      expect({ reason: cancelled.cancellationReason, by: cancelled.cancelledBy }).toEqual({ reason: null, by: 'attendee' });
+      // A reschedule's own marker names no one and stays; the metadata keeps its keys and what names no one.
+      const original = (await a.http.get(`/v1/bookings/${ids.original}`, { apiKey: org.apiKey })).body.booking;
+      expect({ reason: original.cancellationReason, metadata: original.metadata }).toEqual({
+        reason: 'rescheduled',
+        metadata: ERASED_METADATA,
+      });
+
+      const [publishable] = (await db.query(`SELECT id FROM api_keys WHERE organization_id = $1 AND kind = 'publishable'`, [
+        org.owner.organizationId,
+      ])) as { id: string }[];
+      type Entry = { action: string; actor: { type: string; id: string | null }; ip: string | null; userAgent: string | null };
+      const entries = async (query: string): Promise<Entry[]> =>
+        (await a.http.get(`/v1/audit-log?${query}&limit=200`, { token: org.owner.accessToken })).body.entries;
+      // The attendee's token and its browser's key: the entries stay, without address or user agent.
+      const byAttendee = (await entries(`resourceId=${ids.cancelledByAttendee}`)).filter((entry) => entry.actor.type === 'attendee');
+      expect(byAttendee.map(({ action, ip, userAgent }) => ({ action, ip, userAgent }))).toEqual([
+        { action: 'booking.cancelled', ip: null, userAgent: null },
+      ]);
+      const byBrowser = (await entries(`resourceId=${ids.public}`)).filter((entry) => entry.actor.id === publishable.id);
+      expect(byBrowser.map(({ action, ip, userAgent }) => ({ action, ip, userAgent }))).toEqual([
+        { action: 'booking.created', ip: null, userAgent: null },
+      ]);
+      const holds = await entries(`actorId=${publishable.id}&action=hold.created`);
+      expect(holds.map(({ ip, userAgent }) => ({ ip, userAgent }))).toEqual([
+        { ip: null, userAgent: null },
+        { ip: null, userAgent: null },
+      ]);
+      // The organization's own requests (its secret key) keep theirs.
+      const made = await entries(`resourceId=${ids.original}&action=booking.created`);
+      expect(made).toHaveLength(1);
+      expect(made[0].ip).not.toBeNull();
+    });
+
+    it('replays an Idempotency-Key that made an erased booking with the booking as it now stands, never booking again', async () => {
+      const before = await count(`SELECT count(*) AS n FROM bookings WHERE organization_id = $1`, [org.owner.organizationId]);
+      const keyed = { apiKey: org.apiKey, headers: { 'idempotency-key': 'erase-me-1' } };
+      const again = await a.http.post('/v1/bookings', firstBody, keyed);
+      expect(again.status).toBe(201);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body.booking).toMatchObject({
+        id: ids.original,
+        status: 'cancelled',
+        attendee: ERASED,
+        timezone: null,
+        notes: null,
+        answers: [],
+        metadata: ERASED_METADATA,
+      });
+      expect(again.body.booking.confirmationToken).toBeUndefined();
+      // On the other instance, through the publishable key: the attendee's view of the erased booking.
+      const publicAgain = await b.http.post('/v1/public/bookings', publicBody, keyedFromShop());
+      expect(publicAgain.status).toBe(201);
+      expect(publicAgain.headers.get('idempotent-replayed')).toBe('true');
+      expect(publicAgain.body.booking).toMatchObject({ id: ids.public, attendee: ERASED, timezone: null, answers: [] });
+      // Another body under the key is still refused.
+      expect((await a.http.post('/v1/bookings', { ...firstBody, notes: 'other' }, keyed)).status).toBe(422);
+      expect(await count(`SELECT count(*) AS n FROM bookings WHERE organization_id = $1`, [org.owner.organizationId])).toBe(before);
+      for (const text of [JSON.stringify(again.body), JSON.stringify(publicAgain.body)]) {
+        for (const trace of [PERSON.email, PERSON.firstName, PERSON.lastName, PERSON.zone, PERSON.answer, PERSON.notes]) {
+          expect({ trace, found: text.toLowerCase().includes(trace.toLowerCase()) }).toEqual({ trace, found: false });
+        }
+      }
     });
 
     it('sends attendee.erased with the erased bookings’ ids (this mode’s)', async () => {
@@ -488,6 +581,32 @@ describe('attendee erasure (contract § 18)', () => {
         failures: 0,
       });
     });
+  });
+
+  it('races an erasure with a series’ "cancel following" on another instance, many times: both succeed, never a 500 (no deadlock)', async () => {
+    const statuses: number[][] = [];
+    for (let round = 0; round < 12; round++) {
+      const email = `series-racer-${round}@example.com`;
+      const start = new Date(Date.parse('2027-04-05T09:00:00Z') + round * 30 * 60_000).toISOString();
+      const series = await a.http.post(
+        '/v1/bookings',
+        bookingBody(org.eventTypeId, start, {
+          attendee: { email, firstName: 'Racer' },
+          answers: { company: 'Race Co' },
+          recurrenceCount: 4,
+        }),
+        { apiKey: org.apiKey },
+      );
+      expect(series.status).toBe(201);
+      const second = series.body.series.bookings[1].id as string;
+      const [cancelled, erased] = await Promise.all([
+        b.http.post(`/v1/bookings/${second}/cancel`, { scope: 'following', reason: 'Racer moved away' }, { apiKey: org.apiKey }),
+        erase(a, { apiKey: org.apiKey }, { email }),
+      ]);
+      statuses.push([cancelled.status, erased.status]);
+      expect(await count(`SELECT count(*) AS n FROM bookings WHERE attendee_email = $1`, [email])).toBe(0);
+    }
+    expect(statuses).toEqual(statuses.map(() => [200, 200]));
   });
 
   it('a reminder due after the erasure mails the hosts only, and its event shows the erased booking', async () => {

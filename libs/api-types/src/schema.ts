@@ -2214,8 +2214,8 @@ export interface components {
              * @description Until when the attendee may reschedule with its token; null: not allowed
              */
             attendeeCanRescheduleUntil: string | null;
-            /** @description The attendee’s token for cancel and reschedule; shown only here and in the email */
-            confirmationToken: string;
+            /** @description The attendee’s token for cancel and reschedule; shown only here and in the email. Absent when an Idempotency-Key replays a booking whose attendee was erased since */
+            confirmationToken?: string;
         };
         SeriesOccurrenceView: {
             /** @example bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a */

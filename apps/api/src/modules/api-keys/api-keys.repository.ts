@@ -46,6 +46,15 @@ export class ApiKeysRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /** The ids of the organization's publishable keys, revoked ones and both modes included. */
+  async publishableIds(scope: TenantScope): Promise<string[]> {
+    const rows: { id: string }[] = await this.tx.reads.query(
+      `SELECT id FROM api_keys WHERE organization_id = $1 AND kind = 'publishable'`,
+      [scope.organizationId],
+    );
+    return rows.map((row) => row.id);
+  }
+
   /** Conditional, so concurrent requests on several instances write at most once a minute. */
   async touch(scope: TenantScope, id: string, at: Date): Promise<void> {
     await this.tx.outside('a key’s last use is bookkeeping, never part of the request’s transaction').query(

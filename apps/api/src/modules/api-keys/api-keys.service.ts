@@ -153,6 +153,14 @@ export class ApiKeysService {
     if (!revoked) throw AppError.notFound('API key');
   }
 
+  /**
+   * The organization's publishable keys, revoked ones and both modes included: an attendee's browser acts through them,
+   * so erasure (contract § 18) clears the client address of the audit entries they wrote about the attendee's bookings.
+   */
+  publishableIds(scope: TenantScope): Promise<string[]> {
+    return this.repository.publishableIds(scope);
+  }
+
   /** A publishable key's event types must be this organization's (any other id → 400 naming eventTypeIds). */
   private async ownEventTypes(scope: TenantScope, ids: readonly string[] | null): Promise<string[] | null> {
     if (ids === null) return null;

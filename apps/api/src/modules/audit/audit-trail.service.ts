@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
-import { type AuditRule, Clock, newId, type Principal, setRequestObserver } from '@app/common';
+import { type AuditRule, Clock, newId, type Principal, setRequestObserver, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { AuditRepository, type AuditEntryInput } from './audit.repository.js';
 import { type AuditChanges, redact, redactChanges } from './redact.js';
@@ -112,6 +112,14 @@ export class AuditTrail {
    */
   unrecorded<T>(work: () => T): T {
     return requests.exit(work);
+  }
+
+  /**
+   * Erasure (contract § 18), in the caller's transaction: the `ip` and `userAgent` of the entries about these bookings
+   * (and the holds of the same browser) written by the attendee or a publishable key become null; the entries stay.
+   */
+  forgetAttendeeClients(scope: TenantScope, bookingIds: readonly string[], publishableKeyIds: readonly string[]): Promise<number> {
+    return this.repository.forgetClients(scope, bookingIds, publishableKeyIds);
   }
 
   /** After a successful request that committed no transaction: its entry alone. */

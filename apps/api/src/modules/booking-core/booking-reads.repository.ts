@@ -82,8 +82,8 @@ export class BookingReadsRepository {
 
   /**
    * The bookings of several organizations (a job's round), each with its hosts: two statements for all of them. Each
-   * booking row is share-locked until the transaction ends, in id order (as erasure locks them, so the two cannot
-   * deadlock): a reader that writes what it read elsewhere (a reminder's mails) sees a booking before or after an
+   * booking row is share-locked until the transaction ends, in (starts_at, id) order (as erasure and a series' "cancel
+   * following" lock them, so none of them can deadlock another): a reader that writes what it read elsewhere (a reminder's mails) sees a booking before or after an
    * erasure, never writes a copy the erasure has already looked for.
    */
   async findManyAcross(keys: readonly ScopedIds[]): Promise<BookingWithHosts[]> {
@@ -95,7 +95,8 @@ export class BookingReadsRepository {
         `(b.organization_id, b.livemode, b.id) IN (SELECT * FROM unnest(CAST(:organizationIds AS text[]), CAST(:livemodes AS boolean[]), CAST(:ids AS text[])))`,
         { organizationIds, livemodes, ids },
       )
-      .orderBy('b.id')
+      .orderBy('b.startsAt')
+      .addOrderBy('b.id')
       .setLock('pessimistic_read')
       .getMany();
     if (bookings.length === 0) return [];

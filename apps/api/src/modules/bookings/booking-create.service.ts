@@ -70,10 +70,22 @@ export class BookingCreateService {
       key: idempotencyKey,
       fingerprint: fingerprintOf(publicRoute ? 'POST /v1/public/bookings' : 'POST /v1/bookings', { ...dto, holdToken: request.holdToken }),
       requestId,
+      readErased: (bookingId: string) => this.erasedView(scope, bookingId, publicRoute !== undefined),
     };
     return this.slots.writeOnce(scope, write, (locked) =>
       dto.recurrenceCount === undefined ? this.createOne(scope, request, locked) : this.createSeries(scope, request, locked),
     );
+  }
+
+  /**
+   * A replay of the key that made a booking whose attendee was since erased (contract § 18): the booking as it now
+   * stands, as the route shows it (the attendee's view for a publishable key), without its confirmation token.
+   */
+  private async erasedView(scope: TenantScope, bookingId: string, attendeeView: boolean): Promise<unknown> {
+    const found = await this.rows.find(scope, bookingId);
+    if (!found) throw AppError.notFound('Booking');
+    const summary = await this.effects.summaryOf(scope, found.booking);
+    return attendeeView ? attendeeBookingView(found.booking, summary) : bookingView(found.booking, found.hostUserIds, summary);
   }
 
   /** One booking, under the `locked` hosts: decide, write, hand off, answer. */

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ApiKeysModule } from '../api-keys/index.js';
 import { BookingCoreModule } from '../booking-core/index.js';
 import { BookingEffectsModule } from '../booking-effects/index.js';
 import { BookingSeriesModule } from '../booking-series/index.js';
@@ -10,7 +11,7 @@ import { ErasureService } from './erasure.service.js';
 
 /** `POST /attendees/erase`: owns no table; asks each module that holds an attendee's data to erase its own rows. */
 @Module({
-  imports: [BookingCoreModule, BookingEffectsModule, BookingSeriesModule, BookingsModule, IdempotencyModule, MailModule],
+  imports: [ApiKeysModule, BookingCoreModule, BookingEffectsModule, BookingSeriesModule, BookingsModule, IdempotencyModule, MailModule],
   controllers: [ErasureController],
   providers: [ErasureService],
   exports: [ErasureService],

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Principal, tenantScope, type TenantScope, modesOf } from '@app/common';
 import { TransactionHost } from '@app/database';
+import { ApiKeysService } from '../api-keys/index.js';
 import { AuditTrail } from '../audit/index.js';
 import { BookingRows, HoldRows } from '../booking-core/index.js';
 import { BookingEffectsService } from '../booking-effects/index.js';
@@ -26,7 +27,10 @@ export interface AttendeeErasure {
  * - the client addresses the bookings were made from, and the holds placed from them: bookings (visitor rows), booking-core (holds);
  * - mails about the bookings, sent or not, and older mail to the address: mail;
  * - the bookings' domain events and their webhook deliveries with attempts: outbox, and webhooks through its listener;
- * - stored Idempotency-Key responses naming the bookings: idempotency;
+ * - the cancellation reasons and the `metadata` values naming the person: booking-core (with the bookings);
+ * - stored Idempotency-Key responses naming the bookings (a key that made one keeps its record, without the body, and
+ *   replays the booking as it now stands): idempotency;
+ * - the client address and user agent of the audit entries the attendee's own requests wrote: audit;
  * - write-back bodies still queued (replaced by the erased booking) and finished ones' bodies: calendars, via booking-effects;
  * - reminders: their rows hold no person; a reminder that goes later mails no erased address (booking-effects) and its
  *   event shows the erased booking.
@@ -50,6 +54,7 @@ export class ErasureService {
     private readonly mail: MailOutbox,
     private readonly events: DomainEvents,
     private readonly audit: AuditTrail,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   async eraseAttendee(principal: Principal, email: string): Promise<AttendeeErasure> {
@@ -81,6 +86,8 @@ export class ErasureService {
     counts.holds += await this.holdRows.forgetClientAddresses(scope, visitors);
     counts.deliveries += await this.events.eraseAboutBookings(scope, ids);
     await this.idempotency.eraseNaming(scope, ids);
+    // The audit entries the attendee's own requests wrote (its token, its browser's publishable key) keep no address.
+    await this.audit.forgetAttendeeClients(scope, ids, await this.apiKeys.publishableIds(scope));
     await this.effects.attendeeErased(scope, erased);
     // So that customers erase their own copies; it names the bookings only.
     await this.events.record(scope, { type: 'attendee.erased', data: { bookingIds: ids } });

@@ -8,6 +8,42 @@ export interface StoredRecord {
   body: unknown;
 }
 
+/**
+ * What an erased booking's record keeps in place of its answer (contract § 18): the booking's id, to be read as it now
+ * stands, and the rest of the answer (`series`: ids, times, statuses). Stored as it is, unsealed: it names no one.
+ */
+export interface ErasedReplay {
+  bookingId: string;
+  rest: Record<string, unknown>;
+}
+
+interface ErasedReplayBody {
+  erasedReplay: ErasedReplay;
+}
+
+export function isErasedReplay(body: unknown): body is ErasedReplayBody {
+  if (typeof body !== 'object' || body === null) return false;
+  const replay = (body as Partial<ErasedReplayBody>).erasedReplay;
+  return typeof replay === 'object' && replay !== null && typeof replay.bookingId === 'string';
+}
+
+/**
+ * A 201 (a booking made: POST /bookings, POST /public/bookings) whose `booking` is one of the erased ids: its replay
+ * marker; anything else (a reschedule's 200 among them: run again, it is refused, its booking being moved already): null.
+ */
+function erasedReplayOf(status: number, text: string, ids: readonly string[]): ErasedReplayBody | null {
+  if (status !== 201) return null;
+  const parsed: unknown = JSON.parse(text);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const { booking, ...rest } = parsed as Record<string, unknown>;
+  const bookingId = typeof booking === 'object' && booking !== null ? (booking as { id?: unknown }).id : undefined;
+  if (typeof bookingId !== 'string' || !ids.includes(bookingId)) return null;
+  // The rest may name the person only through a booking of the same answer (a series lists ids and times): kept only when it does not.
+  const restText = JSON.stringify(rest);
+  if (/"(attendee|email|firstName|lastName|phone|notes|answers|timezone|metadata|confirmationToken|holdToken)"/.test(restText)) return null;
+  return { erasedReplay: { bookingId, rest } };
+}
+
 /** How a response body rests in `response_body`: sealed, since it may carry a confirmation or hold token in clear. */
 interface SealedBody {
   sealed: string;
@@ -99,26 +135,44 @@ export class IdempotencyRepository {
 
   /**
    * Erasure: the stored responses that name any of these records (booking ids), in the caller's transaction. The bodies
-   * are sealed, so each of the scope's records (a day's worth at most, plus expired ones not yet swept) is opened here;
-   * one that no configured key opens may hold anything and goes too.
+   * are sealed, so each of the scope's records (a day's worth at most, plus expired ones not yet swept) is opened here.
+   * A success that made one of them (`booking.id` is one of the ids) keeps its record without its body: only the
+   * booking's id (and the rest of the answer without the booking, which names no one: a series' ids and times) stays,
+   * and a replay reads the booking as it now stands (ErasedReplay). Any other record naming them, or one that no
+   * configured key opens (it may hold anything), goes.
    */
-  async deleteNaming(scope: TenantScope, ids: readonly string[]): Promise<number> {
+  async eraseNaming(scope: TenantScope, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const rows: { key: string; response_body: unknown }[] = await this.tx.transactional.query(
-      `SELECT key, response_body FROM idempotency_keys WHERE organization_id = $1 AND livemode = $2`,
+    const rows: { key: string; response_status: number; response_body: unknown }[] = await this.tx.transactional.query(
+      `SELECT key, response_status, response_body FROM idempotency_keys WHERE organization_id = $1 AND livemode = $2`,
       [scope.organizationId, scope.livemode],
     );
     const quoted = ids.map((id) => JSON.stringify(id));
-    const naming = rows.filter((row) => {
+    const kept: { key: string; body: ErasedReplayBody }[] = [];
+    const dropped: string[] = [];
+    for (const row of rows) {
+      if (isErasedReplay(row.response_body)) continue;
       const text = this.plainText(scope, row.key, row.response_body);
-      return text === null || quoted.some((id) => text.includes(id));
-    });
-    if (naming.length === 0) return 0;
-    const [, count]: [unknown[], number] = await this.tx.transactional.query(
-      `DELETE FROM idempotency_keys WHERE organization_id = $1 AND livemode = $2 AND key = ANY($3::text[])`,
-      [scope.organizationId, scope.livemode, naming.map((row) => row.key)],
-    );
-    return count ?? 0;
+      if (text !== null && !quoted.some((id) => text.includes(id))) continue;
+      const replay = text === null ? null : erasedReplayOf(row.response_status, text, ids);
+      if (replay) kept.push({ key: row.key, body: replay });
+      else dropped.push(row.key);
+    }
+    if (kept.length > 0) {
+      await this.tx.transactional.query(
+        `UPDATE idempotency_keys k SET response_body = v.body::jsonb
+           FROM unnest($3::text[], $4::text[]) AS v(key, body)
+          WHERE k.organization_id = $1 AND k.livemode = $2 AND k.key = v.key`,
+        [scope.organizationId, scope.livemode, kept.map((row) => row.key), kept.map((row) => JSON.stringify(row.body))],
+      );
+    }
+    if (dropped.length > 0) {
+      await this.tx.transactional.query(
+        `DELETE FROM idempotency_keys WHERE organization_id = $1 AND livemode = $2 AND key = ANY($3::text[])`,
+        [scope.organizationId, scope.livemode, dropped],
+      );
+    }
+    return kept.length + dropped.length;
   }
 
   /** A stored body's JSON text, or null when no configured key opens it. */

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, Clock, ErrorCode, renderError, type TenantScope } from '@app/common';
 import { PeriodicJobs } from '../../jobs/index.js';
 import { TransactionHost } from '@app/database';
-import { IdempotencyRepository } from './idempotency.repository.js';
+import { IdempotencyRepository, isErasedReplay } from './idempotency.repository.js';
 import { AuditTrail } from '../audit/index.js';
 
 const TTL_MS = 24 * 3600 * 1000;
@@ -14,6 +14,12 @@ export interface StoredResponse {
   body: unknown;
   replayed: boolean;
 }
+
+/**
+ * How a key's replay answers once the booking it made was erased (contract § 18): the booking as it now stands, in the
+ * shape the route answers with (the attendee's view for a publishable key). Run in the replay's transaction.
+ */
+export type ErasedBookingReader = (bookingId: string) => Promise<unknown>;
 
 /** What a request under a key runs: it gets a function that stores the response in the transaction it has open. */
 export type IdempotentWork = (complete: (status: number, body: unknown) => Promise<void>) => Promise<{ status: number; body: unknown }>;
@@ -56,11 +62,12 @@ export class IdempotencyService {
   }
 
   /**
-   * Erasure (contract § 18): the stored responses that name these bookings go, so no replay hands their data (or the
-   * attendee's token) back. A replay of such a key then runs the request again.
+   * Erasure (contract § 18): no stored response hands the erased bookings' data (or the attendee's token) back. A key
+   * that made one of them keeps its record without the body, so a retry still replays, with the booking as it now
+   * stands (the caller's ErasedBookingReader), and never books again; any other response naming them goes.
    */
   eraseNaming(scope: TenantScope, bookingIds: readonly string[]): Promise<number> {
-    return this.repository.deleteNaming(scope, bookingIds);
+    return this.repository.eraseNaming(scope, bookingIds);
   }
 
   async run(
@@ -69,6 +76,7 @@ export class IdempotencyService {
     fingerprint: string,
     requestId: string,
     work: IdempotentWork,
+    readErased?: ErasedBookingReader,
   ): Promise<StoredResponse> {
     if (key === undefined) {
       const result = await work(async () => undefined);
@@ -88,6 +96,12 @@ export class IdempotencyService {
         }
         if (existing) {
           this.audit.describe({ details: { idempotentReplay: true } });
+          if (isErasedReplay(existing.body)) {
+            const { bookingId, rest } = existing.body.erasedReplay;
+            // A route without a reader never made a booking; its record cannot be a booking's.
+            if (!readErased) throw new Error('An erased booking’s Idempotency-Key replayed by a route that reads no booking');
+            return { status: existing.status, body: { booking: await readErased(bookingId), ...rest }, replayed: true };
+          }
           return { status: existing.status, body: existing.body, replayed: true };
         }
         ran = true;

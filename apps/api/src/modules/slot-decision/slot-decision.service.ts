@@ -5,7 +5,7 @@ import { AppError, ErrorCode, isExclusionViolation, type TenantScope } from '@ap
 import { TransactionHost } from '@app/database';
 import { AvailabilityService, type HostContactRow } from '../availability/index.js';
 import { type EventTypeDetails, EventTypesService } from '../event-types/index.js';
-import { IdempotencyService, type StoredResponse } from '../idempotency/index.js';
+import { type ErasedBookingReader, IdempotencyService, type StoredResponse } from '../idempotency/index.js';
 import { HostLocksRepository } from './host-locks.repository.js';
 import { HostQueue } from './host-queue.js';
 
@@ -49,6 +49,8 @@ export interface IdempotentHostWrite extends HostWrite {
   key: string | undefined;
   fingerprint: string;
   requestId: string;
+  /** How a replay reads the booking the key created once its attendee was erased (IdempotencyService.run): creates only. */
+  readErased?: ErasedBookingReader;
 }
 
 /** What a decision settled, read under the hosts' locks. */
@@ -119,12 +121,18 @@ export class SlotDecisionService {
     work: (locked: readonly string[]) => Promise<{ status: number; body: unknown }>,
   ): Promise<StoredResponse> {
     return this.queued(scope, write.hosts, (locked) =>
-      this.idempotency.run(scope, write.key, write.fingerprint, write.requestId, (complete) =>
-        this.together(write.field, async () => {
-          const answer = await work(locked);
-          await complete(answer.status, answer.body);
-          return answer;
-        }),
+      this.idempotency.run(
+        scope,
+        write.key,
+        write.fingerprint,
+        write.requestId,
+        (complete) =>
+          this.together(write.field, async () => {
+            const answer = await work(locked);
+            await complete(answer.status, answer.body);
+            return answer;
+          }),
+        write.readErased,
       ),
     );
   }

@@ -1,6 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** One change made through the API (contract § 18). Written once in the change's transaction, never updated. */
+/**
+ * One change made through the API (contract § 18). Written once in the change's transaction, never updated but for an
+ * erasure, which clears `ip` and `userAgent` of the entries the erased attendee's own requests wrote.
+ */
 @Entity('audit_entries')
 export class AuditEntry {
   /** `aud_…` */

@@ -162,8 +162,11 @@ export class NoShowDto {
 }
 
 export class CreatedBookingView extends BookingView {
-  @ApiProperty({ description: 'The attendee’s token for cancel and reschedule; shown only here and in the email' })
-  confirmationToken!: string;
+  @ApiPropertyOptional({
+    description:
+      'The attendee’s token for cancel and reschedule; shown only here and in the email. Absent when an Idempotency-Key replays a booking whose attendee was erased since',
+  })
+  confirmationToken?: string;
 }
 
 export class CreatedBookingResponse {
