@@ -33,6 +33,7 @@ import { OutOfOffice1795810000000 } from './1795810000000-OutOfOffice.js';
 import { SchedulingPolicies1795820000000 } from './1795820000000-SchedulingPolicies.js';
 import { AuditActorActionIndex1795830000000 } from './1795830000000-AuditActorActionIndex.js';
 import { RetentionSweeps1795840000000 } from './1795840000000-RetentionSweeps.js';
+import { CalendarWriteOrder1795874356926 } from './1795874356926-CalendarWriteOrder.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   SchedulingPolicies1795820000000,
   AuditActorActionIndex1795830000000,
   RetentionSweeps1795840000000,
+  CalendarWriteOrder1795874356926,
 ];

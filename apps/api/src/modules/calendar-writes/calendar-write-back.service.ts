@@ -42,9 +42,10 @@ export class CalendarWriteBack {
   }
 
   /**
-   * An erased attendee's bookings (contract § 18): the bodies of their write-backs go (a queued PUT is dropped, a finished
-   * one keeps no body), and where a host's calendar has the booking, or was about to get it, a PUT of the erased booking
-   * takes its place, so the host's calendar no longer names the attendee either. A booking whose last write was a
+   * An erased attendee's bookings (contract § 18): the bodies of their write-backs go (a queued PUT keeps its place
+   * without one, a finished one keeps no body), and where a host's calendar has the booking, or was about to get it, a
+   * PUT of the erased booking is queued after them, so the host's calendar no longer names the attendee either: it is
+   * carried out after any write still in flight (CalendarWritesRepository's order). A booking whose last write was a
    * DELETE stays off the calendar.
    */
   async erased(scope: TenantScope, bookings: readonly BookingForCalendar[]): Promise<void> {

@@ -73,6 +73,11 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
   }
 
   private async carryOut(write: ClaimedWrite): Promise<void> {
+    // A PUT whose body an erasure took: an erased PUT queued after it takes its place, so it has nothing left to do.
+    if (write.action === 'put' && write.ics === null) {
+      await this.queue.finishWrite(write.claim);
+      return;
+    }
     try {
       const destination = await this.destinations.of(jobTenantScope(write.organizationId, true), write.userId);
       if (destination) {

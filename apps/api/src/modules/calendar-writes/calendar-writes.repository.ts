@@ -22,10 +22,12 @@ export class CalendarWritesRepository {
       table: 'calendar_writes',
       waiting: `c.status = 'pending'`,
       dueColumn: 'next_attempt_at',
-      // Writes of one booking to one host go in order: none while an earlier one waits.
+      // Writes of one booking to one host go in the order they were decided (seq), one at a time: none while an earlier
+      // one is pending, leased (its PUT in flight) or not. An earlier write leaves `pending` only by its own outcome (an
+      // erasure no longer deletes one: it clears its body), so a later write never overtakes one still under way.
       claimable: `NOT EXISTS (SELECT 1 FROM calendar_writes e
                                WHERE e.booking_id = c.booking_id AND e.user_id = c.user_id AND e.status = 'pending'
-                                 AND (e.created_at, e.id) < (c.created_at, c.id))`,
+                                 AND e.organization_id = c.organization_id AND e.seq < c.seq)`,
       order: 'c.created_at, c.id',
       countsAttempts: true,
       returning: 'q.id',
@@ -59,21 +61,18 @@ export class CalendarWritesRepository {
 
   /**
    * Erasure: the bookings' write-back bodies, in the erasing transaction. Returns each booking and host whose latest
-   * write is a PUT (the calendar has the booking or was about to), read before the queued PUTs are dropped and the
-   * finished ones lose their body. A worker that has one of the dropped rows leased finishes it for nothing (its outcome
-   * names a row that is gone).
+   * write (in decided order) is a PUT (the calendar has the booking or was about to), read before the bodies go. No row
+   * is deleted: a queued PUT keeps its place in the order without its body (the worker then finishes it without a
+   * request), and one a worker has leased, its PUT perhaps in flight, stays pending until its worker is done, so the
+   * erased PUT queued after it is carried out after it, whichever worker finishes first.
    */
   async eraseBodies(scope: TenantScope, bookingIds: readonly string[]): Promise<{ bookingId: string; userId: string }[]> {
     const rows: { booking_id: string; user_id: string }[] = await this.tx.transactional.query(
       `SELECT booking_id, user_id FROM (
          SELECT DISTINCT ON (booking_id, user_id) booking_id, user_id, action FROM calendar_writes
           WHERE organization_id = $1 AND booking_id = ANY($2::text[])
-          ORDER BY booking_id, user_id, created_at DESC, id DESC) latest
+          ORDER BY booking_id, user_id, seq DESC) latest
         WHERE action = 'put'`,
-      [scope.organizationId, [...bookingIds]],
-    );
-    await this.tx.transactional.query(
-      `DELETE FROM calendar_writes WHERE organization_id = $1 AND booking_id = ANY($2::text[]) AND action = 'put' AND status = 'pending'`,
       [scope.organizationId, [...bookingIds]],
     );
     await this.tx.transactional.query(
@@ -98,13 +97,13 @@ export class CalendarWritesRepository {
     );
     return count ?? 0;
   }
-  /** Job queue: leases up to `limit` due write-backs, the oldest first (a delete never overtakes its put). */
+  /** Job queue: leases up to `limit` due write-backs, the oldest first (a write never overtakes an earlier one of its booking and host). */
   async claimWrites(limit: number, leaseSeconds: number): Promise<ClaimedWrite[]> {
     const claims = await this.writes.claim(limit, leaseSeconds);
     if (claims.length === 0) return [];
     const writes = await this.tx.reads.find(CalendarWrite, {
       where: claims.map(({ id }) => ({ id })),
-      order: { createdAt: 'ASC', id: 'ASC' },
+      order: { seq: 'ASC' },
     });
     return withClaims(writes, claims);
   }

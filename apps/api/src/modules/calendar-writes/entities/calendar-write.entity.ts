@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Generated, Index, PrimaryColumn } from 'typeorm';
 
 export type CalendarWriteAction = 'put' | 'delete';
 export type CalendarWriteStatus = 'pending' | 'done' | 'failed';
@@ -23,6 +23,16 @@ export class CalendarWrite {
 
   @Column('text')
   bookingId!: string;
+
+  /**
+   * The order writes were decided in (a sequence, drawn when the row is inserted, so under the booking's row lock):
+   * writes of one booking to one host are carried out in this order, one at a time (CalendarWritesRepository), so the
+   * last decided is the last to land. `created_at` is its transaction's start, which a later decision can predate.
+   * A bigint: TypeORM reads it as text.
+   */
+  @Column('bigint')
+  @Generated('increment')
+  seq!: string;
 
   /** The host whose destination calendar this goes to. */
   @Column('text')
