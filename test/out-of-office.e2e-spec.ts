@@ -358,4 +358,117 @@ describe('out of office (contract § 17)', () => {
     const aliceFromSecond = await t.http.post(`/v1/bookings/${madeIds[1]}/cancel`, { scope: 'following' }, aliceWho);
     expect(aliceFromSecond.body.cancelledBookingIds).toEqual([madeIds[1]]);
   });
+
+  it('an absence is decided under the hosts’ locks: a booking racing it on another instance is refused or listed as affected', async () => {
+    // A second instance on the same database and clock: the booking and the absence are decided by different processes.
+    const b = await startTestApp({ databaseUrl: t.databaseUrl, clock: t.clock, env: { RUN_WORKERS: 'false' } });
+    try {
+      const racer = await addMember(t, owner.accessToken, owner.organizationId, 'member');
+      const weekdays = [1, 2, 3, 4, 5].map((dayOfWeek) => ({ dayOfWeek, slots: [{ startTime: '08:00', endTime: '18:00' }] }));
+      await putSchedule(t, key, 'UTC', weekdays, racer.userId);
+      const eventTypeId = await createEventType(t, key, { hostUserIds: [racer.userId], durationMinutes: 30 });
+      const rounds: number[] = [];
+      for (const day of ['2027-03-02', '2027-03-03', '2027-03-04']) {
+        for (let index = 0; index < 20; index++) rounds.push(Date.parse(`${day}T08:00:00Z`) + index * 30 * 60_000);
+      }
+      const outcomes: string[] = [];
+      for (let first = 0; first < rounds.length; first += 6) {
+        const batch = await Promise.all(
+          rounds.slice(first, first + 6).map(async (start) => {
+            const [startsAt, endsAt] = [new Date(start).toISOString(), new Date(start + 30 * 60_000).toISOString()];
+            const [booking, absence] = await Promise.all([
+              t.http.post('/v1/bookings', bookingBody(eventTypeId, startsAt), key),
+              b.http.post('/v1/out-of-office', entry(startsAt, endsAt, { userId: racer.userId }), key),
+            ]);
+            expect(absence.status).toBe(201);
+            if (booking.status !== 201) {
+              expect([booking.status, booking.body.details?.[0]?.message]).toEqual([409, 'out_of_office']);
+              return 'refused';
+            }
+            // Committed before the entry was decided: it must be among the entry's affected bookings.
+            const affected = absence.body.outOfOffice.affectedBookings.map((booked: { id: string }) => booked.id);
+            expect([startsAt, affected]).toEqual([startsAt, [booking.body.booking.id]]);
+            return 'affected';
+          }),
+        );
+        outcomes.push(...batch);
+      }
+      expect(outcomes).toHaveLength(rounds.length);
+    } finally {
+      await b.app.close();
+    }
+  });
+
+  it('a redirect to a member who is later removed stops at the removal: redirectToUserId null, slots no longer follow it', async () => {
+    const absent = await addMember(t, owner.accessToken, owner.organizationId, 'member');
+    const standIn = await addMember(t, owner.accessToken, owner.organizationId, 'member');
+    for (const userId of [absent.userId, standIn.userId]) {
+      await putSchedule(t, key, 'UTC', [{ dayOfWeek: 1, slots: [{ startTime: '09:00', endTime: '13:00' }] }], userId);
+    }
+    const eventTypeId = await createEventType(t, key, { hostUserIds: [absent.userId] });
+    const day = '2027-03-08';
+    const hours = async () => (await slots(t, key, eventTypeId, day, day)).map((slot) => `${slot.start.slice(11, 16)} ${slot.hostUserId}`);
+    const away = await post(
+      entry('2027-03-08T10:00:00Z', '2027-03-08T12:00:00Z', { userId: absent.userId, redirectToUserId: standIn.userId }),
+      key,
+    );
+    expect(away.status).toBe(201);
+    expect(await hours()).toEqual([
+      `09:00 ${absent.userId}`,
+      `10:00 ${standIn.userId}`,
+      `11:00 ${standIn.userId}`,
+      `12:00 ${absent.userId}`,
+    ]);
+
+    const removed = await t.http.delete(`/v1/organizations/${owner.organizationId}/members/${standIn.memberId}`, ownerWho);
+    expect(removed.status).toBe(204);
+    const after = await t.http.get(`/v1/out-of-office/${away.body.outOfOffice.id}`, key);
+    expect(after.status).toBe(200);
+    expect(after.body.outOfOffice).toMatchObject({ id: away.body.outOfOffice.id, userId: absent.userId, redirectToUserId: null });
+    expect(await hours()).toEqual([`09:00 ${absent.userId}`, `12:00 ${absent.userId}`]);
+    const refused = await t.http.post('/v1/bookings', bookingBody(eventTypeId, '2027-03-08T10:00:00Z'), key);
+    expect([refused.status, refused.body.details?.[0]?.message]).toEqual([409, 'out_of_office']);
+  });
+
+  it('a cached answer frees the time of a stand-in’s hold the moment the hold expires (the cache’s expiry counts stand-ins)', async () => {
+    const absent = await addMember(t, owner.accessToken, owner.organizationId, 'member');
+    const standIn = await addMember(t, owner.accessToken, owner.organizationId, 'member');
+    for (const userId of [absent.userId, standIn.userId]) {
+      await putSchedule(t, key, 'UTC', [{ dayOfWeek: 1, slots: [{ startTime: '09:00', endTime: '13:00' }] }], userId);
+    }
+    const theirs = await createEventType(t, key, { hostUserIds: [absent.userId] });
+    const standInsOwn = await createEventType(t, key, { hostUserIds: [standIn.userId] });
+    const day = '2027-03-15';
+    const away = await post(
+      entry('2027-03-15T09:00:00Z', '2027-03-15T13:00:00Z', { userId: absent.userId, redirectToUserId: standIn.userId }),
+      key,
+    );
+    expect(away.status).toBe(201);
+    const held = await t.http.post(
+      '/v1/holds',
+      { eventTypeId: standInsOwn, startTime: '2027-03-15T10:00:00Z', timezone: 'UTC', ttlSeconds: 60 },
+      key,
+    );
+    expect(held.status).toBe(201);
+    const expiresAt = Date.parse(held.body.hold.expiresAt);
+    const answer = async () => {
+      const res = await t.http.get(`/v1/availability?eventTypeId=${theirs}&start=${day}&end=${day}`, key);
+      expect(res.status).toBe(200);
+      return {
+        starts: res.body.slots.map((slot: { start: string; hostUserId: string }) => `${slot.start.slice(11, 16)} ${slot.hostUserId}`),
+        cache: String(res.headers.get('cache-status')),
+      };
+    };
+    try {
+      const busy = ['09:00', '11:00', '12:00'].map((h) => `${h} ${standIn.userId}`);
+      expect((await answer()).starts).toEqual(busy);
+      expect(await answer()).toEqual({ starts: busy, cache: 'availability; hit' });
+      t.clock.set(expiresAt - 1);
+      expect(await answer()).toEqual({ starts: busy, cache: 'availability; hit' });
+      t.clock.set(expiresAt);
+      expect((await answer()).starts).toEqual(['09:00', '10:00', '11:00', '12:00'].map((h) => `${h} ${standIn.userId}`));
+    } finally {
+      t.clock.set('2027-02-22T00:00:00Z');
+    }
+  });
 });

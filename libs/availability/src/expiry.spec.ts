@@ -143,6 +143,18 @@ describe('slotsValidUntil with holds', () => {
     expect(validUntil(q)).toBe(iso(NOW + 5 * 60_000));
   });
 
+  it('counts the holds of a stand-in, who takes an absent host’s place (its hold ends, the time comes back)', () => {
+    const standIn: HostAvailability = { ...HOST, userId: 'usr_b', held: [{ ...hold, expiresAt: NOW + 7 * 60_000 }] };
+    const away = { start: NOW, end: NOW + 5 * HOUR, redirectToUserId: 'usr_b' };
+    const q: SlotQuery = { ...query({}, '2027-03-01', '2027-03-01', { outOfOffice: [away] }), standIns: [standIn] };
+    const slots = computeSlots(q);
+    expect(slots.map((slot) => [iso(slot.start), slot.hostUserId])).toEqual([
+      ['2027-03-01T09:00:00.000Z', 'usr_b'],
+      ['2027-03-01T11:00:00.000Z', 'usr_b'],
+    ]);
+    expect(iso(slotsValidUntil(q, slots))).toBe(iso(NOW + 7 * 60_000));
+  });
+
   it('ignores holds that have already expired', () => {
     const q = query({}, '2027-03-02', '2027-03-03', { held: [{ ...hold, expiresAt: NOW }] });
     expect(validUntil(q)).toBe(validUntil(query({}, '2027-03-02', '2027-03-03')));

@@ -1,6 +1,6 @@
 import { addDays, DAY_MS } from './calendar.js';
 import { computeSlots, createEngine } from './slots.js';
-import type { Slot, SlotQuery } from './types.js';
+import type { HostAvailability, Slot, SlotQuery } from './types.js';
 import { dayStartInstant, localDateOf } from './zone-days.js';
 
 /**
@@ -11,14 +11,14 @@ import { dayStartInstant, localDateOf } from './zone-days.js';
  * until then. Starts that could come in are found by computing the day past the window with every
  * host's busy time and daily counts removed (only more starts, so the instant is never late); when
  * there is none, the answer holds a day. A hold stops blocking when it expires: the answer ends at the
- * first expiry of a hold it saw.
+ * first expiry of a hold it saw, the stand-ins' (who take an absent host's place) as well as the hosts'.
  */
 export function slotsValidUntil(query: SlotQuery, slots: readonly Slot[]): number {
   const engine = createEngine(query);
   const notice = engine.earliest - engine.now;
   let until = Infinity;
   if (slots.length > 0) until = Math.min(...slots.map((slot) => slot.start)) - notice + 1;
-  for (const host of query.hosts) {
+  for (const host of [...query.hosts, ...(query.standIns ?? [])]) {
     for (const hold of host.held ?? []) if (hold.expiresAt > engine.now) until = Math.min(until, hold.expiresAt);
     for (const seated of host.seats ?? [])
       for (const expiry of seated.holdExpiries) if (expiry > engine.now) until = Math.min(until, expiry);
@@ -31,18 +31,20 @@ export function slotsValidUntil(query: SlotQuery, slots: readonly Slot[]): numbe
   if (rangeEnd - 1 > engine.latest) {
     const firstDate = localDateOf(engine.latest, range.timeZone);
     const startDate = firstDate > range.startDate ? firstDate : range.startDate;
+    const free = (host: HostAvailability): HostAvailability => ({
+      ...host,
+      busy: [],
+      held: [],
+      seats: [],
+      externalBusy: [],
+      bookingsPerDate: {},
+      bookingLimits: null,
+    });
     const beyond = computeSlots({
       rules: { ...query.rules, bookingWindowDays: query.rules.bookingWindowDays + 1 },
       now: query.now,
-      hosts: query.hosts.map((host) => ({
-        ...host,
-        busy: [],
-        held: [],
-        seats: [],
-        externalBusy: [],
-        bookingsPerDate: {},
-        bookingLimits: null,
-      })),
+      hosts: query.hosts.map(free),
+      ...(query.standIns ? { standIns: query.standIns.map(free) } : {}),
       range: { ...range, startDate },
     }).filter((slot) => slot.start > engine.latest);
     const windowMs = engine.latest - engine.now;

@@ -52,6 +52,15 @@ export class OutOfOfficeRepository {
     });
   }
 
+  /** Entries of the organization redirecting to `userId` redirect to no one (the member was removed, contract § 17). */
+  async clearRedirectsTo(scope: TenantScope, userId: string, at: Date): Promise<void> {
+    await this.tx.transactional.update(
+      OutOfOfficeEntry,
+      { organizationId: scope.organizationId, redirectToUserId: userId },
+      { redirectToUserId: null, updatedAt: at },
+    );
+  }
+
   async delete(scope: TenantScope, id: string): Promise<boolean> {
     const result = await this.tx.transactional.delete(OutOfOfficeEntry, { organizationId: scope.organizationId, id });
     return (result.affected ?? 0) > 0;

@@ -64,7 +64,10 @@ function overlap(): AppError {
 
 /**
  * Out-of-office entries (contract § 17): a member's own, or anyone's for owners, admins and API keys. The database
- * refuses overlapping entries of one user (exclusion constraint), so a race cannot make two.
+ * refuses overlapping entries of one user (exclusion constraint), so a race cannot make two. An entry is written under
+ * its user's booking locks (both modes, as every booking of the user takes one of them before it reads the entries):
+ * a booking either committed before the entry, and is among its `affectedBookings`, or reads the entry and is refused
+ * (or goes to the stand-in). A member's removal drops the redirects to it, in the removal's transaction.
  */
 @Injectable()
 export class OutOfOfficeService {
@@ -75,11 +78,18 @@ export class OutOfOfficeService {
     private readonly clock: Clock,
     private readonly tx: TransactionHost,
     private readonly audit: AuditTrail,
-  ) {}
+  ) {
+    team.onMemberRemoved((scope, userId) => this.repository.clearRedirectsTo(scope, userId, this.clock.now()));
+  }
 
   async create(principal: Principal, dto: CreateOutOfOfficeDto): Promise<OutOfOfficeResponse> {
     const entry = await this.newEntry(principal, dto, null);
-    await this.write(() => this.tx.transaction(() => this.repository.insert(tenantScope(principal), entry)));
+    await this.write(() =>
+      this.tx.transaction(async () => {
+        await this.bookings.lockHosts(tenantScope(principal), [entry.userId]);
+        await this.repository.insert(tenantScope(principal), entry);
+      }),
+    );
     return { outOfOffice: (await this.views(tenantScope(principal), [entry]))[0] };
   }
 
@@ -96,6 +106,8 @@ export class OutOfOfficeService {
       this.tx.transaction(async () => {
         await this.repository.lockExternalId(scope, externalId);
         const existing = await this.repository.findByExternalIdForUpdate(scope, externalId);
+        // The user's booking locks (the entry's old user's too, when it moves to another) before anything is written.
+        await this.bookings.lockHosts(scope, existing === null ? [wanted.userId] : [existing.userId, wanted.userId]);
         if (existing === null) {
           await this.repository.insert(scope, wanted);
           return wanted;
@@ -156,6 +168,7 @@ export class OutOfOfficeService {
     await this.write(() =>
       this.tx.transaction(async () => {
         this.audit.describe({ changes: changesBetween(entry, updated, AUDITED_FIELDS) });
+        await this.bookings.lockHosts(scope, [entry.userId]);
         await this.repository.update(scope, updated);
       }),
     );

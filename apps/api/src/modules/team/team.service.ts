@@ -39,6 +39,12 @@ import { AuditTrail, changesBetween } from '../audit/index.js';
 /** Called inside the deleting transaction with the user ids the organization's members had. */
 export type OrganizationDeletedListener = (scope: TenantScope, userIds: string[]) => Promise<void>;
 
+/**
+ * Called inside the removing transaction with the user id the removed member had (an active member's; an invitation
+ * has none), after its row is gone: another module's part of the removal (a redirect to the member stops, § 17).
+ */
+export type MemberRemovedListener = (scope: TenantScope, userId: string) => Promise<void>;
+
 /** The limits as stored: none at all (null, or neither limit) is null. */
 function limitsOf(dto: BookingLimitsDto | null): Member['bookingLimits'] {
   const limits = { perDay: dto?.perDay ?? null, perWeek: dto?.perWeek ?? null };
@@ -158,6 +164,16 @@ export class TeamService {
 
   private readonly deletionListeners: OrganizationDeletedListener[] = [];
 
+  /**
+   * Someone else's part of a member's removal, run in the removing transaction after the member's row is gone (as
+   * onOrganizationDeleted: the team module cannot call its dependents). Registered once at start-up.
+   */
+  onMemberRemoved(listener: MemberRemovedListener): void {
+    this.removalListeners.push(listener);
+  }
+
+  private readonly removalListeners: MemberRemovedListener[] = [];
+
   async showOrganization(principal: Principal, organizationId: string): Promise<OrganizationResponse> {
     const scope = this.policy.ownOrganization(principal, organizationId);
     return { organization: organizationView(await this.policy.organization(scope)) };
@@ -226,7 +242,7 @@ export class TeamService {
     });
   }
 
-  /** An invitation's token dies with its row; an active member's sessions end with it, its bookings stay. */
+  /** An invitation's token dies with its row; an active member's sessions end with it, its bookings stay, redirects to it stop. */
   async removeMember(principal: Principal, organizationId: string, memberId: string): Promise<void> {
     const scope = this.policy.ownOrganization(principal, organizationId);
     await this.tx.transaction(async () => {
@@ -236,6 +252,8 @@ export class TeamService {
       }
       if (member.role === Role.Owner) await this.assertNotLastOwner(scope, member);
       await this.repository.deleteMember(scope, member.id);
+      const { userId } = member;
+      if (userId !== null) for (const listener of this.removalListeners) await listener(scope, userId);
       await this.policy.record(scope, 'member.removed', member);
     });
   }
