@@ -34,6 +34,7 @@ const UNSCOPED: Record<string, string> = {
   'DomainEventsRepository.markDispatched': 'outbox queue (jobs framework)',
   'DomainEventsRepository.retry': 'outbox queue (jobs framework)',
   'DomainEventsRepository.park': 'outbox queue (jobs framework)',
+  'DomainEventsRepository.setBack': 'outbox queue (jobs framework)',
   'DomainEventsRepository.msUntilNextDue': 'outbox queue (jobs framework)',
   'DomainEventsRepository.deleteDispatchedBefore': 'retention job over all organizations',
   'AuditRepository.insert': 'the entry carries its organization id, taken from the request by AuditTrail (which makes no scope)',
