@@ -153,6 +153,8 @@ describe('ENCRYPTION_KEY must open the database’s check value (issue 29)', () 
         DATA_DIR: join(scratch, `data-${port}`),
         RUN_WORKERS: 'false',
         ADMIN_DIR: join(scratch, 'no-console'),
+        // A worker's /metrics on any free port: another test file's worker may have the default 9464.
+        METRICS_PORT: '0',
       };
       const proc = spawnShell(`exec node ${server[app]}`, env, ROOT);
       processes.push(proc);

@@ -5,29 +5,12 @@ import { DataSource } from 'typeorm';
 import { ConfigError, loadConfig } from '@app/common';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
-import { PrometheusServer, promtool, type VectorSample } from './support/prometheus.js';
+import { PrometheusServer, promtool, samples, valueOf, type VectorSample } from './support/prometheus.js';
 import { createWebhook, eventually, WebhookReceiver } from './support/webhooks.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const DEPLOY = join(process.cwd(), 'deploy');
 const JOB = 'scheduling-api';
-
-/** The samples of one family in a scrape: each line's labels and value. */
-function samples(text: string, name: string): { labels: Record<string, string>; value: number }[] {
-  const found: { labels: Record<string, string>; value: number }[] = [];
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const labels: Record<string, string> = {};
-    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]] = pair[2];
-    found.push({ labels, value: Number(match[3]) });
-  }
-  return found;
-}
-
-function valueOf(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  return samples(text, name).find((sample) => Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value;
-}
 
 const only = (result: VectorSample[]): number | undefined => (result.length === 1 ? result[0].value : undefined);
 

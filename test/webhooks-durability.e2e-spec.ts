@@ -55,6 +55,8 @@ describe('the worker survives kill -9: webhook delivery, reminders', () => {
       WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1,1,1',
       SMTP_URL: smtp.url,
       REMINDERS_POLL_MS: '100',
+      // Any free port for its /metrics: another test file's worker may have the default 9464.
+      METRICS_PORT: '0',
     };
     const proc = spawnShell(`exec node ${worker}`, env, ROOT);
     processes.push(proc);

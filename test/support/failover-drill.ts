@@ -107,6 +107,8 @@ function startWorker(options: DrillOptions, env: Record<string, string>, scratch
     ...env,
     LOG_LEVEL: 'warn',
     DATA_DIR: mkdtempSync(join(scratch, 'worker-')),
+    // Its /metrics on any free port: the default 9464 may be another worker's on this machine.
+    METRICS_PORT: '0',
   };
   for (const key of Object.keys(childEnv)) if (key.startsWith('JEST') || key === 'NODE_OPTIONS') delete childEnv[key];
   const child = spawn(options.worker.command, options.worker.args, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });

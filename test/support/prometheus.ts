@@ -43,6 +43,23 @@ export async function promtool(args: readonly string[], input?: string): Promise
   }
 }
 
+/** The samples of one family in a scrape: each line's labels and value. */
+export function samples(text: string, name: string): { labels: Record<string, string>; value: number }[] {
+  const found: { labels: Record<string, string>; value: number }[] = [];
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const labels: Record<string, string> = {};
+    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]] = pair[2];
+    found.push({ labels, value: Number(match[3]) });
+  }
+  return found;
+}
+
+export function valueOf(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  return samples(text, name).find((sample) => Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value;
+}
+
 export interface ScrapeTarget {
   /** `127.0.0.1:port` */
   address: string;

@@ -6,6 +6,8 @@ const { NestFactory } = await import('@nestjs/core');
 const { SystemClock } = await import('@app/common');
 const { PinoNestLogger } = await import('../../api/src/logging/logger.js');
 const { exitOnSignals, exitOnStartupFailure, prepareRuntime } = await import('../../api/src/runtime.js');
+const { Metrics } = await import('../../api/src/metrics/index.js');
+const { serveMetrics } = await import('./metrics-server.js');
 const { WorkerModule } = await import('./worker.module.js');
 
 /** Runs every background job (mail, webhooks, housekeeping) for API instances with RUN_WORKERS=false; any number may run. */
@@ -18,11 +20,17 @@ async function main(): Promise<void> {
     logger: new PinoNestLogger(logger),
     abortOnError: false,
   });
+  // Its own /metrics (contract § 19): what this process counts, webhook attempts above all, is served nowhere else.
+  const metricsServer = await serveMetrics(app.get(Metrics), config, logger).catch(async (error: unknown) => {
+    await app.close();
+    throw error;
+  });
   exitOnSignals(runtime, async () => {
+    await metricsServer.close();
     await app.close();
     await tracing?.shutdown();
   });
-  logger.info('Worker running: mail, webhook delivery, reminders and housekeeping');
+  logger.info({ metricsPort: metricsServer.port }, 'Worker running: mail, webhook delivery, reminders and housekeeping');
 }
 
 main().catch(exitOnStartupFailure);

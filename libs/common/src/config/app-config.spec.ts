@@ -78,7 +78,7 @@ describe('loadConfig', () => {
     ['MAX_CONNECTIONS_PER_CLIENT', '0'],
     ['MAX_CONNECTIONS_PER_CLIENT', 'many'],
     ['METRICS_ALLOW_LOOPBACK', 'yes'],
-    ['METRICS_PORT', '0'],
+    ['METRICS_PORT', '-1'],
     ['METRICS_PORT', '65536'],
     ['METRICS_PORT', 'metrics'],
   ])('names %s when its value %j is bad', (variable, value) => {

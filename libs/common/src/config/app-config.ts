@@ -76,7 +76,7 @@ export class AppConfig {
   metricsToken!: string | undefined;
   /** Without METRICS_TOKEN and with NODE_ENV=production, `GET /metrics` answers loopback peers only when this is set (404 otherwise). */
   metricsAllowLoopback!: boolean;
-  /** The port a worker process (`npm run start:worker`) serves its own `GET /metrics` on, with the API's access rules. */
+  /** The port a worker process (`npm run start:worker`) serves its own `GET /metrics` on, with the API's access rules; 0 = any free one. */
   metricsPort!: number;
   /** Undefined: the TCP peer is the client (TRUST_PROXY unset). */
   trustProxy!: TrustProxy | undefined;
@@ -244,7 +244,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.publicUrl = (urlVar(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
   config.metricsToken = metricsTokenVar(env);
   config.metricsAllowLoopback = boolVar(env, 'METRICS_ALLOW_LOOPBACK', false);
-  config.metricsPort = intVar(env, 'METRICS_PORT', 9464, 1, 65535);
+  config.metricsPort = intVar(env, 'METRICS_PORT', 9464, 0, 65535);
   config.requestTimeoutMs = intVar(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000);
   config.maxConnectionsPerClient = intVar(env, 'MAX_CONNECTIONS_PER_CLIENT', 100, 1, 100_000);
 
