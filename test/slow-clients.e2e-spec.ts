@@ -1,6 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { startTestApp, type TestApp } from './support/app.js';
+import { DEPLOYED_HAPROXY_CONFIG, HaproxyServer } from './support/haproxy.js';
 
 /** A short REQUEST_TIMEOUT_MS, so the test waits about a second; Node checks for it every quarter of it. */
 const REQUEST_TIMEOUT_MS = 1000;
@@ -19,10 +21,10 @@ interface RawConnection {
   closed: Promise<{ at: number; text: string }>;
 }
 
-function openConnection(port: number, localAddress: string, firstBytes?: string): Promise<RawConnection> {
+function openConnection(port: number, localAddress: string, firstBytes?: string, allowHalfOpen = false): Promise<RawConnection> {
   return new Promise((resolve, reject) => {
     let text = '';
-    const socket = connect({ host: '127.0.0.1', port, localAddress });
+    const socket = connect({ host: '127.0.0.1', port, localAddress, allowHalfOpen });
     const closed = new Promise<{ at: number; text: string }>((done) => socket.once('close', () => done({ at: Date.now(), text })));
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => (text += chunk));
@@ -140,6 +142,18 @@ describe('slow and stalled clients', () => {
     await slowButInTime.closed;
   });
 
+  it('a client that never closes its side of the connection does not keep it after its 408', async () => {
+    await until(async () => (await openConnectionsOf(t)) === 0, 5_000, 'the earlier connections to close');
+    const halfOpen = await Promise.all(Array.from({ length: 5 }, () => openConnection(port, STALLER, STALLED_BODY, true)));
+    const ended = halfOpen.map(
+      (connection) => new Promise<string>((resolve) => connection.socket.once('end', () => resolve(connection.received()))),
+    );
+    for (const text of await Promise.all(ended)) expect(parseAnswer(text).status).toBe(408);
+    // The clients keep their side open; the server has let go of every socket all the same.
+    await until(async () => (await openConnectionsOf(t)) === 0, REQUEST_TIMEOUT_MS, 'the server to let go of the half-open sockets');
+    for (const connection of halfOpen) connection.socket.destroy();
+  });
+
   it(`closes the ${MAX_CONNECTIONS + 1}st connection of one address at once while another address is served`, async () => {
     await until(async () => (await openConnectionsOf(t)) === 0, 5_000, 'the earlier connections to close');
     const held = await Promise.all(Array.from({ length: MAX_CONNECTIONS }, () => openConnection(port, STALLER, STALLED_HEADERS)));
@@ -161,5 +175,31 @@ describe('slow and stalled clients', () => {
     await Promise.all(held.map((connection) => connection.closed));
     await until(async () => (await openConnectionsOf(t)) === 0, 5_000, 'the server to close them');
     expect((await healthFrom(port, STALLER)).status).toBe(200);
+  });
+
+  it('behind the deployed HAProxy a stalled body never reaches an instance: the proxy answers 408 with the contract body', async () => {
+    await until(async () => (await openConnectionsOf(t)) === 0, 5_000, 'the earlier connections to close');
+    const proxy = await HaproxyServer.start([`127.0.0.1:${port}`], { httpRequestTimeout: '1s' });
+    try {
+      const stalled = await Promise.all(Array.from({ length: 20 }, () => openConnection(proxy.port, STALLER, STALLED_BODY)));
+      // HAProxy keeps them: none is sent on to the instance (its health checks come and go on their own connections).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await openConnectionsOf(t)).toBeLessThanOrEqual(1);
+      for (const end of await Promise.all(stalled.map((connection) => connection.closed))) {
+        const { status, headers, body } = parseAnswer(end.text);
+        expect(status).toBe(408);
+        expect(headers.get('content-type')).toBe('application/json');
+        expect(body).toEqual({ code: 'REQUEST_TIMEOUT', message: expect.any(String), requestId: headers.get('x-request-id') });
+      }
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it('the deployed HAProxy opens fewer connections to an instance than MAX_CONNECTIONS_PER_CLIENT: requests past it wait there', () => {
+    const maxconn = /^\s*default-server\b.*\bmaxconn (\d+)/m.exec(readFileSync(DEPLOYED_HAPROXY_CONFIG, 'utf8'));
+    expect(maxconn).not.toBeNull();
+    // Health checks use connections of their own from the same address.
+    expect(Number(maxconn![1])).toBeLessThan(MAX_CONNECTIONS - 5);
   });
 });

@@ -50,12 +50,17 @@ export class HaproxyServer {
     private readonly directory: string,
   ) {}
 
-  static async start(backends: readonly string[]): Promise<HaproxyServer> {
+  /** `httpRequestTimeout`: the deployed `timeout http-request` replaced (a test waits for it; the deployed one is 10 s). */
+  static async start(backends: readonly string[], options: { httpRequestTimeout?: string } = {}): Promise<HaproxyServer> {
     ensureHaproxy();
     const directory = mkdtempSync(join(tmpdir(), 'sched-haproxy-'));
     const server = new HaproxyServer(await freePort(), directory);
     const config = join(directory, 'haproxy.cfg');
-    writeFileSync(config, haproxyConfig(readFileSync(DEPLOYED_HAPROXY_CONFIG, 'utf8'), server.port, backends));
+    let text = haproxyConfig(readFileSync(DEPLOYED_HAPROXY_CONFIG, 'utf8'), server.port, backends);
+    if (options.httpRequestTimeout !== undefined) {
+      text = text.replace(/timeout http-request \S+/, `timeout http-request ${options.httpRequestTimeout}`);
+    }
+    writeFileSync(config, text);
     cpSync(join(dirname(DEPLOYED_HAPROXY_CONFIG), 'errors'), join(directory, 'errors'), { recursive: true });
     const child = spawn(HAPROXY, ['-db', '-f', config], { stdio: ['ignore', 'pipe', 'pipe'] });
     server.process = child;

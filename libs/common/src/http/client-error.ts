@@ -28,6 +28,9 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     requestId,
   };
   const json = JSON.stringify(body);
+  // Destroyed once written, as Node's own handler does: an HTTP server's sockets allow half-open connections, so a
+  // client that never closes its side would otherwise keep the socket, and its place under MAX_CONNECTIONS_PER_CLIENT.
+  socket.once('finish', () => socket.destroy());
   socket.end(
     `HTTP/1.1 ${status} ${timedOut ? 'Request Timeout' : 'Bad Request'}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
