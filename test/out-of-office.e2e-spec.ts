@@ -1,7 +1,10 @@
+import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { hostLockKeys, LOCK_HOSTS_SQL } from '../apps/api/src/modules/booking-occupancy/host-locks.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody } from './support/bookings.js';
 import { addMember, createApiKey, registerOwner, type AddedMember, type RegisteredOwner } from './support/factories.js';
+import { eventually } from './support/webhooks.js';
 import { check, createEventType, putSchedule, slots, type Credential } from './support/scheduling.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -182,6 +185,69 @@ describe('out of office (contract § 17)', () => {
 
     const racing = await Promise.all([0, 1, 2, 3].map((index) => post(entry(`2027-08-10T0${index}:00:00Z`, '2027-08-10T12:00:00Z'))));
     expect(racing.map((res) => res.status).sort()).toEqual([201, 409, 409, 409]);
+  });
+
+  it('a PATCH reads its entry under the lock: two at once both survive; one racing a DELETE is 404 or done before it', async () => {
+    // The test holds the member's booking locks (or the entry's row) so the requests queue behind it, then lets them go.
+    const holder = new pg.Client({ connectionString: t.databaseUrl });
+    await holder.connect();
+    const waiting = (n: number): Promise<true> =>
+      eventually(
+        async () =>
+          Number(
+            (
+              await holder.query(
+                `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+              )
+            ).rows[0].n,
+          ) >= n || undefined,
+        10_000,
+        `${n} waiting`,
+      );
+    const holdHostLocks = async (): Promise<void> => {
+      await holder.query('BEGIN');
+      await holder.query(LOCK_HOSTS_SQL, [[...hostLockKeys(false, [bob.userId]), ...hostLockKeys(true, [bob.userId])]]);
+    };
+    const patch = (id: string, body: unknown) => t.http.patch(`/v1/out-of-office/${id}`, body, ownerWho);
+    try {
+      const made = await post(entry('2027-10-04T00:00:00Z', '2027-10-05T00:00:00Z', { userId: bob.userId, note: 'before' }));
+      expect(made.status).toBe(201);
+      const id = made.body.outOfOffice.id;
+      await holdHostLocks();
+      const noted = patch(id, { note: 'after' });
+      await waiting(1);
+      const longer = patch(id, { endsAt: '2027-10-06T00:00:00Z' });
+      await waiting(2);
+      await holder.query('COMMIT');
+      expect((await Promise.all([noted, longer])).map((res) => res.status)).toEqual([200, 200]);
+      expect((await t.http.get(`/v1/out-of-office/${id}`, ownerWho)).body.outOfOffice).toMatchObject({
+        note: 'after',
+        endsAt: '2027-10-06T00:00:00.000Z',
+      });
+
+      // A DELETE waits for the PATCH that holds the entry, then removes it: the PATCH's 200 was true when it answered.
+      await holdHostLocks();
+      const changed = patch(id, { note: 'again' });
+      await waiting(1);
+      const removed = t.http.delete(`/v1/out-of-office/${id}`, ownerWho);
+      await waiting(2);
+      await holder.query('COMMIT');
+      expect([(await changed).status, (await removed).status]).toEqual([200, 204]);
+      expect((await t.http.get(`/v1/out-of-office/${id}`, ownerWho)).status).toBe(404);
+
+      // A PATCH waiting for an entry that a DELETE then removes is 404, never 200.
+      const other = await post(entry('2027-10-11T00:00:00Z', '2027-10-12T00:00:00Z', { userId: bob.userId }));
+      expect(other.status).toBe(201);
+      await holder.query('BEGIN');
+      await holder.query('DELETE FROM out_of_office_entries WHERE id = $1', [other.body.outOfOffice.id]);
+      const late = patch(other.body.outOfOffice.id, { note: 'too late' });
+      await waiting(1);
+      await holder.query('COMMIT');
+      expect([(await late).status, (await late).body.code]).toEqual([404, 'NOT_FOUND']);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
   });
 
   it('PUT by external id creates, then replaces; the same body again changes nothing', async () => {

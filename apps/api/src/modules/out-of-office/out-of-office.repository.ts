@@ -34,6 +34,14 @@ export class OutOfOfficeRepository {
     return this.tx.reads.findOne(OutOfOfficeEntry, { where: { organizationId: scope.organizationId, id } });
   }
 
+  /** The entry, its row locked until the caller's transaction ends (a PATCH reads what it changes under the lock). */
+  findForUpdate(scope: TenantScope, id: string): Promise<OutOfOfficeEntry | null> {
+    return this.tx.transactional.findOne(OutOfOfficeEntry, {
+      where: { organizationId: scope.organizationId, id },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
   /**
    * Takes the organization's lock on this external id until the caller's transaction ends, and reads its entry: two
    * PUTs of one external id run one after the other, the second seeing the first's entry (even one it just created).

@@ -151,25 +151,34 @@ export class OutOfOfficeService {
 
   async update(principal: Principal, id: string, dto: UpdateOutOfOfficeDto): Promise<OutOfOfficeResponse> {
     const scope = tenantScope(principal);
-    const entry = await this.findManaged(principal, id);
-    const span = {
-      startsAt: dto.startsAt === undefined ? entry.startsAt : instantOf('startsAt', dto.startsAt),
-      endsAt: dto.endsAt === undefined ? entry.endsAt : instantOf('endsAt', dto.endsAt),
+    // Checked before the transaction (404/403, the fields' own shape); everything else from the entry as locked.
+    await this.findManaged(principal, id);
+    const wanted = {
+      startsAt: dto.startsAt === undefined ? undefined : instantOf('startsAt', dto.startsAt),
+      endsAt: dto.endsAt === undefined ? undefined : instantOf('endsAt', dto.endsAt),
     };
-    checkSpan(span);
-    const redirectToUserId = dto.redirectToUserId === undefined ? entry.redirectToUserId : dto.redirectToUserId;
-    if (dto.redirectToUserId !== undefined) await this.checkRedirect(scope, entry.userId, redirectToUserId);
-    const updated = Object.assign(new OutOfOfficeEntry(), entry, {
-      ...span,
-      note: dto.note === undefined ? entry.note : dto.note,
-      redirectToUserId,
-      updatedAt: this.clock.now(),
-    });
-    await this.write(() =>
+    const updated = await this.write(() =>
       this.tx.transaction(async () => {
-        this.audit.describe({ changes: changesBetween(entry, updated, AUDITED_FIELDS) });
+        // The row first, then its user's booking locks: the order a PUT takes them in (no deadlock between the two),
+        // and the user cannot change under us. A concurrent PATCH or PUT waits for us and then reads what we wrote; a
+        // concurrent DELETE either waits for us or leaves nothing to find (404).
+        const entry = await this.repository.findForUpdate(scope, id);
+        if (!entry) throw AppError.notFound('Out-of-office entry');
+        this.assertMayManage(principal, entry.userId);
         await this.bookings.lockHosts(scope, [entry.userId]);
-        await this.repository.update(scope, updated);
+        const span = { startsAt: wanted.startsAt ?? entry.startsAt, endsAt: wanted.endsAt ?? entry.endsAt };
+        checkSpan(span);
+        const redirectToUserId = dto.redirectToUserId === undefined ? entry.redirectToUserId : dto.redirectToUserId;
+        if (dto.redirectToUserId !== undefined) await this.checkRedirect(scope, entry.userId, redirectToUserId);
+        const next = Object.assign(new OutOfOfficeEntry(), entry, {
+          ...span,
+          note: dto.note === undefined ? entry.note : dto.note,
+          redirectToUserId,
+          updatedAt: this.clock.now(),
+        });
+        this.audit.describe({ changes: changesBetween(entry, next, AUDITED_FIELDS) });
+        await this.repository.update(scope, next);
+        return next;
       }),
     );
     return { outOfOffice: (await this.views(scope, [updated]))[0] };
