@@ -363,12 +363,33 @@ describe('holds (api-rules.md § Browser booking)', () => {
       const body = { eventTypeId: org.eventTypeId, startTime: TEN, timezone: 'UTC' };
       const first = await fromAddress(a, '198.51.100.30', 'POST', '/v1/public/holds', headers, body);
       expect(first.status).toBe(201);
-      // The retry, from another instance (and another address: the visitor's network changed).
-      const again = await fromAddress(b, '198.51.100.31', 'POST', '/v1/public/holds', headers, body);
+      // The retry, from another instance and the same address.
+      const again = await fromAddress(b, '198.51.100.30', 'POST', '/v1/public/holds', headers, body);
       expect(again.status).toBe(201);
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.body).toEqual(first.body);
       expect((await a.http.get('/v1/holds', { apiKey: org.apiKey })).body.totalCount).toBe(1);
+      // The key and body are no secret (the publishable key is public): from another address, or through another key of
+      // the organization from the same address, they are another request (422), and no holdToken is handed out.
+      const otherKey = (await createApiKey(a.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+      for (const [address, sent] of [
+        ['198.51.100.31', headers],
+        ['198.51.100.30', { ...headers, authorization: `ApiKey ${otherKey}` }],
+      ] as const) {
+        const stranger = await fromAddress(b, address, 'POST', '/v1/public/holds', sent, body);
+        expect([stranger.status, stranger.body.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
+        expect(JSON.stringify(stranger.body)).not.toContain(first.body.holdToken);
+        expect(stranger.headers['idempotent-replayed']).toBeUndefined();
+      }
+      // An IPv6 visitor is its /64, as for the hold limit: another address of that prefix replays, another prefix does not.
+      const v6 = { ...headers, 'idempotency-key': 'hold-retry-v6' };
+      const eleven = { ...body, startTime: '2027-03-02T11:30:00Z' };
+      const placedV6 = await fromAddress(a, '2001:db8:1:2::5', 'POST', '/v1/public/holds', v6, eleven);
+      const replayedV6 = await fromAddress(b, '2001:db8:1:2:a::6', 'POST', '/v1/public/holds', v6, eleven);
+      expect([placedV6.status, replayedV6.status, replayedV6.headers['idempotent-replayed']]).toEqual([201, 201, 'true']);
+      expect(replayedV6.body).toEqual(placedV6.body);
+      expect((await fromAddress(b, '2001:db8:1:3::5', 'POST', '/v1/public/holds', v6, eleven)).status).toBe(422);
+      expect((await a.http.get('/v1/holds', { apiKey: org.apiKey })).body.totalCount).toBe(2);
       // The token the replay gave opens the hold.
       const booked = await a.http.post(
         '/v1/public/bookings',
@@ -388,7 +409,8 @@ describe('holds (api-rules.md § Browser booking)', () => {
       const replayed = await b.http.post('/v1/holds', secret, { apiKey: org.apiKey, headers: { 'Idempotency-Key': 'backend-hold-1' } });
       expect([placed.status, replayed.status, replayed.headers.get('idempotent-replayed')]).toEqual([201, 201, 'true']);
       expect(replayed.body).toEqual(placed.body);
-      expect((await a.http.get('/v1/holds', { apiKey: org.apiKey })).body.totalCount).toBe(1);
+      // It and the IPv6 visitor's hold (TEN's became a booking).
+      expect((await a.http.get('/v1/holds', { apiKey: org.apiKey })).body.totalCount).toBe(2);
       expect((await a.http.post('/v1/holds', secret, { apiKey: org.apiKey, headers: { 'Idempotency-Key': ' ' } })).status).toBe(400);
     });
 

@@ -87,7 +87,8 @@ export class HoldsService {
 
   /**
    * Places a hold; under an Idempotency-Key a retry gets the stored answer (the same hold and, for a publishable key, the
-   * same holdToken: the record's body is sealed at rest) and never places a second hold.
+   * same holdToken: the record's body is sealed at rest) and never places a second hold. A publishable key's retry must
+   * come from the same key and client address (`visitor`), else 422 IDEMPOTENCY_KEY_REUSED.
    */
   async create(principal: Principal, dto: CreateHoldDto, request: HoldRequest, visitor?: HoldVisitor): Promise<StoredResponse> {
     const start = parseInputTimestamp(dto.startTime, dto.timezone);
@@ -97,10 +98,12 @@ export class HoldsService {
       hosts: await this.slots.hostsOf(scope, dto.eventTypeId),
       field: 'startTime' as const,
       key: request.key,
-      fingerprint: fingerprintOf(visitor ? 'POST /v1/public/holds' : 'POST /v1/holds', dto),
+      // A public hold's key is answered only to the visitor who sent it, through the same key: the namespace is the
+      // organization and mode, and a publishable key is public, so anyone else sending its key and body gets 422.
+      fingerprint: visitor
+        ? fingerprintOf('POST /v1/public/holds', { body: dto, apiKeyId: visitor.apiKeyId, clientIp: visitor.clientIp })
+        : fingerprintOf('POST /v1/holds', dto),
       requestId: request.requestId,
-      // A hold names no attendee: erasure never leaves a replay of one to read.
-      readErased: () => Promise.resolve(null),
     };
     return this.slots.writeOnce(scope, write, async (locked) => ({
       status: 201,
