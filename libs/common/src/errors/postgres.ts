@@ -71,3 +71,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   };
   return check(error);
 }
+
+/** A transaction PostgreSQL ended because it lost to a concurrent one: a deadlock (40P01) or a serialization failure (40001). */
+export function isConcurrencyFailure(error: unknown): boolean {
+  const code = postgresError(error)?.code;
+  return code === '40P01' || code === '40001';
+}

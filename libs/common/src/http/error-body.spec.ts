@@ -14,6 +14,17 @@ describe('renderError', () => {
     expect(renderError(AppError.validation('email', 'bad'), 'r').body.details).toEqual([{ field: 'email', message: 'bad' }]);
   });
 
+  it.each(['40P01', '40001'])('answers a transaction that lost to a concurrent one (%s) with a retryable 503', (sqlState) => {
+    const rendered = renderError(Object.assign(new Error('deadlock detected'), { driverError: { code: sqlState } }), 'r');
+    expect(rendered).toMatchObject({
+      status: 503,
+      body: { code: 'SERVICE_UNAVAILABLE' },
+      headers: { 'Retry-After': '1' },
+      unexpected: false,
+    });
+    expect(rendered.body.message).not.toMatch(/deadlock/);
+  });
+
   it('adds WWW-Authenticate to every 401', () => {
     expect(renderError(AppError.unauthorized(), 'r').headers['WWW-Authenticate']).toContain('Bearer');
     expect(renderError(new AppError(ErrorCode.KEY_REVOKED, 'x'), 'r').headers['WWW-Authenticate']).toContain('ApiKey');

@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { AppError, ErrorDetail } from '../errors/app-error.js';
 import { ERROR_STATUS, ErrorCode } from '../errors/error-code.js';
-import { isDatabaseUnavailable, isExclusionViolation, postgresError } from '../errors/postgres.js';
+import { isConcurrencyFailure, isDatabaseUnavailable, isExclusionViolation, postgresError } from '../errors/postgres.js';
 
 export interface ErrorBody {
   code: ErrorCode;
@@ -87,6 +87,17 @@ function render(error: unknown, requestId: string): RenderedError {
     return {
       status: ERROR_STATUS[code],
       body: { code, message: 'The service is temporarily unavailable; retry shortly', requestId },
+      headers: { 'Retry-After': '1' },
+      unexpected: false,
+    };
+  }
+  // A transaction that lost to a concurrent one (a deadlock, 40P01, or a serialization failure, 40001): nothing it did
+  // stays, and the same request sent again normally succeeds: a retryable 503, not a crash (contract § 19).
+  if (isConcurrencyFailure(error)) {
+    const code = ErrorCode.SERVICE_UNAVAILABLE;
+    return {
+      status: ERROR_STATUS[code],
+      body: { code, message: 'The request met a concurrent change and was not applied; retry it', requestId },
       headers: { 'Retry-After': '1' },
       unexpected: false,
     };
