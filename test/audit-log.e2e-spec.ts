@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { PeriodicJobs } from '../apps/api/src/jobs/index.js';
 import { startTestApp, type TestApp } from './support/app.js';
@@ -226,6 +227,72 @@ describe('audit log', () => {
     } while (cursor !== null);
     expect(seen).toEqual(before);
     expect(pages).toBe(Math.ceil(before.length / 3));
+  });
+
+  it('pages in the order entries became visible: one that commits late is never skipped by a poller or a cursor', async () => {
+    const other = await registerOwner(t.http);
+    const token = { token: other.accessToken };
+    const list = async (query = 'limit=200'): Promise<{ entries: Entry[]; nextCursor: string | null }> => {
+      const res = await t.http.get(`/v1/audit-log?${query}`, token);
+      expect(res.status).toBe(200);
+      return res.body as { entries: Entry[]; nextCursor: string | null };
+    };
+    // A poller re-reads page 1 until it meets the newest id it saw last time.
+    let lastSeen = (await list()).entries[0].id;
+    const poll = async (): Promise<string[]> => {
+      const fresh: string[] = [];
+      let cursor: string | null = null;
+      for (;;) {
+        const page: { entries: Entry[]; nextCursor: string | null } = await list(`limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        const at = page.entries.findIndex((entry) => entry.id === lastSeen);
+        fresh.push(...page.entries.slice(0, at === -1 ? undefined : at).map((entry) => entry.action));
+        if (at !== -1 || page.nextCursor === null) break;
+        cursor = page.nextCursor;
+      }
+      lastSeen = (await list('limit=1')).entries[0]?.id ?? lastSeen;
+      return fresh;
+    };
+    await createEventType(t, token, { slug: 'before-late' });
+    expect(await poll()).toEqual(['event_type.created']);
+    const settled = (await list()).entries.map((entry) => entry.id);
+    // A cursor pager starts while the late transaction runs.
+    const firstPage = await list('limit=1');
+    // A write that has taken its transaction id and commits late, with an older time than what the app writes meanwhile.
+    const late = new pg.Client({ connectionString: t.databaseUrl });
+    await late.connect();
+    try {
+      await late.query('BEGIN');
+      await late.query(
+        `INSERT INTO audit_entries (id, organization_id, occurred_at, action, actor_type, resource_type)
+         VALUES ('aud_late00000000000000000000', $1, $2, 'test.late', 'system', 'test')`,
+        [other.organizationId, new Date(t.clock.now().getTime() - 60_000)],
+      );
+      t.clock.advance(1000);
+      await createEventType(t, token, { slug: 'after-late-1' });
+      await createEventType(t, token, { slug: 'after-late-2' });
+      // While it runs, its newer neighbours are withheld (after a short wait for it to settle), not shown past it.
+      const started = performance.now();
+      const during = await list();
+      expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+      expect(during.entries.map((entry) => entry.id)).toEqual(settled);
+      expect(await poll()).toEqual([]);
+      await late.query('COMMIT');
+    } finally {
+      await late.end();
+    }
+    // Once it has committed, the poller finds it with its neighbours, in the order they became visible.
+    expect(await poll()).toEqual(['event_type.created', 'event_type.created', 'test.late']);
+    // The cursor pager started before it goes on below what it had read, and a fresh walk finds every entry once.
+    const rest = await list(`limit=200&cursor=${firstPage.nextCursor}`);
+    expect([firstPage.entries[0].id, ...rest.entries.map((entry) => entry.id)]).toEqual(settled);
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { entries: Entry[]; nextCursor: string | null } = await list(`limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      walked.push(...page.entries.map((entry) => entry.action));
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(walked).toEqual(['event_type.created', 'event_type.created', 'test.late', 'event_type.created', 'user.registered']);
   });
 
   it('exports NDJSON, one entry a line, within the range', async () => {

@@ -86,11 +86,17 @@ describe('hardening: what the fuzzer and the reviews found (issue 48)', () => {
     const forged = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
     const id = 'aud_00000000000000000000000000';
     for (const cursor of [
-      forged(`-999999999999999999.${id}`),
-      forged(`999999999999999999.${id}`),
-      forged(`-0.${id}`),
-      forged(`0012.${id}`),
-      `${forged(`12.${id}`)}=`,
+      forged(`7.-999999999999999999.${id}`),
+      forged(`7.999999999999999999.${id}`),
+      forged(`7.-0.${id}`),
+      forged(`7.0012.${id}`),
+      `${forged(`7.12.${id}`)}=`,
+      // The transaction part: a non-negative bigint, no more.
+      forged(`-1.12.${id}`),
+      forged(`9223372036854775808.12.${id}`),
+      forged(`99999999999999999999.12.${id}`),
+      forged(`007.12.${id}`),
+      forged(`12.${id}`),
       'not-a-cursor',
     ]) {
       const res = await t.http.get(`/v1/audit-log?cursor=${cursor}`, owner());

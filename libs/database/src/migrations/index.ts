@@ -34,6 +34,8 @@ import { SchedulingPolicies1795820000000 } from './1795820000000-SchedulingPolic
 import { AuditActorActionIndex1795830000000 } from './1795830000000-AuditActorActionIndex.js';
 import { RetentionSweeps1795840000000 } from './1795840000000-RetentionSweeps.js';
 import { CalendarWriteOrder1795874356926 } from './1795874356926-CalendarWriteOrder.js';
+import { AuditSettlementOrder1795875272929 } from './1795875272929-AuditSettlementOrder.js';
+import { OutboxFailedIndex1795875782448 } from './1795875782448-OutboxFailedIndex.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -75,4 +77,6 @@ export const MIGRATIONS = [
   AuditActorActionIndex1795830000000,
   RetentionSweeps1795840000000,
   CalendarWriteOrder1795874356926,
+  AuditSettlementOrder1795875272929,
+  OutboxFailedIndex1795875782448,
 ];

@@ -17,7 +17,8 @@ export class AuditController {
   @ApiOperation({
     operationId: 'listAuditLog',
     summary: 'The organization’s audit log, newest first, filtered, a page at a time',
-    description: 'A stable cursor: entries written while paging are newer than every page already read, so none is skipped or repeated.',
+    description:
+      'In the order entries became visible (settled): an entry that commits while paging sorts above every page already read, so none is skipped or repeated; a transaction still running holds the newer entries back.',
   })
   @ApiResponse({ status: 200, type: AuditLogResponse })
   @ApiErrors(400, 401, 403)

@@ -22,6 +22,8 @@ export interface AuditEntryInput {
 
 export interface AuditEntryRow {
   id: string;
+  /** The writing transaction's id (xid8) as decimal text: the first key of the order, for the cursor. */
+  tx_id: string;
   occurred_at: Date;
   /** occurred_at in microseconds since the epoch (PostgreSQL's precision: a Date has milliseconds), for the cursor. */
   occurred_us: string;
@@ -46,8 +48,10 @@ export interface AuditFilter {
   to?: Date;
 }
 
-/** Where a page starts: strictly older than this entry, newest first. */
+/** Where a page starts: strictly below this entry in the order (tx_id, occurred_at, id), newest first. */
 export interface AuditCursor {
+  /** The entry's `tx_id` (xid8), as decimal text. */
+  txId: string;
   /** Microseconds since the epoch, as decimal text. */
   occurredUs: string;
   id: string;
@@ -57,8 +61,23 @@ const INSERT = `INSERT INTO audit_entries (id, organization_id, occurred_at, act
                   resource_id, request_id, ip, user_agent, changes, details)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
 
-const COLUMNS = `id, occurred_at, (extract(epoch FROM occurred_at) * 1000000)::bigint::text AS occurred_us, action, actor_type, actor_id, actor_label, resource_type, resource_id, request_id, ip, user_agent,
+const COLUMNS = `id, tx_id::text AS tx_id, occurred_at, (extract(epoch FROM occurred_at) * 1000000)::bigint::text AS occurred_us, action, actor_type, actor_id, actor_label, resource_type, resource_id, request_id, ip, user_agent,
                  changes, details`;
+
+/**
+ * The settlement boundary (contract § 18: entries are paged in the order they became visible). n is the statement's
+ * snapshot's xmax, taken before pg_stat_activity is read: every transaction id below n that is not listed there as
+ * still running in this database has ended. A running backend's `backend_xid` (32 bits) is widened to the xid8
+ * nearest n (within 2^31: running ids are never further apart); ids at or above n started after the snapshot and
+ * bound nothing. The boundary is the oldest running id, or n: every entry below it is final, and an entry that
+ * becomes visible later has a tx_id at or above it.
+ */
+const SETTLED = `WITH n AS (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS n),
+  running AS (
+    SELECT n.n + (((a.backend_xid::text::bigint - (n.n & 4294967295)) + 6442450944) & 4294967295) - 2147483648 AS xid
+      FROM pg_stat_activity a CROSS JOIN n
+     WHERE a.datname = current_database() AND a.backend_xid IS NOT NULL)
+  SELECT LEAST((SELECT n FROM n), (SELECT min(xid) FROM running))::text AS boundary`;
 
 /** The audit module's table (`audit_entries`): inserted by the trail, read by the log's routes, swept by retention. */
 @Injectable()
@@ -76,13 +95,40 @@ export class AuditRepository {
   }
 
   /**
-   * One page, newest first, after `cursor` (keyset on (occurred_at, id): entries that arrive meanwhile are newer than
-   * every page already read, so none is skipped or repeated). Each filter leads one index with the organization, and
-   * so do actor and action together (`audit_entries_actor_action_idx`); a resource has few entries; a range bounds the walk.
+   * The settlement boundary (see SETTLED), in a statement of its own, in autocommit: pg_stat_activity is read once per
+   * transaction, and the read it bounds must take its snapshot after it.
    */
-  async page(scope: TenantScope, filter: AuditFilter, cursor: AuditCursor | null, limit: number): Promise<AuditEntryRow[]> {
-    const conditions = ['organization_id = $1'];
-    const params: unknown[] = [scope.organizationId];
+  async settledBelow(): Promise<string> {
+    const rows: { boundary: string }[] = await this.tx
+      .outside('the settlement boundary is read fresh, before the read it bounds takes its snapshot')
+      .query(SETTLED);
+    return rows[0].boundary;
+  }
+
+  /** Whether the organization has visible entries not yet settled (at or above `boundary`): the page index's first row. */
+  async hasUnsettled(scope: TenantScope, boundary: string): Promise<boolean> {
+    const rows: { unsettled: boolean }[] = await this.tx.reads.query(
+      `SELECT EXISTS (SELECT 1 FROM audit_entries WHERE organization_id = $1 AND tx_id >= $2::xid8) AS unsettled`,
+      [scope.organizationId, boundary],
+    );
+    return rows[0].unsettled;
+  }
+
+  /**
+   * One page, newest first, after `cursor`, of the entries settled below `boundary` (keyset on (tx_id, occurred_at,
+   * id): an entry that becomes visible later has a tx_id at or above the boundary, above every page already read, so
+   * none is skipped or repeated). Each filter leads one index with the organization, and so do actor and action
+   * together (`audit_entries_actor_action_idx`); a resource has few entries; a time range is a filter of the walk.
+   */
+  async page(
+    scope: TenantScope,
+    filter: AuditFilter,
+    cursor: AuditCursor | null,
+    boundary: string,
+    limit: number,
+  ): Promise<AuditEntryRow[]> {
+    const conditions = ['organization_id = $1', 'tx_id < $2::xid8'];
+    const params: unknown[] = [scope.organizationId, boundary];
     const add = (sql: string, value: unknown): void => {
       params.push(value);
       conditions.push(sql.replace('?', `$${params.length}`));
@@ -93,38 +139,50 @@ export class AuditRepository {
     if (filter.from !== undefined) add('occurred_at >= ?', filter.from);
     if (filter.to !== undefined) add('occurred_at < ?', filter.to);
     if (cursor) {
-      params.push(cursor.occurredUs, cursor.id);
+      params.push(cursor.txId, cursor.occurredUs, cursor.id);
+      const n = params.length;
       conditions.push(
-        `(occurred_at, id) < ('epoch'::timestamptz + $${params.length - 1}::bigint * interval '1 microsecond', $${params.length})`,
+        `(tx_id, occurred_at, id) < ($${n - 2}::xid8, 'epoch'::timestamptz + $${n - 1}::bigint * interval '1 microsecond', $${n})`,
       );
     }
     params.push(limit);
     return this.tx.reads.query(
       `SELECT ${COLUMNS} FROM audit_entries WHERE ${conditions.join(' AND ')}
-        ORDER BY occurred_at DESC, id DESC LIMIT $${params.length}`,
+        ORDER BY tx_id DESC, occurred_at DESC, id DESC LIMIT $${params.length}`,
       params,
     );
   }
 
   /**
-   * The export's batches: one statement text for every batch (the range always bounded, the first batch's cursor
-   * `infinity`), prepared once per connection, on the keyset of the organization's page index.
+   * The export's batches, of the entries settled below `boundary` (settled once, at the export's start): one statement
+   * text for every batch (the range always bounded, the first batch's cursor the boundary itself at `infinity`),
+   * prepared once per connection, on the keyset of the organization's page index.
    */
   async exportBatch(
     scope: TenantScope,
     from: Date | null,
     to: Date | null,
     cursor: AuditCursor | null,
+    boundary: string,
     limit: number,
   ): Promise<AuditEntryRow[]> {
     return this.tx.prepared<AuditEntryRow>(
-      'audit-export-batch',
+      'audit-export-batch-settled',
       `SELECT ${COLUMNS} FROM audit_entries
-        WHERE organization_id = $1 AND occurred_at >= $2::timestamptz AND occurred_at < $3::timestamptz
-          AND (occurred_at, id) < (CASE WHEN $4::bigint IS NULL THEN 'infinity'::timestamptz
-                                        ELSE 'epoch'::timestamptz + $4::bigint * interval '1 microsecond' END, $5::text)
-        ORDER BY occurred_at DESC, id DESC LIMIT $6`,
-      [scope.organizationId, from ?? '-infinity', to ?? 'infinity', cursor?.occurredUs ?? null, cursor?.id ?? '', limit],
+        WHERE organization_id = $1 AND tx_id < $7::xid8 AND occurred_at >= $2::timestamptz AND occurred_at < $3::timestamptz
+          AND (tx_id, occurred_at, id) < ($4::xid8, CASE WHEN $5::bigint IS NULL THEN 'infinity'::timestamptz
+                                              ELSE 'epoch'::timestamptz + $5::bigint * interval '1 microsecond' END, $6::text)
+        ORDER BY tx_id DESC, occurred_at DESC, id DESC LIMIT $8`,
+      [
+        scope.organizationId,
+        from ?? '-infinity',
+        to ?? 'infinity',
+        cursor?.txId ?? boundary,
+        cursor?.occurredUs ?? null,
+        cursor?.id ?? '',
+        boundary,
+        limit,
+      ],
     );
   }
 
