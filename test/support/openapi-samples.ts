@@ -30,6 +30,8 @@ function sampleString(name: string, schema: SchemaObject, ids: KnownIds): string
   if (schema.format === 'uri') return 'http://127.0.0.1:9/hook'; // loopback: a sample must never reach outside the machine
   if (schema.pattern === '^([01]\\d|2[0-3]):[0-5]\\d$') return '09:00';
   if (schema.pattern?.includes('24:00')) return '17:00';
+  // A booking question's id (also a routing form's field id).
+  if (schema.pattern === '^[a-z][a-z0-9_]*$') return `sample_${++counter}`;
   if (schema.pattern) return `sample-${++counter}`;
   const length = Math.max(schema.minLength ?? 1, 12);
   return `sample ${++counter} `.padEnd(Math.min(length, schema.maxLength ?? length), 'x');

@@ -23,6 +23,7 @@ import { HealthModule } from './modules/health/health.module.js';
 import { MailModule } from './modules/mail/mail.module.js';
 import { OutboxModule } from './modules/outbox/outbox.module.js';
 import { OutOfOfficeModule } from './modules/out-of-office/index.js';
+import { RoutingFormsModule } from './modules/routing-forms/index.js';
 import { TeamModule } from './modules/team/team.module.js';
 import { WebhookDeliveriesModule } from './modules/webhook-deliveries/index.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
@@ -55,6 +56,7 @@ export class AppModule {
         AvailabilityModule,
         SchedulesModule,
         OutOfOfficeModule,
+        RoutingFormsModule,
         BookingsModule,
         CalendarFeedsModule,
         HoldsModule,

@@ -593,6 +593,93 @@ export interface paths {
         patch: operations["updateOutOfOffice"];
         trace?: never;
     };
+    "/v1/routing-forms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Routing forms, oldest first (scope event_types:read) */
+        get: operations["listRoutingForms"];
+        put?: never;
+        /**
+         * Create a routing form (scope event_types:write)
+         * @description Rules are checked against the fields at save: a condition on an unknown field, an op that does not fit the field’s type (api-rules.md § Routing forms), a value outside a select’s options, an event type that is not active, hosts that are not its hosts → 400 naming it.
+         */
+        post: operations["createRoutingForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/routing-forms/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One routing form (scope event_types:read) */
+        get: operations["getRoutingForm"];
+        put?: never;
+        post?: never;
+        /** Delete a routing form and its responses (scope event_types:write) */
+        delete: operations["deleteRoutingForm"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a routing form (scope event_types:write)
+         * @description Any of name, fields, routes, fallback; the whole form is checked again. Rules are checked against the fields at save: a condition on an unknown field, an op that does not fit the field’s type (api-rules.md § Routing forms), a value outside a select’s options, an event type that is not active, hosts that are not its hosts → 400 naming it.
+         */
+        patch: operations["updateRoutingForm"];
+        trace?: never;
+    };
+    "/v1/routing-forms/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Where these answers would go; nothing is stored (scope event_types:read)
+         * @description Answers are checked as booking answers (400 naming `answers.<id>`). `matchedRoute`: the index of the route that held, null for the fallback.
+         */
+        post: operations["testRoutingForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/routing-forms/{id}/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The form’s responses in the caller’s mode, newest first (scope bookings:read)
+         * @description Members: 403 (responses carry visitors’ answers). `from` inclusive, `to` exclusive, on createdAt.
+         */
+        get: operations["listRoutingFormResponses"];
+        put?: never;
+        /**
+         * Submit answers from a backend (scope bookings:write)
+         * @description Answers are checked as booking answers (400 naming `answers.<id>`); the response keeps them and its route for 24 hours of booking; webhook `routing_form.submitted`.
+         */
+        post: operations["submitRoutingFormResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bookings": {
         parameters: {
             query?: never;
@@ -682,7 +769,7 @@ export interface paths {
         put?: never;
         /**
          * Give an active future booking another host (host credentials; members only their own bookings)
-         * @description The new host (`hostUserId`: any active member; without it the next host of a round-robin event type by its rotation, else 409) must be free at the booking’s time by every rule of its availability, under the same locks as a booking; not free → 409 SLOT_UNAVAILABLE with `details[0] = { field: "hostUserId", message: <reason> }`. Id, token, times and attendee stay; a collective booking keeps its other hosts. The attendee and both hosts get a mail, the webhook `booking.reassigned` carries `data.booking` and `data.previousHostUserIds`, and the booking moves between the hosts’ written-back calendars. Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST.
+         * @description The new host (`hostUserId`: any active member; without it the next host of a round-robin event type by its rotation, else 409) must be free at the booking’s time by every rule of its availability, under the same locks as a booking; not free → 409 SLOT_UNAVAILABLE with `details[0] = { field: "hostUserId", message: <reason> }`. Id, token, times and attendee stay; a collective booking keeps its other hosts: the place handed over is `fromHostUserId` (default the first host; a member hands over only its own place, the default for it, and naming another host’s → 403 FORBIDDEN). The attendee and both hosts get a mail, the webhook `booking.reassigned` carries `data.booking` and `data.previousHostUserIds`, and the booking moves between the hosts’ written-back calendars. Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST.
          */
         post: operations["reassignBooking"];
         delete?: never;
@@ -817,7 +904,7 @@ export interface paths {
         put?: never;
         /**
          * Keep a slot for a few minutes while the attendee fills in the form
-         * @description Granted exactly when a booking at that time would be, else 409 SLOT_UNAVAILABLE with the reason. Until `expiresAt` (now + `ttlSeconds`, or the event type’s `holdMinutes`) it blocks like a confirmed booking of the host the booking would get, on every instance; `POST /bookings` with `holdId` takes its place. From `expiresAt` on it blocks nothing.
+         * @description Granted exactly when a booking at that time would be, else 409 SLOT_UNAVAILABLE with the reason. Until `expiresAt` (now + `ttlSeconds`, or the event type’s `holdMinutes`) it blocks like a confirmed booking of the host the booking would get, on every instance; `POST /bookings` with `holdId` takes its place. From `expiresAt` on it blocks nothing. With an `Idempotency-Key` a retry gets the same hold, never a second one.
          */
         post: operations["createHold"];
         delete?: never;
@@ -934,7 +1021,7 @@ export interface paths {
         put?: never;
         /**
          * Keep a time for the attendee while the form is filled in
-         * @description Granted exactly when a booking would be (else 409 SLOT_UNAVAILABLE with the reason). For the event type’s `holdMinutes` it blocks like a confirmed booking. At most 5 live holds per client address (an IPv4 address or an IPv6 /64) and key: the 6th → 429 HOLD_LIMIT_REACHED; and the holds of publishable keys cover at most 10 start times of one host at once (seats of one start count once): a hold on an 11th → 429 HOLD_LIMIT_REACHED. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
+         * @description Granted exactly when a booking would be (else 409 SLOT_UNAVAILABLE with the reason). For the event type’s `holdMinutes` it blocks like a confirmed booking. At most 5 live holds per client address (an IPv4 address or an IPv6 /64) and key: the 6th → 429 HOLD_LIMIT_REACHED; and the holds of publishable keys cover at most 10 start times of one host at once (seats of one start count once), of which one key and client address cover at most 2 (its fair share): a hold on an 11th, or a visitor’s 3rd, → 429 HOLD_LIMIT_REACHED (a booking page then goes on without a hold). With an `Idempotency-Key` a retry gets the same hold and holdToken, never a second hold. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
          */
         post: operations["createPublicHold"];
         delete?: never;
@@ -2102,6 +2189,149 @@ export interface components {
              */
             endsAt?: string;
         };
+        ConditionDto: {
+            /** @description A field id of the form */
+            field: string;
+            /**
+             * @description Which ops fit which field type: api-rules.md § Routing forms
+             * @enum {string}
+             */
+            op: "equals" | "not_equals" | "in" | "contains" | "gte" | "lte";
+            /** @description `in`: an array of values; otherwise one value of the field’s type */
+            value: string | number | boolean | (string | number | boolean)[];
+        };
+        RouteWhenDto: {
+            /** @description Every condition holds */
+            all?: components["schemas"]["ConditionDto"][];
+            /** @description At least one holds */
+            any?: components["schemas"]["ConditionDto"][];
+        };
+        RouteTargetDto: {
+            /**
+             * @description An active event type of the organization
+             * @example evt_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            eventTypeId?: string;
+            /** @description With eventTypeId: a non-empty subset of its hosts (default all of them) */
+            hostUserIds?: string[];
+            /** @description A message shown instead of times */
+            message?: string;
+            /**
+             * Format: url
+             * @description https only
+             * @example https://example.com/support
+             */
+            url?: string;
+        };
+        RouteDto: {
+            /** @description `{ all }`, `{ any }` or `{}` (always) */
+            when: components["schemas"]["RouteWhenDto"];
+            to: components["schemas"]["RouteTargetDto"];
+        };
+        CreateRoutingFormDto: {
+            name: string;
+            /** @description Fields in the shape of booking questions */
+            fields: components["schemas"]["QuestionDto"][];
+            /** @description The first that holds wins */
+            routes: components["schemas"]["RouteDto"][];
+            fallback: components["schemas"]["RouteTargetDto"];
+        };
+        ConditionView: {
+            field: string;
+            /** @enum {string} */
+            op: "equals" | "not_equals" | "in" | "contains" | "gte" | "lte";
+            value: string | number | boolean | (string | number | boolean)[];
+        };
+        RouteWhenView: {
+            all?: components["schemas"]["ConditionView"][];
+            any?: components["schemas"]["ConditionView"][];
+        };
+        RouteTargetView: {
+            /** @example evt_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            eventTypeId?: string;
+            hostUserIds?: string[];
+            message?: string;
+            url?: string;
+        };
+        RouteView: {
+            when: components["schemas"]["RouteWhenView"];
+            to: components["schemas"]["RouteTargetView"];
+        };
+        RoutingFormView: {
+            /** @example rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            name: string;
+            fields: components["schemas"]["QuestionView"][];
+            routes: components["schemas"]["RouteView"][];
+            fallback: components["schemas"]["RouteTargetView"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        RoutingFormResponse: {
+            routingForm: components["schemas"]["RoutingFormView"];
+        };
+        RoutingFormListResponse: {
+            /** @description Oldest first */
+            routingForms: components["schemas"]["RoutingFormView"][];
+            totalCount: number;
+            hasMore: boolean;
+        };
+        UpdateRoutingFormDto: {
+            name?: string;
+            fields?: components["schemas"]["QuestionDto"][];
+            routes?: components["schemas"]["RouteDto"][];
+            fallback?: components["schemas"]["RouteTargetDto"];
+        };
+        AnswersDto: {
+            /**
+             * @description Keyed by field id, checked as booking answers: 400 naming `answers.<id>`.
+             * @example {
+             *       "company_size": 250,
+             *       "region": "emea"
+             *     }
+             */
+            answers: {
+                [key: string]: unknown;
+            };
+        };
+        RoutingTestResponse: {
+            route: components["schemas"]["RouteTargetView"];
+            /** @description The index of the route that held; null: the fallback */
+            matchedRoute: number | null;
+        };
+        SubmittedResponseView: {
+            /** @example rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            route: components["schemas"]["RouteTargetView"];
+        };
+        SubmittedResponse: {
+            response: components["schemas"]["SubmittedResponseView"];
+        };
+        RoutingAnswerView: {
+            id: string;
+            label: string;
+            type: string;
+            value: string | number | boolean | string[];
+        };
+        RoutingResponseView: {
+            /** @example rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            /** @description As asked at submission; [] once erased */
+            answers: components["schemas"]["RoutingAnswerView"][];
+            route: components["schemas"]["RouteTargetView"];
+            matchedRoute: number | null;
+            bookingId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        RoutingResponseListResponse: {
+            /** @description Newest first */
+            responses: components["schemas"]["RoutingResponseView"][];
+            totalCount: number;
+            hasMore: boolean;
+        };
         AttendeeDto: {
             /** Format: email */
             email: string;
@@ -2397,6 +2627,11 @@ export interface components {
              * @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a
              */
             hostUserId?: string;
+            /**
+             * @description The host whose place is handed over (default: the first host; for a member, the member itself). A member may hand over only its own place: another host’s → 403 FORBIDDEN
+             * @example usr_7Hq2LmX9pR4sT1vW6yZ0aB3c
+             */
+            fromHostUserId?: string;
         };
         DecisionDto: {
             reason?: string;
@@ -2661,7 +2896,7 @@ export interface components {
              *       "booking.cancelled"
              *     ]
              */
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reassigned" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reassigned" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "routing_form.submitted" | "webhook.test" | "*")[];
             description?: string | null;
             /** @default true */
             active?: boolean;
@@ -2670,7 +2905,7 @@ export interface components {
             /** @example wh_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             url: string;
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reassigned" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reassigned" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "routing_form.submitted" | "webhook.test" | "*")[];
             description: string | null;
             active: boolean;
             /** @description false for webhooks made with test-mode keys; they receive test-mode events only */
@@ -2690,7 +2925,7 @@ export interface components {
             /** @example wh_4f9QdY0m2kBz7Lr1Xc8VtN3a */
             id: string;
             url: string;
-            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reassigned" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
+            events: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reassigned" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "routing_form.submitted" | "webhook.test" | "*")[];
             description: string | null;
             active: boolean;
             /** @description false for webhooks made with test-mode keys; they receive test-mode events only */
@@ -2717,7 +2952,7 @@ export interface components {
              * @example https://example.com/hooks/scheduling
              */
             url?: string;
-            events?: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reassigned" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "webhook.test" | "*")[];
+            events?: ("booking.created" | "booking.cancelled" | "booking.rescheduled" | "booking.confirmed" | "booking.declined" | "booking.no_show" | "booking.reassigned" | "booking.reminder" | "event_type.created" | "event_type.updated" | "event_type.deleted" | "member.invited" | "member.joined" | "member.updated" | "member.removed" | "calendar.sync_failed" | "attendee.erased" | "routing_form.submitted" | "webhook.test" | "*")[];
             /** @description `null` clears it */
             description?: string | null;
             /** @description Pending deliveries of an inactive webhook wait until it is active again */
@@ -3054,7 +3289,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
@@ -3063,7 +3298,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
@@ -3072,7 +3307,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description RATE_LIMITED, with Retry-After */
@@ -3081,7 +3316,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description INTERNAL_ERROR: nothing internal is revealed */
@@ -3090,7 +3325,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
@@ -6772,6 +7007,768 @@ export interface operations {
             };
         };
     };
+    listRoutingForms: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingFormListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createRoutingForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRoutingFormDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingFormResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getRoutingForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingFormResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    deleteRoutingForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    updateRoutingForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateRoutingFormDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingFormResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    testRoutingForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswersDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingTestResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listRoutingFormResponses: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Responses created at or after this instant (ISO 8601; without an offset, UTC) */
+                from?: string;
+                /** @description Responses created before this instant */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingResponseListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    submitRoutingFormResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswersDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmittedResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     listBookings: {
         parameters: {
             query?: {
@@ -8081,7 +9078,10 @@ export interface operations {
     createHold: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is running → 409 IDEMPOTENCY_KEY_IN_USE. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8155,6 +9155,15 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8619,7 +9628,10 @@ export interface operations {
     createPublicHold: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is running → 409 IDEMPOTENCY_KEY_IN_USE. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8693,6 +9705,15 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10660,7 +11681,7 @@ export const pathsV1OrganizationsOrgIdMembersGetParametersQueryRoleValues: Reado
 export const pathsV1BookingsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["status"]> = ["confirmed", "cancelled", "pending"];
 export const pathsV1BookingsGetParametersQueryNoShowValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["noShow"]> = ["attendee", "host"];
 export const pathsV1WebhooksIdDeliveriesGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["status"]> = ["pending", "succeeded", "failed"];
-export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "OUT_OF_OFFICE_OVERLAP", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "CHANGE_NOT_ALLOWED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "OUT_OF_OFFICE_OVERLAP", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "REQUEST_TIMEOUT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "CHANGE_NOT_ALLOWED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
 export const auditActorViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActorView"]["type"]> = ["user", "api_key", "attendee", "system"];
 export const registerResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegisterResponse"]["tokenType"]> = ["Bearer"];
 export const tokensResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokensResponse"]["tokenType"]> = ["Bearer"];
@@ -10696,6 +11717,8 @@ export const checkResponseReasonValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const createOverrideDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateOverrideDto"]["type"]> = ["unavailable", "custom"];
 export const overrideViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverrideView"]["type"]> = ["unavailable", "custom"];
 export const affectedBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AffectedBookingView"]["status"]> = ["confirmed", "pending"];
+export const conditionDtoOpValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConditionDto"]["op"]> = ["equals", "not_equals", "in", "contains", "gte", "lte"];
+export const conditionViewOpValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConditionView"]["op"]> = ["equals", "not_equals", "in", "contains", "gte", "lte"];
 export const bookingAnswerViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BookingAnswerView"]["type"]> = ["text", "textarea", "email", "phone", "number", "select", "multiselect", "checkbox", "date"];
 export const createdBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedBookingView"]["status"]> = ["confirmed", "pending", "cancelled"];
 export const seriesOccurrenceViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesOccurrenceView"]["status"]> = ["confirmed", "pending", "cancelled"];
@@ -10708,10 +11731,10 @@ export const attendeeBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequire
 export const noShowDtoPartyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NoShowDto"]["party"]> = ["attendee", "host"];
 export const recurrenceFrequencyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RecurrenceFrequency"]> = ["daily", "weekly", "monthly"];
 export const publicEventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PublicEventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
-export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reassigned", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
-export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reassigned", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
-export const webhookListItemEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookListItem"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reassigned", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
-export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reassigned", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "webhook.test", "*"];
+export const createWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reassigned", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "routing_form.submitted", "webhook.test", "*"];
+export const webhookViewEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookView"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reassigned", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "routing_form.submitted", "webhook.test", "*"];
+export const webhookListItemEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookListItem"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reassigned", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "routing_form.submitted", "webhook.test", "*"];
+export const updateWebhookDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateWebhookDto"]["events"]> = ["booking.created", "booking.cancelled", "booking.rescheduled", "booking.confirmed", "booking.declined", "booking.no_show", "booking.reassigned", "booking.reminder", "event_type.created", "event_type.updated", "event_type.deleted", "member.invited", "member.joined", "member.updated", "member.removed", "calendar.sync_failed", "attendee.erased", "routing_form.submitted", "webhook.test", "*"];
 export const webhookDeliveryViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryView"]["status"]> = ["pending", "succeeded", "failed"];
 export const createCalendarDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateCalendarDto"]["type"]> = ["ics", "caldav"];
 export const calendarViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CalendarView"]["type"]> = ["ics", "caldav"];

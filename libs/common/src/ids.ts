@@ -47,6 +47,8 @@ export const ID_PREFIXES = [
   'ser',
   'ooo',
   'aud',
+  'rtf',
+  'rtr',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

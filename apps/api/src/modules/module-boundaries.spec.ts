@@ -79,6 +79,8 @@ const TABLE_OWNERS: Record<string, string> = {
   booking_feeds: 'calendar-feeds',
   calendar_busy_times: 'calendars',
   out_of_office_entries: 'out-of-office',
+  routing_forms: 'routing-forms',
+  routing_responses: 'routing-forms',
 };
 
 /**

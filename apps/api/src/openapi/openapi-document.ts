@@ -14,6 +14,10 @@ const TAGS: Array<{ name: string; description: string }> = [
     name: 'out-of-office',
     description: 'Members’ absences: busy time that blocks their slots, an optional stand-in, the bookings to reassign',
   },
+  {
+    name: 'routing-forms',
+    description: 'Forms whose answers choose the event type and hosts, a message or a link; dry runs and responses',
+  },
   { name: 'bookings', description: 'Book, list, cancel, reschedule, confirm and decline; idempotent creation' },
   {
     name: 'public',
@@ -149,7 +153,7 @@ function closeInlineObjects(schema: SchemaObject, rule: SchemaObject | undefined
 }
 
 /** Bodies whose fields are each optional but one at least is needed (the decorators cannot say `minProperties`). */
-const AT_LEAST_ONE_FIELD = ['UpdateMemberDto'];
+const AT_LEAST_ONE_FIELD = ['UpdateMemberDto', 'RouteTargetDto'];
 /**
  * A route whose last segment is a wildcard (`*`, for a parameter longer than the router's 100-character cap) comes out
  * as `{path}` with a parameter `*`: named as the operation's own documented path parameter instead.

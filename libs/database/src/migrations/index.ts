@@ -36,6 +36,7 @@ import { RetentionSweeps1795840000000 } from './1795840000000-RetentionSweeps.js
 import { CalendarWriteOrder1795874356926 } from './1795874356926-CalendarWriteOrder.js';
 import { AuditSettlementOrder1795875272929 } from './1795875272929-AuditSettlementOrder.js';
 import { OutboxFailedIndex1795875782448 } from './1795875782448-OutboxFailedIndex.js';
+import { RoutingForms1795880000000 } from './1795880000000-RoutingForms.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -79,4 +80,5 @@ export const MIGRATIONS = [
   CalendarWriteOrder1795874356926,
   AuditSettlementOrder1795875272929,
   OutboxFailedIndex1795875782448,
+  RoutingForms1795880000000,
 ];

@@ -40,6 +40,7 @@ const RESOURCE_PREFIXES = new Map<string, string>([
   ['hold', 'hld'],
   ['series', 'ser'],
   ['out_of_office', 'ooo'],
+  ['routing_form', 'rtf'],
 ]);
 
 /** One write request's entry while it runs: what the route declared, what the request showed, what services added. */

@@ -10,6 +10,7 @@ import { VisitorBookingsService } from '../bookings/index.js';
 import { IdempotencyService } from '../idempotency/index.js';
 import { MailOutbox } from '../mail/index.js';
 import { DomainEvents } from '../outbox/index.js';
+import { RoutingFormsService } from '../routing-forms/index.js';
 import type { ErasedCountsView } from './dto/erasure.dto.js';
 
 /** What one erasure did: the counts the answer (and the `attendee.erased` audit entry) carry, and the bookings, by mode. */
@@ -55,6 +56,7 @@ export class ErasureService {
     private readonly events: DomainEvents,
     private readonly audit: AuditTrail,
     private readonly apiKeys: ApiKeysService,
+    private readonly routingForms: RoutingFormsService,
   ) {}
 
   async eraseAttendee(principal: Principal, email: string): Promise<AttendeeErasure> {
@@ -77,6 +79,8 @@ export class ErasureService {
     counts.bookings += ids.length;
     // Mail has no mode: the first pass also takes older mail to the address that names no booking.
     counts.mails += await this.mail.eraseAbout(scope, ids, email);
+    // Routing responses name no booking until one is made from them: found by their email-type answers.
+    await this.routingForms.eraseAnswersOf(scope, email);
     if (ids.length === 0) return ids;
     await this.series.attendeeErased(
       scope,

@@ -38,10 +38,10 @@ const HAS_OPTIONS: readonly QuestionType[] = ['select', 'multiselect'];
  * The rules between fields that the DTO cannot see: unique ids, options exactly for select and multiselect,
  * maxLength only for text and textarea. 400 naming `questions[i].<field>`.
  */
-export function normalizeQuestions(inputs: readonly QuestionInput[]): BookingQuestion[] {
+export function normalizeQuestions(inputs: readonly QuestionInput[], list = 'questions'): BookingQuestion[] {
   const seen = new Set<string>();
   return inputs.map((input, index) => {
-    const field = (name: string): string => `questions[${index}].${name}`;
+    const field = (name: string): string => `${list}[${index}].${name}`;
     if (seen.has(input.id)) throw AppError.validation(field('id'), `question id '${input.id}' is used twice`);
     seen.add(input.id);
     const hasOptions = HAS_OPTIONS.includes(input.type);

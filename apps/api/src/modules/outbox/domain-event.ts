@@ -17,6 +17,7 @@ export const DOMAIN_EVENT_TYPES = [
   'member.removed',
   'calendar.sync_failed',
   'attendee.erased',
+  'routing_form.submitted',
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventTypesModule } from '../event-types/index.js';
+import { RoutingForm } from './entities/routing-form.entity.js';
+import { RoutingResponse } from './entities/routing-response.entity.js';
+import { RoutingFormsController } from './routing-forms.controller.js';
+import { RoutingFormsRepository } from './routing-forms.repository.js';
+import { RoutingFormsService } from './routing-forms.service.js';
+
+/** Routing forms and their responses (contract § 22); the rules themselves are the pure routing-rules.ts. */
+@Module({
+  imports: [TypeOrmModule.forFeature([RoutingForm, RoutingResponse]), EventTypesModule],
+  controllers: [RoutingFormsController],
+  providers: [RoutingFormsRepository, RoutingFormsService],
+  exports: [RoutingFormsService],
+})
+export class RoutingFormsModule {}
