@@ -9,6 +9,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('domain_events_waiting_idx', ['dueAt', 'createdAt', 'id'], { where: 'dispatched_at IS NULL AND failed_at IS NULL' })
 // The next wake-up finds the events leased now by this; only they have a lease end.
 @Index('domain_events_leased_idx', ['lockedUntil'], { where: '"locked_until" IS NOT NULL' })
+// The parked events, counted on every metrics scrape (queue_jobs{queue="outbox",state="failed"}): only those few rows.
+@Index('domain_events_failed_idx', ['failedAt'], { where: '"failed_at" IS NOT NULL' })
 export class DomainEvent {
   /** `whevt_…`: also the payload id receivers see. */
   @PrimaryColumn('text')
