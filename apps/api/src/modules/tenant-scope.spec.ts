@@ -40,6 +40,7 @@ const UNSCOPED: Record<string, string> = {
   'AuditRepository.insert': 'the entry carries its organization id, taken from the request by AuditTrail (which makes no scope)',
   'AuditRepository.insertOutside': 'a failed sign-in’s entry: the same row as insert, outside the failed transaction',
   'AuditRepository.deleteBefore': 'retention job over all organizations',
+  'AuditRepository.settledBelow': 'the oldest transaction still running in the database: no organization’s rows',
   'IdempotencyRepository.deleteExpired': 'cleanup job over all organizations',
   'VisitorBookingsRepository.deleteBefore': 'cleanup job over all organizations',
   'HoldsRepository.deleteEnded': 'the sweep of ended holds over all organizations',
