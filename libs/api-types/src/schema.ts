@@ -682,7 +682,7 @@ export interface paths {
         put?: never;
         /**
          * Give an active future booking another host (host credentials; members only their own bookings)
-         * @description The new host (`hostUserId`: any active member; without it the next host of a round-robin event type by its rotation, else 409) must be free at the booking’s time by every rule of its availability, under the same locks as a booking; not free → 409 SLOT_UNAVAILABLE with `details[0] = { field: "hostUserId", message: <reason> }`. Id, token, times and attendee stay; a collective booking keeps its other hosts. The attendee and both hosts get a mail, the webhook `booking.reassigned` carries `data.booking` and `data.previousHostUserIds`, and the booking moves between the hosts’ written-back calendars. Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST.
+         * @description The new host (`hostUserId`: any active member; without it the next host of a round-robin event type by its rotation, else 409) must be free at the booking’s time by every rule of its availability, under the same locks as a booking; not free → 409 SLOT_UNAVAILABLE with `details[0] = { field: "hostUserId", message: <reason> }`. Id, token, times and attendee stay; a collective booking keeps its other hosts: the place handed over is `fromHostUserId` (default the first host; a member hands over only its own place, the default for it, and naming another host’s → 403 FORBIDDEN). The attendee and both hosts get a mail, the webhook `booking.reassigned` carries `data.booking` and `data.previousHostUserIds`, and the booking moves between the hosts’ written-back calendars. Cancelled → 409 BOOKING_NOT_ACTIVE; started → 409 BOOKING_IN_PAST.
          */
         post: operations["reassignBooking"];
         delete?: never;
@@ -817,7 +817,7 @@ export interface paths {
         put?: never;
         /**
          * Keep a slot for a few minutes while the attendee fills in the form
-         * @description Granted exactly when a booking at that time would be, else 409 SLOT_UNAVAILABLE with the reason. Until `expiresAt` (now + `ttlSeconds`, or the event type’s `holdMinutes`) it blocks like a confirmed booking of the host the booking would get, on every instance; `POST /bookings` with `holdId` takes its place. From `expiresAt` on it blocks nothing.
+         * @description Granted exactly when a booking at that time would be, else 409 SLOT_UNAVAILABLE with the reason. Until `expiresAt` (now + `ttlSeconds`, or the event type’s `holdMinutes`) it blocks like a confirmed booking of the host the booking would get, on every instance; `POST /bookings` with `holdId` takes its place. From `expiresAt` on it blocks nothing. With an `Idempotency-Key` a retry gets the same hold, never a second one.
          */
         post: operations["createHold"];
         delete?: never;
@@ -934,7 +934,7 @@ export interface paths {
         put?: never;
         /**
          * Keep a time for the attendee while the form is filled in
-         * @description Granted exactly when a booking would be (else 409 SLOT_UNAVAILABLE with the reason). For the event type’s `holdMinutes` it blocks like a confirmed booking. At most 5 live holds per client address (an IPv4 address or an IPv6 /64) and key: the 6th → 429 HOLD_LIMIT_REACHED; and the holds of publishable keys cover at most 10 start times of one host at once (seats of one start count once): a hold on an 11th → 429 HOLD_LIMIT_REACHED. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
+         * @description Granted exactly when a booking would be (else 409 SLOT_UNAVAILABLE with the reason). For the event type’s `holdMinutes` it blocks like a confirmed booking. At most 5 live holds per client address (an IPv4 address or an IPv6 /64) and key: the 6th → 429 HOLD_LIMIT_REACHED; and the holds of publishable keys cover at most 10 start times of one host at once (seats of one start count once), of which one key and client address cover at most 2 (its fair share): a hold on an 11th, or a visitor’s 3rd, → 429 HOLD_LIMIT_REACHED (a booking page then goes on without a hold). With an `Idempotency-Key` a retry gets the same hold and holdToken, never a second hold. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only.
          */
         post: operations["createPublicHold"];
         delete?: never;
@@ -2397,6 +2397,11 @@ export interface components {
              * @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a
              */
             hostUserId?: string;
+            /**
+             * @description The host whose place is handed over (default: the first host; for a member, the member itself). A member may hand over only its own place: another host’s → 403 FORBIDDEN
+             * @example usr_7Hq2LmX9pR4sT1vW6yZ0aB3c
+             */
+            fromHostUserId?: string;
         };
         DecisionDto: {
             reason?: string;
@@ -3054,7 +3059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
@@ -3063,7 +3068,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
@@ -3072,7 +3077,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description RATE_LIMITED, with Retry-After */
@@ -3081,7 +3086,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description INTERNAL_ERROR: nothing internal is revealed */
@@ -3090,7 +3095,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
@@ -8081,7 +8086,10 @@ export interface operations {
     createHold: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is running → 409 IDEMPOTENCY_KEY_IN_USE. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8155,6 +8163,15 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8619,7 +8636,10 @@ export interface operations {
     createPublicHold: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. Same key and body within 24 hours → the stored response again with `Idempotent-Replayed: true`; another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is running → 409 IDEMPOTENCY_KEY_IN_USE. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8693,6 +8713,15 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10660,7 +10689,7 @@ export const pathsV1OrganizationsOrgIdMembersGetParametersQueryRoleValues: Reado
 export const pathsV1BookingsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["status"]> = ["confirmed", "cancelled", "pending"];
 export const pathsV1BookingsGetParametersQueryNoShowValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["noShow"]> = ["attendee", "host"];
 export const pathsV1WebhooksIdDeliveriesGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["status"]> = ["pending", "succeeded", "failed"];
-export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "OUT_OF_OFFICE_OVERLAP", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "CHANGE_NOT_ALLOWED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "OUT_OF_OFFICE_OVERLAP", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "REQUEST_TIMEOUT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "CHANGE_NOT_ALLOWED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
 export const auditActorViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActorView"]["type"]> = ["user", "api_key", "attendee", "system"];
 export const registerResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegisterResponse"]["tokenType"]> = ["Bearer"];
 export const tokensResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokensResponse"]["tokenType"]> = ["Bearer"];
