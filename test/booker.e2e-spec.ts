@@ -620,6 +620,95 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
     await page.context().close();
   });
 
+  /** The ids of the org's live holds at `startsAt`. */
+  const liveHoldsAt = async (startsAt: string): Promise<string[]> =>
+    (
+      (await t.http.get(`/v1/holds?eventTypeId=${org.eventTypeId}&limit=100`, { apiKey: org.apiKey })).body.holds as {
+        id: string;
+        startsAt: string;
+      }[]
+    )
+      .filter((hold) => Date.parse(hold.startsAt) === Date.parse(startsAt))
+      .map((hold) => hold.id);
+
+  /** From now on, the details of the booker's `sched:held` events, in order. */
+  async function heldEvents(page: Page): Promise<() => Promise<Record<string, string>[]>> {
+    await page.evaluate(`(() => {
+      window.held = [];
+      document.addEventListener('sched:held', (event) => window.held.push(event.detail));
+    })()`);
+    return () => page.evaluate<Record<string, string>[]>('window.held');
+  }
+
+  /** The bodies of the page's POST /public/bookings, as sent. */
+  function bookingBodies(page: Page): Record<string, unknown>[] {
+    const bodies: Record<string, unknown>[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/v1/public/bookings')) bodies.push(request.postDataJSON());
+    });
+    return bodies;
+  }
+
+  async function until(condition: () => Promise<boolean>): Promise<void> {
+    for (let i = 0; i < 100 && !(await condition()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await condition()).toBe(true);
+  }
+
+  it('sends a hold again with the same key after a dropped answer: the API replays the one hold it made, and it books', async () => {
+    const page = await open(shop.origin);
+    const said = await listen(page);
+    const held = await heldEvents(page);
+    const bodies = bookingBodies(page);
+    const attempts = await intercept(page, '/v1/public/holds', [dropAnswer]);
+    await fillForm(page, 'held-once@example.com');
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0].key).toMatch(/^[0-9a-f]{32}$/);
+    expect(attempts[1].key).toBe(attempts[0].key);
+    expect(attempts[1].sentAt - attempts[0].answeredAt).toBeGreaterThanOrEqual(500 - TIMER_SLACK_MS);
+    // One hold (the first try's, replayed with its token), shown with its countdown.
+    const [hold, ...more] = await held();
+    expect(more).toEqual([]);
+    expect(await liveHoldsAt(hold.startsAt)).toEqual([hold.holdId]);
+    expect(await page.locator('sched-booker [data-countdown]').count()).toBe(1);
+    await page.locator('sched-booker button[type="submit"]').click();
+    await page.locator('sched-booker h2', { hasText: 'You are booked' }).waitFor();
+    expect(await said()).toEqual([HELD, 'You are booked']);
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toMatchObject({ holdId: hold.holdId, holdToken: expect.any(String) });
+    // The booking took the hold's place: no hold is left to count against the visitor.
+    expect(await liveHoldsAt(hold.startsAt)).toEqual([]);
+    expect(await bookingsOf('held-once@example.com')).toHaveLength(1);
+    await page.context().close();
+  });
+
+  it('releases its hold when the page goes into the back/forward cache, and holds the time again when it comes back', async () => {
+    const page = await open(shop.origin);
+    const said = await listen(page);
+    const held = await heldEvents(page);
+    const bodies = bookingBodies(page);
+    await fillForm(page, 'came-back@example.com');
+    const [first] = await held();
+    expect(await liveHoldsAt(first.startsAt)).toEqual([first.holdId]);
+    // Playwright's Chromium runs without the cache (--disable-back-forward-cache): its events, as the browser sends them.
+    await page.evaluate(`window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }))`);
+    await until(async () => (await liveHoldsAt(first.startsAt)).length === 0);
+    await page.evaluate(`window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }))`);
+    await until(async () => (await held()).length === 2);
+    const second = (await held())[1];
+    expect(Date.parse(second.startsAt)).toBe(Date.parse(first.startsAt));
+    expect(await liveHoldsAt(first.startsAt)).toEqual([second.holdId]);
+    // The form is the one left, with what was entered, and it books through the new hold.
+    expect(await page.locator('sched-booker #sched-name').inputValue()).toBe('Ada Lovelace');
+    await page.locator('sched-booker button[type="submit"]').click();
+    await page.locator('sched-booker h2', { hasText: 'You are booked' }).waitFor();
+    expect(await said()).toEqual([HELD, HELD, 'You are booked']);
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toMatchObject({ holdId: second.holdId });
+    expect(await liveHoldsAt(first.startsAt)).toEqual([]);
+    expect(await bookingsOf('came-back@example.com')).toHaveLength(1);
+    await page.context().close();
+  });
+
   it('says the outcome is unknown after five tries without a decisive answer (never "taken"), and booking again is safe', async () => {
     const page = await open(shop.origin);
     const said = await listen(page);

@@ -132,6 +132,8 @@ export class SchedBooker extends HTMLElement {
   private hold: Hold | null = null;
   /** The start the form books: the hold's, or a time whose hold was refused with HOLD_LIMIT_REACHED (booked without one). */
   private chosen: string | null = null;
+  /** The Idempotency-Key of the hold on its way for the latest choice of a time; a hold answered to an older one is released. */
+  private choice: string | null = null;
   private booking: Booking | null = null;
   private timeZone = '';
   private errors = new Map<string, string>();
@@ -155,6 +157,7 @@ export class SchedBooker extends HTMLElement {
     if (this.started) return;
     this.started = true;
     window.addEventListener('pagehide', this.leave);
+    window.addEventListener('pageshow', this.back);
     this.timeZone = this.getAttribute('timezone') || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
     this.month = todayIn(this.timeZone).slice(0, 8) + '01';
     void this.start();
@@ -168,22 +171,36 @@ export class SchedBooker extends HTMLElement {
   disconnectedCallback(): void {
     window.clearInterval(this.countdown);
     window.removeEventListener('pagehide', this.leave);
+    window.removeEventListener('pageshow', this.back);
     this.leave();
   }
 
-  /** The attendee leaves (the page goes, or the element): its hold ends now, not at its expiry (sent even as the page unloads). */
-  private readonly leave = (): void => {
+  /**
+   * The attendee leaves (the page goes, or the element): its hold ends now, not at its expiry (sent even as the page
+   * unloads). A page kept in the back/forward cache (`persisted`) keeps the chosen time: `back` holds it again.
+   */
+  private readonly leave = (event?: Event): void => {
     const held = this.hold;
+    window.clearInterval(this.countdown);
     this.hold = null;
-    this.chosen = null;
-    if (!held) return;
-    void this.api
+    this.choice = null;
+    if (!(event as PageTransitionEvent | undefined)?.persisted) this.chosen = null;
+    if (held) void this.releaseHold(held);
+  };
+
+  private releaseHold(held: Hold): Promise<unknown> {
+    return this.api
       .POST('/v1/public/holds/{id}/release', {
         params: { path: { id: held.hold.id } },
         body: { holdToken: held.holdToken },
         keepalive: true,
       })
       .catch(() => undefined);
+  }
+
+  /** Back from the back/forward cache with the form shown: its time is held again (or taken, or booked without a hold). */
+  private readonly back = (event: PageTransitionEvent): void => {
+    if (event.persisted && this.chosen) void this.placeHold(this.chosen);
   };
 
   attributeChangedCallback(name: string): void {
@@ -220,14 +237,14 @@ export class SchedBooker extends HTMLElement {
   }
 
   /** What to say about a refusal after which the attendee can carry on from where they are. */
-  private refusal(error: ErrorBody | undefined, response: Response): string {
-    if (error?.code === 'HOLD_LIMIT_REACHED') return this.t.holdLimit;
+  private refusal(response: Response): string {
     if (response.status !== 429) return this.t.failed;
     return this.t.rateLimited(Math.max(1, Math.ceil(Number(response.headers.get('retry-after')) / 60) || 0));
   }
 
   private fail(error: ErrorBody | undefined): void {
     window.clearInterval(this.countdown);
+    this.chosen = null;
     const message =
       error?.code === 'ORIGIN_NOT_ALLOWED' || error === undefined
         ? this.t.notAllowed
@@ -326,7 +343,7 @@ export class SchedBooker extends HTMLElement {
               type: 'button',
               'data-start': slot.start,
               tabindex: index === 0 ? 0 : -1,
-              onclick: () => (this.moving ? this.confirmMove(slot) : void this.placeHold(slot)),
+              onclick: () => (this.moving ? this.confirmMove(slot) : void this.placeHold(slot.start)),
               onkeydown: (event: Event) => this.moveTime(event as KeyboardEvent, list),
             },
             timeOf(slot.start, this.locale, this.timeZone),
@@ -437,21 +454,32 @@ export class SchedBooker extends HTMLElement {
 
   /** A time went to someone else: the month's times again, then the message, so what is said is what is shown. */
   private async showTaken(): Promise<void> {
+    this.chosen = null;
     await this.loadMonth();
     this.announce(this.t.taken);
   }
 
-  private async placeHold(slot: Slot): Promise<void> {
+  /**
+   * Holds `start` for the form. One Idempotency-Key for this choice of a time and every retry of it (`untilDecided`): a
+   * hold whose answer was lost is replayed with its token, never placed twice (no orphan hold counts against the visitor).
+   */
+  private async placeHold(start: string): Promise<void> {
     const eventType = this.eventType!;
-    const { data, error, response } = await this.api.POST('/v1/public/holds', {
-      body: { eventTypeId: eventType.id, startTime: slot.start, timezone: this.timeZone },
-    });
+    const key = randomKey();
+    this.choice = key;
+    const body = { eventTypeId: eventType.id, startTime: start, timezone: this.timeZone };
+    const params = { header: { 'Idempotency-Key': key } } as never;
+    const result = await untilDecided(() => this.api.POST('/v1/public/holds', { body, params }));
+    // Another time was chosen (or the attendee left) while this one was on its way: its hold is not wanted.
+    if (this.choice !== key) return void (result?.data && this.releaseHold(result.data));
+    if (!result) return this.announce(this.t.failed);
+    const { data, error, response } = result;
     if (!data) {
       if (error?.code === 'SLOT_UNAVAILABLE') return this.showTaken();
       // A hold refused by its limits does not stop the attendee (api-rules.md § Browser booking): the form books the time
       // without one, and the API decides the booking as any other.
-      if (error?.code === 'HOLD_LIMIT_REACHED') return this.openForm(slot.start, null, this.t.notHeld);
-      if (response.status === 429) return this.announce(this.refusal(error, response));
+      if (error?.code === 'HOLD_LIMIT_REACHED') return this.openForm(start, null, this.t.notHeld);
+      if (response.status === 429) return this.announce(this.refusal(response));
       return this.fail(error);
     }
     this.dispatch('sched:held', { holdId: data.hold.id, startsAt: data.hold.startsAt, endsAt: data.hold.endsAt, status: 'held' });
@@ -489,9 +517,8 @@ export class SchedBooker extends HTMLElement {
     const held = this.hold;
     this.hold = null;
     this.chosen = null;
-    if (held) {
-      await this.api.POST('/v1/public/holds/{id}/release', { params: { path: { id: held.hold.id } }, body: { holdToken: held.holdToken } });
-    }
+    this.choice = null;
+    if (held) await this.releaseHold(held);
     this.announce('');
     await this.loadMonth();
   }
@@ -625,6 +652,8 @@ export class SchedBooker extends HTMLElement {
     const held = this.hold;
     const start = this.chosen;
     if (!start) return;
+    // Booked as it stands: a hold still on its way (held again on coming back to the page) is not waited for.
+    this.choice = null;
     const value = (name: string): string => (form.querySelector<HTMLInputElement>(`[name="${name}"]`)?.value ?? '').trim();
     const [firstName, ...rest] = value('name').split(/\s+/);
     this.errors.clear();
@@ -688,7 +717,7 @@ export class SchedBooker extends HTMLElement {
     if (error?.code === 'NOT_FOUND' || error?.code === 'EVENT_TYPE_INACTIVE') return this.fail(error);
     // The key already went with other details (changed after an unknown outcome): that request may have booked.
     if (error?.code === 'IDEMPOTENCY_KEY_REUSED') return this.announce(t.changed);
-    this.announce(this.refusal(error, response));
+    this.announce(this.refusal(response));
   }
 
   private renderDone(): void {

@@ -30,7 +30,6 @@ const STRINGS = {
     changed:
       'This time may already be booked with the details you sent first. Please check your email for a confirmation before you book again.',
     notHeld: 'This time could not be held for you, but you can still book it: it stays open to others until you do.',
-    holdLimit: 'You are holding too many times at once. Book or go back from one of them, or wait a few minutes.',
     rateLimited: (minutes: number) => `Too many attempts from your connection. Please try again in ${minutes} min.`,
     check: 'Please check the fields marked below.',
     notAllowed: 'This booking page is not allowed on this site.',
@@ -84,7 +83,6 @@ const STRINGS = {
     changed:
       'Diese Zeit ist womöglich schon mit den zuerst gesendeten Angaben gebucht. Bitte prüfen Sie Ihre E-Mails auf eine Bestätigung, bevor Sie erneut buchen.',
     notHeld: 'Diese Zeit konnte nicht für Sie reserviert werden, Sie können sie aber buchen: bis dahin bleibt sie auch für andere frei.',
-    holdLimit: 'Sie halten zu viele Zeiten gleichzeitig. Buchen Sie eine davon oder gehen Sie zurück, oder warten Sie einige Minuten.',
     rateLimited: (minutes: number) => `Zu viele Versuche von Ihrer Verbindung. Bitte versuchen Sie es in ${minutes} Min. erneut.`,
     check: 'Bitte prüfen Sie die markierten Felder.',
     notAllowed: 'Diese Buchungsseite ist auf dieser Website nicht erlaubt.',

@@ -64,7 +64,9 @@ function destroyOnTimeout(client: PooledClient): void {
     cancelOnServer(client);
     client.connection?.stream?.destroy();
   };
-  const query = client.query;
+  // The class's query, looked up at each call rather than kept: what instruments the class (a round-trip count, a
+  // tracer patching pg.Client.prototype) after this connection opened still sees every statement.
+  const query = (): PooledClient['query'] => (Object.getPrototypeOf(client) as PooledClient).query;
   client.query = function (this: PooledClient, ...args: unknown[]): unknown {
     const last = args.length > 0 ? args[args.length - 1] : undefined;
     if (typeof last === 'function') {
@@ -74,7 +76,7 @@ function destroyOnTimeout(client: PooledClient): void {
         callback(error, result);
       };
     }
-    const result = query.apply(this, args);
+    const result = query().apply(this, args);
     if (result instanceof Promise) result.catch(destroy);
     return result;
   };

@@ -22,6 +22,7 @@ const UNSCOPED: Record<string, string> = {
   'CalendarWritesRepository.holdWrite': 'write-back queue (jobs framework)',
   'CalendarWritesRepository.failWrite': 'write-back queue (jobs framework)',
   'CalendarWritesRepository.msUntilNextWrite': 'write-back queue (jobs framework)',
+  'CalendarWritesRepository.setBack': 'write-back queue (jobs framework)',
   'CalendarWritesRepository.clearFinishedBodiesBefore': 'retention job over all organizations',
   ReminderQueueRepository: 'the due reminders: the jobs framework works on every organization’s rows at once',
   'MailRepository.claimDue': 'mail queue (jobs framework)',

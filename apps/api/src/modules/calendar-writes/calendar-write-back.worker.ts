@@ -78,6 +78,8 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
       await this.queue.finishWrite(write.claim);
       return;
     }
+    // Set while the calendar server is asked: its failures (a refused connection or a timeout too) are the write's own.
+    let atCalendarServer = false;
     try {
       const destination = await this.destinations.of(jobTenantScope(write.organizationId, true), write.userId);
       if (destination) {
@@ -91,10 +93,17 @@ export class CalendarWriteBackWorker implements OnApplicationBootstrap, OnApplic
           if (write.lastError !== CALENDAR_SECRET_UNREADABLE) this.logger.warn({ msg: CALENDAR_SECRET_UNREADABLE, writeId: write.id });
           return;
         }
+        atCalendarServer = true;
         await this.dav.write(account, calendarId, `${write.bookingId}.ics`, write.action === 'put' ? write.ics : null);
+        atCalendarServer = false;
       }
       await this.queue.finishWrite(write.claim);
     } catch (error) {
+      // The database, not the write, failed (contract § 19): the attempt is not counted, the write goes again shortly.
+      if (!atCalendarServer && (await this.queue.setBack(write.claim, error))) {
+        this.logger.warn({ msg: 'Calendar write-back met a database outage; not counted, goes again', writeId: write.id });
+        return;
+      }
       const reason = error instanceof SourceError ? error.message : error instanceof Error ? error.name : 'error';
       const delay = nextRetrySeconds(this.config.calendarRetrySchedule, write.attempts);
       if (delay === null) {

@@ -125,6 +125,11 @@ export class CalendarWritesRepository {
     await this.writes.retry(claim, delaySeconds, error, { refund: true });
   }
 
+  /** Its run met a database outage: the attempt is handed back and it goes again shortly (LeaseQueue.setBack); false otherwise. */
+  setBack(claim: Claim, error: unknown): Promise<boolean> {
+    return this.writes.setBack(claim, error);
+  }
+
   async failWrite(claim: Claim, error: string): Promise<void> {
     await this.writes.finish(claim, 'failed', error);
   }
