@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventTypesModule } from '../event-types/index.js';
 import { RoutingForm } from './entities/routing-form.entity.js';
 import { RoutingResponse } from './entities/routing-response.entity.js';
+import { RoutedBookingsService } from './routed-bookings.service.js';
+import { RoutedResponsesRepository } from './routed-responses.repository.js';
 import { RoutingFormsController } from './routing-forms.controller.js';
 import { RoutingFormsRepository } from './routing-forms.repository.js';
 import { RoutingFormsService } from './routing-forms.service.js';
@@ -11,7 +13,7 @@ import { RoutingFormsService } from './routing-forms.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([RoutingForm, RoutingResponse]), EventTypesModule],
   controllers: [RoutingFormsController],
-  providers: [RoutingFormsRepository, RoutingFormsService],
-  exports: [RoutingFormsService],
+  providers: [RoutingFormsRepository, RoutingFormsService, RoutedResponsesRepository, RoutedBookingsService],
+  exports: [RoutingFormsService, RoutedBookingsService],
 })
 export class RoutingFormsModule {}
