@@ -1,6 +1,7 @@
 export * from './types.js';
 export { computeSlots } from './slots.js';
 export { explainStart, occupiedHosts } from './explain.js';
+export { explainRouted, routedQuery } from './routed.js';
 export { explainSeries, type RefusedOccurrence, type SeriesVerdict } from './series.js';
 export { slotsValidUntil } from './expiry.js';
 export * from './host-limits.js';

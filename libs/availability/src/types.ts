@@ -155,6 +155,8 @@ export const UNAVAILABLE_REASONS = [
   'calendar_conflict',
   'daily_limit_reached',
   'host_limit_reached',
+  // Never the engine's own: a routed request's (contract § 22) when another host than the routed ones could take the time.
+  'not_routed',
 ] as const;
 
 export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventTypesModule } from '../event-types/index.js';
+import { RoutingFormsModule } from '../routing-forms/index.js';
 import { AvailabilityCache } from './availability-cache.service.js';
 import { AvailabilityController } from './availability.controller.js';
 import { SlotReadModel } from './slot.read-model.js';
@@ -13,7 +14,7 @@ import { AvailabilityVersion } from './entities/availability-version.entity.js';
  * absences, and cached by AvailabilityCache under the versions of availability_versions (owned here, written by triggers).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([AvailabilityVersion]), EventTypesModule],
+  imports: [TypeOrmModule.forFeature([AvailabilityVersion]), EventTypesModule, RoutingFormsModule],
   controllers: [AvailabilityController],
   providers: [SlotReadModel, AvailabilityCache, AvailabilityService],
   exports: [AvailabilityService],

@@ -3,16 +3,19 @@ import {
   addDays,
   computeSlots,
   dayStartInstant,
+  explainRouted,
   explainStart,
   formatInstantsInZone,
   LATEST_INSTANT,
   parseInputTimestamp,
+  routedQuery,
   slotsValidUntil,
   type StartQuery,
 } from '@app/availability';
 import fastJson from 'fast-json-stringify';
 import { AppError, Clock, Principal, daysBetween, isIanaTimeZone, tenantScope, type TenantScope } from '@app/common';
 import { type EventTypeDetails, EventTypesService, schedulingDetailsOf } from '../event-types/index.js';
+import { RoutedBookingsService, type Routing } from '../routing-forms/index.js';
 import { AvailabilityCache, type ContentEncoding } from './availability-cache.service.js';
 import { hostsOf, rulesOf } from './host-availability.js';
 import { type HostContactRow, SlotReadModel } from './slot.read-model.js';
@@ -116,6 +119,7 @@ export class AvailabilityService {
     private readonly eventTypes: EventTypesService,
     private readonly clock: Clock,
     private readonly cache: AvailabilityCache,
+    private readonly routed: RoutedBookingsService,
   ) {}
 
   /**
@@ -130,9 +134,16 @@ export class AvailabilityService {
     if (span > MAX_RANGE_DAYS)
       throw AppError.validation('end', `at most ${MAX_RANGE_DAYS + 1} dates per request (end − start ≤ ${MAX_RANGE_DAYS} days)`);
     const scope = tenantScope(principal);
-    const key = this.cache.key(scope, query.eventTypeId, query.start, query.end, timeZone) + (view === 'attendee' ? '|attendee' : '');
-    // With the cache: the fingerprint and the event type in one statement; a hit needs nothing else.
-    const read = this.cache.enabled ? await this.slotReadModel.fingerprint(scope, query.eventTypeId) : null;
+    // With the cache: the fingerprint and the event type in one statement; a hit needs nothing else. A routed request
+    // reads its response alongside (one more statement, in parallel): the answer is the routed hosts' (contract § 22).
+    const [read, routing] = await Promise.all([
+      this.cache.enabled ? this.slotReadModel.fingerprint(scope, query.eventTypeId) : null,
+      this.routingOf(scope, query),
+    ]);
+    const key =
+      this.cache.key(scope, query.eventTypeId, query.start, query.end, timeZone) +
+      (view === 'attendee' ? '|attendee' : '') +
+      (routing?.hostUserIds ? `|routed:${[...routing.hostUserIds].sort().join(',')}` : '');
     const fingerprint = read?.fingerprint ?? '';
     const cached = read ? this.cache.get(key, this.clock.now().getTime()) : undefined;
     if (cached?.fingerprint === fingerprint) return { body: cached.body, cache: 'hit', compressed: cached.compressed };
@@ -140,7 +151,9 @@ export class AvailabilityService {
     const window = { from: dayStartInstant(query.start, timeZone), to: dayStartInstant(addDays(query.end, 1), timeZone) - 1 };
     const eventType = read ? schedulingDetailsOf(read.eventType) : undefined;
     const loaded = await this.loadSlotQuery(scope, query.eventTypeId, window, {}, eventType);
-    const slotQuery = { ...loaded.query, range: { startDate: query.start, endDate: query.end, timeZone } };
+    const routedHosts = routing?.hostUserIds ?? null;
+    const startQuery = routedHosts === null ? loaded.query : routedQuery(loaded.query, routedHosts);
+    const slotQuery = { ...startQuery, range: { startDate: query.start, endDate: query.end, timeZone } };
     const slots = computeSlots(slotQuery);
     const texts = formatInstantsInZone(
       slots.flatMap((slot) => [slot.start, slot.end]),
@@ -164,8 +177,11 @@ export class AvailabilityService {
     const timeZone = this.timeZone(query.timezone);
     const start = parseInputTimestamp(query.startTime, timeZone);
     if (start === null) throw AppError.validation('startTime', 'startTime must be an ISO 8601 timestamp such as 2027-03-01T09:00:00');
-    const loaded = await this.loadSlotQuery(tenantScope(principal), query.eventTypeId, { from: start, to: start });
-    const verdict = explainStart(loaded.query, start);
+    const scope = tenantScope(principal);
+    const routing = await this.routingOf(scope, query);
+    const loaded = await this.loadSlotQuery(scope, query.eventTypeId, { from: start, to: start });
+    const routedHosts = routing?.hostUserIds ?? null;
+    const verdict = routedHosts === null ? explainStart(loaded.query, start) : explainRouted(loaded.query, start, routedHosts);
     return verdict.available ? { available: true } : { available: false, reason: verdict.reason };
   }
 
@@ -227,6 +243,12 @@ export class AvailabilityService {
       expiredHolds: data.expiredHolds || standInData.expiredHolds,
       hostContacts: withContacts ? [...data.contacts, ...standInData.contacts] : undefined,
     };
+  }
+
+  /** The routing response a request names, checked for its event type (400 naming routingResponseId), or null. */
+  private routingOf(scope: TenantScope, query: { eventTypeId: string; routingResponseId?: string }): Promise<Routing | null> {
+    if (query.routingResponseId === undefined) return Promise.resolve(null);
+    return this.routed.forAvailability(scope, query.routingResponseId, query.eventTypeId);
   }
 
   /**

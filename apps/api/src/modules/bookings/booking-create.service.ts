@@ -7,6 +7,7 @@ import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
 import { attendeeBookingView, BookingEffectsService, bookingDetailView, bookingView, type Contact } from '../booking-effects/index.js';
 import { BookingRemindersService } from '../booking-reminders/index.js';
 import { BookingSeriesService } from '../booking-series/index.js';
+import { RoutedBookingsService, type Routing, routedAnswers, ROUTING_RESPONSE_FIELD } from '../routing-forms/index.js';
 import { type Decision, SlotDecisionService, slotUnavailable } from '../slot-decision/index.js';
 import { type BookingVisitor, VisitorBookingsService } from './visitor-bookings.service.js';
 
@@ -23,6 +24,8 @@ interface CreateRequest {
 interface SingleDecision extends Decision {
   /** The hold it takes the place of. */
   hold?: HoldRecord;
+  /** The routing response it is booked through (contract § 22), locked: the booking links it. */
+  routing: Routing | null;
 }
 
 /**
@@ -41,6 +44,7 @@ export class BookingCreateService {
     private readonly reminders: BookingRemindersService,
     private readonly visitors: VisitorBookingsService,
     private readonly clock: Clock,
+    private readonly routed: RoutedBookingsService,
   ) {}
 
   async create(
@@ -56,6 +60,9 @@ export class BookingCreateService {
   ): Promise<StoredResponse> {
     const start = parseInputTimestamp(dto.startTime, dto.timezone);
     if (start === null) throw AppError.validation('startTime', 'startTime must be a valid ISO 8601 timestamp');
+    if (dto.routingResponseId !== undefined && dto.recurrenceCount !== undefined) {
+      throw AppError.validation(ROUTING_RESPONSE_FIELD, 'A routing response routes one booking, not a series (recurrenceCount)');
+    }
     const scope = tenantScope(principal);
     const request: CreateRequest = {
       dto,
@@ -117,21 +124,32 @@ export class BookingCreateService {
    */
   private async decideOne(scope: TenantScope, request: CreateRequest, locked: readonly string[]): Promise<SingleDecision> {
     const { dto, start } = request;
+    await this.slots.lock(scope, locked);
+    // A routed booking (contract § 22) locks its response after the hosts: a second booking through it waits, then is refused.
+    const routing =
+      dto.routingResponseId === undefined ? null : await this.routed.forBooking(scope, dto.routingResponseId, dto.eventTypeId);
     if (dto.holdId !== undefined) {
-      await this.slots.lock(scope, locked);
       const taken = await this.holds.takeForBooking(scope, dto.holdId, dto.eventTypeId, start, request.holdToken);
       if (taken) {
         // A hold may outlive its start (a short notice, a long hold): the meeting has begun, too late to book it.
         if (start <= this.clock.now().getTime()) throw slotUnavailable('startTime', 'in_the_past');
+        const routedHosts = routing?.hostUserIds ?? null;
+        if (routedHosts !== null && taken.hostUserIds.some((userId) => !routedHosts.includes(userId))) {
+          throw slotUnavailable('startTime', 'not_routed');
+        }
         // The hold's hosts were read under the locks: any outside them (the event type's hosts changed) restart the write.
         this.slots.assertLocked(taken.hostUserIds, locked);
         const eventType = await this.slots.eventTypeOf(scope, dto.eventTypeId);
-        return { eventType, hostUserIds: taken.hostUserIds, expiredHolds: false, hold: taken.hold };
+        return { eventType, hostUserIds: taken.hostUserIds, expiredHolds: false, hold: taken.hold, routing };
       }
     }
-    await this.slots.lock(scope, locked);
     // In live mode the decision reads the hosts' contacts with their slot data (the mails need them, test mode sends none).
-    return this.slots.decide(scope, dto.eventTypeId, start, locked, { field: 'startTime', withContacts: scope.livemode });
+    const decided = await this.slots.decide(scope, dto.eventTypeId, start, locked, {
+      field: 'startTime',
+      withContacts: scope.livemode,
+      routedHosts: routing?.hostUserIds,
+    });
+    return { ...decided, routing };
   }
 
   /**
@@ -145,7 +163,7 @@ export class BookingCreateService {
   ): Promise<{ booking: BookingRecord; token: string }> {
     const { dto, start } = request;
     const { eventType, hostUserIds } = decided;
-    const answers = acceptedAnswers(eventType.questions, dto.answers ?? {});
+    const answers = acceptedAnswers(eventType.questions, routedAnswers(eventType.questions, dto.answers, decided.routing));
     const token = randomBase62(32);
     const booking = this.rows.newBooking(scope, dto, eventType, start, hostUserIds, answers, token, decided.hold);
     if (decided.hold) {
@@ -154,6 +172,7 @@ export class BookingCreateService {
       await this.holdRows.clearExpired(scope, decided);
       await this.rows.insert(scope, booking, hostUserIds, eventType.seatsPerSlot !== null);
     }
+    if (decided.routing) await this.routed.claim(scope, decided.routing, booking.id);
     return { booking, token };
   }
 

@@ -8,6 +8,7 @@ import { BookingRemindersModule } from '../booking-reminders/index.js';
 import { BookingSeriesModule } from '../booking-series/index.js';
 import { EventTypesModule } from '../event-types/index.js';
 import { HoldsModule } from '../holds/index.js';
+import { RoutingFormsModule } from '../routing-forms/index.js';
 import { SlotDecisionModule } from '../slot-decision/index.js';
 import { TeamModule } from '../team/index.js';
 import { BookingActors } from './booking-actors.service.js';
@@ -32,6 +33,7 @@ import { VisitorBookingsService } from './visitor-bookings.service.js';
     AvailabilityModule,
     BookingEffectsModule,
     HoldsModule,
+    RoutingFormsModule,
     BookingRemindersModule,
     BookingSeriesModule,
     SlotDecisionModule,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BookingCoreModule } from '../booking-core/index.js';
+import { RoutingFormsModule } from '../routing-forms/index.js';
 import { SlotDecisionModule } from '../slot-decision/index.js';
 import { HoldsController } from './holds.controller.js';
 import { HoldsService } from './holds.service.js';
@@ -10,7 +11,7 @@ import { HoldsService } from './holds.service.js';
  * and their rules.
  */
 @Module({
-  imports: [BookingCoreModule, SlotDecisionModule],
+  imports: [BookingCoreModule, SlotDecisionModule, RoutingFormsModule],
   controllers: [HoldsController],
   providers: [HoldsService],
   exports: [HoldsService],

@@ -16,6 +16,7 @@ import {
 import { TransactionHost } from '@app/database';
 import { type HoldRecord, HoldRows, mayActOnBooking, seesAllBookings } from '../booking-core/index.js';
 import { fingerprintOf, type StoredResponse } from '../idempotency/index.js';
+import { RoutedBookingsService } from '../routing-forms/index.js';
 import { SlotDecisionService } from '../slot-decision/index.js';
 import { CreateHoldDto, HoldListResponse, HoldResponse, HoldView, ListHoldsQueryDto } from './dto/hold.dto.js';
 
@@ -83,6 +84,7 @@ export class HoldsService {
     private readonly holdRows: HoldRows,
     private readonly slots: SlotDecisionService,
     private readonly clock: Clock,
+    private readonly routed: RoutedBookingsService,
   ) {}
 
   /**
@@ -122,7 +124,13 @@ export class HoldsService {
     // The visitor's lock comes before the hosts'.
     if (visitor) await this.assertVisitorBelowLimit(scope, visitor);
     await this.slots.lock(scope, locked);
-    const decided = await this.slots.decide(scope, dto.eventTypeId, start, locked, { field: 'startTime' });
+    // A routed hold (contract § 22) keeps to the response's hosts; the response stays unused until a booking takes it.
+    const routing =
+      dto.routingResponseId === undefined ? null : await this.routed.forBooking(scope, dto.routingResponseId, dto.eventTypeId);
+    const decided = await this.slots.decide(scope, dto.eventTypeId, start, locked, {
+      field: 'startTime',
+      routedHosts: routing?.hostUserIds,
+    });
     const { eventType, hostUserIds } = decided;
     if (visitor) await this.assertHostsHaveFreeHeldStarts(scope, hostUserIds, start, visitor);
     const now = this.clock.now();

@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { explainSeries, explainStart, occupiedHosts, type StartQuery, type StartVerdict } from '@app/availability';
+import {
+  explainRouted,
+  explainSeries,
+  explainStart,
+  occupiedHosts,
+  routedQuery,
+  type StartQuery,
+  type StartVerdict,
+} from '@app/availability';
 import { AppError, ErrorCode, isExclusionViolation, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { AvailabilityService, type HostContactRow } from '../availability/index.js';
@@ -145,14 +153,21 @@ export class SlotDecisionService {
   /**
    * Decides `start` on what is read under the `locked` hosts (already held): the slot engine's verdict, keeping
    * `preferred` (the original host of a reschedule) when it is a round-robin host free then; 409 naming `field`
-   * when the time cannot be booked; HostsChanged when the event type has hosts outside `locked`.
+   * when the time cannot be booked; HostsChanged when the event type has hosts outside `locked`. With `routedHosts`
+   * (a routing response's, contract § 22) only they may take the time: another host's time is 409 `not_routed`.
    */
   async decide(
     scope: TenantScope,
     eventTypeId: string,
     start: number,
     locked: readonly string[],
-    options: { field: StartField; excludeId?: string; preferred?: string; withContacts?: boolean },
+    options: {
+      field: StartField;
+      excludeId?: string;
+      preferred?: string;
+      withContacts?: boolean;
+      routedHosts?: readonly string[] | null;
+    },
   ): Promise<Decision> {
     const loaded = await this.availability.loadSlotQuery(
       scope,
@@ -161,11 +176,12 @@ export class SlotDecisionService {
       { excludeBookingId: options.excludeId, withContacts: options.withContacts },
     );
     this.assertLocked(this.met(scope, eventTypeId, hostsAndStandIns(loaded.query), locked), locked);
-    const verdict = this.verdict(loaded.query, start, options.preferred);
+    const routed = options.routedHosts ?? null;
+    const verdict = routed === null ? this.verdict(loaded.query, start, options.preferred) : explainRouted(loaded.query, start, routed);
     if (!verdict.available) throw slotUnavailable(options.field, verdict.reason);
     return {
       eventType: loaded.eventType,
-      hostUserIds: occupiedHosts(loaded.query.rules, verdict),
+      hostUserIds: occupiedHosts(routed === null ? loaded.query.rules : routedQuery(loaded.query, routed).rules, verdict),
       expiredHolds: loaded.expiredHolds,
       hostContacts: loaded.hostContacts,
     };

@@ -16,6 +16,18 @@ class EventTypeQuery {
   @Optional()
   @IsIanaTimeZone()
   timezone?: string;
+
+  @ApiPropertyOptional({
+    example: 'rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a',
+    description:
+      'A routing response (contract § 22) of this event type: only the hosts it routes to are offered (round robin among them; ' +
+      'collective: they are the hosts who must all be free), and a time only another host could take is `not_routed`. An ' +
+      'unknown, expired, already booked or other mode’s response, or one routing elsewhere → 400 naming routingResponseId.',
+  })
+  @Optional()
+  @IsString()
+  @IsId('rtr')
+  routingResponseId?: string;
 }
 
 export class SlotsQueryDto extends EventTypeQuery {

@@ -87,6 +87,19 @@ export class SlotRequestDto {
   @ApiProperty({ example: 'Europe/Berlin', description: 'The attendee’s IANA time zone' })
   @IsIanaTimeZone()
   timezone!: string;
+
+  @ApiPropertyOptional({
+    example: 'rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a',
+    description:
+      'A routing response of this event type (contract § 22): only the hosts it routes to may take the time (another host’s ' +
+      'time → 409 SLOT_UNAVAILABLE `not_routed`). A booking also takes its answers for the questions it leaves unanswered, and ' +
+      'the response routes no other booking. Unknown, expired, already booked, another mode’s, or routing elsewhere → 400 naming ' +
+      'routingResponseId; not with recurrenceCount.',
+  })
+  @Optional()
+  @IsString()
+  @IsId('rtr')
+  routingResponseId?: string;
 }
 
 export class CreateBookingDto extends SlotRequestDto {
