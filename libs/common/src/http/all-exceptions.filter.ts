@@ -27,7 +27,7 @@ export function answeredErrorCode(request: FastifyRequest): ErrorCode | undefine
 
 /**
  * Why a request was refused, as bookings_refused_total's `reason` (contract § 19): for 409 SLOT_UNAVAILABLE the
- * section 7 reason its first detail names (`already_booked`, `host_limit_reached`); for any other error body its code
+ * section 7 reason its first detail names (`already_booked`, `host_limit_reached`, `not_routed`); for any other error body its code
  * in lower case (`validation_error`); undefined when it was not answered with an error body.
  */
 export function answeredRefusalReason(request: FastifyRequest): string | undefined {

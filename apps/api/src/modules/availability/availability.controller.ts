@@ -19,7 +19,8 @@ export class AvailabilityController {
     description:
       '`start` and `end` are inclusive dates in `timezone` (default UTC), at most 93 dates. Slots are sorted and rendered in ' +
       '`timezone` with its offset. 409 EVENT_TYPE_INACTIVE for a deleted event type. Test-mode keys see test bookings only. ' +
-      'Answers may come from a cache that every committed change invalidates at once on every instance (`Cache-Status`).',
+      'Answers may come from a cache that every committed change invalidates at once on every instance (`Cache-Status`). ' +
+      'With `routingResponseId` (contract § 22) only the hosts the response routes to are offered.',
   })
   @ApiResponse({
     status: 200,
@@ -50,7 +51,8 @@ export class AvailabilityController {
       'True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, ' +
       'outside_booking_window, outside_availability, already_booked, held (someone holds that time: POST /holds), calendar_conflict (busy in one of the host’s connected ' +
       'calendars), daily_limit_reached (the event type’s cap) or host_limit_reached (the host’s own booking limits across event ' +
-      'types, PATCH /organizations/:orgId/members/:id). 409 EVENT_TYPE_INACTIVE for a deleted event type.',
+      'types, PATCH /organizations/:orgId/members/:id); with `routingResponseId` also not_routed (only a host the response ' +
+      'does not route to could take it). 409 EVENT_TYPE_INACTIVE for a deleted event type.',
   })
   @ApiResponse({ status: 200, type: CheckResponse })
   @ApiErrors(400, 401, 403, 404, 409)
