@@ -136,6 +136,8 @@ describe('routed bookings (contract § 22): availability, bookings and holds kee
       expect(refused.status).toBe(409);
       expect(refused.body).toMatchObject({ code: 'SLOT_UNAVAILABLE', details: [{ field: 'startTime', message: 'not_routed' }] });
     }
+    // The refusals' reason is the metrics' label too (contract § 19).
+    expect(await (await fetch(`${a.url}/metrics`)).text()).toMatch(/^bookings_refused_total\{reason="not_routed"\} [1-9]/m);
     // Without the route the time is someone else's to take.
     const plain = await a.http.post('/v1/bookings', bookingBody(roundRobin, at('11:00'), { answers: { company: 'Plain' } }), key);
     expect(plain.status).toBe(201);
