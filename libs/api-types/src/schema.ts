@@ -442,7 +442,7 @@ export interface paths {
         };
         /**
          * Bookable slots of an event type between two local dates (scope availability:read)
-         * @description `start` and `end` are inclusive dates in `timezone` (default UTC), at most 93 dates. Slots are sorted and rendered in `timezone` with its offset. 409 EVENT_TYPE_INACTIVE for a deleted event type. Test-mode keys see test bookings only. Answers may come from a cache that every committed change invalidates at once on every instance (`Cache-Status`).
+         * @description `start` and `end` are inclusive dates in `timezone` (default UTC), at most 93 dates. Slots are sorted and rendered in `timezone` with its offset. 409 EVENT_TYPE_INACTIVE for a deleted event type. Test-mode keys see test bookings only. Answers may come from a cache that every committed change invalidates at once on every instance (`Cache-Status`). With `routingResponseId` (contract § 22) only the hosts the response routes to are offered.
          */
         get: operations["listAvailableSlots"];
         put?: never;
@@ -462,7 +462,7 @@ export interface paths {
         };
         /**
          * Whether one start time is bookable, and why not (scope availability:read)
-         * @description True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, outside_booking_window, outside_availability, already_booked, held (someone holds that time: POST /holds), calendar_conflict (busy in one of the host’s connected calendars), daily_limit_reached (the event type’s cap) or host_limit_reached (the host’s own booking limits across event types, PATCH /organizations/:orgId/members/:id). 409 EVENT_TYPE_INACTIVE for a deleted event type.
+         * @description True exactly when `startTime` starts a slot GET /availability lists. `reason`: in_the_past, minimum_notice, outside_booking_window, outside_availability, already_booked, held (someone holds that time: POST /holds), calendar_conflict (busy in one of the host’s connected calendars), daily_limit_reached (the event type’s cap) or host_limit_reached (the host’s own booking limits across event types, PATCH /organizations/:orgId/members/:id); with `routingResponseId` also not_routed (only a host the response does not route to could take it). 409 EVENT_TYPE_INACTIVE for a deleted event type.
          */
         get: operations["checkAvailability"];
         put?: never;
@@ -2013,7 +2013,7 @@ export interface components {
              * @description Only when available is false
              * @enum {string}
              */
-            reason?: "in_the_past" | "minimum_notice" | "outside_booking_window" | "outside_availability" | "out_of_office" | "already_booked" | "held" | "calendar_conflict" | "daily_limit_reached" | "host_limit_reached";
+            reason?: "in_the_past" | "minimum_notice" | "outside_booking_window" | "outside_availability" | "out_of_office" | "already_booked" | "held" | "calendar_conflict" | "daily_limit_reached" | "host_limit_reached" | "not_routed";
         };
         TimeSlotView: {
             /** @example 09:00 */
@@ -2353,6 +2353,11 @@ export interface components {
              * @example Europe/Berlin
              */
             timezone: string;
+            /**
+             * @description A routing response of this event type (contract § 22): only the hosts it routes to may take the time (another host’s time → 409 SLOT_UNAVAILABLE `not_routed`). A booking also takes its answers for the questions it leaves unanswered, and the response routes no other booking. Unknown, expired, already booked, another mode’s, or routing elsewhere → 400 naming routingResponseId; not with recurrenceCount.
+             * @example rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            routingResponseId?: string;
             attendee: components["schemas"]["AttendeeDto"];
             notes?: string;
             /** @description At most 20 string keys, values ≤ 500 characters */
@@ -2705,6 +2710,11 @@ export interface components {
              * @example Europe/Berlin
              */
             timezone: string;
+            /**
+             * @description A routing response of this event type (contract § 22): only the hosts it routes to may take the time (another host’s time → 409 SLOT_UNAVAILABLE `not_routed`). A booking also takes its answers for the questions it leaves unanswered, and the response routes no other booking. Unknown, expired, already booked, another mode’s, or routing elsewhere → 400 naming routingResponseId; not with recurrenceCount.
+             * @example rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            routingResponseId?: string;
             /** @description Default: the event type’s holdMinutes */
             ttlSeconds?: number;
         };
@@ -2833,6 +2843,11 @@ export interface components {
              * @example Europe/Berlin
              */
             timezone: string;
+            /**
+             * @description A routing response of this event type (contract § 22): only the hosts it routes to may take the time (another host’s time → 409 SLOT_UNAVAILABLE `not_routed`). A booking also takes its answers for the questions it leaves unanswered, and the response routes no other booking. Unknown, expired, already booked, another mode’s, or routing elsewhere → 400 naming routingResponseId; not with recurrenceCount.
+             * @example rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            routingResponseId?: string;
         };
         PublicHoldResponse: {
             hold: components["schemas"]["HoldView"];
@@ -2860,6 +2875,11 @@ export interface components {
              * @example Europe/Berlin
              */
             timezone: string;
+            /**
+             * @description A routing response of this event type (contract § 22): only the hosts it routes to may take the time (another host’s time → 409 SLOT_UNAVAILABLE `not_routed`). A booking also takes its answers for the questions it leaves unanswered, and the response routes no other booking. Unknown, expired, already booked, another mode’s, or routing elsewhere → 400 naming routingResponseId; not with recurrenceCount.
+             * @example rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a
+             */
+            routingResponseId?: string;
             attendee: components["schemas"]["AttendeeDto"];
             notes?: string;
             /**
@@ -5837,6 +5857,8 @@ export interface operations {
             query: {
                 eventTypeId: string;
                 timezone?: string;
+                /** @description A routing response (contract § 22) of this event type: only the hosts it routes to are offered (round robin among them; collective: they are the hosts who must all be free), and a time only another host could take is `not_routed`. An unknown, expired, already booked or other mode’s response, or one routing elsewhere → 400 naming routingResponseId. */
+                routingResponseId?: string;
                 /** @description First local date in `timezone`, inclusive */
                 start: string;
                 /** @description Last local date in `timezone`, inclusive; at most 92 days after start */
@@ -5939,6 +5961,8 @@ export interface operations {
             query: {
                 eventTypeId: string;
                 timezone?: string;
+                /** @description A routing response (contract § 22) of this event type: only the hosts it routes to are offered (round robin among them; collective: they are the hosts who must all be free), and a time only another host could take is `not_routed`. An unknown, expired, already booked or other mode’s response, or one routing elsewhere → 400 naming routingResponseId. */
+                routingResponseId?: string;
                 /** @description ISO 8601. With Z or an offset it is absolute; without, wall-clock time in `timezone`. */
                 startTime: string;
             };
@@ -9530,6 +9554,8 @@ export interface operations {
             query: {
                 eventTypeId: string;
                 timezone?: string;
+                /** @description A routing response (contract § 22) of this event type: only the hosts it routes to are offered (round robin among them; collective: they are the hosts who must all be free), and a time only another host could take is `not_routed`. An unknown, expired, already booked or other mode’s response, or one routing elsewhere → 400 naming routingResponseId. */
+                routingResponseId?: string;
                 /** @description First local date in `timezone`, inclusive */
                 start: string;
                 /** @description Last local date in `timezone`, inclusive; at most 92 days after start */
@@ -11713,7 +11739,7 @@ export const questionViewTypeValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const reminderViewRecipientsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReminderView"]["recipients"]> = ["attendee", "host"];
 export const eventTypeViewSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventTypeView"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
 export const updateEventTypeDtoSchedulingTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateEventTypeDto"]["schedulingType"]> = ["one_on_one", "round_robin", "collective"];
-export const checkResponseReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CheckResponse"]["reason"]> = ["in_the_past", "minimum_notice", "outside_booking_window", "outside_availability", "out_of_office", "already_booked", "held", "calendar_conflict", "daily_limit_reached", "host_limit_reached"];
+export const checkResponseReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CheckResponse"]["reason"]> = ["in_the_past", "minimum_notice", "outside_booking_window", "outside_availability", "out_of_office", "already_booked", "held", "calendar_conflict", "daily_limit_reached", "host_limit_reached", "not_routed"];
 export const createOverrideDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateOverrideDto"]["type"]> = ["unavailable", "custom"];
 export const overrideViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverrideView"]["type"]> = ["unavailable", "custom"];
 export const affectedBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AffectedBookingView"]["status"]> = ["confirmed", "pending"];
