@@ -58,6 +58,7 @@ describe('API keys', () => {
       kind: 'secret',
       allowedOrigins: null,
       eventTypeIds: null,
+      routingFormIds: null,
     });
     const list = await t.http.get('/v1/api-keys', { token: owner.accessToken });
     expect(list.status).toBe(200);

@@ -680,6 +680,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/public/routing-forms/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A routing form as an attendee fills it in: its fields, nothing of its rules
+         * @description Fields have the shape of booking questions. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only. A form outside the key’s `routingFormIds` (all the organization’s when null) → 404.
+         */
+        get: operations["getPublicRoutingForm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/routing-forms/{id}/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit the attendee’s answers; the answer says where they go
+         * @description Answers are checked as booking answers (400 naming `answers.<id>`); the response routes one booking for 24 hours webhook `routing_form.submitted`; a test key makes a test response. `route` is `{ eventTypeId }`, `{ message }` or `{ url }`: an attendee view shows no host ids (the response keeps them). At most PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR × 5 (default 50) responses per key and client address in any hour: then 429 RATE_LIMITED with Retry-After, the seconds until one of them leaves the hour. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only. A form outside the key’s `routingFormIds` (all the organization’s when null) → 404.
+         */
+        post: operations["submitPublicRoutingFormResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bookings": {
         parameters: {
             query?: never;
@@ -1557,6 +1597,8 @@ export interface components {
             allowedOrigins?: string[];
             /** @description Publishable keys only: the event types the key may book; absent or null: every active one. */
             eventTypeIds?: string[] | null;
+            /** @description Publishable keys only: the routing forms the key may show and submit (GET /public/routing-forms/:id; any other → 404); absent or null: every form of the organization. */
+            routingFormIds?: string[] | null;
         };
         NewApiKeyView: {
             /** @example key_4f9QdY0m2kBz7Lr1Xc8VtN3a */
@@ -1581,6 +1623,8 @@ export interface components {
             allowedOrigins: string[] | null;
             /** @description A publishable key’s event types; null: all */
             eventTypeIds: string[] | null;
+            /** @description A publishable key’s routing forms; null: all */
+            routingFormIds: string[] | null;
         };
         CreatedApiKeyResponse: {
             /**
@@ -1613,6 +1657,8 @@ export interface components {
             allowedOrigins: string[] | null;
             /** @description A publishable key’s event types; null: all */
             eventTypeIds: string[] | null;
+            /** @description A publishable key’s routing forms; null: all */
+            routingFormIds: string[] | null;
             /** Format: date-time */
             lastUsedAt: string | null;
             /**
@@ -1632,6 +1678,8 @@ export interface components {
             allowedOrigins?: string[];
             /** @description Publishable keys only: the event types the key may book; absent or null: every active one. null: all again. */
             eventTypeIds?: string[] | null;
+            /** @description Publishable keys only: the routing forms the key may show and submit (GET /public/routing-forms/:id; any other → 404); absent or null: every form of the organization. null: all again. */
+            routingFormIds?: string[] | null;
         };
         ApiKeyResponse: {
             key: components["schemas"]["ApiKeyView"];
@@ -2331,6 +2379,15 @@ export interface components {
             responses: components["schemas"]["RoutingResponseView"][];
             totalCount: number;
             hasMore: boolean;
+        };
+        PublicRoutingFormView: {
+            /** @example rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            name: string;
+            fields: components["schemas"]["QuestionView"][];
+        };
+        PublicRoutingFormResponse: {
+            routingForm: components["schemas"]["PublicRoutingFormView"];
         };
         AttendeeDto: {
             /** Format: email */
@@ -7686,6 +7743,200 @@ export interface operations {
         };
     };
     submitRoutingFormResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswersDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmittedResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getPublicRoutingForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicRoutingFormResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    submitPublicRoutingFormResponse: {
         parameters: {
             query?: never;
             header?: never;

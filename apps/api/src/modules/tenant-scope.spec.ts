@@ -44,6 +44,7 @@ const UNSCOPED: Record<string, string> = {
   'AuditRepository.settledBelow': 'the oldest transaction still running in the database: no organization’s rows',
   'IdempotencyRepository.deleteExpired': 'cleanup job over all organizations',
   'VisitorBookingsRepository.deleteBefore': 'cleanup job over all organizations',
+  'RoutingFormsRepository.deleteVisitorResponsesBefore': 'cleanup job over all organizations',
   'HoldsRepository.deleteEnded': 'the sweep of ended holds over all organizations',
   HealthController: 'the probes ask the database itself (is it up, is it a standby), no organization’s rows',
   'CalendarsRepository.sealedSecretsAfter': 're-sealing job after a key rotation (every organization’s rows)',

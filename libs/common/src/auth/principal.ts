@@ -11,6 +11,8 @@ export interface PublishableAccess {
   allowedOrigins: string[];
   /** null: every active event type of the organization. */
   eventTypeIds: string[] | null;
+  /** null: every routing form of the organization. */
+  routingFormIds: string[] | null;
 }
 
 /** The acting user of an API key, read in the key's own lookup (GET /users/me answers from it). */

@@ -37,6 +37,7 @@ import { CalendarWriteOrder1795874356926 } from './1795874356926-CalendarWriteOr
 import { AuditSettlementOrder1795875272929 } from './1795875272929-AuditSettlementOrder.js';
 import { OutboxFailedIndex1795875782448 } from './1795875782448-OutboxFailedIndex.js';
 import { RoutingForms1795880000000 } from './1795880000000-RoutingForms.js';
+import { PublicRoutingForms1795890000000 } from './1795890000000-PublicRoutingForms.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   AuditSettlementOrder1795875272929,
   OutboxFailedIndex1795875782448,
   RoutingForms1795880000000,
+  PublicRoutingForms1795890000000,
 ];

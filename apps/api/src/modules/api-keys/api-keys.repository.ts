@@ -30,7 +30,7 @@ export class ApiKeysRepository {
   async update(
     scope: TenantScope,
     id: string,
-    changes: Partial<Pick<ApiKey, 'name' | 'allowedOrigins' | 'eventTypeIds'>>,
+    changes: Partial<Pick<ApiKey, 'name' | 'allowedOrigins' | 'eventTypeIds' | 'routingFormIds'>>,
   ): Promise<boolean> {
     const result = await this.tx.transactional.update(ApiKey, { id, organizationId: scope.organizationId, revokedAt: IsNull() }, changes);
     return (result.affected ?? 0) > 0;

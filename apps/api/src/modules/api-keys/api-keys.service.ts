@@ -18,6 +18,7 @@ import {
 import { type ApiKeyCredential, GlobalLookups } from '../global-lookups/index.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { EventTypesService } from '../event-types/index.js';
+import { RoutingFormsService } from '../routing-forms/index.js';
 import {
   ApiKeyListResponse,
   ApiKeyResponse,
@@ -47,6 +48,7 @@ function view(key: ApiKey): ApiKeyView {
     kind: key.kind,
     allowedOrigins: key.allowedOrigins,
     eventTypeIds: key.eventTypeIds,
+    routingFormIds: key.routingFormIds,
     // A publishable key is public by design: its item shows it in full.
     ...(key.publishableKey !== null ? { apiKey: key.publishableKey } : {}),
   };
@@ -78,6 +80,7 @@ export class ApiKeysService {
     private readonly repository: ApiKeysRepository,
     private readonly lookups: GlobalLookups,
     private readonly eventTypes: EventTypesService,
+    private readonly routingForms: RoutingFormsService,
     private readonly clock: Clock,
     private readonly tx: TransactionHost,
   ) {}
@@ -96,9 +99,12 @@ export class ApiKeysService {
     if (!publishable && dto.allowedOrigins !== undefined)
       throw AppError.validation('allowedOrigins', 'allowedOrigins is for publishable keys');
     if (!publishable && dto.eventTypeIds !== undefined) throw AppError.validation('eventTypeIds', 'eventTypeIds is for publishable keys');
+    if (!publishable && dto.routingFormIds !== undefined)
+      throw AppError.validation('routingFormIds', 'routingFormIds is for publishable keys');
     const scope = tenantScope(principal);
     const allowedOrigins = publishable ? originsOf(dto.allowedOrigins!) : null;
     const eventTypeIds = publishable ? await this.ownEventTypes(scope, dto.eventTypeIds ?? null) : null;
+    const routingFormIds = publishable ? await this.ownRoutingForms(scope, dto.routingFormIds ?? null) : null;
     const apiKey = `${publishable ? 'pk' : 'mk'}_${mode}_${randomBase62(40)}`;
     const key = Object.assign(new ApiKey(), {
       id: newId('key'),
@@ -118,6 +124,7 @@ export class ApiKeysService {
       publishableKey: publishable ? apiKey : null,
       allowedOrigins,
       eventTypeIds,
+      routingFormIds,
     } satisfies ApiKey);
     await this.tx.transaction(() => this.repository.insert(scope, key));
     const { lastUsedAt: _unused, apiKey: _shown, ...shown } = view(key);
@@ -133,10 +140,13 @@ export class ApiKeysService {
       throw AppError.validation('allowedOrigins', 'allowedOrigins is for publishable keys');
     if (key.kind !== 'publishable' && dto.eventTypeIds !== undefined)
       throw AppError.validation('eventTypeIds', 'eventTypeIds is for publishable keys');
-    const changes: Partial<Pick<ApiKey, 'name' | 'allowedOrigins' | 'eventTypeIds'>> = {};
+    if (key.kind !== 'publishable' && dto.routingFormIds !== undefined)
+      throw AppError.validation('routingFormIds', 'routingFormIds is for publishable keys');
+    const changes: Partial<Pick<ApiKey, 'name' | 'allowedOrigins' | 'eventTypeIds' | 'routingFormIds'>> = {};
     if (dto.name !== undefined) changes.name = dto.name;
     if (dto.allowedOrigins !== undefined) changes.allowedOrigins = originsOf(dto.allowedOrigins);
     if (dto.eventTypeIds !== undefined) changes.eventTypeIds = await this.ownEventTypes(scope, dto.eventTypeIds);
+    if (dto.routingFormIds !== undefined) changes.routingFormIds = await this.ownRoutingForms(scope, dto.routingFormIds);
     this.audit.describe({ changes: changesBetween(key, changes) });
     if (Object.keys(changes).length > 0 && !(await this.tx.transaction(() => this.repository.update(scope, id, changes))))
       throw AppError.notFound('API key');
@@ -167,6 +177,15 @@ export class ApiKeysService {
     const known = await this.eventTypes.summaries(scope, ids);
     const foreign = ids.filter((id) => !known.has(id));
     if (foreign.length > 0) throw AppError.validation('eventTypeIds', `Not event types of this organization: ${foreign.join(', ')}`);
+    return [...ids];
+  }
+
+  /** A publishable key's routing forms must be this organization's (any other id → 400 naming routingFormIds). */
+  private async ownRoutingForms(scope: TenantScope, ids: readonly string[] | null): Promise<string[] | null> {
+    if (ids === null) return null;
+    const known = await this.routingForms.existing(scope, ids);
+    const foreign = ids.filter((id) => !known.has(id));
+    if (foreign.length > 0) throw AppError.validation('routingFormIds', `Not routing forms of this organization: ${foreign.join(', ')}`);
     return [...ids];
   }
 

@@ -79,8 +79,9 @@ export class ErasureService {
     counts.bookings += ids.length;
     // Mail has no mode: the first pass also takes older mail to the address that names no booking.
     counts.mails += await this.mail.eraseAbout(scope, ids, email);
-    // Routing responses name no booking until one is made from them: found by their email-type answers.
-    await this.routingForms.eraseAnswersOf(scope, email);
+    // Routing responses name no booking until one is made from them: found by their email-type answers (with their
+    // `routing_form.submitted` events and deliveries, which carry the answers).
+    counts.deliveries += await this.routingForms.eraseAnswersOf(scope, email);
     if (ids.length === 0) return ids;
     await this.series.attendeeErased(
       scope,

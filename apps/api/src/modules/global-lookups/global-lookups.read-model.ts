@@ -104,12 +104,13 @@ export class GlobalLookups {
       kind: KeyKind;
       allowed_origins: string[] | null;
       event_type_ids: string[] | null;
+      routing_form_ids: string[] | null;
     }[] = await this.tx.prepared(
       'api-key-by-hash',
       `SELECT k.id, k.name, k.key_prefix, k.organization_id, k.created_by_user_id, k.scopes, k.rate_limit_per_minute, k.mode, k.expires_at,
               k.last_used_at, k.revoked_at, u.email, u.first_name, u.last_name, u.timezone, u.created_at AS user_created_at,
               m.id AS member_id, o.name AS organization_name, o.slug AS organization_slug,
-              k.kind, k.allowed_origins, k.event_type_ids
+              k.kind, k.allowed_origins, k.event_type_ids, k.routing_form_ids
          FROM api_keys k
          JOIN organizations o ON o.id = k.organization_id
          LEFT JOIN users u ON u.id = k.created_by_user_id
@@ -130,7 +131,10 @@ export class GlobalLookups {
       expiresAt: row.expires_at,
       lastUsedAt: row.last_used_at,
       revokedAt: row.revoked_at,
-      publishable: row.kind === 'publishable' ? { allowedOrigins: row.allowed_origins ?? [], eventTypeIds: row.event_type_ids } : null,
+      publishable:
+        row.kind === 'publishable'
+          ? { allowedOrigins: row.allowed_origins ?? [], eventTypeIds: row.event_type_ids, routingFormIds: row.routing_form_ids }
+          : null,
       actor:
         row.email === null
           ? null

@@ -169,6 +169,18 @@ export class DomainEventsRepository {
     return rows.map((row) => row.id);
   }
 
+  /** Erasure: the `routing_form.submitted` events of these responses; returns their ids. */
+  async deleteAboutRoutingResponses(scope: TenantScope, responseIds: readonly string[]): Promise<string[]> {
+    const [rows]: [{ id: string }[], number] = await this.tx.transactional.query(
+      `DELETE FROM domain_events
+        WHERE organization_id = $1 AND livemode = $2 AND type = 'routing_form.submitted'
+          AND data #>> '{response,id}' = ANY($3::text[])
+        RETURNING id`,
+      [scope.organizationId, scope.livemode, [...responseIds]],
+    );
+    return rows.map((row) => row.id);
+  }
+
   /** Everything a deleted organization recorded (no foreign key ties these rows to it). */
   async deleteOfOrganization(scope: TenantScope): Promise<void> {
     await this.tx.transactional.query(`DELETE FROM domain_events WHERE organization_id = $1`, [scope.organizationId]);

@@ -7,11 +7,17 @@ import type { ClaimedEvent, DomainEventInput } from './domain-event.js';
 
 export * from './domain-event.js';
 
+/** What an erasure's events were about: the erased bookings, and the routing responses whose answers it emptied. */
+export interface ErasedSubjects {
+  bookingIds: readonly string[];
+  routingResponseIds: readonly string[];
+}
+
 /**
- * Told, in the erasing transaction, which events about an erased attendee's bookings were deleted (and the bookings):
+ * Told, in the erasing transaction, which events about an erased attendee were deleted (and what they were about):
  * whoever copied them elsewhere (the webhooks' deliveries) deletes its copies and says how many.
  */
-export type ErasedEventsListener = (scope: TenantScope, eventIds: readonly string[], bookingIds: readonly string[]) => Promise<number>;
+export type ErasedEventsListener = (scope: TenantScope, eventIds: readonly string[], subjects: ErasedSubjects) => Promise<number>;
 
 /**
  * The one shared writer features use to record what happened, inside their own transaction.
@@ -44,8 +50,22 @@ export class DomainEvents {
   async eraseAboutBookings(scope: TenantScope, bookingIds: readonly string[]): Promise<number> {
     if (bookingIds.length === 0) return 0;
     const eventIds = await this.repository.deleteAboutBookings(scope, bookingIds);
+    return this.eraseCopies(scope, eventIds, { bookingIds, routingResponseIds: [] });
+  }
+
+  /**
+   * Erasure (contract § 18): the `routing_form.submitted` events of these responses (their payloads carry the answers),
+   * dispatched or not, and every copy the listeners keep, in the caller's transaction. Returns how many copies went.
+   */
+  async eraseAboutRoutingResponses(scope: TenantScope, responseIds: readonly string[]): Promise<number> {
+    if (responseIds.length === 0) return 0;
+    const eventIds = await this.repository.deleteAboutRoutingResponses(scope, responseIds);
+    return this.eraseCopies(scope, eventIds, { bookingIds: [], routingResponseIds: responseIds });
+  }
+
+  private async eraseCopies(scope: TenantScope, eventIds: readonly string[], subjects: ErasedSubjects): Promise<number> {
     let copies = 0;
-    for (const listener of this.erasedListeners) copies += await listener(scope, eventIds, bookingIds);
+    for (const listener of this.erasedListeners) copies += await listener(scope, eventIds, subjects);
     return copies;
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { parseInputTimestamp } from '@app/availability';
 import {
+  AppConfig,
   AppError,
   Clock,
   ErrorCode,
@@ -13,6 +14,7 @@ import {
   type TenantScope,
 } from '@app/common';
 import { TransactionHost } from '@app/database';
+import { PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
 import { AuditTrail, changesBetween } from '../audit/index.js';
 import { acceptedAnswers, type BookingAnswer } from '../booking-core/index.js';
 import { type BookingQuestion, EventTypesService, normalizeQuestions } from '../event-types/index.js';
@@ -20,8 +22,10 @@ import { DomainEvents } from '../outbox/index.js';
 import {
   CreateRoutingFormDto,
   ListResponsesQueryDto,
+  PublicRoutingFormResponse,
   RouteDto,
   RouteTargetDto,
+  RouteTargetView,
   RoutingFormListResponse,
   RoutingFormResponse,
   RoutingFormView,
@@ -38,6 +42,27 @@ import { type AnswerValue, routeFor, type RoutingRule, type RuleProblem, rulePro
 
 /** A response routes a booking for this long (contract § 22). */
 export const RESPONSE_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** A visitor submits at most PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR × this many responses an hour per key (contract § 22). */
+export const RESPONSES_PER_BOOKING_LIMIT = 5;
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** Who submits through a publishable key: the key and the client address (an IPv4 address or an IPv6 /64). */
+export interface ResponseVisitor {
+  apiKeyId: string;
+  clientAddress: string;
+}
+
+/** The routing forms a publishable key may use: its list, or every form of the organization (null). */
+function keyRoutingForms(principal: Principal): string[] | null {
+  return principal.apiKey?.publishable?.routingFormIds ?? null;
+}
+
+/** The route as an attendee sees it: never host ids (api-rules.md § Browser booking, attendee views). */
+function attendeeRoute({ hostUserIds: _hosts, ...route }: RouteTargetView): RouteTargetView {
+  return route;
+}
 
 const AUDITED_FIELDS = ['name', 'fields', 'routes', 'fallback'] as const;
 
@@ -109,7 +134,13 @@ export class RoutingFormsService {
     private readonly clock: Clock,
     private readonly tx: TransactionHost,
     private readonly audit: AuditTrail,
-  ) {}
+    private readonly config: AppConfig,
+    jobs: PeriodicJobs,
+  ) {
+    jobs.register('visitor-responses-cleanup', RETENTION_INTERVAL_MS, () =>
+      this.repository.deleteVisitorResponsesBefore(new Date(this.clock.now().getTime() - HOUR_MS)),
+    );
+  }
 
   async create(principal: Principal, dto: CreateRoutingFormDto): Promise<RoutingFormResponse> {
     const scope = tenantScope(principal);
@@ -167,8 +198,40 @@ export class RoutingFormsService {
     return routeFor(form.fields, form.routes, form.fallback, answerMap(acceptedAnswers(form.fields, answers)));
   }
 
-  /** Checks, routes and stores a submission, and records `routing_form.submitted`, in one transaction. */
-  async submit(principal: Principal, id: string, answers: Readonly<Record<string, unknown>>): Promise<SubmittedResponse> {
+  /** Which of these ids are routing forms of the organization (a publishable key's list is checked against them). */
+  existing(scope: TenantScope, ids: readonly string[]): Promise<Set<string>> {
+    return this.repository.existingIds(scope, ids);
+  }
+
+  /** GET /public/routing-forms/:id: what the attendee fills in, nothing of the rules or their targets. */
+  async publicForm(principal: Principal, id: string): Promise<PublicRoutingFormResponse> {
+    this.assertKeyMayUse(principal, id);
+    const form = await this.find(tenantScope(principal), id);
+    return { routingForm: { id: form.id, name: form.name, fields: form.fields } };
+  }
+
+  /** POST /public/routing-forms/:id/responses: as a backend's submission, within the visitor's hourly limit; no host ids. */
+  async submitFromPage(
+    principal: Principal,
+    id: string,
+    answers: Readonly<Record<string, unknown>>,
+    clientAddress: string,
+  ): Promise<SubmittedResponse> {
+    this.assertKeyMayUse(principal, id);
+    const { response } = await this.submit(principal, id, answers, { apiKeyId: principal.apiKey!.id, clientAddress });
+    return { response: { id: response.id, route: attendeeRoute(response.route) } };
+  }
+
+  /**
+   * Checks, routes and stores a submission, and records `routing_form.submitted`, in one transaction; a visitor's
+   * (publishable key) is first admitted under its hourly limit in that transaction.
+   */
+  async submit(
+    principal: Principal,
+    id: string,
+    answers: Readonly<Record<string, unknown>>,
+    visitor?: ResponseVisitor,
+  ): Promise<SubmittedResponse> {
     const scope = tenantScope(principal);
     const form = await this.find(scope, id);
     const accepted = acceptedAnswers(form.fields, answers);
@@ -187,7 +250,15 @@ export class RoutingFormsService {
       createdAt: now,
     });
     await this.tx.transaction(async () => {
+      if (visitor !== undefined) await this.admitVisitor(scope, visitor);
       await this.repository.insertResponse(scope, response);
+      if (visitor !== undefined)
+        await this.repository.insertVisitorResponse(scope, {
+          responseId: response.id,
+          ...visitor,
+          organizationId: scope.organizationId,
+          createdAt: now,
+        });
       await this.events.record(scope, {
         type: 'routing_form.submitted',
         data: { response: { ...responseView(response), routingFormId: form.id } },
@@ -206,10 +277,42 @@ export class RoutingFormsService {
 
   /**
    * An attendee's erasure (contract § 18): the answers of the scope's responses whose email-type answer is `email` are
-   * emptied, inside the erasure's transaction. The route and the booking link stay (they name no person).
+   * emptied, inside the erasure's transaction, with their `routing_form.submitted` events and those events' webhook
+   * deliveries (their payloads carry the answers) and the client addresses they were sent from. The route and the
+   * booking link stay (they name no person). Returns how many deliveries went.
    */
-  async eraseAnswersOf(scope: TenantScope, email: string): Promise<void> {
-    await this.repository.eraseAnswersOf(scope, email);
+  async eraseAnswersOf(scope: TenantScope, email: string): Promise<number> {
+    const ids = await this.repository.eraseAnswersOf(scope, email);
+    return this.events.eraseAboutRoutingResponses(scope, ids);
+  }
+
+  /** A form outside the key's list is, for the key, no form at all (404). */
+  private assertKeyMayUse(principal: Principal, id: string): void {
+    const allowed = keyRoutingForms(principal);
+    if (allowed !== null && !allowed.includes(id)) throw AppError.notFound('Routing form');
+  }
+
+  /**
+   * At most PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR × 5 responses per key and client address in any hour, counted in the
+   * database under a lock of the visitor's (as public bookings are): concurrent submissions on any number of instances
+   * cannot pass the count together, and a refused one counts for nothing. Else 429 RATE_LIMITED with Retry-After.
+   */
+  private async admitVisitor(scope: TenantScope, visitor: ResponseVisitor): Promise<void> {
+    const limit = this.config.publicBookingsPerVisitorPerHour * RESPONSES_PER_BOOKING_LIMIT;
+    const now = this.clock.now().getTime();
+    await this.repository.lockVisitor(scope, visitor.apiKeyId, visitor.clientAddress);
+    const made = await this.repository.visitorResponsesSince(
+      scope,
+      visitor.apiKeyId,
+      visitor.clientAddress,
+      new Date(now - HOUR_MS),
+      limit,
+    );
+    if (made.length < limit) return;
+    const frees = made[limit - 1].getTime() + HOUR_MS;
+    throw new AppError(ErrorCode.RATE_LIMITED, `At most ${limit} responses an hour from one visitor through this key`, undefined, {
+      'Retry-After': String(Math.max(1, Math.ceil((frees - now) / 1000))),
+    });
   }
 
   private async find(scope: TenantScope, id: string): Promise<RoutingForm> {

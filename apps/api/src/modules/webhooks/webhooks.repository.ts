@@ -72,14 +72,19 @@ export class WebhooksRepository {
    * Erasure: the scope's deliveries of these events, or whose body is one of these bookings (their event may already
    * be gone by retention), with their attempts (cascade), sent or not. Returns how many went.
    */
-  async deleteDeliveriesAbout(scope: TenantScope, eventIds: readonly string[], bookingIds: readonly string[]): Promise<number> {
+  async deleteDeliveriesAbout(
+    scope: TenantScope,
+    eventIds: readonly string[],
+    subjects: { bookingIds: readonly string[]; routingResponseIds: readonly string[] },
+  ): Promise<number> {
     const [, count]: [unknown[], number] = await this.tx.transactional.query(
       `DELETE FROM webhook_deliveries d USING webhooks w
         WHERE d.webhook_id = w.id AND w.organization_id = $1 AND w.livemode = $2
           AND (d.event_id = ANY($3::text[])
                OR d.body::jsonb #>> '{data,booking,id}' = ANY($4::text[])
-               OR d.body::jsonb #>> '{data,previousBooking,id}' = ANY($4::text[]))`,
-      [scope.organizationId, scope.livemode, [...eventIds], [...bookingIds]],
+               OR d.body::jsonb #>> '{data,previousBooking,id}' = ANY($4::text[])
+               OR (d.event_type = 'routing_form.submitted' AND d.body::jsonb #>> '{data,response,id}' = ANY($5::text[])))`,
+      [scope.organizationId, scope.livemode, [...eventIds], [...subjects.bookingIds], [...subjects.routingResponseIds]],
     );
     return count ?? 0;
   }

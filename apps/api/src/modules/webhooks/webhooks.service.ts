@@ -69,7 +69,7 @@ export class WebhooksService {
     events: DomainEvents,
   ) {
     // An erased attendee's events take their deliveries (payloads and attempts) with them, in the erasing transaction.
-    events.onEventsErased((scope, eventIds, bookingIds) => this.repository.deleteDeliveriesAbout(scope, eventIds, bookingIds));
+    events.onEventsErased((scope, eventIds, subjects) => this.repository.deleteDeliveriesAbout(scope, eventIds, subjects));
   }
 
   async create(principal: Principal, dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {

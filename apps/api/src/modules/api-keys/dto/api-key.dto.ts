@@ -23,6 +23,8 @@ const ORIGINS_DESCRIPTION =
   'Publishable keys only (required there): 1..20 origins the key answers, each `https://host[:port]`, or `http://localhost[:port]` / ' +
   '`http://127.0.0.1[:port]`; no path, no wildcard.';
 const EVENT_TYPES_DESCRIPTION = 'Publishable keys only: the event types the key may book; absent or null: every active one.';
+const ROUTING_FORMS_DESCRIPTION =
+  'Publishable keys only: the routing forms the key may show and submit (GET /public/routing-forms/:id; any other → 404); absent or null: every form of the organization.';
 
 /** A publishable key's origins: shapes here, the origin rule in the service (400 naming allowedOrigins). */
 function OriginList(): PropertyDecorator {
@@ -36,8 +38,8 @@ function OriginList(): PropertyDecorator {
   );
 }
 
-/** A publishable key's event types: null means all of them. */
-function EventTypeList(): PropertyDecorator {
+/** A publishable key's event types (`evt`) or routing forms (`rtf`): null means all of them. */
+function IdList(prefix: 'evt' | 'rtf'): PropertyDecorator {
   return applyDecorators(
     ValidateIf((_object: object, value: unknown) => value !== null && value !== undefined),
     IsArray(),
@@ -45,7 +47,7 @@ function EventTypeList(): PropertyDecorator {
     ArrayMaxSize(100),
     ArrayUnique(),
     IsString({ each: true }),
-    IsId('evt', { each: true }),
+    IsId(prefix, { each: true }),
   );
 }
 
@@ -106,8 +108,13 @@ export class CreateApiKeyDto {
 
   @ApiPropertyOptional({ type: String, isArray: true, nullable: true, description: EVENT_TYPES_DESCRIPTION })
   @Optional()
-  @EventTypeList()
+  @IdList('evt')
   eventTypeIds?: string[] | null;
+
+  @ApiPropertyOptional({ type: String, isArray: true, nullable: true, description: ROUTING_FORMS_DESCRIPTION })
+  @Optional()
+  @IdList('rtf')
+  routingFormIds?: string[] | null;
 }
 
 /** What PATCH /api-keys/:id may change; origins and event types belong to publishable keys. */
@@ -125,8 +132,13 @@ export class UpdateApiKeyDto {
 
   @ApiPropertyOptional({ type: String, isArray: true, nullable: true, description: EVENT_TYPES_DESCRIPTION + ' null: all again.' })
   @Optional()
-  @EventTypeList()
+  @IdList('evt')
   eventTypeIds?: string[] | null;
+
+  @ApiPropertyOptional({ type: String, isArray: true, nullable: true, description: ROUTING_FORMS_DESCRIPTION + ' null: all again.' })
+  @Optional()
+  @IdList('rtf')
+  routingFormIds?: string[] | null;
 }
 
 /** The key as created: it has not been used yet, so it has no lastUsedAt. */
@@ -144,6 +156,8 @@ export class NewApiKeyView {
   allowedOrigins!: string[] | null;
   @ApiProperty({ type: String, isArray: true, nullable: true, description: 'A publishable key’s event types; null: all' })
   eventTypeIds!: string[] | null;
+  @ApiProperty({ type: String, isArray: true, nullable: true, description: 'A publishable key’s routing forms; null: all' })
+  routingFormIds!: string[] | null;
 }
 
 export class ApiKeyView extends NewApiKeyView {

@@ -62,4 +62,8 @@ export class ApiKey {
   /** The event types a publishable key may book; null: every active one of the organization. */
   @Column('text', { array: true, nullable: true })
   eventTypeIds!: string[] | null;
+
+  /** The routing forms a publishable key may show and submit; null: every form of the organization. */
+  @Column('text', { array: true, nullable: true })
+  routingFormIds!: string[] | null;
 }

@@ -230,6 +230,17 @@ export class RoutingFormView {
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 }
 
+/** A form as an attendee sees it: what to fill in, nothing of its rules or their targets. */
+export class PublicRoutingFormView {
+  @ApiProperty({ example: 'rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: QuestionView, isArray: true }) fields!: QuestionView[];
+}
+
+export class PublicRoutingFormResponse {
+  @ApiProperty({ type: PublicRoutingFormView }) routingForm!: PublicRoutingFormView;
+}
+
 export class RoutingFormResponse {
   @ApiProperty({ type: RoutingFormView }) routingForm!: RoutingFormView;
 }
