@@ -61,6 +61,11 @@ const INSERT = `INSERT INTO audit_entries (id, organization_id, occurred_at, act
                   resource_id, request_id, ip, user_agent, changes, details)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
 
+/**
+ * What a page reads. `tx_id` leaves as text (an xid8 has no JavaScript type); so the statements order by
+ * `audit_entries.tx_id`: a bare `tx_id` in ORDER BY would name this text column, sort every row by its digits, and walk
+ * no index.
+ */
 const COLUMNS = `id, tx_id::text AS tx_id, occurred_at, (extract(epoch FROM occurred_at) * 1000000)::bigint::text AS occurred_us, action, actor_type, actor_id, actor_label, resource_type, resource_id, request_id, ip, user_agent,
                  changes, details`;
 
@@ -148,7 +153,7 @@ export class AuditRepository {
     params.push(limit);
     return this.tx.reads.query(
       `SELECT ${COLUMNS} FROM audit_entries WHERE ${conditions.join(' AND ')}
-        ORDER BY tx_id DESC, occurred_at DESC, id DESC LIMIT $${params.length}`,
+        ORDER BY audit_entries.tx_id DESC, occurred_at DESC, id DESC LIMIT $${params.length}`,
       params,
     );
   }
@@ -172,7 +177,7 @@ export class AuditRepository {
         WHERE organization_id = $1 AND tx_id < $7::xid8 AND occurred_at >= $2::timestamptz AND occurred_at < $3::timestamptz
           AND (tx_id, occurred_at, id) < ($4::xid8, CASE WHEN $5::bigint IS NULL THEN 'infinity'::timestamptz
                                               ELSE 'epoch'::timestamptz + $5::bigint * interval '1 microsecond' END, $6::text)
-        ORDER BY tx_id DESC, occurred_at DESC, id DESC LIMIT $8`,
+        ORDER BY audit_entries.tx_id DESC, occurred_at DESC, id DESC LIMIT $8`,
       [
         scope.organizationId,
         from ?? '-infinity',
