@@ -20,6 +20,7 @@ const SLOT_REASONS: Record<Schemas['CheckResponse']['reason'] & string, string> 
   calendar_conflict: 'the host is busy then in their own calendar',
   daily_limit_reached: 'the host’s bookings for that day are full',
   host_limit_reached: 'the host has reached their booking limit for that day or week',
+  not_routed: 'the routing form sent the booking to other hosts',
 };
 
 export function problemOf(error: unknown): FormProblem {
