@@ -25,6 +25,7 @@ type Slot = Schemas['PublicSlotView'];
 type Hold = Schemas['PublicHoldResponse'];
 type Booking = Schemas['AttendeeBookingView'];
 type Question = Schemas['QuestionView'];
+type RoutingForm = Schemas['PublicRoutingFormView'];
 type ErrorBody = Schemas['ErrorResponseDto'];
 
 /** The origin this script was loaded from: the API's, unless the `api` attribute says otherwise. */
@@ -111,13 +112,21 @@ function randomKey(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** Sets a control to an answer of its question's type (checkboxes of a multiselect: checked when listed). */
+function fillControl(control: HTMLInputElement, value: unknown): void {
+  if (control.type === 'checkbox') control.checked = Array.isArray(value) ? value.includes(control.value) : value === true;
+  else control.value = String(value);
+}
+
 /**
  * `<sched-booker key="pk_…" event-type="evt_…">`: the booking flow of api-rules.md § Browser booking in its own open shadow root.
  * Days with free slots → that day's times in the chosen zone → a hold while the form is filled in → book → a
- * confirmation with an "add to calendar" file. Talks to the public routes with a publishable key.
+ * confirmation with an "add to calendar" file. Talks to the public routes with a publishable key. With `form="rtf_…"`
+ * instead of `event-type`, a routing form comes first (contract § 22): its answers choose the event type and its hosts
+ * (the times are those of the routed hosts), or a message, or a link.
  */
 export class SchedBooker extends HTMLElement {
-  static observedAttributes = ['key', 'event-type', 'timezone', 'locale', 'api', 'booking', 'token'];
+  static observedAttributes = ['key', 'event-type', 'form', 'timezone', 'locale', 'api', 'booking', 'token'];
 
   private readonly root: ShadowRoot;
   private readonly live: HTMLElement;
@@ -143,6 +152,9 @@ export class SchedBooker extends HTMLElement {
   private moving = false;
   /** The booking this element moved the attendee's booking to, and its token (the old one's is dead then). */
   private moved: { id: string; token: string } | null = null;
+  /** `form`: the routing form shown first, and the response that routed the attendee (sent with availability, hold, booking). */
+  private routingForm: RoutingForm | null = null;
+  private routed: { id: string; answers: Record<string, unknown> } | null = null;
 
   constructor() {
     super();
@@ -163,9 +175,11 @@ export class SchedBooker extends HTMLElement {
     void this.start();
   }
 
-  /** `booking` and `token` (the links of the attendee's mails): manage that booking; otherwise the booking flow. */
+  /** `booking` and `token` (the links of the attendee's mails): manage that booking; `form`: the routing form; otherwise the booking flow. */
   private start(): Promise<void> {
-    return this.getAttribute('booking') && this.getAttribute('token') ? this.manage() : this.load();
+    this.routed = null;
+    if (this.getAttribute('booking') && this.getAttribute('token')) return this.manage();
+    return this.getAttribute('form') ? this.loadRoutingForm() : this.load();
   }
 
   disconnectedCallback(): void {
@@ -275,7 +289,15 @@ export class SchedBooker extends HTMLElement {
   private async fetchMonth(eventTypeId: string): Promise<Slot[] | null> {
     const dates = monthDates(this.month);
     const { data } = await this.api.GET('/v1/public/availability', {
-      params: { query: { eventTypeId, start: dates[0], end: dates[dates.length - 1], timezone: this.timeZone } },
+      params: {
+        query: {
+          eventTypeId,
+          start: dates[0],
+          end: dates[dates.length - 1],
+          timezone: this.timeZone,
+          ...(this.routed ? { routingResponseId: this.routed.id } : {}),
+        },
+      },
     });
     return data?.slots ?? null;
   }
@@ -467,7 +489,7 @@ export class SchedBooker extends HTMLElement {
     const eventType = this.eventType!;
     const key = randomKey();
     this.choice = key;
-    const body = { eventTypeId: eventType.id, startTime: start, timezone: this.timeZone };
+    const body = { eventTypeId: eventType.id, startTime: start, timezone: this.timeZone, ...this.routedBody() };
     const params = { header: { 'Idempotency-Key': key } } as never;
     const result = await untilDecided(() => this.api.POST('/v1/public/holds', { body, params }));
     // Another time was chosen (or the attendee left) while this one was on its way: its hold is not wanted.
@@ -528,20 +550,7 @@ export class SchedBooker extends HTMLElement {
     const t = this.t;
     const held = this.hold;
     const start = this.chosen!;
-    // Re-rendered to show errors: what the attendee entered stays (the same fields, in the same order).
-    const entered = [...(this.root.querySelector('form')?.querySelectorAll<HTMLInputElement>(CONTROLS) ?? [])];
-    const field = (id: string, label: string, control: HTMLElement, required = false): HTMLElement => {
-      const error = this.errors.get(id);
-      control.id = `sched-${id}`;
-      if (required) control.setAttribute('required', '');
-      if (error) {
-        control.setAttribute('aria-invalid', 'true');
-        control.setAttribute('aria-describedby', `sched-${id}-error`);
-      }
-      const wrapper = h('div', {}, h('label', { for: control.id }, label, required ? ' *' : ''), control);
-      if (error) wrapper.append(h('p', { class: 'error', id: `sched-${id}-error` }, error));
-      return wrapper;
-    };
+    const field = this.field;
     const form = h('form', {
       novalidate: true,
       onsubmit: (event: Event) => {
@@ -557,7 +566,7 @@ export class SchedBooker extends HTMLElement {
         h('input', { name: 'email', type: 'email', autocomplete: 'email', value: this.getAttribute('email') ?? '' }),
         true,
       ),
-      ...(this.eventType!.questions ?? []).map((question) => this.questionField(question, field)),
+      ...(this.eventType!.questions ?? []).map((question) => this.questionField(question)),
       h(
         'div',
         { class: 'actions' },
@@ -565,25 +574,54 @@ export class SchedBooker extends HTMLElement {
         h('button', { type: 'submit', class: 'primary' }, t.book),
       ),
     );
-    this.main.replaceChildren(
+    // The routing form's answers to the same questions (same id and type), shown as the booking will take them.
+    const routedFields = this.routingForm?.fields ?? [];
+    for (const question of this.eventType!.questions ?? []) {
+      const value = this.routed?.answers[question.id];
+      if (value === undefined || !routedFields.some((f) => f.id === question.id && f.type === question.type)) continue;
+      form.querySelectorAll<HTMLInputElement>(`[name="answers.${question.id}"]`).forEach((control) => fillControl(control, value));
+    }
+    this.show(
+      form,
       h('h2', {}, this.eventType!.title),
       h('p', {}, dateTimeOf(start, this.locale, this.timeZone), ` (${this.timeZone})`),
       ...(held ? [h('p', { class: 'muted', 'data-countdown': true }, t.remaining(minutesLeft(held.hold.expiresAt)))] : []),
-      form,
     );
+    if (!this.root.querySelector('[aria-invalid="true"]')) this.root.querySelector<HTMLElement>('#sched-name')?.focus();
+  }
+
+  /**
+   * Shows `form` after `before`; re-rendered to show errors, what the attendee entered stays (the same fields, in the
+   * same order) and the first invalid field has the focus.
+   */
+  private show(form: HTMLFormElement, ...before: HTMLElement[]): void {
+    const entered = [...(this.root.querySelector('form')?.querySelectorAll<HTMLInputElement>(CONTROLS) ?? [])];
+    this.main.replaceChildren(...before, form);
     form.querySelectorAll<HTMLInputElement>(CONTROLS).forEach((control, index) => {
       if (!entered[index]) return;
       control.value = entered[index].value;
       control.checked = entered[index].checked;
     });
-    const invalid = this.root.querySelector<HTMLElement>('[aria-invalid="true"]');
-    (invalid ?? this.root.querySelector<HTMLElement>('#sched-name'))?.focus();
+    this.root.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
   }
 
-  private questionField(
-    question: Question,
-    field: (id: string, label: string, control: HTMLElement, required?: boolean) => HTMLElement,
-  ): HTMLElement {
+  /** A labelled control, its error (`this.errors`) beside it and named by it. */
+  private readonly field = (id: string, label: string, control: HTMLElement, required = false): HTMLElement => {
+    const error = this.errors.get(id);
+    control.id = `sched-${id}`;
+    if (required) control.setAttribute('required', '');
+    if (error) {
+      control.setAttribute('aria-invalid', 'true');
+      control.setAttribute('aria-describedby', `sched-${id}-error`);
+    }
+    const wrapper = h('div', {}, h('label', { for: control.id }, label, required ? ' *' : ''), control);
+    if (error) wrapper.append(h('p', { class: 'error', id: `sched-${id}-error` }, error));
+    return wrapper;
+  };
+
+  /** The control of a booking question, or of a routing form's field (the same shape). */
+  private questionField(question: Question): HTMLElement {
+    const field = this.field;
     const id = `q-${question.id}`;
     const name = `answers.${question.id}`;
     const base = { name, placeholder: question.placeholder };
@@ -630,9 +668,9 @@ export class SchedBooker extends HTMLElement {
     }
   }
 
-  private answersOf(form: HTMLFormElement): Record<string, unknown> {
+  private answersOf(form: HTMLFormElement, questions: Question[]): Record<string, unknown> {
     const answers: Record<string, unknown> = {};
-    for (const question of this.eventType!.questions ?? []) {
+    for (const question of questions) {
       const name = `answers.${question.id}`;
       const inputs = [...form.querySelectorAll<HTMLInputElement>(`[name="${name}"]`)];
       if (question.type === 'checkbox') answers[question.id] = inputs[0]?.checked ?? false;
@@ -673,8 +711,9 @@ export class SchedBooker extends HTMLElement {
       startTime: start,
       timezone: this.timeZone,
       attendee: { email: value('email'), firstName, ...(rest.length > 0 ? { lastName: rest.join(' ') } : {}) },
-      answers: this.answersOf(form),
+      answers: this.answersOf(form, this.eventType!.questions ?? []),
       ...(held ? { holdId: held.hold.id, holdToken: held.holdToken } : {}),
+      ...this.routedBody(),
     };
     // One key for this form's booking and every retry of it: an answer lost on its way back books once, and is replayed.
     const params = { header: { 'Idempotency-Key': this.idempotencyKey } } as never;
@@ -699,15 +738,7 @@ export class SchedBooker extends HTMLElement {
       });
       return this.renderDone();
     }
-    if (error?.code === 'VALIDATION_ERROR') {
-      for (const detail of error.details ?? []) {
-        const id = controlOf(detail.field);
-        if (id) this.errors.set(id, detail.message);
-      }
-      // A field the form does not have is the booker's fault, not the attendee's.
-      this.announce(this.errors.size > 0 ? t.check : t.failed);
-      return this.renderForm();
-    }
+    if (error?.code === 'VALIDATION_ERROR') return this.invalid(error, () => this.renderForm());
     if (error?.code === 'SLOT_UNAVAILABLE') {
       window.clearInterval(this.countdown);
       this.hold = null;
@@ -718,6 +749,95 @@ export class SchedBooker extends HTMLElement {
     // The key already went with other details (changed after an unknown outcome): that request may have booked.
     if (error?.code === 'IDEMPOTENCY_KEY_REUSED') return this.announce(t.changed);
     this.announce(this.refusal(response));
+  }
+
+  /** A VALIDATION_ERROR: each detail beside its field, then `render` shows them. */
+  private invalid(error: ErrorBody, render: () => void): void {
+    for (const detail of error.details ?? []) {
+      const id = controlOf(detail.field);
+      if (id) this.errors.set(id, detail.message);
+    }
+    // A field the form does not have is the booker's fault, not the attendee's.
+    this.announce(this.errors.size > 0 ? this.t.check : this.t.failed);
+    render();
+  }
+
+  /** The routed response, on the availability, the hold and the booking: only its hosts are offered and booked. */
+  private routedBody(): { routingResponseId?: string } {
+    return this.routed ? { routingResponseId: this.routed.id } : {};
+  }
+
+  private async loadRoutingForm(): Promise<void> {
+    this.main.replaceChildren(h('p', { class: 'muted' }, this.t.loading));
+    try {
+      const { data, error } = await this.api.GET('/v1/public/routing-forms/{id}', {
+        params: { path: { id: this.getAttribute('form') ?? '' } },
+      });
+      if (!data) return this.fail(error);
+      this.routingForm = data.routingForm;
+      this.errors.clear();
+      this.renderRoutingForm();
+    } catch {
+      this.fail(undefined);
+    }
+  }
+
+  /** The routing form's fields, rendered as booking questions are. */
+  private renderRoutingForm(): void {
+    const routingForm = this.routingForm!;
+    const form = h(
+      'form',
+      {
+        novalidate: true,
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          void this.submitRoutingForm(form);
+        },
+      },
+      ...routingForm.fields.map((question) => this.questionField(question)),
+      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, this.t.next)),
+    );
+    this.show(form, h('h2', {}, routingForm.name));
+  }
+
+  /**
+   * POST /public/routing-forms/:id/responses (the route takes no Idempotency-Key: a response sent twice is only a second
+   * response, and it routes nothing until booked). Its route: the event type's times for the routed hosts, a message, or
+   * a link (https only, never followed by itself).
+   */
+  private async submitRoutingForm(form: HTMLFormElement): Promise<void> {
+    const t = this.t;
+    const routingForm = this.routingForm!;
+    const answers = this.answersOf(form, routingForm.fields);
+    const submit = form.querySelector<HTMLButtonElement>('button[type="submit"]')!;
+    submit.disabled = true;
+    this.errors.clear();
+    const result = await this.api
+      .POST('/v1/public/routing-forms/{id}/responses', { params: { path: { id: routingForm.id } }, body: { answers } })
+      .catch(() => undefined);
+    submit.disabled = false;
+    if (!result) return this.announce(t.failed);
+    const { data, error, response } = result;
+    if (!data) {
+      if (error?.code === 'VALIDATION_ERROR') return this.invalid(error, () => this.renderRoutingForm());
+      if (error?.code === 'NOT_FOUND') return this.fail(error);
+      return this.announce(this.refusal(response));
+    }
+    const { id, route } = data.response;
+    this.announce('');
+    if (route.eventTypeId) {
+      this.routed = { id, answers };
+      await this.load(route.eventTypeId);
+      const title = this.root.querySelector<HTMLElement>('h2');
+      title?.setAttribute('tabindex', '-1');
+      return title?.focus();
+    }
+    const https = route.url && /^https:\/\//i.test(route.url) ? route.url : null;
+    const said = route.message ?? (https ? t.continueThere : t.failed);
+    this.announce(said);
+    this.main.replaceChildren(h('h2', { tabindex: -1 }, routingForm.name), h('p', {}, said));
+    if (https) this.main.append(h('p', {}, h('a', { href: https, rel: 'noopener' }, https)));
+    this.root.querySelector<HTMLElement>('h2')?.focus();
   }
 
   private renderDone(): void {

@@ -52,6 +52,8 @@ const STRINGS = {
     moveFrom: (time: string) => `Now: ${time}`,
     moveTo: (time: string) => `New: ${time}`,
     rescheduled: (time: string) => `Your booking is moved to ${time}.`,
+    next: 'Continue',
+    continueThere: 'Please continue on this page:',
   },
   de: {
     loading: 'Wird geladen…',
@@ -105,6 +107,8 @@ const STRINGS = {
     moveFrom: (time: string) => `Bisher: ${time}`,
     moveTo: (time: string) => `Neu: ${time}`,
     rescheduled: (time: string) => `Ihre Buchung ist auf ${time} verlegt.`,
+    next: 'Weiter',
+    continueThere: 'Bitte fahren Sie auf dieser Seite fort:',
   },
 } satisfies Record<string, Record<string, unknown>>;
 
