@@ -12,6 +12,7 @@ import { CalendarsPage } from './pages/calendars';
 import { EventTypeEditPage, EventTypesPage } from './pages/event-types';
 import { HomePage } from './pages/home';
 import { OrganizationPage } from './pages/organization';
+import { RoutingFormEditPage, RoutingFormsPage } from './pages/routing-forms';
 import { SchedulePage } from './pages/schedule';
 import { SignInPage } from './pages/sign-in';
 import { TeamPage } from './pages/team';
@@ -29,6 +30,7 @@ const NAV: NavItem[] = [
   { href: '/admin/', label: 'Home' },
   { href: '/admin/bookings', label: 'Bookings' },
   { href: '/admin/event-types', label: 'Event types' },
+  { href: '/admin/routing-forms', label: 'Routing forms', adminOnly: true },
   { href: '/admin/schedule', label: 'Schedule' },
   { href: '/admin/availability', label: 'Availability' },
   { href: '/admin/out-of-office', label: 'Out of office' },
@@ -137,6 +139,8 @@ function Shell({ context }: { context: SessionContext }): JSX.Element {
           <Route path="/admin/bookings/:id" component={BookingDetailPage} />
           <Route path="/admin/event-types" component={EventTypesPage} />
           <Route path="/admin/event-types/:id" component={EventTypeEditPage} />
+          <Route path="/admin/routing-forms" component={admin(RoutingFormsPage)} />
+          <Route path="/admin/routing-forms/:id" component={admin(RoutingFormEditPage)} />
           <Route path="/admin/schedule" component={SchedulePage} />
           <Route path="/admin/availability" component={AvailabilityPage} />
           <Route path="/admin/out-of-office" component={OutOfOfficePage} />

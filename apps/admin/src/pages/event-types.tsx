@@ -573,7 +573,7 @@ function idFrom(label: string): string {
  * What the API gets: options (edited one per line) trimmed, without blank lines, and only where the type takes them;
  * maxLength only where it applies; an empty placeholder left out.
  */
-function cleanQuestion(question: Question): Question {
+export function cleanQuestion(question: Question): Question {
   const { options, maxLength, placeholder, ...rest } = question;
   return {
     ...rest,
@@ -585,19 +585,28 @@ function cleanQuestion(question: Question): Question {
 
 /**
  * The booking form's own questions (api-rules.md § Browser booking), in the order the attendee sees them: up to 20,
- * each added, edited, moved or removed here; the list is saved with the event type.
+ * each added, edited, moved or removed here; the list is saved with the event type. A routing form's fields have
+ * the same shape and rules, so its editor is this one under another name (`fields`).
  */
-function QuestionsFields({
+export function QuestionsFields({
   questions,
   saved,
   problem,
   onChange,
+  list = 'questions',
+  noun = 'question',
+  hint = 'Asked on the booking form after the attendee’s name and email, in this order.',
 }: {
   questions: Question[];
   /** Ids already saved: answers and integrations are keyed by them, so a new label does not rename them. */
   saved: Set<string>;
   problem: FormProblem | null;
   onChange: (questions: Question[]) => void;
+  /** The API's name for the list (`details[].field` is `<list>[i].<member>`). */
+  list?: string;
+  /** What one item is called on its legend and buttons ("question", "field"). */
+  noun?: string;
+  hint?: string;
 }): JSX.Element {
   // After a move, focus follows the question to its new place (the buttons are rebuilt by position).
   const [focusId, setFocusId] = useState<string | null>(null);
@@ -628,19 +637,20 @@ function QuestionsFields({
     [next[index], next[to]] = [next[to], next[index]];
     onChange(next);
     const direction = (to === 0 && by === -1) || (to === questions.length - 1 && by === 1) ? -by : by;
-    setFocusId(`question-${to}-${direction === -1 ? 'up' : 'down'}`);
+    setFocusId(`${noun}-${to}-${direction === -1 ? 'up' : 'down'}`);
   };
+  const Noun = noun.charAt(0).toUpperCase() + noun.slice(1);
   const add = (): void => onChange([...questions, { id: '', label: '', type: 'text', required: false }]);
   return (
     <div>
-      <p class="hint">Asked on the booking form after the attendee’s name and email, in this order.</p>
+      <p class="hint">{hint}</p>
       {questions.map((question, index) => {
         const n = index + 1;
-        const name = (field: string): string => `questions[${index}].${field}`;
+        const name = (field: string): string => `${list}[${index}].${field}`;
         return (
           <fieldset key={index}>
             <legend>
-              Question {n}
+              {Noun} {n}
               {question.label && `: ${question.label}`}
             </legend>
             <Field label="Label" name={name('label')} problem={problem}>
@@ -699,32 +709,34 @@ function QuestionsFields({
               {question.type === 'checkbox' ? 'Must be checked (consent)' : 'An answer is required'}
             </label>
             <div class="actions">
-              <button type="button" class="secondary" id={`question-${index}-up`} disabled={index === 0} onClick={() => move(index, -1)}>
-                Move question {n} up
+              <button type="button" class="secondary" id={`${noun}-${index}-up`} disabled={index === 0} onClick={() => move(index, -1)}>
+                Move {noun} {n} up
               </button>
               <button
                 type="button"
                 class="secondary"
-                id={`question-${index}-down`}
+                id={`${noun}-${index}-down`}
                 disabled={index === questions.length - 1}
                 onClick={() => move(index, 1)}
               >
-                Move question {n} down
+                Move {noun} {n} down
               </button>
               <button type="button" class="danger" onClick={() => onChange(questions.filter((_, i) => i !== index))}>
-                Remove question {n}
+                Remove {noun} {n}
               </button>
             </div>
           </fieldset>
         );
       })}
-      {problem?.fields.questions && <p class="field-error">{problem.fields.questions}</p>}
+      {problem?.fields[list] && <p class="field-error">{problem.fields[list]}</p>}
       {questions.length < MAX_QUESTIONS ? (
         <button type="button" class="secondary" onClick={add}>
-          Add a question
+          Add a {noun}
         </button>
       ) : (
-        <p class="hint">{MAX_QUESTIONS} questions at most.</p>
+        <p class="hint">
+          {MAX_QUESTIONS} {noun}s at most.
+        </p>
       )}
     </div>
   );
