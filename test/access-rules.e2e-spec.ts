@@ -63,10 +63,11 @@ describe('access rules: deny by default', () => {
     expect(undeclared).toEqual([]);
     const publicRoutes = routes.filter((r) => r.rule?.public).map((r) => r.route.split(' (')[1]);
     // Public routes are few and named here on purpose: a new one must be added consciously.
-    // Routes for publishable keys (api-rules.md § Browser booking) are exactly the public booking controller's.
+    // Routes for publishable keys (api-rules.md § Browser booking, § Routing forms) are exactly the public booking
+    // controller's and the public routing forms controller's.
     const publishable = routes.filter((r) => r.rule?.publishable).map((r) => r.route.split(' (')[1]);
-    expect(publishable.length).toBe(6);
-    expect(publishable.every((r) => r.startsWith('PublicBookingController.'))).toBe(true);
+    expect(publishable.length).toBe(8);
+    expect(publishable.every((r) => /^(PublicBookingController|PublicRoutingFormsController)\./.test(r))).toBe(true);
     expect(
       publicRoutes.every((r) =>
         /^(HealthController|AuthController\.(register|login|refresh)|ConsoleSessionController\.(login|refresh|logout)|InvitationsController\.accept|CalendarFeedsController\.file|PublicBookingController\.getBooking)/.test(

@@ -87,6 +87,14 @@ describe('audit entries for every write route', () => {
   };
   const member = async (): Promise<string> => (await inviteMember(t.http, token, org.owner.organizationId, { role: 'member' })).id;
   const orgPath = (): string => `/v1/organizations/${org.owner.organizationId}`;
+  const routingForm = () => ({
+    name: `Walk ${++sequence}`,
+    fields: [{ id: 'size', label: 'Company size', type: 'number', required: true }],
+    routes: [{ when: { all: [{ field: 'size', op: 'gte', value: 200 }] }, to: { eventTypeId: org.eventTypeId } }],
+    fallback: { message: 'Thank you' },
+  });
+  const routingFormId = async (): Promise<string> =>
+    (await t.http.post('/v1/routing-forms', routingForm(), auth())).body.routingForm.id as string;
 
   /** The walked request of each write operation, by operationId, with what it needs made first. */
   const recipes: Record<string, () => Promise<Walked>> = {
@@ -362,6 +370,32 @@ describe('audit entries for every write route', () => {
     createOverride: async () => {
       const res = await send('POST', '/v1/availability/overrides', { ...auth(), body: { date: '2027-04-01', type: 'unavailable' } });
       return { res, resourceId: res.body.override.id };
+    },
+    createRoutingForm: async () => {
+      const res = await send('POST', '/v1/routing-forms', { ...auth(), body: routingForm() });
+      return { res, resourceId: res.body.routingForm.id };
+    },
+    updateRoutingForm: async () => {
+      const id = await routingFormId();
+      return { res: await send('PATCH', `/v1/routing-forms/${id}`, { ...auth(), body: { name: 'Renamed' } }), resourceId: id };
+    },
+    deleteRoutingForm: async () => {
+      const id = await routingFormId();
+      return { res: await send('DELETE', `/v1/routing-forms/${id}`, auth()), resourceId: id };
+    },
+    testRoutingForm: async () => {
+      const id = await routingFormId();
+      return { res: await send('POST', `/v1/routing-forms/${id}/test`, { ...auth(), body: { answers: { size: 500 } } }), resourceId: id };
+    },
+    submitRoutingFormResponse: async () => {
+      const id = await routingFormId();
+      const res = await send('POST', `/v1/routing-forms/${id}/responses`, { ...auth(), body: { answers: { size: 500 } } });
+      return { res, resourceId: res.body.response?.id };
+    },
+    submitPublicRoutingFormResponse: async () => {
+      const id = await routingFormId();
+      const res = await send('POST', `/v1/public/routing-forms/${id}/responses`, shop({ answers: { size: 20 } }));
+      return { res, resourceId: res.body.response?.id };
     },
     deleteOverride: async () => {
       const created = await t.http.post('/v1/availability/overrides', { date: '2027-04-02', type: 'unavailable' }, auth());

@@ -711,7 +711,7 @@ export interface paths {
         put?: never;
         /**
          * Submit the attendee’s answers; the answer says where they go
-         * @description Answers are checked as booking answers (400 naming `answers.<id>`); the response routes one booking for 24 hours webhook `routing_form.submitted`; a test key makes a test response. `route` is `{ eventTypeId }`, `{ message }` or `{ url }`: an attendee view shows no host ids (the response keeps them). At most PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR × 5 (default 50) responses per key and client address in any hour: then 429 RATE_LIMITED with Retry-After, the seconds until one of them leaves the hour. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only. A form outside the key’s `routingFormIds` (all the organization’s when null) → 404.
+         * @description Answers are checked as booking answers (400 naming `answers.<id>`); the response routes one booking for 24 hours webhook `routing_form.submitted`; a test key makes a test response. `route` is `{ eventTypeId }`, `{ message }` or `{ url }`: an attendee view shows no host ids (the response keeps them). At most PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR × 5 (default 50) responses per client address in any hour (whatever the key): then 429 RATE_LIMITED with Retry-After, the seconds until one of them leaves the hour. With `Authorization: ApiKey pk_…` and an `Origin` listed in the key’s allowedOrigins (else 403 ORIGIN_NOT_ALLOWED); CORS answers that origin only. A form outside the key’s `routingFormIds` (all the organization’s when null) → 404.
          */
         post: operations["submitPublicRoutingFormResponse"];
         delete?: never;
@@ -1324,7 +1324,7 @@ export interface paths {
         put?: never;
         /**
          * Erase an attendee from every booking of the organization (both modes): the right to be forgotten
-         * @description Synchronous, in one transaction. Bookings whose attendee email matches (case-insensitively) keep their ids, times, statuses and hosts; the attendee’s name becomes `Erased attendee`, the email `erased@invalid`, and answers, notes, phone and timezone are removed. Mails about those bookings (sent or not), their webhook deliveries, stored Idempotency-Key responses and queued calendar write-back bodies are deleted; holds keep no client address. Sends `attendee.erased` `{ bookingIds }` per mode. Repeating it erases nothing more (all counts 0).
+         * @description Synchronous, in one transaction. Bookings whose attendee email matches (case-insensitively) keep their ids, times, statuses and hosts; the attendee’s name becomes `Erased attendee`, the email `erased@invalid`, and answers, notes, phone and timezone are removed. Mails about those bookings (sent or not), their webhook deliveries, stored Idempotency-Key responses and queued calendar write-back bodies are deleted; holds keep no client address. Sends `attendee.erased` `{ bookingIds }` per mode (with `routingResponseIds` when routing responses were erased too). Repeating it erases nothing more (all counts 0).
          */
         post: operations["eraseAttendee"];
         delete?: never;

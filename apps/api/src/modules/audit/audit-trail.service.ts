@@ -41,6 +41,7 @@ const RESOURCE_PREFIXES = new Map<string, string>([
   ['series', 'ser'],
   ['out_of_office', 'ooo'],
   ['routing_form', 'rtf'],
+  ['routing_response', 'rtr'],
 ]);
 
 /** One write request's entry while it runs: what the route declared, what the request showed, what services added. */
@@ -117,10 +118,11 @@ export class AuditTrail {
 
   /**
    * Erasure (contract § 18), in the caller's transaction: the `ip` and `userAgent` of the entries about these bookings
-   * (and the holds of the same browser) written by the attendee or a publishable key become null; the entries stay.
+   * and routing responses (and the holds of the same browser) written by the attendee or a publishable key become null;
+   * the entries stay.
    */
-  forgetAttendeeClients(scope: TenantScope, bookingIds: readonly string[], publishableKeyIds: readonly string[]): Promise<number> {
-    return this.repository.forgetClients(scope, bookingIds, publishableKeyIds);
+  forgetAttendeeClients(scope: TenantScope, resourceIds: readonly string[], publishableKeyIds: readonly string[]): Promise<number> {
+    return this.repository.forgetClients(scope, resourceIds, publishableKeyIds);
   }
 
   /** After a successful request that committed no transaction: its entry alone. */

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Access, ApiErrors, ClientAddress, CurrentPrincipal, IdParam, type Principal } from '@app/common';
+import { Access, ApiErrors, Audited, ClientAddress, CurrentPrincipal, IdParam, type Principal } from '@app/common';
 import { AnswersDto, PublicRoutingFormResponse, SubmittedResponse } from './dto/routing-form.dto.js';
 import { RoutingFormsService } from './routing-forms.service.js';
 
@@ -28,6 +28,7 @@ export class PublicRoutingFormsController {
   }
 
   @Post(':id/responses')
+  @Audited('routing_response.created')
   @Access({ publishable: true })
   @ApiOperation({
     operationId: 'submitPublicRoutingFormResponse',
@@ -36,7 +37,7 @@ export class PublicRoutingFormsController {
       'Answers are checked as booking answers (400 naming `answers.<id>`); the response routes one booking for 24 hours ' +
       'webhook `routing_form.submitted`; a test key makes a test response. `route` ' +
       'is `{ eventTypeId }`, `{ message }` or `{ url }`: an attendee view shows no host ids (the response keeps them). At most ' +
-      'PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR × 5 (default 50) responses per key and client address in any hour: then 429 ' +
+      'PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR × 5 (default 50) responses per client address in any hour (whatever the key): then 429 ' +
       'RATE_LIMITED with Retry-After, the seconds until one of them leaves the hour.' +
       PUBLISHABLE,
   })

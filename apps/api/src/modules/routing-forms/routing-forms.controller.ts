@@ -81,6 +81,7 @@ export class RoutingFormsController {
 
   @Post(':id/test')
   @HttpCode(200)
+  @Audited('routing_form.tested')
   @Access({ scope: Scope.EventTypesRead })
   @ApiOperation({
     operationId: 'testRoutingForm',
@@ -95,6 +96,7 @@ export class RoutingFormsController {
   }
 
   @Post(':id/responses')
+  @Audited('routing_response.created')
   @Access({ scope: Scope.BookingsWrite, permission: Permission.CreateBookings })
   @ApiOperation({
     operationId: 'submitRoutingFormResponse',
