@@ -208,9 +208,10 @@ describe('routing forms from the browser (contract § 22, publishable keys of §
     expect([limited.status, limited.body.code]).toEqual([429, 'RATE_LIMITED']);
     expect(limited.headers['retry-after']).toBe(String(40 * 60));
     expect(limited.headers['access-control-allow-origin']).toBe(SHOP);
-    // Another address, another key: limits of their own; addresses of one IPv6 /64 are one visitor.
+    // Another address has a limit of its own; another key does not give the address more (contract § 22 counts the
+    // address); addresses of one IPv6 /64 are one visitor.
     expect((await submit('198.51.100.31')).status).toBe(201);
-    expect((await submit(visitor, otherKey)).status).toBe(201);
+    expect((await submit(visitor, otherKey)).status).toBe(429);
     const six = await Promise.all(Array.from({ length: 12 }, (_, i) => submit(`2001:db8:51::${(i + 1).toString(16)}`)));
     expect(six.filter((r) => r.status === 201)).toHaveLength(10);
     expect(six.filter((r) => r.status === 429)).toHaveLength(2);
@@ -250,5 +251,16 @@ describe('routing forms from the browser (contract § 22, publishable keys of §
     const byId = new Map(listed.body.responses.map((r: { id: string; answers: unknown[] }) => [r.id, r.answers]));
     expect(byId.get(erasedId)).toEqual([]);
     expect(byId.get(keptId)).toHaveLength(2);
+    // The visitor's own audit entry keeps no address; customers are told, though no booking was erased.
+    const addresses = async (responseId: string) =>
+      (await db.query(`SELECT ip, user_agent FROM audit_entries WHERE resource_type = 'routing_response' AND resource_id = $1`, [
+        responseId,
+      ])) as { ip: string | null; user_agent: string | null }[];
+    expect(await addresses(erasedId)).toEqual([{ ip: null, user_agent: null }]);
+    expect((await addresses(keptId))[0].ip).not.toBeNull();
+    const told = await db.query(`SELECT data FROM domain_events WHERE type = 'attendee.erased' AND data -> 'routingResponseIds' ? $1`, [
+      erasedId,
+    ]);
+    expect(told).toEqual([{ data: { bookingIds: [], routingResponseIds: [erasedId] } }]);
   });
 });

@@ -192,17 +192,18 @@ export class AuditRepository {
   }
 
   /**
-   * Erasure (contract § 18), in the caller's transaction: the entries about these bookings written by the attendee (its
-   * token) or a publishable key (the attendee's browser) keep no client address or user agent, and neither do the hold
+   * Erasure (contract § 18), in the caller's transaction: the entries about these bookings and routing responses
+   * (`resourceIds`) written by the attendee (its token) or a publishable key (the attendee's browser) keep no client
+   * address or user agent, and neither do the hold
    * entries the same browser wrote (the same key from the same address: a hold leaves no other trace once booked or
    * ended). The entries stay. Returns how many changed.
    */
-  async forgetClients(scope: TenantScope, bookingIds: readonly string[], publishableKeyIds: readonly string[]): Promise<number> {
-    if (bookingIds.length === 0) return 0;
+  async forgetClients(scope: TenantScope, resourceIds: readonly string[], publishableKeyIds: readonly string[]): Promise<number> {
+    if (resourceIds.length === 0) return 0;
     const [, count]: [unknown[], number] = await this.tx.transactional.query(
       `WITH about AS (
          SELECT id, actor_type, actor_id, ip FROM audit_entries
-          WHERE organization_id = $1 AND resource_type = 'booking' AND resource_id = ANY($2::text[])
+          WHERE organization_id = $1 AND resource_type IN ('booking', 'routing_response') AND resource_id = ANY($2::text[])
             AND (actor_type = 'attendee' OR (actor_type = 'api_key' AND actor_id = ANY($3::text[])))),
        browsers AS (
          SELECT DISTINCT actor_id, ip FROM about WHERE actor_type = 'api_key' AND ip IS NOT NULL)
@@ -211,7 +212,7 @@ export class AuditRepository {
           AND (e.id IN (SELECT id FROM about)
                OR (e.resource_type = 'hold' AND e.actor_type = 'api_key'
                    AND (e.actor_id, e.ip) IN (SELECT actor_id, ip FROM browsers)))`,
-      [scope.organizationId, [...bookingIds], [...publishableKeyIds]],
+      [scope.organizationId, [...resourceIds], [...publishableKeyIds]],
     );
     return count ?? 0;
   }

@@ -21,7 +21,7 @@ export class ErasureController {
       'statuses and hosts; the attendee’s name becomes `Erased attendee`, the email `erased@invalid`, and answers, notes, ' +
       'phone and timezone are removed. Mails about those bookings (sent or not), their webhook deliveries, stored ' +
       'Idempotency-Key responses and queued calendar write-back bodies are deleted; holds keep no client address. ' +
-      'Sends `attendee.erased` `{ bookingIds }` per mode. Repeating it erases nothing more (all counts 0).',
+      'Sends `attendee.erased` `{ bookingIds }` per mode (with `routingResponseIds` when routing responses were erased too). Repeating it erases nothing more (all counts 0).',
   })
   @ApiResponse({ status: 200, type: EraseAttendeeResponse })
   @ApiErrors(400, 401, 403)

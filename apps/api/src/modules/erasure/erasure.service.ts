@@ -81,21 +81,26 @@ export class ErasureService {
     counts.mails += await this.mail.eraseAbout(scope, ids, email);
     // Routing responses name no booking until one is made from them: found by their email-type answers (with their
     // `routing_form.submitted` events and deliveries, which carry the answers).
-    counts.deliveries += await this.routingForms.eraseAnswersOf(scope, email);
-    if (ids.length === 0) return ids;
-    await this.series.attendeeErased(
-      scope,
-      erased.flatMap((booking) => (booking.seriesId ? [booking.seriesId] : [])),
-    );
-    const visitors = await this.visitors.forget(scope, ids);
-    counts.holds += await this.holdRows.forgetClientAddresses(scope, visitors);
-    counts.deliveries += await this.events.eraseAboutBookings(scope, ids);
-    await this.idempotency.eraseNaming(scope, ids);
-    // The audit entries the attendee's own requests wrote (its token, its browser's publishable key) keep no address.
-    await this.audit.forgetAttendeeClients(scope, ids, await this.apiKeys.publishableIds(scope));
-    await this.effects.attendeeErased(scope, erased);
-    // So that customers erase their own copies; it names the bookings only.
-    await this.events.record(scope, { type: 'attendee.erased', data: { bookingIds: ids } });
+    const routed = await this.routingForms.eraseAnswersOf(scope, email);
+    counts.deliveries += routed.deliveries;
+    if (ids.length === 0 && routed.responseIds.length === 0) return ids;
+    if (ids.length > 0) {
+      await this.series.attendeeErased(
+        scope,
+        erased.flatMap((booking) => (booking.seriesId ? [booking.seriesId] : [])),
+      );
+      const visitors = await this.visitors.forget(scope, ids);
+      counts.holds += await this.holdRows.forgetClientAddresses(scope, visitors);
+      counts.deliveries += await this.events.eraseAboutBookings(scope, ids);
+      await this.idempotency.eraseNaming(scope, ids);
+    }
+    // The audit entries the attendee's own requests wrote (its token, its browser's publishable key: its bookings and
+    // its routing responses) keep no address.
+    await this.audit.forgetAttendeeClients(scope, [...ids, ...routed.responseIds], await this.apiKeys.publishableIds(scope));
+    if (ids.length > 0) await this.effects.attendeeErased(scope, erased);
+    // So that customers erase their own copies: the bookings, and the routing responses when any were erased.
+    const data = routed.responseIds.length > 0 ? { bookingIds: ids, routingResponseIds: routed.responseIds } : { bookingIds: ids };
+    await this.events.record(scope, { type: 'attendee.erased', data });
     return ids;
   }
 }

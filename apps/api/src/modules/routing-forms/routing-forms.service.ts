@@ -5,6 +5,7 @@ import {
   AppError,
   Clock,
   ErrorCode,
+  isForeignKeyViolation,
   newId,
   pageMeta,
   pageOffset,
@@ -251,7 +252,10 @@ export class RoutingFormsService {
     });
     await this.tx.transaction(async () => {
       if (visitor !== undefined) await this.admitVisitor(scope, visitor);
-      await this.repository.insertResponse(scope, response);
+      // The form deleted since it was read: its foreign key refuses the response, and the form is gone (404).
+      await this.repository.insertResponse(scope, response).catch((error: unknown) => {
+        throw isForeignKeyViolation(error) ? AppError.notFound('Routing form') : error;
+      });
       if (visitor !== undefined)
         await this.repository.insertVisitorResponse(scope, {
           responseId: response.id,
@@ -259,6 +263,8 @@ export class RoutingFormsService {
           organizationId: scope.organizationId,
           createdAt: now,
         });
+      // The entry is about the response (the route's `id` names its form).
+      this.audit.describe({ resourceId: response.id });
       await this.events.record(scope, {
         type: 'routing_form.submitted',
         data: { response: { ...responseView(response), routingFormId: form.id } },
@@ -281,9 +287,9 @@ export class RoutingFormsService {
    * deliveries (their payloads carry the answers) and the client addresses they were sent from. The route and the
    * booking link stay (they name no person). Returns how many deliveries went.
    */
-  async eraseAnswersOf(scope: TenantScope, email: string): Promise<number> {
-    const ids = await this.repository.eraseAnswersOf(scope, email);
-    return this.events.eraseAboutRoutingResponses(scope, ids);
+  async eraseAnswersOf(scope: TenantScope, email: string): Promise<{ responseIds: string[]; deliveries: number }> {
+    const responseIds = await this.repository.eraseAnswersOf(scope, email);
+    return { responseIds, deliveries: await this.events.eraseAboutRoutingResponses(scope, responseIds) };
   }
 
   /** A form outside the key's list is, for the key, no form at all (404). */
@@ -293,24 +299,18 @@ export class RoutingFormsService {
   }
 
   /**
-   * At most PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR × 5 responses per key and client address in any hour, counted in the
+   * At most PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR × 5 responses per client address in any hour (whatever the key), counted in the
    * database under a lock of the visitor's (as public bookings are): concurrent submissions on any number of instances
    * cannot pass the count together, and a refused one counts for nothing. Else 429 RATE_LIMITED with Retry-After.
    */
   private async admitVisitor(scope: TenantScope, visitor: ResponseVisitor): Promise<void> {
     const limit = this.config.publicBookingsPerVisitorPerHour * RESPONSES_PER_BOOKING_LIMIT;
     const now = this.clock.now().getTime();
-    await this.repository.lockVisitor(scope, visitor.apiKeyId, visitor.clientAddress);
-    const made = await this.repository.visitorResponsesSince(
-      scope,
-      visitor.apiKeyId,
-      visitor.clientAddress,
-      new Date(now - HOUR_MS),
-      limit,
-    );
+    await this.repository.lockVisitor(scope, visitor.clientAddress);
+    const made = await this.repository.visitorResponsesSince(scope, visitor.clientAddress, new Date(now - HOUR_MS), limit);
     if (made.length < limit) return;
     const frees = made[limit - 1].getTime() + HOUR_MS;
-    throw new AppError(ErrorCode.RATE_LIMITED, `At most ${limit} responses an hour from one visitor through this key`, undefined, {
+    throw new AppError(ErrorCode.RATE_LIMITED, `At most ${limit} responses an hour from one visitor`, undefined, {
       'Retry-After': String(Math.max(1, Math.ceil((frees - now) / 1000))),
     });
   }
