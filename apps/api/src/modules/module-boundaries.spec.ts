@@ -81,6 +81,7 @@ const TABLE_OWNERS: Record<string, string> = {
   out_of_office_entries: 'out-of-office',
   routing_forms: 'routing-forms',
   routing_responses: 'routing-forms',
+  visitor_responses: 'routing-forms',
 };
 
 /**

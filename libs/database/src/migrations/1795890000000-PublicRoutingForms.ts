@@ -26,7 +26,6 @@ export class PublicRoutingForms1795890000000 implements MigrationInterface {
     await queryRunner.query(`
             CREATE INDEX "visitor_responses_visitor_created_idx" ON "visitor_responses" (
                 "organization_id",
-                "api_key_id",
                 "client_address",
                 "created_at"
             )

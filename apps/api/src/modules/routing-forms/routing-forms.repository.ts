@@ -116,19 +116,19 @@ export class RoutingFormsRepository {
   }
 
   /** Serializes one visitor's public responses (key and client address) until the transaction ends, on every instance. */
-  async lockVisitor(scope: TenantScope, apiKeyId: string, clientAddress: string): Promise<void> {
+  async lockVisitor(scope: TenantScope, clientAddress: string): Promise<void> {
     await this.tx.transactional.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
-      `visitor-responses:${scope.organizationId}:${apiKeyId}:${clientAddress}`,
+      `visitor-responses:${scope.organizationId}:${clientAddress}`,
     ]);
   }
 
   /** When the visitor's responses made after `since` were made, newest first, at most `limit` of them. */
-  async visitorResponsesSince(scope: TenantScope, apiKeyId: string, clientAddress: string, since: Date, limit: number): Promise<Date[]> {
+  async visitorResponsesSince(scope: TenantScope, clientAddress: string, since: Date, limit: number): Promise<Date[]> {
     const rows: { created_at: Date }[] = await this.tx.transactional.query(
       `SELECT created_at FROM visitor_responses
-        WHERE organization_id = $1 AND api_key_id = $2 AND client_address = $3 AND created_at > $4
-        ORDER BY created_at DESC LIMIT $5`,
-      [scope.organizationId, apiKeyId, clientAddress, since, limit],
+        WHERE organization_id = $1 AND client_address = $2 AND created_at > $3
+        ORDER BY created_at DESC LIMIT $4`,
+      [scope.organizationId, clientAddress, since, limit],
     );
     return rows.map((row) => row.created_at);
   }
