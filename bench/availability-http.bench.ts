@@ -83,6 +83,7 @@ interface Seeded {
   apiKeys: string[];
   publishableKeys: string[];
   eventTypeId: string;
+  hostIds: string[];
   start: string;
   end: string;
 }
@@ -219,6 +220,7 @@ async function seed(bench: BenchApp, name: string, externalBusyPerHost: number):
     apiKeys,
     publishableKeys,
     eventTypeId: eventType.id,
+    hostIds,
     start,
     end: addDays(start, RANGE_DAYS - 1),
   };
@@ -257,6 +259,35 @@ async function main(): Promise<void> {
     const availabilityUrl = (org: Seeded): string =>
       `${bench.url}/v1/availability?eventTypeId=${org.eventTypeId}&start=${org.start}&end=${org.end}&timezone=${RESPONSE_ZONE}`;
     const url = availabilityUrl(seeded);
+    // A routed visitor (contract § 22): a form whose rule sends companies of 200 and more to three of the five hosts.
+    const auth = `ApiKey ${seeded.apiKeys[PROCESSES]}`;
+    const { routingForm } = await api<{ routingForm: { id: string } }>(
+      bench,
+      'POST',
+      '/v1/routing-forms',
+      {
+        name: 'Bench routing',
+        fields: [{ id: 'size', label: 'Company size', type: 'number', required: true }],
+        routes: [
+          {
+            when: { all: [{ field: 'size', op: 'gte', value: 200 }] },
+            to: { eventTypeId: seeded.eventTypeId, hostUserIds: seeded.hostIds.slice(0, 3) },
+          },
+        ],
+        fallback: { message: 'Thank you' },
+      },
+      auth,
+    );
+    const { response } = await api<{ response: { id: string } }>(
+      bench,
+      'POST',
+      `/v1/routing-forms/${routingForm.id}/responses`,
+      { answers: { size: 500 } },
+      auth,
+    );
+    const routedUrl = `${url}&routingResponseId=${response.id}`;
+    const routedSample = await fetch(routedUrl, { headers: { authorization: auth } });
+    if (routedSample.status !== 200) throw new Error(`GET /v1/availability routed: ${routedSample.status} ${await routedSample.text()}`);
     const calendarsUrl = availabilityUrl(withCalendars);
     const headersOf = (keys: string[]) => keys.map((apiKey) => ({ authorization: `ApiKey ${apiKey}` }));
     const [warmUpKey, ...keyHeaders] = headersOf(seeded.apiKeys).reverse();
@@ -284,6 +315,7 @@ async function main(): Promise<void> {
     const coldUrl = url.replace(bench.url, cold.url);
     const uncachedUrl = url.replace(bench.url, uncached.url);
     const coldCalendarsUrl = calendarsUrl.replace(bench.url, cold.url);
+    const coldRoutedUrl = routedUrl.replace(bench.url, cold.url);
     const baselineUrl = `${bench.url}/v1/bench/baseline/${seeded.organizationId}`;
     const sameBodyUrl = `${bench.url}/v1/bench/same-body/${seeded.organizationId}`;
 
@@ -295,6 +327,8 @@ async function main(): Promise<void> {
     await load(coldUrl, { connections: 10, seconds: 2, headers: warmUpKey });
     await load(uncachedUrl, { connections: 10, seconds: 2, headers: warmUpKey });
     await load(coldCalendarsUrl, { connections: 10, seconds: 2, headers: calendarWarmUpKey });
+    await load(routedUrl, { connections: 10, seconds: 2, headers: warmUpKey });
+    await load(coldRoutedUrl, { connections: 10, seconds: 2, headers: warmUpKey });
     const baseline = await loadSplit(baselineUrl, { connections: CONNECTIONS, seconds: SECONDS, headers: noHeaders });
     const size = await loadSplit(sameBodyUrl, { connections: CONNECTIONS, seconds: SECONDS, headers: noHeaders });
     const measured = async (target: string, headers: Record<string, string>[]) => {
@@ -308,6 +342,8 @@ async function main(): Promise<void> {
     const plain = await measured(coldUrl, keyHeaders);
     const before = await measured(uncachedUrl, keyHeaders);
     const external = await measured(coldCalendarsUrl, calendarKeyHeaders);
+    const routedWarm = await measured(routedUrl, keyHeaders);
+    const routedCold = await measured(coldRoutedUrl, keyHeaders);
     await cold.app.close();
     await uncached.app.close();
 
@@ -333,6 +369,8 @@ async function main(): Promise<void> {
       ['… cold (computed: the first request after a change)', plain.result, plain.cpuMs.toFixed(2)],
       ['… without the cache (AVAILABILITY_CACHE_MB=0: the path before it)', before.result, before.cpuMs.toFixed(2)],
       [`… cold, hosts with ${EXTERNAL_BUSY_PER_HOST} external busy intervals each`, external.result, external.cpuMs.toFixed(2)],
+      ['… warm, routed to 3 of the 5 hosts (routingResponseId)', routedWarm.result, routedWarm.cpuMs.toFixed(2)],
+      ['… cold, routed to 3 of the 5 hosts', routedCold.result, routedCold.cpuMs.toFixed(2)],
     ] as const) {
       console.log(row([name, r.requestsPerSecond.toFixed(0), r.p50, r.p99, r.requests, r.non2xx, r.errors, cpu]));
     }
@@ -363,6 +401,12 @@ async function main(): Promise<void> {
       goal: `${EXTERNAL_BUSY_PER_HOST} external busy intervals per host ≤ +1 ms server CPU per request`,
       result: `${extra >= 0 ? '+' : ''}${extra.toFixed(2)} ms`,
       met: extra <= 1,
+    });
+    reportGoal({
+      bench: 'availability-http',
+      goal: 'a routed GET /v1/availability (routingResponseId) ≤ 1.1× the server CPU of a plain one, warm and cold',
+      result: `warm ${(routedWarm.cpuMs / warm.cpuMs).toFixed(2)}× (${routedWarm.cpuMs.toFixed(2)} against ${warm.cpuMs.toFixed(2)} ms), cold ${(routedCold.cpuMs / plain.cpuMs).toFixed(2)}× (${routedCold.cpuMs.toFixed(2)} against ${plain.cpuMs.toFixed(2)} ms)`,
+      met: routedWarm.cpuMs <= warm.cpuMs * 1.1 && routedCold.cpuMs <= plain.cpuMs * 1.1,
     });
   } finally {
     await bench.close();

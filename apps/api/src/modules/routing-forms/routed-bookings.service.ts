@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, Clock, type TenantScope } from '@app/common';
 import type { BookingAnswer } from '../booking-core/index.js';
 import type { BookingQuestion } from '../event-types/index.js';
-import type { RoutingResponse } from './entities/routing-response.entity.js';
-import { RoutedResponsesRepository } from './routed-responses.repository.js';
+import { type RoutedResponse, RoutedResponsesRepository } from './routed-responses.repository.js';
 
 /** The request field every refusal of a response names (contract § 22). */
 export const ROUTING_RESPONSE_FIELD = 'routingResponseId';
@@ -58,7 +57,7 @@ export class RoutedBookingsService {
 
   /** For GET /availability: the response, read without a lock. */
   async forAvailability(scope: TenantScope, responseId: string, eventTypeId: string): Promise<Routing> {
-    return this.usable(await this.repository.find(scope, responseId), responseId, eventTypeId);
+    return this.usable(await this.repository.findRoute(scope, responseId), responseId, eventTypeId);
   }
 
   /** For a booking or a hold, inside its transaction and after its hosts' locks: the response, its row locked. */
@@ -71,7 +70,7 @@ export class RoutedBookingsService {
     return this.repository.claim(scope, routing.responseId, bookingId);
   }
 
-  private usable(response: RoutingResponse | null, responseId: string, eventTypeId: string): Routing {
+  private usable(response: RoutedResponse | null, responseId: string, eventTypeId: string): Routing {
     if (response === null) throw unusable(`${responseId} is no routing response of this organization and mode`);
     if (response.expiresAt.getTime() <= this.clock.now().getTime())
       throw unusable(`${responseId} has expired (24 hours after it was submitted)`);
