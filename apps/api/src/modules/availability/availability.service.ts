@@ -18,7 +18,7 @@ import { type EventTypeDetails, EventTypesService, schedulingDetailsOf } from '.
 import { RoutedBookingsService, type Routing } from '../routing-forms/index.js';
 import { AvailabilityCache, type ContentEncoding } from './availability-cache.service.js';
 import { hostsOf, rulesOf } from './host-availability.js';
-import { type HostContactRow, SlotReadModel } from './slot.read-model.js';
+import { type Fingerprint, type HostContactRow, SlotReadModel } from './slot.read-model.js';
 import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -134,12 +134,9 @@ export class AvailabilityService {
     if (span > MAX_RANGE_DAYS)
       throw AppError.validation('end', `at most ${MAX_RANGE_DAYS + 1} dates per request (end − start ≤ ${MAX_RANGE_DAYS} days)`);
     const scope = tenantScope(principal);
-    // With the cache: the fingerprint and the event type in one statement; a hit needs nothing else. A routed request
-    // reads its response alongside (one more statement, in parallel): the answer is the routed hosts' (contract § 22).
-    const [read, routing] = await Promise.all([
-      this.cache.enabled ? this.slotReadModel.fingerprint(scope, query.eventTypeId) : null,
-      this.routingOf(scope, query),
-    ]);
+    // With the cache: the fingerprint and the event type in one statement, and a routed request's response in that same
+    // statement (the answer is the routed hosts', contract § 22); a hit needs nothing else.
+    const { read, routing } = await this.fingerprintOf(scope, query);
     const key =
       this.cache.key(scope, query.eventTypeId, query.start, query.end, timeZone) +
       (view === 'attendee' ? '|attendee' : '') +
@@ -243,6 +240,15 @@ export class AvailabilityService {
       expiredHolds: data.expiredHolds || standInData.expiredHolds,
       hostContacts: withContacts ? [...data.contacts, ...standInData.contacts] : undefined,
     };
+  }
+
+  /** What a cached answer is checked against, with the routing of a routed request (see slots()). */
+  private async fingerprintOf(scope: TenantScope, query: SlotsQueryDto): Promise<{ read: Fingerprint | null; routing: Routing | null }> {
+    if (!this.cache.enabled) return { read: null, routing: await this.routingOf(scope, query) };
+    if (query.routingResponseId === undefined)
+      return { read: await this.slotReadModel.fingerprint(scope, query.eventTypeId), routing: null };
+    const read = await this.slotReadModel.routedFingerprint(scope, query.eventTypeId, query.routingResponseId);
+    return { read, routing: this.routed.fromRead(read.response, query.routingResponseId, query.eventTypeId) };
   }
 
   /** The routing response a request names, checked for its event type (400 naming routingResponseId), or null. */

@@ -3,6 +3,7 @@ import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from '../booking-occupancy/index.js';
 import { EVENT_TYPE_ROW_JSON_SQL, type EventTypeRow } from '../event-types/index.js';
+import type { RouteOfResponse } from '../routing-forms/index.js';
 import type { OverrideType, StoredScheduleDay, StoredTimeSlot } from '../schedules/index.js';
 
 /**
@@ -100,6 +101,39 @@ interface RawHostData {
   contacts: [string, string, string | null, string | null][];
 }
 
+/** The cache's tag of an event type's answers and the event type's row (see SlotReadModel.fingerprint). */
+export interface Fingerprint {
+  readonly fingerprint: string;
+  readonly eventType: EventTypeRow | null;
+}
+
+interface RawFingerprint {
+  fingerprint: string;
+  event_type: (Omit<EventTypeRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string }) | null;
+}
+
+type RawRoutedResponse = [RouteOfResponse['route'], number, string | null];
+
+/** The fingerprint's two columns ($1 the organization, $2 the event type). */
+const FINGERPRINT_COLUMNS_SQL = `(SELECT coalesce(sum(v.version), 0)::text
+                 FROM availability_versions v
+                WHERE v.organization_id = $1
+                  AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2)
+                       -- The stand-ins of the hosts' absences: their availability is offered in the hosts' place.
+                       OR v.subject IN (SELECT 'u:' || x.redirect_to_user_id FROM out_of_office_entries x
+                                          JOIN event_type_hosts h ON h.user_id = x.user_id AND h.event_type_id = $2
+                                         WHERE x.organization_id = $1 AND x.redirect_to_user_id IS NOT NULL))
+              ) AS fingerprint,
+              (SELECT ${EVENT_TYPE_ROW_JSON_SQL} FROM event_types et WHERE et.id = $2 AND et.organization_id = $1) AS event_type`;
+
+function fingerprintOf(row: RawFingerprint): Fingerprint {
+  const eventType = row.event_type;
+  return {
+    fingerprint: row.fingerprint,
+    eventType: eventType && { ...eventType, created_at: new Date(eventType.created_at), updated_at: new Date(eventType.updated_at) },
+  };
+}
+
 /**
  * Read model of the slot engine's input, owned by the availability module: its own schedules and
  * overrides plus the bookings module's busy time (booking_hosts, bookings) and the calendars module's
@@ -121,28 +155,36 @@ export class SlotReadModel {
    * statement and so one snapshot: read before the rest of an answer's data, it tags that answer for the
    * cache, and a miss needs no second read of the event type.
    */
-  async fingerprint(scope: TenantScope, eventTypeId: string): Promise<{ fingerprint: string; eventType: EventTypeRow | null }> {
-    const [row] = await this.tx.prepared<{
-      fingerprint: string;
-      event_type: (Omit<EventTypeRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string }) | null;
-    }>(
-      'availability-fingerprint',
-      `SELECT (SELECT coalesce(sum(v.version), 0)::text
-                 FROM availability_versions v
-                WHERE v.organization_id = $1
-                  AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2)
-                       -- The stand-ins of the hosts' absences: their availability is offered in the hosts' place.
-                       OR v.subject IN (SELECT 'u:' || x.redirect_to_user_id FROM out_of_office_entries x
-                                          JOIN event_type_hosts h ON h.user_id = x.user_id AND h.event_type_id = $2
-                                         WHERE x.organization_id = $1 AND x.redirect_to_user_id IS NOT NULL))
-              ) AS fingerprint,
-              (SELECT ${EVENT_TYPE_ROW_JSON_SQL} FROM event_types et WHERE et.id = $2 AND et.organization_id = $1) AS event_type`,
-      [scope.organizationId, eventTypeId],
+  async fingerprint(scope: TenantScope, eventTypeId: string): Promise<Fingerprint> {
+    const [row] = await this.tx.prepared<RawFingerprint>('availability-fingerprint', `SELECT ${FINGERPRINT_COLUMNS_SQL}`, [
+      scope.organizationId,
+      eventTypeId,
+    ]);
+    return fingerprintOf(row);
+  }
+
+  /**
+   * The fingerprint, the event type and, in the same statement, the routing response a routed request names (contract
+   * § 22: its route, expiry and booking; null when the scope has none by that id): a warm routed answer costs one
+   * statement as a plain one does. The routing-forms module owns the row and decides what it allows (RoutedBookingsService).
+   */
+  async routedFingerprint(
+    scope: TenantScope,
+    eventTypeId: string,
+    responseId: string,
+  ): Promise<Fingerprint & { response: RouteOfResponse | null }> {
+    const [row] = await this.tx.prepared<RawFingerprint & { response: RawRoutedResponse | null }>(
+      'availability-fingerprint-routed',
+      `SELECT ${FINGERPRINT_COLUMNS_SQL},
+              (SELECT json_build_array(r.route, (extract(epoch FROM r.expires_at) * 1000)::bigint, r.booking_id)
+                 FROM routing_responses r
+                WHERE r.organization_id = $1 AND r.livemode = $3 AND r.id = $4) AS response`,
+      [scope.organizationId, eventTypeId, scope.livemode, responseId],
     );
-    const eventType = row.event_type;
+    const response = row.response;
     return {
-      fingerprint: row.fingerprint,
-      eventType: eventType && { ...eventType, created_at: new Date(eventType.created_at), updated_at: new Date(eventType.updated_at) },
+      ...fingerprintOf(row),
+      response: response && { id: responseId, route: response[0], expiresAt: new Date(response[1]), bookingId: response[2] },
     };
   }
 

@@ -4,6 +4,9 @@ import type { BookingAnswer } from '../booking-core/index.js';
 import type { BookingQuestion } from '../event-types/index.js';
 import { type RoutedResponse, RoutedResponsesRepository } from './routed-responses.repository.js';
 
+/** A response as GET /availability reads it (without its answers), possibly in another module's statement. */
+export type RouteOfResponse = Omit<RoutedResponse, 'answers'>;
+
 /** The request field every refusal of a response names (contract § 22). */
 export const ROUTING_RESPONSE_FIELD = 'routingResponseId';
 
@@ -58,6 +61,11 @@ export class RoutedBookingsService {
   /** For GET /availability: the response, read without a lock. */
   async forAvailability(scope: TenantScope, responseId: string, eventTypeId: string): Promise<Routing> {
     return this.usable(await this.repository.findRoute(scope, responseId), responseId, eventTypeId);
+  }
+
+  /** For GET /availability when the response was read with the cache's fingerprint (SlotReadModel.routedFingerprint). */
+  fromRead(response: RouteOfResponse | null, responseId: string, eventTypeId: string): Routing {
+    return this.usable(response && { ...response, answers: [] }, responseId, eventTypeId);
   }
 
   /** For a booking or a hold, inside its transaction and after its hosts' locks: the response, its row locked. */
