@@ -10,3 +10,4 @@ export * from './crypto.js';
 export * from './secret-sealer.js';
 export * from './outbound/index.js';
 export * from './request-observer.js';
+export * from './hourly-limit.js';

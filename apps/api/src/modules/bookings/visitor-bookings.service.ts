@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, AppError, Clock, ErrorCode, type TenantScope } from '@app/common';
+import { AppConfig, Clock, LIMIT_WINDOW_MS, type TenantScope, admitWithinHour } from '@app/common';
 import { PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
 import { VisitorBookingsRepository } from './visitor-bookings.repository.js';
-
-const HOUR_MS = 60 * 60 * 1000;
 
 /** Who books through a publishable key: the key and the client address (an IPv4 address or an IPv6 /64). */
 export interface BookingVisitor {
@@ -26,7 +24,7 @@ export class VisitorBookingsService {
     jobs: PeriodicJobs,
   ) {
     jobs.register('visitor-bookings-cleanup', RETENTION_INTERVAL_MS, () =>
-      this.repository.deleteBefore(new Date(this.clock.now().getTime() - HOUR_MS)),
+      this.repository.deleteBefore(new Date(this.clock.now().getTime() - LIMIT_WINDOW_MS)),
     );
   }
 
@@ -38,12 +36,8 @@ export class VisitorBookingsService {
     const limit = this.config.publicBookingsPerVisitorPerHour;
     const now = this.clock.now().getTime();
     await this.repository.lockVisitor(scope, visitor.apiKeyId, visitor.clientAddress);
-    const made = await this.repository.madeSince(scope, visitor.apiKeyId, visitor.clientAddress, new Date(now - HOUR_MS), limit);
-    if (made.length < limit) return;
-    const frees = made[limit - 1].getTime() + HOUR_MS;
-    throw new AppError(ErrorCode.RATE_LIMITED, `At most ${limit} bookings an hour from one visitor through this key`, undefined, {
-      'Retry-After': String(Math.max(1, Math.ceil((frees - now) / 1000))),
-    });
+    const made = await this.repository.madeSince(scope, visitor.apiKeyId, visitor.clientAddress, new Date(now - LIMIT_WINDOW_MS), limit);
+    admitWithinHour(made, limit, now, `At most ${limit} bookings an hour from one visitor through this key`);
   }
 
   /**

@@ -6,6 +6,8 @@ import {
   Clock,
   ErrorCode,
   isForeignKeyViolation,
+  LIMIT_WINDOW_MS,
+  admitWithinHour,
   newId,
   pageMeta,
   pageOffset,
@@ -44,10 +46,8 @@ import { type AnswerValue, routeFor, type RoutingRule, type RuleProblem, rulePro
 /** A response routes a booking for this long (contract § 22). */
 export const RESPONSE_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** A visitor submits at most PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR × this many responses an hour per key (contract § 22). */
+/** A visitor submits at most PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR × this many responses an hour per client address (contract § 22). */
 export const RESPONSES_PER_BOOKING_LIMIT = 5;
-
-const HOUR_MS = 60 * 60 * 1000;
 
 /** Who submits through a publishable key: the key and the client address (an IPv4 address or an IPv6 /64). */
 export interface ResponseVisitor {
@@ -139,21 +139,25 @@ export class RoutingFormsService {
     jobs: PeriodicJobs,
   ) {
     jobs.register('visitor-responses-cleanup', RETENTION_INTERVAL_MS, () =>
-      this.repository.deleteVisitorResponsesBefore(new Date(this.clock.now().getTime() - HOUR_MS)),
+      this.repository.deleteVisitorResponsesBefore(new Date(this.clock.now().getTime() - LIMIT_WINDOW_MS)),
     );
   }
 
   async create(principal: Principal, dto: CreateRoutingFormDto): Promise<RoutingFormResponse> {
     const scope = tenantScope(principal);
     const now = this.clock.now();
-    const form = Object.assign(new RoutingForm(), {
-      id: newId('rtf'),
-      organizationId: scope.organizationId,
-      createdAt: now,
-      updatedAt: now,
-      ...(await this.checked(scope, dto.name, dto.fields, dto.routes, dto.fallback)),
+    // Checked and stored in one transaction, as an update is: the event types are read where the form is written.
+    const form = await this.tx.transaction(async () => {
+      const created = Object.assign(new RoutingForm(), {
+        id: newId('rtf'),
+        organizationId: scope.organizationId,
+        createdAt: now,
+        updatedAt: now,
+        ...(await this.checked(scope, dto.name, dto.fields, dto.routes, dto.fallback)),
+      });
+      await this.repository.insert(scope, created);
+      return created;
     });
-    await this.tx.transaction(() => this.repository.insert(scope, form));
     return { routingForm: formView(form) };
   }
 
@@ -307,12 +311,8 @@ export class RoutingFormsService {
     const limit = this.config.publicBookingsPerVisitorPerHour * RESPONSES_PER_BOOKING_LIMIT;
     const now = this.clock.now().getTime();
     await this.repository.lockVisitor(scope, visitor.clientAddress);
-    const made = await this.repository.visitorResponsesSince(scope, visitor.clientAddress, new Date(now - HOUR_MS), limit);
-    if (made.length < limit) return;
-    const frees = made[limit - 1].getTime() + HOUR_MS;
-    throw new AppError(ErrorCode.RATE_LIMITED, `At most ${limit} responses an hour from one visitor`, undefined, {
-      'Retry-After': String(Math.max(1, Math.ceil((frees - now) / 1000))),
-    });
+    const made = await this.repository.visitorResponsesSince(scope, visitor.clientAddress, new Date(now - LIMIT_WINDOW_MS), limit);
+    admitWithinHour(made, limit, now, `At most ${limit} responses an hour from one visitor`);
   }
 
   private async find(scope: TenantScope, id: string): Promise<RoutingForm> {
