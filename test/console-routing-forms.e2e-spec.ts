@@ -131,6 +131,36 @@ describe('admin console: routing forms', () => {
     await page.context().close();
   }, 90_000);
 
+  it('pages through more forms than fit one page (25 a page)', async () => {
+    const before = (await t.http.get('/v1/routing-forms', { token: owner.accessToken })).body.totalCount as number;
+    for (let i = 0; i < 26; i++) {
+      const made = await t.http.post(
+        '/v1/routing-forms',
+        {
+          name: `Paged ${String(i).padStart(2, '0')}`,
+          fields: [{ id: 'q', label: 'Question', type: 'text' }],
+          routes: [{ when: { all: [{ field: 'q', op: 'equals', value: 'yes' }] }, to: { message: 'Yes' } }],
+          fallback: { message: 'Thanks' },
+        },
+        { token: owner.accessToken },
+      );
+      expect(made.status).toBe(201);
+    }
+    const total = before + 26;
+    const page = await signIn();
+    await page.goto('/admin/routing-forms');
+    const rows = page.getByRole('table', { name: 'Routing forms' }).locator('tbody tr');
+    await page.getByText(`Page 1 · ${total} forms`).waitFor();
+    expect(await rows.count()).toBe(25);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText(`Page 2 · ${total} forms`).waitFor();
+    expect(await rows.count()).toBe(total - 25);
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByText(`Page 1 · ${total} forms`).waitFor();
+    await page.context().close();
+  }, 60_000);
+
   it('is not offered to a member', async () => {
     const page = await signIn(member.email, member.password);
     expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Routing forms' }).count()).toBe(0);

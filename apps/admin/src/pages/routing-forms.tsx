@@ -157,12 +157,16 @@ function ruleText(matchedRoute: number | null): string {
   return matchedRoute === null ? 'Fallback' : `Rule ${matchedRoute + 1}`;
 }
 
+/** Forms per page of the list (the API allows 100; a page the size of a screen or two). */
+const FORMS_PER_PAGE = 25;
+
 function useEventTypes(): Loaded<EventType[]> {
   return useLoad(async () => (await unwrap(api.GET('/v1/event-types', { params: { query: { limit: 100 } } }))).eventTypes, []);
 }
 
 export function RoutingFormsPage(): JSX.Element {
-  const list = useLoad(() => unwrap(api.GET('/v1/routing-forms', { params: { query: { limit: 100 } } })), []);
+  const [page, setPage] = useState(1);
+  const list = useLoad(() => unwrap(api.GET('/v1/routing-forms', { params: { query: { page, limit: FORMS_PER_PAGE } } })), [page]);
   const { timeZone } = useSession();
   const [creating, setCreating] = useState(false);
   const remove = async (form: RoutingForm): Promise<void> => {
@@ -187,25 +191,38 @@ export function RoutingFormsPage(): JSX.Element {
           onCancel={() => setCreating(false)}
         />
       )}
-      <Show loaded={list} isEmpty={(data) => data.routingForms.length === 0} empty="No routing forms yet.">
+      <Show loaded={list} isEmpty={(data) => data.routingForms.length === 0 && page === 1} empty="No routing forms yet.">
         {(data) => (
-          <Table caption="Routing forms" columns={['Name', 'Fields', 'Rules', 'Updated', 'Actions']}>
-            {data.routingForms.map((form) => (
-              <tr key={form.id}>
-                <td>
-                  <a href={`/admin/routing-forms/${form.id}`}>{form.name}</a>
-                </td>
-                <td>{form.fields.map((field) => field.label).join(', ')}</td>
-                <td>{form.routes.length}</td>
-                <td>{formatDateTime(form.updatedAt, timeZone)}</td>
-                <td>
-                  <button type="button" class="danger" onClick={() => void remove(form)} aria-label={`Delete ${form.name}`}>
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </Table>
+          <>
+            <Table caption="Routing forms" columns={['Name', 'Fields', 'Rules', 'Updated', 'Actions']}>
+              {data.routingForms.map((form) => (
+                <tr key={form.id}>
+                  <td>
+                    <a href={`/admin/routing-forms/${form.id}`}>{form.name}</a>
+                  </td>
+                  <td>{form.fields.map((field) => field.label).join(', ')}</td>
+                  <td>{form.routes.length}</td>
+                  <td>{formatDateTime(form.updatedAt, timeZone)}</td>
+                  <td>
+                    <button type="button" class="danger" onClick={() => void remove(form)} aria-label={`Delete ${form.name}`}>
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </Table>
+            <div class="actions">
+              <button type="button" class="secondary" disabled={page === 1} onClick={() => setPage(page - 1)}>
+                Previous page
+              </button>
+              <span>
+                Page {page} · {data.totalCount} forms
+              </span>
+              <button type="button" class="secondary" disabled={!data.hasMore} onClick={() => setPage(page + 1)}>
+                Next page
+              </button>
+            </div>
+          </>
         )}
       </Show>
     </section>
