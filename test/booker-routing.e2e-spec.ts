@@ -136,6 +136,47 @@ describe('the booker with form="rtf_…" (contract § 22): the routing form firs
     await page.context().close();
   });
 
+  it('takes the attendee back to the form when the response routes no more (booked through elsewhere first)', async () => {
+    const { page } = await open();
+    await page.locator('sched-booker #sched-q-company').fill('Acme');
+    await page.locator('sched-booker #sched-q-size').fill('500');
+    await page.locator('sched-booker button[type="submit"]').click();
+    await page.locator('sched-booker h2', { hasText: 'Enterprise demo' }).waitFor();
+    await page.locator('sched-booker button.has').first().click();
+    const times = page.locator('sched-booker ul button');
+    await times.nth(1).waitFor();
+    // Another tab (here a backend) books through the same response at another time.
+    const [response] = (await t.http.get(`/v1/routing-forms/${formId}/responses`, key)).body.responses;
+    const elsewhere = await t.http.post(
+      '/v1/bookings',
+      {
+        eventTypeId: eventTypeA,
+        startTime: await times.nth(1).getAttribute('data-start'),
+        timezone: 'Europe/Berlin',
+        attendee: { email: 'tab@example.com', firstName: 'Other', lastName: 'Tab' },
+        answers: { company: 'Acme' },
+        routingResponseId: response.id,
+      },
+      key,
+    );
+    expect(elsewhere.status).toBe(201);
+
+    await times.first().click();
+    await page.locator('sched-booker h2', { hasText: 'Talk to us' }).waitFor();
+    expect(await page.locator('sched-booker [role="status"]').textContent()).toBe(
+      'Your answers have expired or were already used to book. Please send them again.',
+    );
+    expect(await focused(page)).toBe('sched-q-company');
+    expect(await page.locator('sched-booker #sched-name').count()).toBe(0);
+    // Answered again, a new response routes to the times.
+    await page.locator('sched-booker #sched-q-company').fill('Acme');
+    await page.locator('sched-booker #sched-q-size').fill('500');
+    await page.locator('sched-booker button[type="submit"]').click();
+    await page.locator('sched-booker h2', { hasText: 'Enterprise demo' }).waitFor();
+    expect((await t.http.get(`/v1/routing-forms/${formId}/responses`, key)).body.responses).toHaveLength(3);
+    await page.context().close();
+  });
+
   it('shows the message of a route to a message, announced', async () => {
     const { page } = await open();
     await page.locator('sched-booker #sched-q-company').fill('Tiny');

@@ -155,6 +155,8 @@ export class SchedBooker extends HTMLElement {
   /** `form`: the routing form shown first, and the response that routed the attendee (sent with availability, hold, booking). */
   private routingForm: RoutingForm | null = null;
   private routed: { id: string; answers: Record<string, unknown> } | null = null;
+  /** Why the last month's availability was refused (a routed response may have stopped routing). */
+  private monthError: ErrorBody | undefined;
 
   constructor() {
     super();
@@ -288,7 +290,7 @@ export class SchedBooker extends HTMLElement {
   /** The month's slots in the chosen zone; null when refused (the event type's own answer tells why). */
   private async fetchMonth(eventTypeId: string): Promise<Slot[] | null> {
     const dates = monthDates(this.month);
-    const { data } = await this.api.GET('/v1/public/availability', {
+    const { data, error } = await this.api.GET('/v1/public/availability', {
       params: {
         query: {
           eventTypeId,
@@ -299,6 +301,7 @@ export class SchedBooker extends HTMLElement {
         },
       },
     });
+    this.monthError = error;
     return data?.slots ?? null;
   }
 
@@ -306,7 +309,10 @@ export class SchedBooker extends HTMLElement {
     const prefetched = this.prefetched;
     this.prefetched = null;
     const slots = prefetched ?? (await this.fetchMonth(this.eventType!.id));
-    if (slots === null) return this.fail({ code: 'INTERNAL_ERROR', message: '', requestId: '' });
+    if (slots === null) {
+      if (this.reroute(this.monthError)) return;
+      return this.fail({ code: 'INTERNAL_ERROR', message: '', requestId: '' });
+    }
     this.slots = slots;
     if (this.day && !this.slots.some((slot) => slot.start.startsWith(this.day!))) this.day = null;
     this.day ??= this.slots[0]?.start.slice(0, 10) ?? null;
@@ -502,6 +508,7 @@ export class SchedBooker extends HTMLElement {
       // without one, and the API decides the booking as any other.
       if (error?.code === 'HOLD_LIMIT_REACHED') return this.openForm(start, null, this.t.notHeld);
       if (response.status === 429) return this.announce(this.refusal(response));
+      if (this.reroute(error)) return;
       return this.fail(error);
     }
     this.dispatch('sched:held', { holdId: data.hold.id, startsAt: data.hold.startsAt, endsAt: data.hold.endsAt, status: 'held' });
@@ -738,6 +745,7 @@ export class SchedBooker extends HTMLElement {
       });
       return this.renderDone();
     }
+    if (this.reroute(error)) return;
     if (error?.code === 'VALIDATION_ERROR') return this.invalid(error, () => this.renderForm());
     if (error?.code === 'SLOT_UNAVAILABLE') {
       window.clearInterval(this.countdown);
@@ -760,6 +768,28 @@ export class SchedBooker extends HTMLElement {
     // A field the form does not have is the booker's fault, not the attendee's.
     this.announce(this.errors.size > 0 ? this.t.check : this.t.failed);
     render();
+  }
+
+  /**
+   * A response that routes no more (24 hours old, or already booked through: contract § 22) is 400 naming
+   * `routingResponseId` on availability, holds and bookings: the attendee is taken back to the form to answer again.
+   * False for any other error.
+   */
+  private reroute(error: ErrorBody | undefined): boolean {
+    if (!this.routed || !error?.details?.some((detail) => detail.field === 'routingResponseId')) return false;
+    window.clearInterval(this.countdown);
+    const held = this.hold;
+    this.hold = null;
+    this.chosen = null;
+    this.choice = null;
+    if (held) void this.releaseHold(held);
+    this.routed = null;
+    this.eventType = null;
+    this.errors.clear();
+    this.renderRoutingForm();
+    this.announce(this.t.answerAgain);
+    this.root.querySelector<HTMLElement>('input, select, textarea')?.focus();
+    return true;
   }
 
   /** The routed response, on the availability, the hold and the booking: only its hosts are offered and booked. */

@@ -54,6 +54,7 @@ const STRINGS = {
     rescheduled: (time: string) => `Your booking is moved to ${time}.`,
     next: 'Continue',
     continueThere: 'Please continue on this page:',
+    answerAgain: 'Your answers have expired or were already used to book. Please send them again.',
   },
   de: {
     loading: 'Wird geladen…',
@@ -109,6 +110,7 @@ const STRINGS = {
     rescheduled: (time: string) => `Ihre Buchung ist auf ${time} verlegt.`,
     next: 'Weiter',
     continueThere: 'Bitte fahren Sie auf dieser Seite fort:',
+    answerAgain: 'Ihre Antworten sind abgelaufen oder wurden schon für eine Buchung verwendet. Bitte senden Sie sie erneut.',
   },
 } satisfies Record<string, Record<string, unknown>>;
 
