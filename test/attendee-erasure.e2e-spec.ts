@@ -8,6 +8,7 @@ import { dumpAllRows } from './support/database.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
 import { addMember, createApiKey, registerOwner } from './support/factories.js';
 import { HttpClient } from './support/http.js';
+import { createEventType } from './support/scheduling.js';
 import { createWebhook, eventually, WebhookReceiver } from './support/webhooks.js';
 
 const SHOP = 'https://shop.example.com';
@@ -607,6 +608,74 @@ describe('attendee erasure (contract § 18)', () => {
       expect(await count(`SELECT count(*) AS n FROM bookings WHERE attendee_email = $1`, [email])).toBe(0);
     }
     expect(statuses).toEqual(statuses.map(() => [200, 200]));
+  });
+
+  it('another person’s booking that gives the address as an email answer keeps its attendee and loses the answer everywhere', async () => {
+    // As a routed booking whose answers came from the erased person's routing response (contract § 22) would.
+    const referred = 'Referrer.Only@Example.com';
+    const eventTypeId = await createEventType(
+      a,
+      { apiKey: org.apiKey },
+      {
+        durationMinutes: 30,
+        bookingWindowDays: 365,
+        questions: [
+          { id: 'referrer', label: 'Referred by', type: 'email' },
+          { id: 'company', label: 'Company', type: 'text' },
+        ],
+      },
+    );
+    const made = await a.http.post(
+      '/v1/bookings',
+      bookingBody(eventTypeId, '2027-03-09T10:00:00Z', {
+        attendee: { email: 'someone.else@example.com', firstName: 'Someone' },
+        answers: { referrer: referred, company: 'Kept Inc' },
+      }),
+      { apiKey: org.apiKey, headers: { 'idempotency-key': 'answer-names-someone' } },
+    );
+    expect(made.status).toBe(201);
+    const id = made.body.booking.id as string;
+    // Where the answer is copied: the hosts' mail and the booking's events (the key's stored response is sealed: its replay below).
+    const naming = async (): Promise<number[]> => {
+      const like = ['%referrer.only@example.com%'];
+      return [
+        await count(`SELECT count(*) AS n FROM mail_outbox WHERE lower(text_body) LIKE $1`, like),
+        await count(`SELECT count(*) AS n FROM domain_events WHERE lower(data::text) LIKE $1`, like),
+      ];
+    };
+    await eventually(
+      async () => ((await naming()).every((n) => n > 0) ? true : undefined),
+      10_000,
+      'the mails and events naming the answer',
+    ).catch(async (error: Error) => {
+      throw new Error(`${error.message}: ${JSON.stringify(await naming())}`);
+    });
+
+    const erased = await erase(a, { apiKey: org.apiKey }, { email: 'referrer.only@example.com' });
+    expect(erased.status).toBe(200);
+    expect(erased.body.erased.bookings).toBe(0);
+    const got = await a.http.get(`/v1/bookings/${id}`, { apiKey: org.apiKey });
+    expect(got.body.booking.attendee.email).toBe('someone.else@example.com');
+    expect(got.body.booking.answers).toEqual([
+      { id: 'referrer', label: 'Referred by', type: 'email', value: 'erased@invalid' },
+      { id: 'company', label: 'Company', type: 'text', value: 'Kept Inc' },
+    ]);
+    expect(await naming()).toEqual([0, 0]);
+    const [told] = (await db.query(`SELECT data FROM domain_events WHERE type = 'attendee.erased' AND data -> 'bookingIds' ? $1`, [
+      id,
+    ])) as { data: { bookingIds: string[] } }[];
+    expect(told.data.bookingIds).toEqual([id]);
+    // A retry with the key replays the booking as it now stands.
+    const replay = await a.http.post(
+      '/v1/bookings',
+      bookingBody(eventTypeId, '2027-03-09T10:00:00Z', {
+        attendee: { email: 'someone.else@example.com', firstName: 'Someone' },
+        answers: { referrer: referred, company: 'Kept Inc' },
+      }),
+      { apiKey: org.apiKey, headers: { 'idempotency-key': 'answer-names-someone' } },
+    );
+    expect(replay.body.booking.id).toBe(id);
+    expect(JSON.stringify(replay.body).toLowerCase()).not.toContain('referrer.only');
   });
 
   it('a reminder due after the erasure mails the hosts only, and its event shows the erased booking', async () => {

@@ -131,6 +131,16 @@ export class BookingRows {
     return this.reads.findMany(scope, ids);
   }
 
+  /**
+   * Erases `email` where it is another booking's answer (contract § 18: nothing the API returns names it): those bookings
+   * keep their attendee; each email-type answer equal to it (case ignored) becomes the erased address. Returns them as
+   * they are now, in the caller's transaction.
+   */
+  async eraseEmailAnswers(scope: TenantScope, email: string): Promise<BookingWithHosts[]> {
+    const ids = await this.repository.eraseEmailAnswers(scope, email, ERASED_ATTENDEE.email, this.clock.now());
+    return this.reads.findMany(scope, ids);
+  }
+
   /** Sets one no-show mark; says whether it changed. */
   markNoShow(scope: TenantScope, id: string, party: 'attendee' | 'host', noShow: boolean, at: Date): Promise<boolean> {
     return this.repository.markNoShow(scope, id, party, noShow, at);

@@ -235,6 +235,29 @@ export class BookingsRepository {
     return rows.map((row) => row.id);
   }
 
+  /**
+   * Erasure (contract § 18) of an address given as an answer: the scope's other bookings with an email-type answer equal
+   * to `email` (case ignored; a routed booking's answers are prefilled from its response) keep their attendee, and that
+   * answer's value becomes `erased`. Returns their ids; locked in (starts_at, id) order as eraseAttendee does.
+   */
+  async eraseEmailAnswers(scope: TenantScope, email: string, erased: string, at: Date): Promise<string[]> {
+    const [rows]: [{ id: string }[], number] = await this.tx.transactional.query(
+      `WITH locked AS (
+         SELECT id FROM bookings
+          WHERE organization_id = $1 AND livemode = $4
+            AND EXISTS (SELECT 1 FROM jsonb_array_elements(answers) AS a WHERE a->>'type' = 'email' AND lower(a->>'value') = lower($2))
+          ORDER BY starts_at, id FOR UPDATE)
+       UPDATE bookings b SET updated_at = $5,
+              answers = (SELECT jsonb_agg(CASE WHEN e.answer->>'type' = 'email' AND lower(e.answer->>'value') = lower($2)
+                                               THEN jsonb_set(e.answer, '{value}', to_jsonb($3::text)) ELSE e.answer END ORDER BY e.n)
+                           FROM jsonb_array_elements(b.answers) WITH ORDINALITY AS e(answer, n))
+         FROM locked WHERE b.id = locked.id
+       RETURNING b.id`,
+      [scope.organizationId, email, erased, scope.livemode, at],
+    );
+    return rows.map((row) => row.id);
+  }
+
   /** Sets one no-show mark; says whether it changed (a mark set twice is one change). */
   async markNoShow(scope: TenantScope, id: string, party: 'attendee' | 'host', noShow: boolean, at: Date): Promise<boolean> {
     const column = party === 'attendee' ? 'no_show_attendee' : 'no_show_host';

@@ -21,6 +21,8 @@ export class ErasureController {
       'statuses and hosts; the attendee’s name becomes `Erased attendee`, the email `erased@invalid`, and answers, notes, ' +
       'phone and timezone are removed. Mails about those bookings (sent or not), their webhook deliveries, stored ' +
       'Idempotency-Key responses and queued calendar write-back bodies are deleted; holds keep no client address. ' +
+      'Other people’s bookings that give the email as an email-type answer keep their attendee; that answer becomes ' +
+      '`erased@invalid`, and their mails, deliveries and stored responses go as above (their ids are in `bookingIds`). ' +
       'Sends `attendee.erased` `{ bookingIds }` per mode (with `routingResponseIds` when routing responses were erased too). Repeating it erases nothing more (all counts 0).',
   })
   @ApiResponse({ status: 200, type: EraseAttendeeResponse })

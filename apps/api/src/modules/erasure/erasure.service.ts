@@ -24,7 +24,8 @@ export interface AttendeeErasure {
  * Erasing an attendee (contract § 18, the right to be forgotten): every booking of the organization, both modes, whose
  * attendee email matches keeps its ids, times, statuses and hosts and loses the person; every copy of the person goes
  * with it, each deleted by the module that owns it, in one transaction for the organization:
- * - bookings (name, email, phone, zone, notes, answers) and their series' zone: booking-core, booking-series;
+ * - bookings (name, email, phone, zone, notes, answers) and their series' zone: booking-core, booking-series; other
+ *   people's bookings keep their attendee and lose the email-type answers that give the address (with the copies below);
  * - the client addresses the bookings were made from, and the holds placed from them: bookings (visitor rows), booking-core (holds);
  * - mails about the bookings, sent or not, and older mail to the address: mail;
  * - the bookings' domain events and their webhook deliveries with attempts: outbox, and webhooks through its listener;
@@ -77,13 +78,17 @@ export class ErasureService {
     const erased = (await this.rows.eraseAttendee(scope, email)).map(({ booking }) => booking);
     const ids = erased.map((booking) => booking.id);
     counts.bookings += ids.length;
+    // Other people's bookings that give the address as an answer (a routed booking's answers come from its response):
+    // they keep their attendee; the answer, and every copy of the booking that carries it, goes as the erased ones' do.
+    const answered = (await this.rows.eraseEmailAnswers(scope, email)).map(({ booking }) => booking);
+    const about = [...ids, ...answered.map((booking) => booking.id)];
     // Mail has no mode: the first pass also takes older mail to the address that names no booking.
-    counts.mails += await this.mail.eraseAbout(scope, ids, email);
+    counts.mails += await this.mail.eraseAbout(scope, about, email);
     // Routing responses name no booking until one is made from them: found by their email-type answers (with their
     // `routing_form.submitted` events and deliveries, which carry the answers).
     const routed = await this.routingForms.eraseAnswersOf(scope, email);
     counts.deliveries += routed.deliveries;
-    if (ids.length === 0 && routed.responseIds.length === 0) return ids;
+    if (about.length === 0 && routed.responseIds.length === 0) return about;
     if (ids.length > 0) {
       await this.series.attendeeErased(
         scope,
@@ -91,16 +96,19 @@ export class ErasureService {
       );
       const visitors = await this.visitors.forget(scope, ids);
       counts.holds += await this.holdRows.forgetClientAddresses(scope, visitors);
-      counts.deliveries += await this.events.eraseAboutBookings(scope, ids);
-      await this.idempotency.eraseNaming(scope, ids);
+    }
+    if (about.length > 0) {
+      counts.deliveries += await this.events.eraseAboutBookings(scope, about);
+      await this.idempotency.eraseNaming(scope, about);
     }
     // The audit entries the attendee's own requests wrote (its token, its browser's publishable key: its bookings and
     // its routing responses) keep no address.
     await this.audit.forgetAttendeeClients(scope, [...ids, ...routed.responseIds], await this.apiKeys.publishableIds(scope));
-    if (ids.length > 0) await this.effects.attendeeErased(scope, erased);
-    // So that customers erase their own copies: the bookings, and the routing responses when any were erased.
-    const data = routed.responseIds.length > 0 ? { bookingIds: ids, routingResponseIds: routed.responseIds } : { bookingIds: ids };
+    if (about.length > 0) await this.effects.attendeeErased(scope, [...erased, ...answered]);
+    // So that customers erase their own copies: the bookings (the attendee's and those that named it in an answer), and
+    // the routing responses when any were erased.
+    const data = routed.responseIds.length > 0 ? { bookingIds: about, routingResponseIds: routed.responseIds } : { bookingIds: about };
     await this.events.record(scope, { type: 'attendee.erased', data });
-    return ids;
+    return about;
   }
 }
