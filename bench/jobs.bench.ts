@@ -8,14 +8,14 @@
  *   graphile-worker 0.17+); the last ones that run on Node 20 are measured:
  *     npm install --no-save pg-boss@10.4.2 graphile-worker@0.16.6
  *
- *   DATABASE_URL=postgres://… npm run bench:jobs
+ *   DATABASE_URL=postgres://… npm run bench:jobs   (without DATABASE_URL: an embedded server, as every bench)
  */
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { TransactionHost } from '@app/database';
 import { GroupCommit, JobLoop, LeaseQueue } from '../apps/api/src/jobs/index.js';
-import { machine } from './support/harness.js';
+import { benchServer, machine } from './support/harness.js';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 5000);
 const CONCURRENCY = 32;
@@ -211,8 +211,7 @@ async function main(): Promise<void> {
   process.on('uncaughtException', (error: Error & { code?: string }) => {
     if (error.code !== '57P01') throw error;
   });
-  const adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) throw new Error('Set DATABASE_URL (a server where CREATE DATABASE is allowed)');
+  const { adminUrl, stop } = await benchServer();
   const results: Result[] = [];
   for (const [name, engine] of [
     ['ours', ours],
@@ -231,6 +230,7 @@ async function main(): Promise<void> {
       await database.drop();
     }
   }
+  await stop?.();
   process.stdout.write(`\n${machine()}\n${JOBS} no-op jobs, 32 in flight, drained from a backlog\n\n`);
   process.stdout.write('| Engine | Version | Jobs/s | Seconds | Note |\n| --- | --- | ---: | ---: | --- |\n');
   for (const r of results) {

@@ -77,16 +77,21 @@ export async function startInstance(
   return { app, url: `http://127.0.0.1:${port}` };
 }
 
+/**
+ * A PostgreSQL server where the bench may create databases: DATABASE_URL's when set, else an embedded one started here
+ * (the quick start's; `stop` stops it), so every bench runs on a fresh machine.
+ */
+export async function benchServer(): Promise<{ adminUrl: string; stop?: () => Promise<void> }> {
+  const adminUrl = process.env.DATABASE_URL;
+  if (adminUrl) return { adminUrl };
+  const dir = mkdtempSync(join(os.tmpdir(), 'sched-bench-'));
+  chmodSync(dir, 0o755);
+  const embedded = await startEmbeddedPostgres(dir, { database: 'postgres' });
+  return { adminUrl: embedded.url, stop: embedded.stop };
+}
+
 export async function startBenchApp(extraModules: Type[] = [], env: Record<string, string> = {}): Promise<BenchApp> {
-  let adminUrl = process.env.DATABASE_URL;
-  let stopEmbedded: (() => Promise<void>) | undefined;
-  if (!adminUrl) {
-    const dir = mkdtempSync(join(os.tmpdir(), 'sched-bench-'));
-    chmodSync(dir, 0o755);
-    const embedded = await startEmbeddedPostgres(dir, { database: 'postgres' });
-    adminUrl = embedded.url;
-    stopEmbedded = embedded.stop;
-  }
+  const { adminUrl, stop: stopEmbedded } = await benchServer();
   const database = `sched_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
