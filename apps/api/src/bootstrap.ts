@@ -32,6 +32,7 @@ import { AppModule, type AppModuleOptions } from './app.module.js';
 import { createRootLogger, PinoNestLogger } from './logging/logger.js';
 import { createOpenApiDocument } from './openapi/openapi-document.js';
 import { type GatedRequest, PublishableKeyGate } from './modules/auth/index.js';
+import { serveOAuthEndpoints } from './modules/oauth/index.js';
 import { Readiness } from './modules/health/readiness.js';
 import { ServerFirstFastifyAdapter } from './server-first-adapter.js';
 
@@ -130,6 +131,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   await app.register(fastifyCookie);
   await serveAdminConsole(fastify, config.adminDir);
   serveBookerScript(fastify, config.bookerDir);
+  // The authorization server's endpoints outside /v1 (contract § 20).
+  await serveOAuthEndpoints(app);
 
   routeApp(app);
   app.useGlobalPipes(createValidationPipe());
