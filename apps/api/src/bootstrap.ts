@@ -47,9 +47,11 @@ export interface CreateAppOptions {
 
 /** The document is built on its first request, not at boot: scanning every route costs about 0.4 s of CPU. */
 function setupSwagger(app: NestFastifyApplication, config: AppConfig): void {
-  SwaggerModule.setup('docs', app, () => createOpenApiDocument(app, config.appUrl), {
+  SwaggerModule.setup('docs', app, () => createOpenApiDocument(app, config.appUrl, config.publicUrl), {
     jsonDocumentUrl: 'docs-json',
     useGlobalPrefix: false,
+    // "Authorize" with a partner app: the authorization code flow, PKCE as the server requires (contract § 20).
+    swaggerOptions: { initOAuth: { usePkceWithAuthorizationCodeGrant: true, scopeSeparator: ' ' } },
   });
 }
 

@@ -1,11 +1,41 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsString,
+  Length,
+  MaxLength,
+  registerDecorator,
+  ValidateIf,
+  type ValidationOptions,
+} from 'class-validator';
 import { ALL_SCOPES, Optional, type Scope } from '@app/common';
 import type { OAuthAppType } from '../entities/oauth-app.entity.js';
+import { redirectUriProblem } from '../redirect-uris.js';
 
 export const MAX_REDIRECT_URIS = 10;
 const REDIRECTS_DESCRIPTION =
   '1..10 absolute URLs, matched exactly (string equality): `https`, or `http` with host `localhost`, `127.0.0.1` or `[::1]`; no fragment.';
+
+const REDIRECT_URI_ITEM = { type: 'string', format: 'uri', maxLength: 2000 } as const;
+
+/** A redirect URI as contract § 20 allows it (redirect-uris.ts); the OpenAPI document shows it as a `uri`. */
+function IsRedirectUri(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isRedirectUri',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: {
+        message: (args) => (typeof args.value === 'string' ? redirectUriProblem(args.value) : null) ?? 'not a redirect URI',
+        ...options,
+      },
+      validator: { validate: (value: unknown) => typeof value === 'string' && redirectUriProblem(value) === null },
+    });
+}
 
 export class CreateOAuthAppDto {
   @ApiProperty({ minLength: 1, maxLength: 100 })
@@ -20,13 +50,14 @@ export class CreateOAuthAppDto {
   @IsIn(['confidential', 'public'])
   type!: OAuthAppType;
 
-  @ApiProperty({ type: String, isArray: true, minItems: 1, maxItems: MAX_REDIRECT_URIS, description: REDIRECTS_DESCRIPTION })
+  @ApiProperty({ type: 'array', items: REDIRECT_URI_ITEM, minItems: 1, maxItems: MAX_REDIRECT_URIS, description: REDIRECTS_DESCRIPTION })
   @IsArray()
   @ArrayNotEmpty()
   @ArrayMaxSize(MAX_REDIRECT_URIS)
   @ArrayUnique()
   @IsString({ each: true })
   @MaxLength(2000, { each: true })
+  @IsRedirectUri({ each: true })
   redirectUris!: string[];
 
   @ApiProperty({ enum: ALL_SCOPES, isArray: true, description: 'What the app may ask for: a non-empty subset of the scopes' })
@@ -57,7 +88,13 @@ export class UpdateOAuthAppDto {
   @Length(1, 100)
   name?: string;
 
-  @ApiPropertyOptional({ type: String, isArray: true, minItems: 1, maxItems: MAX_REDIRECT_URIS, description: REDIRECTS_DESCRIPTION })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: REDIRECT_URI_ITEM,
+    minItems: 1,
+    maxItems: MAX_REDIRECT_URIS,
+    description: REDIRECTS_DESCRIPTION,
+  })
   @ValidateIf((_object: object, value: unknown) => value !== undefined)
   @IsArray()
   @ArrayNotEmpty()
@@ -65,6 +102,7 @@ export class UpdateOAuthAppDto {
   @ArrayUnique()
   @IsString({ each: true })
   @MaxLength(2000, { each: true })
+  @IsRedirectUri({ each: true })
   redirectUris?: string[];
 
   @ApiPropertyOptional({ enum: ALL_SCOPES, isArray: true, description: 'Existing grants keep what they were given' })
