@@ -22,6 +22,14 @@ const REDIRECTS_DESCRIPTION =
 
 const REDIRECT_URI_ITEM = { type: 'string', format: 'uri', maxLength: 2000 } as const;
 
+function firstRedirectProblem(value: unknown): string | null {
+  for (const uri of Array.isArray(value) ? value : [value]) {
+    const problem = typeof uri === 'string' ? redirectUriProblem(uri) : 'a redirect URI is a string';
+    if (problem) return problem;
+  }
+  return null;
+}
+
 /** A redirect URI as contract § 20 allows it (redirect-uris.ts); the OpenAPI document shows it as a `uri`. */
 function IsRedirectUri(options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) =>
@@ -30,7 +38,8 @@ function IsRedirectUri(options?: ValidationOptions): PropertyDecorator {
       target: target.constructor,
       propertyName: String(propertyName),
       options: {
-        message: (args) => (typeof args.value === 'string' ? redirectUriProblem(args.value) : null) ?? 'not a redirect URI',
+        // With `each`, the message is given the whole list: it names the first URI refused.
+        message: (args) => firstRedirectProblem(args.value) ?? 'not a redirect URI',
         ...options,
       },
       validator: { validate: (value: unknown) => typeof value === 'string' && redirectUriProblem(value) === null },
