@@ -86,7 +86,7 @@ describe('admin console: partner apps', () => {
   async function pressByKeyboard(page: Page, name: string): Promise<void> {
     for (let step = 0; step < 30; step += 1) {
       await page.keyboard.press('Tab');
-      const focused = await page.evaluate(() => (document.activeElement as HTMLElement | null)?.innerText?.trim() ?? '');
+      const focused = await page.evaluate<string>("document.activeElement?.innerText?.trim() ?? ''");
       if (focused === name) {
         await page.keyboard.press('Enter');
         return;
