@@ -4,8 +4,6 @@ import type { FastifyReply } from 'fastify';
 import { AppConfig, AppError, clientAddress, ErrorCode, type RequestWithPrincipal } from '@app/common';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
-/** Every grant of a partner app: its access tokens together (contract § 20). */
-export const APP_RATE_LIMIT_PER_MINUTE = 600;
 
 /**
  * Per API key, per user for sessions, per client address for everyone else (api-rules.md § Rate limits); a publishable
@@ -19,7 +17,7 @@ export function rateLimitSubject(request: RequestWithPrincipal, config: AppConfi
   }
   if (principal?.apiKey) return { tracker: `key:${principal.apiKey.id}`, limit: principal.apiKey.rateLimitPerMinute };
   // A partner app's tokens share their grant's limit (contract § 20).
-  if (principal?.app) return { tracker: `grant:${principal.app.grantId}`, limit: APP_RATE_LIMIT_PER_MINUTE };
+  if (principal?.app) return { tracker: `grant:${principal.app.grantId}`, limit: config.rateLimitAppPerMinute };
   if (principal) return { tracker: `user:${principal.userId}`, limit: config.rateLimitUserPerMinute };
   return { tracker: `ip:${clientAddress(request)}`, limit: config.rateLimitPublicPerMinute };
 }
