@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import pg from 'pg';
+import { PeriodicJobs } from '../apps/api/src/jobs/index.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { addMember, type AddedMember, registerOwner, type RegisteredOwner } from './support/factories.js';
 
@@ -547,6 +548,26 @@ describe('refusals', () => {
   });
 });
 
+describe('retention', () => {
+  it('sweeps tokens a day after they expire, and the requests no token names any more', async () => {
+    const app = await registerApp({ name: 'Swept' });
+    const tokens = await connect(app, 'team:read');
+    const count = async (): Promise<number> =>
+      Number((await query<{ n: string }>(`SELECT count(*) AS n FROM oauth_tokens WHERE app_id = $1`, [app.id]))[0].n);
+    expect(await count()).toBe(2);
+    await moveClock(2 * 24 * 3600_000);
+    await t.app.get(PeriodicJobs).runOnce();
+    // The access token is gone; the refresh token (90 days) and its request stay.
+    expect(await count()).toBe(1);
+    await moveClock(90 * 24 * 3600_000);
+    await t.app.get(PeriodicJobs).runOnce();
+    expect(await count()).toBe(0);
+    expect(await query(`SELECT id FROM oauth_authorizations WHERE app_id = $1`, [app.id])).toEqual([]);
+    const refresh = await oauth.refreshTokenGrantRequest(app.as, app.client, app.auth, tokens.refresh_token!, http());
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+});
+
 describe('a code exchanged twice at once on two instances', () => {
   let b: TestApp;
 
@@ -556,6 +577,21 @@ describe('a code exchanged twice at once on two instances', () => {
 
   afterAll(async () => {
     await b?.close();
+  });
+
+  it('the protocol endpoints are limited per client address (RATE_LIMIT_PUBLIC_PER_MINUTE)', async () => {
+    const limited = await startTestApp({
+      databaseUrl: t.databaseUrl,
+      clock: t.clock,
+      env: { PUBLIC_URL: ISSUER, RATE_LIMIT_PUBLIC_PER_MINUTE: '2', RATE_LIMIT_NAMESPACE: `oauth-${Date.now()}` },
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await fetch(`${limited.url}/.well-known/oauth-authorization-server`)).status);
+      expect(statuses).toEqual([200, 200, 429]);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('gives exactly one token set', async () => {

@@ -1,10 +1,12 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ThrottlerStorage } from '@nestjs/throttler';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BROWSER_CORS } from '@app/common';
+import { AppConfig, BROWSER_CORS, clientAddress } from '@app/common';
 import { OAuthError, type Parameters, OAuthProtocolService } from './oauth-protocol.service.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const MAX_FORM_BYTES = 16 * 1024;
+const WINDOW_MS = 60_000;
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -56,8 +58,27 @@ function authorizationOf(request: FastifyRequest): string | undefined {
  */
 export async function serveOAuthEndpoints(app: NestFastifyApplication): Promise<void> {
   const protocol = app.get(OAuthProtocolService);
+  const config = app.get(AppConfig);
+  const counters = app.get<ThrottlerStorage>(ThrottlerStorage, { strict: false });
   const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
   await fastify.register(async (scope) => {
+    // Public endpoints: counted per client address as the API's public routes are (RATE_LIMIT_PUBLIC_PER_MINUTE), in
+    // the same counters (Redis with REDIS_URL); over the limit, 429 before any work.
+    scope.addHook('onRequest', async (request, reply) => {
+      const limit = config.rateLimitPublicPerMinute;
+      const { totalHits, timeToExpire } = await counters.increment(`oauth:ip:${clientAddress(request)}`, WINDOW_MS, limit, 0, 'default');
+      void reply
+        .header('X-RateLimit-Limit', String(limit))
+        .header('X-RateLimit-Remaining', String(Math.max(0, limit - totalHits)))
+        .header('X-RateLimit-Reset', String(Math.ceil(Date.now() / 1000) + timeToExpire));
+      if (totalHits > limit) {
+        return reply
+          .code(429)
+          .header('Retry-After', String(timeToExpire))
+          .header('Cache-Control', 'no-store')
+          .send({ error: 'rate_limited', error_description: `Rate limit of ${limit} requests per minute exceeded` });
+      }
+    });
     scope.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: MAX_FORM_BYTES }, (_request, body, done) => done(null, body));
 
     scope.get('/.well-known/oauth-authorization-server', async (_request, reply) =>

@@ -132,6 +132,21 @@ export class OAuthProtocolRepository {
     ]);
   }
 
+  /**
+   * The sweep: tokens expired before `before`, then requests expired before it that no token names any more (a used
+   * code's row stays while its chain lives, so a late replay still revokes it). Returns the rows deleted.
+   */
+  async deleteExpiredBefore(before: Date): Promise<number> {
+    const outside = this.tx.outside('the sweep runs as a job of its own, in autocommit');
+    const tokens: [unknown[], number] = await outside.query(`DELETE FROM oauth_tokens WHERE expires_at < $1`, [before]);
+    const requests: [unknown[], number] = await outside.query(
+      `DELETE FROM oauth_authorizations a
+        WHERE a.expires_at < $1 AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.authorization_id = a.id)`,
+      [before],
+    );
+    return (tokens[1] ?? 0) + (requests[1] ?? 0);
+  }
+
   async revokeToken(id: string, at: Date): Promise<void> {
     await this.tx.transactional.query(`UPDATE oauth_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, at]);
   }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ALL_SCOPES, AppConfig, Clock, newId, randomBase62, type Scope, sha256 } from '@app/common';
 import { TransactionHost } from '@app/database';
+import { PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
 import { OAuthApp } from './entities/oauth-app.entity.js';
 import { OAuthAuthorization } from './entities/oauth-authorization.entity.js';
 import { OAuthToken } from './entities/oauth-token.entity.js';
@@ -17,6 +18,7 @@ const REFRESH_TOKEN_PATTERN = /^ort_[0-9A-Za-z]{32,128}$/;
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const MAX_STATE_LENGTH = 1000;
+const SWEEP_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /** RFC 6749 § 5.2's error answer of the token and revocation endpoints. */
 export class OAuthError extends Error {
@@ -94,7 +96,13 @@ export class OAuthProtocolService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly tx: TransactionHost,
-  ) {}
+    jobs: PeriodicJobs,
+  ) {
+    // Expired tokens and requests are kept a day (a late call is told why), then swept.
+    jobs.register('oauth-cleanup', RETENTION_INTERVAL_MS, () =>
+      this.repository.deleteExpiredBefore(new Date(this.clock.now().getTime() - SWEEP_AFTER_MS)),
+    );
+  }
 
   get issuer(): string {
     return this.config.publicUrl;

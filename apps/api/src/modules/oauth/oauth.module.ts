@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { JobsModule } from '../../jobs/index.js';
 import { OAuthApp } from './entities/oauth-app.entity.js';
 import { OAuthAuthorization } from './entities/oauth-authorization.entity.js';
 import { OAuthGrant } from './entities/oauth-grant.entity.js';
@@ -14,7 +15,7 @@ import { OAuthRepository } from './oauth.repository.js';
 
 /** Partner apps (contract § 20): the authorization server, its grants, and the access tokens /v1 accepts. */
 @Module({
-  imports: [TypeOrmModule.forFeature([OAuthApp, OAuthGrant, OAuthAuthorization, OAuthToken])],
+  imports: [TypeOrmModule.forFeature([OAuthApp, OAuthGrant, OAuthAuthorization, OAuthToken]), JobsModule],
   controllers: [OAuthAppsController, OAuthGrantsController, OAuthRequestsController],
   providers: [OAuthRepository, OAuthProtocolRepository, OAuthAppsService, OAuthProtocolService, OAuthGrantsService],
   exports: [OAuthGrantsService, OAuthProtocolService],
