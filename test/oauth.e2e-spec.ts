@@ -164,6 +164,17 @@ describe('discovery (RFC 8414)', () => {
     });
     expect(as.scopes_supported).toEqual(expect.arrayContaining(['bookings:read', 'webhooks:write', 'audit:read']));
   });
+
+  it('Swagger UI can authorize: the document’s oauth2 scheme points here and its redirect page is served', async () => {
+    const document = (await (await fetch(`${t.url}/docs-json`)).json()) as {
+      components: { securitySchemes: { oauth2: { flows: { authorizationCode: { authorizationUrl: string; tokenUrl: string } } } } };
+    };
+    expect(document.components.securitySchemes.oauth2.flows.authorizationCode).toMatchObject({
+      authorizationUrl: `${ISSUER}/oauth/authorize`,
+      tokenUrl: `${ISSUER}/oauth/token`,
+    });
+    expect((await fetch(`${t.url}/docs/oauth2-redirect.html`)).status).toBe(200);
+  });
 });
 
 describe('apps', () => {
