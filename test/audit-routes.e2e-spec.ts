@@ -96,6 +96,29 @@ describe('audit entries for every write route', () => {
   const routingFormId = async (): Promise<string> =>
     (await t.http.post('/v1/routing-forms', routingForm(), auth())).body.routingForm.id as string;
 
+  const oauthApp = async (): Promise<{ id: string; clientId: string }> =>
+    (
+      await t.http.post(
+        '/v1/oauth-apps',
+        { name: `Walk app ${++sequence}`, type: 'confidential', redirectUris: ['https://partner.example/cb'], scopes: ['team:read'] },
+        auth(),
+      )
+    ).body.app;
+  /** An authorization request waiting for consent (GET /oauth/authorize, outside /v1). */
+  const oauthRequest = async (): Promise<string> => {
+    const app = await oauthApp();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: app.clientId,
+      redirect_uri: 'https://partner.example/cb',
+      scope: 'team:read',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    const res = await fetch(`${t.url}/oauth/authorize?${query.toString()}`, { redirect: 'manual' });
+    return new URLSearchParams(res.headers.get('location')!.split('?')[1]).get('request')!;
+  };
+
   /** The walked request of each write operation, by operationId, with what it needs made first. */
   const recipes: Record<string, () => Promise<Walked>> = {
     register: async () => {
@@ -195,6 +218,41 @@ describe('audit entries for every write route', () => {
     revokeApiKey: async () => {
       const { id } = await createApiKey(t.http, token);
       return { res: await send('DELETE', `/v1/api-keys/${id}`, auth()), resourceId: id };
+    },
+    createOAuthApp: async () => {
+      const res = await send('POST', '/v1/oauth-apps', {
+        ...auth(),
+        body: { name: 'Walk app', type: 'public', redirectUris: ['https://partner.example/cb'], scopes: ['team:read'] },
+      });
+      return { res, resourceId: res.body.app?.id };
+    },
+    updateOAuthApp: async () => {
+      const { id } = await oauthApp();
+      return { res: await send('PATCH', `/v1/oauth-apps/${id}`, { ...auth(), body: { name: 'Renamed app' } }), resourceId: id };
+    },
+    deleteOAuthApp: async () => {
+      const { id } = await oauthApp();
+      return { res: await send('DELETE', `/v1/oauth-apps/${id}`, auth()), resourceId: id };
+    },
+    rotateOAuthAppSecret: async () => {
+      const { id } = await oauthApp();
+      return { res: await send('POST', `/v1/oauth-apps/${id}/secret`, auth()), resourceId: id };
+    },
+    approveOAuthRequest: async () => {
+      const id = await oauthRequest();
+      // The entry names the grant (created here), not the request.
+      return { res: await send('POST', `/v1/oauth/requests/${id}/approve`, auth()) };
+    },
+    denyOAuthRequest: async () => {
+      const id = await oauthRequest();
+      return { res: await send('POST', `/v1/oauth/requests/${id}/deny`, auth()), resourceId: id };
+    },
+    revokeOAuthGrant: async () => {
+      const request = await oauthRequest();
+      await t.http.post(`/v1/oauth/requests/${request}/approve`, undefined, auth());
+      const grants = await t.http.get('/v1/oauth-grants', auth());
+      const id = (grants.body.grants as { id: string }[])[0].id;
+      return { res: await send('DELETE', `/v1/oauth-grants/${id}`, auth()), resourceId: id };
     },
     createEventType: async () => {
       const res = await send('POST', '/v1/event-types', {
@@ -443,7 +501,7 @@ describe('audit entries for every write route', () => {
     expect(problems).toEqual([]);
     // Bookings' entries name the booking, never the attendee; no entry holds a key or a token.
     const leaks: unknown[] = await db.query(
-      `SELECT id, action FROM audit_entries WHERE row_to_json(audit_entries)::text ~* '(attendee@example\\.com|[mp]k_(live|test)_[0-9A-Za-z]{20,})'`,
+      `SELECT id, action FROM audit_entries WHERE row_to_json(audit_entries)::text ~* '(attendee@example\\.com|[mp]k_(live|test)_[0-9A-Za-z]{20,}|o[ar]t_[0-9A-Za-z]{20,}|cs_[0-9A-Za-z]{20,})'`,
     );
     expect(leaks).toEqual([]);
     // Some 45 operations with their setup: seconds on a quiet machine, more when the machine is shared.

@@ -153,12 +153,24 @@ describe('the OpenAPI document', () => {
   it('declares security as callers meet it: public operations none, attendee-token ones optional, each scheme once', () => {
     const byId = Object.fromEntries(operationsOf(document).map(({ operation }) => [operation.operationId, operation.security]));
     for (const id of ['register', 'login', 'refreshSession', 'acceptInvitation', 'getHealth', 'getReadiness']) expect(byId[id]).toEqual([]);
-    for (const id of ['cancelBooking', 'rescheduleBooking']) expect(byId[id]).toEqual([{ bearer: [] }, { ApiKey: [] }, {}]);
+    for (const id of ['cancelBooking', 'rescheduleBooking'])
+      expect(byId[id]).toEqual([{ bearer: [] }, { ApiKey: [] }, { oauth2: ['bookings:write'] }, {}]);
     expect(byId.createApiKey).toEqual([{ bearer: [] }]);
     for (const id of ['listPublicEventTypes', 'createPublicHold', 'createPublicBooking'])
       expect(byId[id]).toEqual([{ PublishableKey: [] }]);
     expect(byId.getPublicBooking).toEqual([]);
-    expect(byId.retryWebhookDelivery).toEqual([{ bearer: [] }, { ApiKey: [] }]);
+    expect(byId.retryWebhookDelivery).toEqual([{ bearer: [] }, { ApiKey: [] }, { oauth2: ['webhooks:write'] }]);
+    // Partner apps' access tokens, with the same scope as an API key (contract § 20).
+    expect(byId.getCurrentUser).toEqual([{ bearer: [] }, { ApiKey: [] }, { oauth2: [] }]);
+    expect(document.components!.securitySchemes!.oauth2).toMatchObject({
+      type: 'oauth2',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: expect.stringMatching(/\/oauth\/authorize$/),
+          tokenUrl: expect.stringMatching(/\/oauth\/token$/),
+        },
+      },
+    });
   });
 
   it('describes the created key without lastUsedAt, which it does not carry', () => {

@@ -2,8 +2,11 @@ import type { JSX } from 'preact';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap, whenUnauthorized, type Schemas } from './api/client';
-import { Session, type SessionContext } from './context';
+import { Session, type SessionContext, type SignedInMe } from './context';
 import { ApiKeysPage } from './pages/api-keys';
+import { ConnectedAppsPage } from './pages/connected-apps';
+import { OAuthAppsPage } from './pages/oauth-apps';
+import { ConsentPage } from './pages/oauth-consent';
 import { AuditPage } from './pages/audit';
 import { AvailabilityPage } from './pages/availability';
 import { OutOfOfficePage } from './pages/out-of-office';
@@ -38,6 +41,8 @@ const NAV: NavItem[] = [
   { href: '/admin/team', label: 'Team' },
   { href: '/admin/api-keys', label: 'API keys', adminOnly: true },
   { href: '/admin/webhooks', label: 'Webhooks', adminOnly: true },
+  { href: '/admin/oauth-apps', label: 'Partner apps', adminOnly: true },
+  { href: '/admin/connected-apps', label: 'Connected apps', adminOnly: true },
   { href: '/admin/audit', label: 'Audit', adminOnly: true },
   { href: '/admin/organization', label: 'Organization' },
 ];
@@ -47,7 +52,12 @@ function isCurrent(href: string, path: string): boolean {
   return href === '/admin/' ? path === '/admin/' || path === '/admin' : path.startsWith(href);
 }
 
-type Phase = { name: 'starting' } | { name: 'signed-out' } | { name: 'signed-in'; me: Schemas['MeResponse'] };
+type Phase = { name: 'starting' } | { name: 'signed-out' } | { name: 'signed-in'; me: SignedInMe };
+
+function signedIn(me: Schemas['MeResponse']): SignedInMe {
+  if (!me.user || !me.member) throw new Error('The console signs in members only');
+  return { ...me, user: me.user, member: me.member };
+}
 
 export function App(): JSX.Element {
   return (
@@ -61,7 +71,7 @@ function Console(): JSX.Element {
   const [phase, setPhase] = useState<Phase>({ name: 'starting' });
 
   const loadMe = async (): Promise<void> => {
-    setPhase({ name: 'signed-in', me: await unwrap(api.GET('/v1/users/me')) });
+    setPhase({ name: 'signed-in', me: signedIn(await unwrap(api.GET('/v1/users/me'))) });
   };
   const start = async (): Promise<void> => {
     if (await session.refresh()) await loadMe();
@@ -106,6 +116,14 @@ function Console(): JSX.Element {
 function Shell({ context }: { context: SessionContext }): JSX.Element {
   const { path } = useLocation();
   const admin = (page: () => JSX.Element) => (context.isAdmin ? page : NotAllowed);
+  // The consent page of a partner app's authorization request stands alone: nothing to wander off to (contract § 20).
+  if (path === '/admin/oauth/consent') {
+    return (
+      <main id="main" class="standalone" tabIndex={-1}>
+        <ConsentPage />
+      </main>
+    );
+  }
   return (
     <>
       <a class="skip" href="#main">
@@ -149,6 +167,8 @@ function Shell({ context }: { context: SessionContext }): JSX.Element {
           <Route path="/admin/api-keys" component={admin(ApiKeysPage)} />
           <Route path="/admin/webhooks" component={admin(WebhooksPage)} />
           <Route path="/admin/webhooks/:id" component={admin(WebhookDetailPage)} />
+          <Route path="/admin/oauth-apps" component={admin(OAuthAppsPage)} />
+          <Route path="/admin/connected-apps" component={admin(ConnectedAppsPage)} />
           <Route path="/admin/audit" component={admin(AuditPage)} />
           <Route path="/admin/organization" component={OrganizationPage} />
           <Route default component={HomePage} />

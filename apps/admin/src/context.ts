@@ -2,8 +2,14 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Schemas } from './api/client';
 
+/** GET /users/me as a signed-in member sees it: the console signs in people, so user and member are there. */
+export type SignedInMe = Schemas['MeResponse'] & {
+  user: NonNullable<Schemas['MeResponse']['user']>;
+  member: NonNullable<Schemas['MeResponse']['member']>;
+};
+
 export interface SessionContext {
-  me: Schemas['MeResponse'];
+  me: SignedInMe;
   /** The signed-in member's timezone: every time on every page is shown in it. */
   timeZone: string;
   /** Owners and admins manage keys, webhooks, event types, the team and others' schedules. */

@@ -23,6 +23,7 @@ import { HealthModule } from './modules/health/health.module.js';
 import { MailModule } from './modules/mail/mail.module.js';
 import { OutboxModule } from './modules/outbox/outbox.module.js';
 import { OutOfOfficeModule } from './modules/out-of-office/index.js';
+import { OAuthModule } from './modules/oauth/index.js';
 import { RoutingFormsModule } from './modules/routing-forms/index.js';
 import { TeamModule } from './modules/team/team.module.js';
 import { WebhookDeliveriesModule } from './modules/webhook-deliveries/index.js';
@@ -68,6 +69,7 @@ export class AppModule {
         CalendarsModule,
         CalendarWritesModule,
         ErasureModule,
+        OAuthModule,
         ...(options.extraModules ?? []),
       ],
     };

@@ -32,6 +32,7 @@ import { AppModule, type AppModuleOptions } from './app.module.js';
 import { createRootLogger, PinoNestLogger } from './logging/logger.js';
 import { createOpenApiDocument } from './openapi/openapi-document.js';
 import { type GatedRequest, PublishableKeyGate } from './modules/auth/index.js';
+import { serveOAuthEndpoints } from './modules/oauth/index.js';
 import { Readiness } from './modules/health/readiness.js';
 import { ServerFirstFastifyAdapter } from './server-first-adapter.js';
 
@@ -46,9 +47,11 @@ export interface CreateAppOptions {
 
 /** The document is built on its first request, not at boot: scanning every route costs about 0.4 s of CPU. */
 function setupSwagger(app: NestFastifyApplication, config: AppConfig): void {
-  SwaggerModule.setup('docs', app, () => createOpenApiDocument(app, config.appUrl), {
+  SwaggerModule.setup('docs', app, () => createOpenApiDocument(app, config.appUrl, config.publicUrl), {
     jsonDocumentUrl: 'docs-json',
     useGlobalPrefix: false,
+    // "Authorize" with a partner app: the authorization code flow, PKCE as the server requires (contract § 20).
+    swaggerOptions: { initOAuth: { usePkceWithAuthorizationCodeGrant: true, scopeSeparator: ' ' } },
   });
 }
 
@@ -130,6 +133,8 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   await app.register(fastifyCookie);
   await serveAdminConsole(fastify, config.adminDir);
   serveBookerScript(fastify, config.bookerDir);
+  // The authorization server's endpoints outside /v1 (contract § 20).
+  await serveOAuthEndpoints(app);
 
   routeApp(app);
   app.useGlobalPipes(createValidationPipe());

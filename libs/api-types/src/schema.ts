@@ -189,7 +189,7 @@ export interface paths {
         };
         /**
          * The caller: user, organization and membership
-         * @description With an API key (any scope): the key’s creator, `member.role` null, plus `apiKey`.
+         * @description With an API key (any scope): the key’s creator, `member.role` null, plus `apiKey`. With a partner app’s access token: `user` and `member` null, plus `app` and `scopes`.
          */
         get: operations["getCurrentUser"];
         put?: never;
@@ -1333,6 +1333,145 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/oauth-apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization’s own partner apps */
+        get: operations["listOAuthApps"];
+        put?: never;
+        /** Register a partner app (JWT only; owner or admin). A confidential app’s clientSecret is returned once. */
+        post: operations["createOAuthApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth-apps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the organization’s partner apps */
+        get: operations["getOAuthApp"];
+        put?: never;
+        post?: never;
+        /** Delete an app: every grant and token of it is revoked at once */
+        delete: operations["deleteOAuthApp"];
+        options?: never;
+        head?: never;
+        /** Change an app’s name, redirect URIs, scopes, homepage or logo */
+        patch: operations["updateOAuthApp"];
+        trace?: never;
+    };
+    "/v1/oauth-apps/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new client secret, shown once; the previous one keeps working 24 hours */
+        post: operations["rotateOAuthAppSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth-grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The apps connected to the organization (owner or admin) */
+        get: operations["listOAuthGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth-grants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Disconnect an app: every token of the grant stops at once */
+        delete: operations["revokeOAuthGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An authorization request waiting for consent (10 minutes; 404 once decided) */
+        get: operations["getOAuthRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Connect the app (owner or admin): the grant is created or widened; redirectTo carries the code, state and iss */
+        post: operations["approveOAuthRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/requests/{id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refuse the app: redirectTo carries error=access_denied, state and iss */
+        post: operations["denyOAuthRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/out-of-office/by-external-id/{externalId}": {
         parameters: {
             query?: never;
@@ -1371,7 +1510,7 @@ export interface components {
         };
         AuditActorView: {
             /** @enum {string} */
-            type: "user" | "api_key" | "attendee" | "system";
+            type: "user" | "api_key" | "app" | "attendee" | "system";
             /** @description `usr_…` or `key_…` */
             id: string | null;
             /** @description A user’s email; a key’s name and prefix */
@@ -1505,12 +1644,37 @@ export interface components {
             /** @enum {string} */
             mode: "live" | "test";
         };
+        AppSummary: {
+            /** @example app_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            name: string;
+        };
         MeResponse: {
-            user: components["schemas"]["UserView"];
+            /** @description null when the caller is a partner app’s access token */
+            user: {
+                /** @example usr_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+                id: string;
+                email: string;
+                firstName: string | null;
+                lastName: string | null;
+                timezone: string;
+                /** Format: date-time */
+                createdAt: string;
+            } | null;
             organization: components["schemas"]["OrganizationSummary"];
-            member: components["schemas"]["MemberSummary"];
+            /** @description null when the caller is a partner app’s access token */
+            member: {
+                /** @example mem_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+                id: string | null;
+                /** @enum {string|null} */
+                role: "owner" | "admin" | "member" | null;
+            } | null;
             /** @description Present when the caller is an API key */
             apiKey?: components["schemas"]["ApiKeySummary"];
+            /** @description Present when the caller is a partner app’s access token */
+            app?: components["schemas"]["AppSummary"];
+            /** @description The access token’s scopes (partner apps only) */
+            scopes?: string[];
         };
         UpdateMeDto: {
             firstName?: string | null;
@@ -3176,6 +3340,104 @@ export interface components {
         };
         EraseAttendeeResponse: {
             erased: components["schemas"]["ErasedCountsView"];
+        };
+        CreateOAuthAppDto: {
+            name: string;
+            /**
+             * @description confidential: a server that keeps a secret; public: a browser or native app
+             * @enum {string}
+             */
+            type: "confidential" | "public";
+            /** @description 1..10 absolute URLs, matched exactly (string equality): `https`, or `http` with host `localhost`, `127.0.0.1` or `[::1]`; no fragment. */
+            redirectUris: string[];
+            /** @description What the app may ask for: a non-empty subset of the scopes */
+            scopes: ("bookings:read" | "bookings:write" | "event_types:read" | "event_types:write" | "availability:read" | "availability:write" | "team:read" | "team:write" | "webhooks:read" | "webhooks:write" | "audit:read")[];
+            /** @description https URL */
+            homepageUrl?: string | null;
+            /** @description https URL of a square image */
+            logoUrl?: string | null;
+        };
+        OAuthAppView: {
+            /** @example app_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            /** @description The `client_id` of the OAuth flow */
+            clientId: string;
+            name: string;
+            /** @enum {string} */
+            type: "confidential" | "public";
+            redirectUris: string[];
+            scopes: ("bookings:read" | "bookings:write" | "event_types:read" | "event_types:write" | "availability:read" | "availability:write" | "team:read" | "team:write" | "webhooks:read" | "webhooks:write" | "audit:read")[];
+            homepageUrl: string | null;
+            logoUrl: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        CreatedOAuthAppResponse: {
+            app: components["schemas"]["OAuthAppView"];
+            /**
+             * @description Confidential apps only: `cs_` + 40 base62 characters, shown only in this response
+             * @example cs_…
+             */
+            clientSecret?: string;
+        };
+        OAuthAppListResponse: {
+            apps: components["schemas"]["OAuthAppView"][];
+        };
+        OAuthAppResponse: {
+            app: components["schemas"]["OAuthAppView"];
+        };
+        UpdateOAuthAppDto: {
+            name?: string;
+            /** @description 1..10 absolute URLs, matched exactly (string equality): `https`, or `http` with host `localhost`, `127.0.0.1` or `[::1]`; no fragment. */
+            redirectUris?: string[];
+            /** @description Existing grants keep what they were given */
+            scopes?: ("bookings:read" | "bookings:write" | "event_types:read" | "event_types:write" | "availability:read" | "availability:write" | "team:read" | "team:write" | "webhooks:read" | "webhooks:write" | "audit:read")[];
+            /** @description https URL; null removes it */
+            homepageUrl?: string | null;
+            /** @description https URL; null removes it */
+            logoUrl?: string | null;
+        };
+        OAuthSecretResponse: {
+            /**
+             * @description The new secret, shown only here; the previous one keeps working 24 hours
+             * @example cs_…
+             */
+            clientSecret: string;
+        };
+        OAuthAppSummary: {
+            /** @example app_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            name: string;
+            homepageUrl: string | null;
+            logoUrl: string | null;
+        };
+        OAuthGrantView: {
+            /** @example grt_4f9QdY0m2kBz7Lr1Xc8VtN3a */
+            id: string;
+            app: components["schemas"]["OAuthAppSummary"];
+            scopes: ("bookings:read" | "bookings:write" | "event_types:read" | "event_types:write" | "availability:read" | "availability:write" | "team:read" | "team:write" | "webhooks:read" | "webhooks:write" | "audit:read")[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+        };
+        OAuthGrantListResponse: {
+            grants: components["schemas"]["OAuthGrantView"][];
+        };
+        OAuthRequestView: {
+            id: string;
+            app: components["schemas"]["OAuthAppSummary"];
+            scopes: ("bookings:read" | "bookings:write" | "event_types:read" | "event_types:write" | "availability:read" | "availability:write" | "team:read" | "team:write" | "webhooks:read" | "webhooks:write" | "audit:read")[];
+            redirectUri: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        OAuthRequestResponse: {
+            request: components["schemas"]["OAuthRequestView"];
+        };
+        OAuthRedirectResponse: {
+            /** @description Where the browser goes now: the app’s redirect_uri with code (or error), state and iss */
+            redirectTo: string;
         };
     };
     responses: never;
@@ -11824,6 +12086,941 @@ export interface operations {
             };
         };
     };
+    listOAuthApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthAppListResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createOAuthApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOAuthAppDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedOAuthAppResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getOAuthApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthAppResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: `details` names each refused field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    deleteOAuthApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: `details` names each refused field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    updateOAuthApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOAuthAppDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthAppResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    rotateOAuthAppSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthSecretResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listOAuthGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthGrantListResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    revokeOAuthGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: `details` names each refused field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getOAuthRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthRequestResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: `details` names each refused field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    approveOAuthRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthRedirectResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: `details` names each refused field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    denyOAuthRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthRedirectResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: `details` names each refused field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     putOutOfOfficeByExternalId: {
         parameters: {
             query?: never;
@@ -11959,7 +13156,7 @@ export const pathsV1BookingsGetParametersQueryStatusValues: ReadonlyArray<Flatte
 export const pathsV1BookingsGetParametersQueryNoShowValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["noShow"]> = ["attendee", "host"];
 export const pathsV1WebhooksIdDeliveriesGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["status"]> = ["pending", "succeeded", "failed"];
 export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "OUT_OF_OFFICE_OVERLAP", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "REQUEST_TIMEOUT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "CHANGE_NOT_ALLOWED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
-export const auditActorViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActorView"]["type"]> = ["user", "api_key", "attendee", "system"];
+export const auditActorViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActorView"]["type"]> = ["user", "api_key", "app", "attendee", "system"];
 export const registerResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegisterResponse"]["tokenType"]> = ["Bearer"];
 export const tokensResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokensResponse"]["tokenType"]> = ["Bearer"];
 export const apiKeySummaryModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeySummary"]["mode"]> = ["live", "test"];
@@ -12016,3 +13213,10 @@ export const webhookDeliveryViewStatusValues: ReadonlyArray<FlattenedDeepRequire
 export const createCalendarDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateCalendarDto"]["type"]> = ["ics", "caldav"];
 export const calendarViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CalendarView"]["type"]> = ["ics", "caldav"];
 export const calendarViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CalendarView"]["status"]> = ["ok", "error"];
+export const createOAuthAppDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateOAuthAppDto"]["type"]> = ["confidential", "public"];
+export const createOAuthAppDtoScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateOAuthAppDto"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write", "audit:read"];
+export const oAuthAppViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OAuthAppView"]["type"]> = ["confidential", "public"];
+export const oAuthAppViewScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OAuthAppView"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write", "audit:read"];
+export const updateOAuthAppDtoScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateOAuthAppDto"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write", "audit:read"];
+export const oAuthGrantViewScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OAuthGrantView"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write", "audit:read"];
+export const oAuthRequestViewScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OAuthRequestView"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write", "audit:read"];

@@ -49,6 +49,10 @@ export const ID_PREFIXES = [
   'aud',
   'rtf',
   'rtr',
+  'app',
+  'grt',
+  'oar',
+  'otk',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

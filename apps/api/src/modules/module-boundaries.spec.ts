@@ -82,6 +82,10 @@ const TABLE_OWNERS: Record<string, string> = {
   routing_forms: 'routing-forms',
   routing_responses: 'routing-forms',
   visitor_responses: 'routing-forms',
+  oauth_apps: 'oauth',
+  oauth_grants: 'oauth',
+  oauth_authorizations: 'oauth',
+  oauth_tokens: 'oauth',
 };
 
 /**

@@ -1,12 +1,25 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import type { OperationObject, ParameterObject, PathItemObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
+import type {
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+  SecuritySchemeObject,
+} from '@nestjs/swagger';
+import { ALL_SCOPES, SCOPE_WORDS } from '@app/common';
 import { applyBodyRules, applyQueryRules, validationSchemas } from './validation-schemas.js';
 
 const TAGS: Array<{ name: string; description: string }> = [
   { name: 'auth', description: 'Registration, login, token refresh and sessions (JWT)' },
   { name: 'users', description: 'The signed-in user or the API key’s creator' },
   { name: 'api-keys', description: 'Scoped, rate-limited server-to-server keys (JWT only; owner or admin)' },
+  {
+    name: 'oauth',
+    description: 'Partner apps (OAuth 2.0): registering apps, the consent page’s requests, connected apps (grants); docs/partner-apps.md',
+  },
   { name: 'team', description: 'The organization, its members and invitations' },
   { name: 'event-types', description: 'What can be booked: duration, buffers, limits, hosts' },
   { name: 'availability', description: 'Weekly schedules, date overrides and bookable slots' },
@@ -209,7 +222,25 @@ export function refineDocument(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
-export function createOpenApiDocument(app: INestApplication, serverUrl: string): OpenAPIObject {
+/** The authorization server's own URLs are under PUBLIC_URL (contract § 20); the scheme lists every scope. */
+function oauth2Scheme(issuerUrl: string): SecuritySchemeObject {
+  return {
+    type: 'oauth2',
+    description:
+      'A partner app’s access token (oat_…), sent as `Authorization: Bearer oat_…`: authorization code with PKCE (S256), see docs/partner-apps.md. ' +
+      'In Swagger UI, register an app whose redirect URI is this deployment’s `/docs/oauth2-redirect.html`.',
+    flows: {
+      authorizationCode: {
+        authorizationUrl: `${issuerUrl}/oauth/authorize`,
+        tokenUrl: `${issuerUrl}/oauth/token`,
+        refreshUrl: `${issuerUrl}/oauth/token`,
+        scopes: Object.fromEntries(ALL_SCOPES.map((scope) => [scope, SCOPE_WORDS[scope]])),
+      },
+    },
+  };
+}
+
+export function createOpenApiDocument(app: INestApplication, serverUrl: string, issuerUrl = serverUrl): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Scheduling API')
     .setDescription(
@@ -232,6 +263,7 @@ export function createOpenApiDocument(app: INestApplication, serverUrl: string):
       },
       'PublishableKey',
     )
+    .addOAuth2(oauth2Scheme(issuerUrl), 'oauth2')
     .build();
   return refineDocument(SwaggerModule.createDocument(app, config));
 }

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     },
   );
   routeApp(app);
-  process.stdout.write(JSON.stringify(createOpenApiDocument(app, config.appUrl)));
+  process.stdout.write(JSON.stringify(createOpenApiDocument(app, config.appUrl, config.publicUrl)));
   await app.close();
 }
 

@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiBearerAuth, ApiExtension, ApiSecurity } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension, ApiOAuth2, ApiSecurity } from '@nestjs/swagger';
 import { BROWSER_CORS, type BrowserRouteConfig } from '../http/cors.js';
 import { ALL_ROLES, roleHas, type Permission } from './roles.js';
 import type { Scope } from './scopes.js';
@@ -53,7 +53,8 @@ export const Access = (rule: AccessRule): MethodDecorator & ClassDecorator => {
     ApiExtension('x-jwt-roles', roles),
     ApiExtension('x-required-scope', rule.scope ?? 'none: API keys are refused (JWT only)'),
   ];
-  if (rule.scope) decorators.push(ApiSecurity('ApiKey'));
+  // A partner app's access token is accepted wherever an API key is, with the same scope (contract § 20).
+  if (rule.scope) decorators.push(ApiSecurity('ApiKey'), ApiOAuth2(rule.scope === 'any' ? [] : [rule.scope], 'oauth2'));
   if (rule.attendeeToken) decorators.push(ApiExtension('x-attendee-token', 'accepted in the body instead of credentials'));
   return applyDecorators(...decorators, ...cors);
 };

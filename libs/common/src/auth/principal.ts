@@ -28,11 +28,21 @@ export interface KeyActor {
   organizationSlug: string;
 }
 
+/** What an OAuth access token carries: always live mode, within its scopes, rate-limited per grant. */
+export interface AppAccess {
+  id: string;
+  name: string;
+  grantId: string;
+  scopes: Scope[];
+  /** The connecting organization as GET /users/me shows it, read in the token's own lookup. */
+  organization: { name: string; slug: string };
+}
+
 /** Who is calling, as established by the global access guard. */
 export interface Principal {
-  type: 'user' | 'api_key';
+  type: 'user' | 'api_key' | 'app';
   organizationId: string;
-  /** The session's user, or the API key's creator (the "acting user"). */
+  /** The session's user, or the API key's creator, or the member who approved an app's grant (the "acting user"). */
   userId: string;
   /** The acting user's membership; null when an API key's creator has left. */
   memberId: string | null;
@@ -50,6 +60,8 @@ export interface Principal {
     /** Set for a publishable key only. */
     publishable?: PublishableAccess;
   };
+  /** A partner app's access token (contract § 20): the app, the organization's grant and the token's scopes. */
+  app?: AppAccess;
   /** False only for test-mode keys (api-rules.md § Test mode). */
   livemode: boolean;
 }

@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       smtpUrl: undefined,
       mailFrom: 'Scheduling <no-reply@localhost>',
       rateLimitUserPerMinute: 60,
+      rateLimitAppPerMinute: 600,
       rateLimitPublicPerMinute: 60,
       webhookAllowPrivateUrls: true,
       webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000],

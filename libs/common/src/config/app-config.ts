@@ -23,6 +23,8 @@ export class AppConfig {
   smtpUrl!: string | undefined;
   mailFrom!: string;
   rateLimitUserPerMinute!: number;
+  /** Every grant of a partner app, its access tokens together (contract § 20: 600). */
+  rateLimitAppPerMinute!: number;
   rateLimitPublicPerMinute!: number;
   /** Prefix of the Redis counter keys, so services sharing one Redis keep separate limits. */
   rateLimitNamespace!: string;
@@ -211,6 +213,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.smtpUrl = urlVar(env, 'SMTP_URL', ['smtp:', 'smtps:']);
   config.mailFrom = env.MAIL_FROM && env.MAIL_FROM.trim() !== '' ? env.MAIL_FROM : 'Scheduling <no-reply@localhost>';
   config.rateLimitUserPerMinute = intVar(env, 'RATE_LIMIT_USER_PER_MINUTE', 60, 1, 1_000_000);
+  config.rateLimitAppPerMinute = intVar(env, 'RATE_LIMIT_APP_PER_MINUTE', 600, 1, 1_000_000);
   config.rateLimitPublicPerMinute = intVar(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 60, 1, 1_000_000);
   config.publicBookingsPerVisitorPerHour = intVar(env, 'PUBLIC_BOOKINGS_PER_VISITOR_PER_HOUR', 10, 1, 1_000_000);
   config.rateLimitNamespace = env.RATE_LIMIT_NAMESPACE || 'sched:rl';

@@ -5,7 +5,7 @@ import { TransactionHost } from '@app/database';
 import { AuditRepository, type AuditEntryInput } from './audit.repository.js';
 import { type AuditChanges, redact, redactChanges } from './redact.js';
 
-export type ActorType = 'user' | 'api_key' | 'attendee' | 'system';
+export type ActorType = 'user' | 'api_key' | 'app' | 'attendee' | 'system';
 
 export interface AuditActor {
   type: ActorType;
@@ -42,6 +42,9 @@ const RESOURCE_PREFIXES = new Map<string, string>([
   ['out_of_office', 'ooo'],
   ['routing_form', 'rtf'],
   ['routing_response', 'rtr'],
+  ['oauth_app', 'app'],
+  ['oauth_grant', 'grt'],
+  ['oauth_request', 'oar'],
 ]);
 
 /** One write request's entry while it runs: what the route declared, what the request showed, what services added. */
@@ -189,9 +192,10 @@ export class AuditTrail {
   }
 }
 
-/** Who acted: the key (with its name and prefix), the signed-in user (with the email), or, without either, the attendee of a token. */
+/** Who acted: the key (with its name and prefix), the partner app (with its name), the signed-in user (with the email), or, without either, the attendee of a token. */
 function actorOf(principal: Principal | undefined): AuditActor {
   if (!principal) return { type: 'attendee', id: null, label: null };
   if (principal.type === 'api_key') return { type: 'api_key', id: principal.apiKey?.id ?? null, label: principal.label ?? null };
+  if (principal.type === 'app') return { type: 'app', id: principal.app?.id ?? null, label: principal.app?.name ?? null };
   return { type: 'user', id: principal.userId, label: principal.label ?? null };
 }

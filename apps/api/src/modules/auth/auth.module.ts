@@ -4,6 +4,7 @@ import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../api-keys/index.js';
+import { OAuthModule } from '../oauth/index.js';
 import { RateLimitGuard, RateLimitModule } from '../rate-limit/index.js';
 import { SchedulesModule } from '../schedules/index.js';
 import { TeamModule } from '../team/index.js';
@@ -35,6 +36,7 @@ import { UsersService } from './users.service.js';
     // The repository and the periodic sweeps (also loaded by the worker).
     AuthHousekeepingModule,
     ApiKeysModule,
+    OAuthModule,
     SchedulesModule,
   ],
   controllers: [AuthController, UsersController, InvitationsController],

@@ -14,7 +14,9 @@ export class UsersController {
   @ApiOperation({
     operationId: 'getCurrentUser',
     summary: 'The caller: user, organization and membership',
-    description: 'With an API key (any scope): the key’s creator, `member.role` null, plus `apiKey`.',
+    description:
+      'With an API key (any scope): the key’s creator, `member.role` null, plus `apiKey`. With a partner app’s access token: ' +
+      '`user` and `member` null, plus `app` and `scopes`.',
   })
   @ApiResponse({ status: 200, type: MeResponse })
   @ApiErrors(401)

@@ -35,6 +35,17 @@ export class UsersService {
   }
 
   async me(principal: Principal): Promise<MeResponse> {
+    if (principal.app) {
+      // A partner app acts for the organization, not as a person (contract § 20).
+      const { app } = principal;
+      return {
+        user: null,
+        organization: { id: principal.organizationId, name: app.organization.name, slug: app.organization.slug },
+        member: null,
+        app: { id: app.id, name: app.name },
+        scopes: app.scopes,
+      };
+    }
     // An API key's lookup read its acting user already, in the same statement.
     const row = principal.apiKey
       ? meRowOf(principal, principal.apiKey.actor)

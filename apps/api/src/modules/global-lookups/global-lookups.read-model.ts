@@ -32,6 +32,24 @@ export interface ApiKeyCredential {
   publishable: PublishableAccess | null;
 }
 
+/** A partner app's access token found by its hash (contract § 20), before any check of revocation or expiry. */
+export interface AppTokenCredential {
+  /** The connecting organization, live mode. */
+  scope: TenantScope;
+  kind: 'access' | 'refresh';
+  scopes: Scope[];
+  expiresAt: Date;
+  revokedAt: Date | null;
+  grantId: string;
+  grantLastUsedAt: Date | null;
+  /** The member who approved the grant: the acting user where a user is needed. */
+  actingUserId: string;
+  appId: string;
+  appName: string;
+  organizationName: string;
+  organizationSlug: string;
+}
+
 /** A session with the membership it belongs to (live mode: sessions act on live data). */
 export interface SessionCredential {
   scope: TenantScope;
@@ -148,6 +166,53 @@ export class GlobalLookups {
               organizationName: row.organization_name,
               organizationSlug: row.organization_slug,
             },
+    };
+  }
+
+  /**
+   * An app's access token, its grant, app and organization in one prepared statement on the token's unique hash: it
+   * runs on every request made with an access token, as apiKeyByHash does for keys.
+   */
+  async appTokenByHash(tokenHash: string): Promise<AppTokenCredential | null> {
+    const rows: {
+      kind: 'access' | 'refresh';
+      scopes: Scope[];
+      expires_at: Date;
+      revoked_at: Date | null;
+      grant_id: string;
+      last_used_at: Date | null;
+      acting_user_id: string;
+      app_id: string;
+      app_name: string;
+      organization_id: string;
+      organization_name: string;
+      organization_slug: string;
+    }[] = await this.tx.prepared(
+      'app-token-by-hash',
+      `SELECT t.kind, t.scopes, t.expires_at, t.revoked_at, g.id AS grant_id, g.last_used_at, g.acting_user_id,
+              a.id AS app_id, a.name AS app_name, o.id AS organization_id, o.name AS organization_name, o.slug AS organization_slug
+         FROM oauth_tokens t
+         JOIN oauth_grants g ON g.id = t.grant_id
+         JOIN oauth_apps a ON a.id = g.app_id
+         JOIN organizations o ON o.id = g.organization_id
+        WHERE t.token_hash = $1`,
+      [tokenHash],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      scope: verifiedTenantScope(row.organization_id, true),
+      kind: row.kind,
+      scopes: row.scopes,
+      expiresAt: row.expires_at,
+      revokedAt: row.revoked_at,
+      grantId: row.grant_id,
+      grantLastUsedAt: row.last_used_at,
+      actingUserId: row.acting_user_id,
+      appId: row.app_id,
+      appName: row.app_name,
+      organizationName: row.organization_name,
+      organizationSlug: row.organization_slug,
     };
   }
 

@@ -2,6 +2,7 @@ export { GlobalLookupsModule } from './global-lookups.module.js';
 export {
   type ActiveMembership,
   type ApiKeyCredential,
+  type AppTokenCredential,
   GlobalLookups,
   type InvitationCredential,
   type SessionCredential,

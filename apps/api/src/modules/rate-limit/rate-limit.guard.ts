@@ -16,6 +16,8 @@ export function rateLimitSubject(request: RequestWithPrincipal, config: AppConfi
     return { tracker: `key:${principal.apiKey.id}:ip:${clientAddress(request)}`, limit: principal.apiKey.rateLimitPerMinute };
   }
   if (principal?.apiKey) return { tracker: `key:${principal.apiKey.id}`, limit: principal.apiKey.rateLimitPerMinute };
+  // A partner app's tokens share their grant's limit (contract § 20).
+  if (principal?.app) return { tracker: `grant:${principal.app.grantId}`, limit: config.rateLimitAppPerMinute };
   if (principal) return { tracker: `user:${principal.userId}`, limit: config.rateLimitUserPerMinute };
   return { tracker: `ip:${clientAddress(request)}`, limit: config.rateLimitPublicPerMinute };
 }

@@ -33,7 +33,7 @@ export class TeamPolicy {
    * mint owners nor lock the owners out.
    */
   async actingRole(principal: Principal): Promise<Role> {
-    if (principal.type === 'api_key' || !principal.memberId) return Role.Admin;
+    if (principal.type !== 'user' || !principal.memberId) return Role.Admin;
     const actor = await this.repository.findMember(tenantScope(principal), principal.memberId);
     if (actor?.status !== 'active') throw AppError.unauthorized('The session has ended');
     if (!roleHas(actor.role, Permission.ManageMembers)) throw AppError.forbidden(`The ${actor.role} role may not do this`);

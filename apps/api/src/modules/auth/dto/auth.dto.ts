@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { IsIanaTimeZone, Optional } from '@app/common';
@@ -122,11 +122,46 @@ export class ApiKeySummary {
   @ApiProperty({ enum: ['live', 'test'] }) mode!: string;
 }
 
+/** UserView and MemberSummary written out, nullable: a $ref cannot be (OpenAPI 3.0). */
+const ME_USER_SCHEMA = {
+  type: 'object',
+  nullable: true,
+  selfRequired: true,
+  required: ['id', 'email', 'firstName', 'lastName', 'timezone', 'createdAt'],
+  properties: {
+    id: { type: 'string', example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a' },
+    email: { type: 'string' },
+    firstName: { type: 'string', nullable: true },
+    lastName: { type: 'string', nullable: true },
+    timezone: { type: 'string' },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+} as ApiPropertyOptions;
+
+const ME_MEMBER_SCHEMA = {
+  type: 'object',
+  nullable: true,
+  selfRequired: true,
+  required: ['id', 'role'],
+  properties: {
+    id: { type: 'string', nullable: true, example: 'mem_4f9QdY0m2kBz7Lr1Xc8VtN3a' },
+    role: { type: 'string', nullable: true, enum: ['owner', 'admin', 'member'] },
+  },
+} as ApiPropertyOptions;
+
+export class AppSummary {
+  @ApiProperty({ example: 'app_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
+  @ApiProperty() name!: string;
+}
+
 export class MeResponse {
-  @ApiProperty({ type: UserView }) user!: UserView;
+  @ApiProperty({ ...ME_USER_SCHEMA, description: 'null when the caller is a partner app’s access token' }) user!: UserView | null;
   @ApiProperty({ type: OrganizationSummary }) organization!: OrganizationSummary;
-  @ApiProperty({ type: MemberSummary }) member!: MemberSummary;
+  @ApiProperty({ ...ME_MEMBER_SCHEMA, description: 'null when the caller is a partner app’s access token' })
+  member!: MemberSummary | null;
   @ApiPropertyOptional({ type: ApiKeySummary, description: 'Present when the caller is an API key' }) apiKey?: ApiKeySummary;
+  @ApiPropertyOptional({ type: AppSummary, description: 'Present when the caller is a partner app’s access token' }) app?: AppSummary;
+  @ApiPropertyOptional({ isArray: true, type: String, description: 'The access token’s scopes (partner apps only)' }) scopes?: string[];
 }
 
 export class UserResponse {

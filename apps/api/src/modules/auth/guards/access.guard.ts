@@ -1,7 +1,17 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ACCESS_METADATA, AccessRule, AppError, ErrorCode, type Principal, type RequestWithPrincipal, roleHas } from '@app/common';
+import {
+  ACCESS_METADATA,
+  AccessRule,
+  AppError,
+  ErrorCode,
+  type Principal,
+  type RequestWithPrincipal,
+  roleHas,
+  type Scope,
+} from '@app/common';
 import { ApiKeysService } from '../../api-keys/index.js';
+import { OAuthGrantsService } from '../../oauth/index.js';
 import type { AccessTokenClaims, RequestWithBearer } from '../jwt.strategy.js';
 import { SessionsService } from '../sessions.service.js';
 import { parseAuthorization } from './credentials.js';
@@ -31,6 +41,7 @@ export class AccessGuard implements CanActivate {
     private readonly sessions: SessionsService,
     private readonly jwtGuard: JwtAuthGuard,
     private readonly publishable: PublishableKeyGate,
+    private readonly apps: OAuthGrantsService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -61,6 +72,13 @@ export class AccessGuard implements CanActivate {
       request.principal = await this.apiKeyPrincipal(credential.value, rule);
       return true;
     }
+    if (credential.kind === 'app_token') {
+      // An app's access token acts exactly as an API key with its scopes would (contract § 20).
+      const principal = await this.apps.authenticate(credential.value);
+      requireScope(rule, principal.app!.scopes, 'an app’s access token');
+      request.principal = principal;
+      return true;
+    }
     request.bearerToken = credential.value;
     await this.jwtGuard.canActivate(context);
     const principal = await this.sessions.principalForToken(request.user as AccessTokenClaims);
@@ -74,11 +92,16 @@ export class AccessGuard implements CanActivate {
   private async apiKeyPrincipal(presented: string, rule: AccessRule): Promise<Principal> {
     const key = await this.apiKeys.authenticate(presented);
     if (key.publishable) throw publishableKeyHere();
-    if (!rule.scope) throw AppError.forbidden('This endpoint needs a user session (Authorization: Bearer <token>), not an API key');
-    if (rule.scope !== 'any' && !key.scopes.includes(rule.scope)) {
-      throw new AppError(ErrorCode.INSUFFICIENT_SCOPE, `This API key lacks the scope ${rule.scope}`);
-    }
+    requireScope(rule, key.scopes, 'an API key');
     return keyPrincipal(key);
+  }
+}
+
+/** The one scope check of API keys and app tokens: a JWT-only route refuses both; a scoped route needs its scope. */
+function requireScope(rule: AccessRule, scopes: readonly Scope[], holder: string): void {
+  if (!rule.scope) throw AppError.forbidden(`This endpoint needs a user session (Authorization: Bearer <token>), not ${holder}`);
+  if (rule.scope !== 'any' && !scopes.includes(rule.scope)) {
+    throw new AppError(ErrorCode.INSUFFICIENT_SCOPE, `This ${holder.replace(/^an? /, '')} lacks the scope ${rule.scope}`);
   }
 }
 
