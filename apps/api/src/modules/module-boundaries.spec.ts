@@ -82,6 +82,11 @@ const TABLE_OWNERS: Record<string, string> = {
   routing_forms: 'routing-forms',
   routing_responses: 'routing-forms',
   visitor_responses: 'routing-forms',
+  sso_connections: 'enterprise-identity',
+  sso_domains: 'enterprise-identity',
+  sso_logins: 'enterprise-identity',
+  scim_tokens: 'enterprise-identity',
+  scim_users: 'enterprise-identity',
 };
 
 /**
