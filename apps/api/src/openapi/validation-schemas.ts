@@ -11,6 +11,7 @@ const CUSTOM_VALIDATORS: Record<string, SchemaObject> = {
   isIanaTimeZone: { type: 'string', format: 'iana-time-zone', minLength: 1, maxLength: 64, example: 'Europe/Berlin' },
   isCalendarDate: { type: 'string', format: 'date', example: '2027-03-01' },
   isWebhookUrl: { type: 'string', format: 'uri', maxLength: 2048 },
+  isEmailDomain: { type: 'string', format: 'hostname', maxLength: 253 },
   isMetadata: { type: 'object', maxProperties: 20, additionalProperties: { type: 'string', maxLength: 500 } },
 };
 

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeController, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ApiErrors, Audited, CurrentPrincipal, IdParam, Permission, Public, type Principal } from '@app/common';
 import { AuditTrail } from '../audit/index.js';
@@ -11,7 +11,7 @@ import { SsoService } from './sso.service.js';
 const OWNER = Access({ permission: Permission.ManageIdentity });
 
 /** An organization's single sign-on configuration and SCIM token (contract § 21): owners, JWT only. */
-@ApiTags('enterprise identity')
+@ApiTags('team')
 @Controller('organizations/:orgId')
 export class SsoController {
   constructor(
@@ -90,7 +90,11 @@ export class SsoController {
   }
 }
 
-/** Signing in through the organization's provider (contract § 21): public, browser navigations. */
+/**
+ * Signing in through the organization's provider (contract § 21): public browser navigations that answer with
+ * redirects, which no API client calls; not in the OpenAPI document (whose operations answer 2xx).
+ */
+@ApiExcludeController()
 @ApiTags('auth')
 @Controller('auth/sso')
 export class SsoSignInController {

@@ -259,10 +259,9 @@ export class GlobalLookups {
 
   /** The organization that claims an email domain for single sign-on (contract § 21): the domain names it. */
   async ssoDomainOwner(domain: string): Promise<TenantScope | null> {
-    const rows: { organization_id: string }[] = await this.tx.reads.query(
-      `SELECT organization_id FROM sso_domains WHERE domain = $1`,
-      [domain],
-    );
+    const rows: { organization_id: string }[] = await this.tx.reads.query(`SELECT organization_id FROM sso_domains WHERE domain = $1`, [
+      domain,
+    ]);
     return rows[0] ? verifiedTenantScope(rows[0].organization_id, true) : null;
   }
 
@@ -276,10 +275,9 @@ export class GlobalLookups {
 
   /** A SCIM token by its hash: the token is the directory's credential for its organization (contract § 21). */
   async scimTokenScope(tokenHash: string): Promise<TenantScope | null> {
-    const rows: { organization_id: string }[] = await this.tx.reads.query(
-      `SELECT organization_id FROM scim_tokens WHERE token_hash = $1`,
-      [tokenHash],
-    );
+    const rows: { organization_id: string }[] = await this.tx.reads.query(`SELECT organization_id FROM scim_tokens WHERE token_hash = $1`, [
+      tokenHash,
+    ]);
     return rows[0] ? verifiedTenantScope(rows[0].organization_id, true) : null;
   }
 

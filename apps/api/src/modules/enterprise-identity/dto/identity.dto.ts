@@ -10,8 +10,10 @@ import {
   IsIn,
   IsString,
   Length,
-  Matches,
   MaxLength,
+  Validate,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
 } from 'class-validator';
 import { Optional } from '@app/common';
 
@@ -20,6 +22,18 @@ export type SsoRole = (typeof SSO_ROLES)[number];
 
 /** An email domain: labels of letters, digits and hyphens, at least two, lower case. */
 const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
+
+/** Documented as `format: hostname` (apps/api/src/openapi/validation-schemas.ts). */
+@ValidatorConstraint({ name: 'isEmailDomain' })
+export class IsEmailDomain implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && DOMAIN.test(value);
+  }
+
+  defaultMessage(): string {
+    return 'each of domains must be a lower-case domain name';
+  }
+}
 
 export class PutSsoDto {
   @ApiProperty({
@@ -43,7 +57,8 @@ export class PutSsoDto {
   clientSecret!: string;
 
   @ApiProperty({
-    type: [String],
+    type: 'array',
+    items: { type: 'string', format: 'hostname', maxLength: 253 },
     minItems: 1,
     maxItems: 20,
     uniqueItems: true,
@@ -55,7 +70,7 @@ export class PutSsoDto {
   @ArrayMaxSize(20)
   @ArrayUnique()
   @IsString({ each: true })
-  @Matches(DOMAIN, { each: true, message: 'each of domains must be a lower-case domain name' })
+  @Validate(IsEmailDomain, { each: true })
   domains!: string[];
 
   @ApiPropertyOptional({ default: false, description: 'Refuse password sign-in for these domains (owners excepted)' })
