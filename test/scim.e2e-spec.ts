@@ -220,6 +220,11 @@ describe('SCIM 2.0 provisioning (contract § 21)', () => {
     });
     expect(on.body.active).toBe(true);
     expect(await memberRow(alice.userId)).toEqual({ role: 'admin', status: 'active' });
+    const actions = await db.query(`SELECT action FROM audit_entries WHERE organization_id = $1 AND resource_id = $2 ORDER BY tx_id`, [
+      owner.organizationId,
+      alice.userId,
+    ]);
+    expect(actions.map((row: { action: string }) => row.action)).toEqual(['member.deprovisioned', 'member.provisioned']);
     expect((await scim('DELETE', `/Users/${alice.userId}`)).status).toBe(204);
     expect(await memberRow(alice.userId)).toBeUndefined();
     expect((await scim('GET', `/Users/${alice.userId}`)).status).toBe(404);

@@ -157,6 +157,7 @@ export class ScimService {
         this.audit.describe({ action: 'member.deprovisioned' });
         role = (await this.deprovision(scope, userId)) ?? role;
       } else if (!person.active && active) {
+        this.audit.describe({ action: 'member.provisioned' });
         const membership = await this.lookups.activeMembershipOf(userId);
         if (membership) throw new ScimError(409, 'This user is a member of another organization now', 'uniqueness');
         await this.provisioning.provision(scope, user, person.role);
