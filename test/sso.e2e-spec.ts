@@ -101,6 +101,29 @@ describe('single sign-on through a real OpenID Provider (contract § 21)', () =>
     expect(asAdmin.status).toBe(403);
   });
 
+  it('two organizations claiming one domain at once: the database lets one have it, the other hears 409 DOMAIN_TAKEN', async () => {
+    const [first, second] = [await registerOwner(t.http), await registerOwner(t.http)];
+    const answers = await Promise.all([first, second].map((o) => configure({ domains: ['race.test'] }, o.accessToken, o.organizationId)));
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 409]);
+    expect(answers.find((res) => res.status === 409)!.body.code).toBe('DOMAIN_TAKEN');
+    expect(Number((await db.query(`SELECT count(*) AS n FROM sso_domains WHERE domain = 'race.test'`))[0].n)).toBe(1);
+  });
+
+  it('reads the issuer through the outbound rules: a private address is refused where they forbid it', async () => {
+    const strict = await startTestApp({ databaseUrl: t.databaseUrl, env: { PUBLIC_URL, SSO_ALLOW_PRIVATE_URLS: 'false' } });
+    try {
+      const res = await strict.http.put(
+        `/v1/organizations/${owner.organizationId}/sso`,
+        { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, domains: [DOMAIN] },
+        { token: owner.accessToken },
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([{ field: 'issuer', message: expect.stringMatching(/public addresses/) }]);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('starts with PKCE S256, state, nonce and login_hint; an unclaimed domain → 404 SSO_NOT_CONFIGURED', async () => {
     const unknown = await t.http.get('/v1/auth/sso/start?email=someone@nowhere.test');
     expect(unknown.status).toBe(404);

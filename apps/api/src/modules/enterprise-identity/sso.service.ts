@@ -327,7 +327,10 @@ export class SsoService implements OnModuleInit {
       return { ...metadata };
     } catch (error) {
       if (error instanceof AppError) throw error;
-      if (error instanceof UnsafeUrlError) throw AppError.validation('issuer', error.message);
+      // openid-client wraps what its fetch threw.
+      let cause: unknown = error;
+      for (let depth = 0; cause instanceof Error && depth < 5; depth++, cause = cause.cause)
+        if (cause instanceof UnsafeUrlError) throw AppError.validation('issuer', cause.message);
       throw AppError.validation('issuer', `the issuer’s discovery document could not be read or does not match: ${describe(error)}`);
     }
   }
