@@ -62,7 +62,8 @@ describe('access rules: deny by default', () => {
     const undeclared = routes.filter((r) => r.rule === undefined).map((r) => r.route);
     expect(undeclared).toEqual([]);
     const publicRoutes = routes.filter((r) => r.rule?.public).map((r) => r.route.split(' (')[1]);
-    // Public routes are few and named here on purpose: a new one must be added consciously.
+    // Public routes are few and named here on purpose: a new one must be added consciously. Single sign-on's start and
+    // callback are browser navigations; SCIM's routes check the organization's SCIM token themselves (contract § 21).
     // Routes for publishable keys (api-rules.md § Browser booking, § Routing forms) are exactly the public booking
     // controller's and the public routing forms controller's.
     const publishable = routes.filter((r) => r.rule?.publishable).map((r) => r.route.split(' (')[1]);
@@ -70,7 +71,7 @@ describe('access rules: deny by default', () => {
     expect(publishable.every((r) => /^(PublicBookingController|PublicRoutingFormsController)\./.test(r))).toBe(true);
     expect(
       publicRoutes.every((r) =>
-        /^(HealthController|AuthController\.(register|login|refresh)|ConsoleSessionController\.(login|refresh|logout)|InvitationsController\.accept|CalendarFeedsController\.file|PublicBookingController\.getBooking)/.test(
+        /^(HealthController|AuthController\.(register|login|refresh)|ConsoleSessionController\.(login|refresh|logout)|InvitationsController\.accept|CalendarFeedsController\.file|PublicBookingController\.getBooking|SsoSignInController\.(start|callback)|ScimController\.)/.test(
           r,
         ),
       ),

@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg, WEEKDAYS_9_TO_5 } from './support/bookings.js';
 import { createApiKey, invitationTokens, inviteMember, registerOwner, uniqueEmail } from './support/factories.js';
 import type { HttpResponse, RequestOptions } from './support/http.js';
+import { TestOidcProvider } from './support/oidc-provider.js';
 import { createEventType, putSchedule } from './support/scheduling.js';
 
 const WRITE_METHODS = ['post', 'put', 'patch', 'delete'] as const;
@@ -34,6 +35,7 @@ describe('audit entries for every write route', () => {
   let confirmTypeId: string;
   let server: Server;
   let serverUrl: string;
+  let idp: TestOidcProvider;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -55,10 +57,14 @@ describe('audit entries for every write route', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // Single sign-on's configuration reads a real provider's discovery document (contract § 21).
+    idp = new TestOidcProvider('audit-walk', 'audit-walk-secret', 'http://localhost/v1/auth/sso/callback');
+    await idp.start();
   });
   afterAll(async () => {
     await t.close();
     await new Promise((resolve) => server.close(resolve));
+    await idp?.close();
   });
 
   let sequence = 0;
@@ -118,9 +124,20 @@ describe('audit entries for every write route', () => {
     const res = await fetch(`${t.url}/oauth/authorize?${query.toString()}`, { redirect: 'manual' });
     return new URLSearchParams(res.headers.get('location')!.split('?')[1]).get('request')!;
   };
+  const sso = () => ({ issuer: idp.issuer, clientId: 'audit-walk', clientSecret: 'audit-walk-secret', domains: ['audit-walk.test'] });
 
   /** The walked request of each write operation, by operationId, with what it needs made first. */
   const recipes: Record<string, () => Promise<Walked>> = {
+    putSso: async () => ({ res: await send('PUT', `${orgPath()}/sso`, { ...auth(), body: sso() }), resourceId: org.owner.organizationId }),
+    deleteSso: async () => {
+      await t.http.put(`${orgPath()}/sso`, sso(), auth());
+      return { res: await send('DELETE', `${orgPath()}/sso`, auth()), resourceId: org.owner.organizationId };
+    },
+    createScimToken: async () => ({ res: await send('POST', `${orgPath()}/scim-token`, auth()), resourceId: org.owner.organizationId }),
+    revokeScimToken: async () => {
+      await t.http.post(`${orgPath()}/scim-token`, undefined, auth());
+      return { res: await send('DELETE', `${orgPath()}/scim-token`, auth()), resourceId: org.owner.organizationId };
+    },
     register: async () => {
       const res = await send('POST', '/v1/auth/register', {
         body: { email: uniqueEmail('walk'), password: 'correct horse battery', organizationName: 'Walk' },

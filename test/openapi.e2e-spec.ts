@@ -248,7 +248,9 @@ describe('requests generated from the document’s own schemas', () => {
     for (const { method, path, operation, schema } of bodyOperations()) {
       const body = requiredBody(document, schema, ids);
       const res = await t.http.request(method.toUpperCase(), pathOf(path, operation), { body, ...credentialsFor(operation) });
-      if (res.status === 400 || res.status >= 500)
+      // A single sign-on issuer is read when saved (contract § 21: 400 naming `issuer`); no sample runs a provider.
+      const unreadIssuer = operation.operationId === 'putSso' && res.status === 400 && res.body.details?.[0]?.field === 'issuer';
+      if ((res.status === 400 && !unreadIssuer) || res.status >= 500)
         refused.push(`${operation.operationId} ${JSON.stringify(body)} → ${res.status} ${res.text}`);
     }
     expect(refused).toEqual([]);

@@ -28,6 +28,8 @@ export interface TestAppOptions {
   extraModules?: Type[];
   /** A logger of the test's own, to read what the app logs. */
   logger?: Logger;
+  /** The port to listen on (default: any free one), for a test that must know its URL before the app starts. */
+  port?: number;
 }
 
 export interface TestApp {
@@ -129,7 +131,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const closeApp = (): Promise<void> => closeWatched(() => app.close(), app, databaseUrl);
   running.set(app, closeApp);
   if (database) databases.add(database.drop);
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const url = `http://127.0.0.1:${port}`;

@@ -27,6 +27,7 @@ function sampleString(name: string, schema: SchemaObject, ids: KnownIds): string
   if (name === 'endsAt') return '2027-03-01T11:00:00Z';
   if (schema.format === 'date-time' || /^(start|newStart|end)Time$/.test(name)) return '2027-03-01T10:00:00Z';
   if (schema.format === 'iana-time-zone') return 'Europe/Berlin';
+  if (schema.format === 'hostname') return `sample-${++counter}.example.com`;
   if (schema.format === 'uri') return 'http://127.0.0.1:9/hook'; // loopback: a sample must never reach outside the machine
   if (schema.pattern === '^([01]\\d|2[0-3]):[0-5]\\d$') return '09:00';
   if (schema.pattern?.includes('24:00')) return '17:00';

@@ -17,6 +17,7 @@ import { BookingRemindersModule } from './modules/booking-reminders/index.js';
 import { SchedulesModule } from './modules/schedules/index.js';
 import { PublicBookingModule } from './modules/public-booking/public-booking.module.js';
 import { ErasureModule } from './modules/erasure/index.js';
+import { EnterpriseIdentityModule } from './modules/enterprise-identity/index.js';
 import { EventTypesModule } from './modules/event-types/event-types.module.js';
 import { GlobalLookupsModule } from './modules/global-lookups/index.js';
 import { HealthModule } from './modules/health/health.module.js';
@@ -58,6 +59,7 @@ export class AppModule {
         SchedulesModule,
         OutOfOfficeModule,
         RoutingFormsModule,
+        EnterpriseIdentityModule,
         BookingsModule,
         CalendarFeedsModule,
         HoldsModule,

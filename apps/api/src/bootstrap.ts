@@ -57,7 +57,9 @@ function setupSwagger(app: NestFastifyApplication, config: AppConfig): void {
 
 /** The routes' prefix, shared with the OpenAPI document written at build time (openapi/write-document.ts). */
 export function routeApp(app: NestFastifyApplication): void {
-  app.setGlobalPrefix('v1', { exclude: ['health', 'health/ready'] });
+  // SCIM (contract § 21) lives under /scim/v2, outside /v1, where directories expect it.
+  const scim = ['ServiceProviderConfig', 'ResourceTypes', 'Schemas', 'Users', 'Users/:id'].map((path) => `scim/v2/${path}`);
+  app.setGlobalPrefix('v1', { exclude: ['health', 'health/ready', ...scim] });
 }
 
 /**

@@ -100,7 +100,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange email and password for tokens
-         * @description Wrong email and wrong password both give 401 INVALID_CREDENTIALS. 10 failures for one email from one client address within 15 minutes → 429 for that email from that address; 100 from all addresses → 429 for it from every address.
+         * @description Wrong email and wrong password both give 401 INVALID_CREDENTIALS. 10 failures for one email from one client address within 15 minutes → 429 for that email from that address; 100 from all addresses → 429 for it from every address. An email of a domain whose organization enforces single sign-on → 403 SSO_REQUIRED (its owners excepted).
          */
         post: operations["login"];
         delete?: never;
@@ -232,7 +232,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the admin console: the access token in the body, the refresh token in an HttpOnly cookie
-         * @description The same credentials, failures and lockout as `POST /auth/login`.
+         * @description The same credentials, failures, lockout and single sign-on enforcement (403 SSO_REQUIRED) as `POST /auth/login`.
          */
         post: operations["consoleLogin"];
         delete?: never;
@@ -715,6 +715,58 @@ export interface paths {
          */
         post: operations["submitPublicRoutingFormResponse"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{orgId}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization’s single sign-on configuration
+         * @description Owner only, JWT only. None → 404.
+         */
+        get: operations["getSso"];
+        /**
+         * Configure single sign-on through an OpenID Connect provider
+         * @description Owner only, JWT only. The issuer’s discovery document is read and checked now (400 naming `issuer` when it cannot be read or names another issuer). The secret is stored encrypted and never returned. A domain another organization claims → 409 DOMAIN_TAKEN.
+         */
+        put: operations["putSso"];
+        post?: never;
+        /**
+         * Remove single sign-on
+         * @description Owner only, JWT only. Password sign-in works again for its domains.
+         */
+        delete: operations["deleteSso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{orgId}/scim-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new SCIM token, shown once
+         * @description Owner only, JWT only. The previous token stops working at once. The directory sends it as `Authorization: Bearer scim_…` to /scim/v2.
+         */
+        post: operations["createScimToken"];
+        /**
+         * Revoke the SCIM token
+         * @description Owner only, JWT only. None → 404.
+         */
+        delete: operations["revokeScimToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1502,7 +1554,7 @@ export interface components {
         };
         ErrorResponseDto: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "KEY_REVOKED" | "KEY_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "EMAIL_TAKEN" | "MEMBER_EXISTS" | "LAST_OWNER" | "SLUG_TAKEN" | "OVERRIDE_EXISTS" | "OUT_OF_OFFICE_OVERLAP" | "SLOT_UNAVAILABLE" | "EVENT_TYPE_INACTIVE" | "BOOKING_NOT_ACTIVE" | "BOOKING_IN_PAST" | "BOOKING_NOT_STARTED" | "BOOKING_NOT_PENDING" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CALENDAR_UNREACHABLE" | "CALENDAR_EXISTS" | "CALENDAR_LIMIT_REACHED" | "RATE_LIMITED" | "HOLD_LIMIT_REACHED" | "ORIGIN_NOT_ALLOWED" | "SEATS_IN_USE" | "CHANGE_NOT_ALLOWED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "KEY_REVOKED" | "KEY_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "EMAIL_TAKEN" | "MEMBER_EXISTS" | "LAST_OWNER" | "SLUG_TAKEN" | "OVERRIDE_EXISTS" | "OUT_OF_OFFICE_OVERLAP" | "SLOT_UNAVAILABLE" | "EVENT_TYPE_INACTIVE" | "BOOKING_NOT_ACTIVE" | "BOOKING_IN_PAST" | "BOOKING_NOT_STARTED" | "BOOKING_NOT_PENDING" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CALENDAR_UNREACHABLE" | "CALENDAR_EXISTS" | "CALENDAR_LIMIT_REACHED" | "RATE_LIMITED" | "HOLD_LIMIT_REACHED" | "ORIGIN_NOT_ALLOWED" | "SEATS_IN_USE" | "CHANGE_NOT_ALLOWED" | "DOMAIN_TAKEN" | "SSO_NOT_CONFIGURED" | "SSO_REQUIRED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             message: string;
             details?: components["schemas"]["ErrorDetailDto"][];
             /** @example req_8dJ2kQ0xWm3nB7vR1sTz */
@@ -1510,7 +1562,7 @@ export interface components {
         };
         AuditActorView: {
             /** @enum {string} */
-            type: "user" | "api_key" | "app" | "attendee" | "system";
+            type: "user" | "api_key" | "app" | "attendee" | "system" | "scim";
             /** @description `usr_…` or `key_…` */
             id: string | null;
             /** @description A user’s email; a key’s name and prefix */
@@ -2552,6 +2604,60 @@ export interface components {
         };
         PublicRoutingFormResponse: {
             routingForm: components["schemas"]["PublicRoutingFormView"];
+        };
+        SsoView: {
+            /** Format: uri */
+            issuer: string;
+            clientId: string;
+            domains: string[];
+            enforce: boolean;
+            /** @enum {string} */
+            defaultRole: "member" | "admin";
+            /**
+             * Format: uri
+             * @description The redirect URI to register at the provider
+             */
+            redirectUri: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        SsoResponse: {
+            sso: components["schemas"]["SsoView"];
+        };
+        PutSsoDto: {
+            /**
+             * Format: uri
+             * @description The OpenID Provider’s issuer: https (http allowed outside production); its discovery document is read and checked when saved
+             */
+            issuer: string;
+            clientId: string;
+            /** @description Stored encrypted; never returned */
+            clientSecret: string;
+            /**
+             * @description Email domains whose people sign in through this provider, lower case; each claimed by one organization only
+             * @example [
+             *       "example.com"
+             *     ]
+             */
+            domains: string[];
+            /**
+             * @description Refuse password sign-in for these domains (owners excepted)
+             * @default false
+             */
+            enforce?: boolean;
+            /**
+             * @description The role of a person provisioned at first sign-in
+             * @default member
+             * @enum {string}
+             */
+            defaultRole?: "member" | "admin";
+        };
+        ScimTokenResponse: {
+            /**
+             * @description `scim_` and 40 base62 characters; shown once
+             * @example scim_3kTMd8sVYqPzW1bXnR0aQe7LcU5hJ2fG9yKoNiAt
+             */
+            token: string;
         };
         AttendeeDto: {
             /** Format: email */
@@ -3807,6 +3913,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
             413: {
                 headers: {
@@ -4450,6 +4565,15 @@ export interface operations {
             };
             /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8268,6 +8392,463 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    putSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutSsoDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict: see the operation’s description for the codes */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    deleteSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createScimToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScimTokenResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description INTERNAL_ERROR: nothing internal is revealed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    revokeScimToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: a field, type, range, format or unknown field is wrong (`details` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description UNAUTHORIZED, TOKEN_EXPIRED, KEY_REVOKED or KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description FORBIDDEN (role, or API key on a JWT-only endpoint) or INSUFFICIENT_SCOPE (message names the scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the caller’s organization */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13155,8 +13736,8 @@ export const pathsV1OrganizationsOrgIdMembersGetParametersQueryRoleValues: Reado
 export const pathsV1BookingsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["status"]> = ["confirmed", "cancelled", "pending"];
 export const pathsV1BookingsGetParametersQueryNoShowValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/bookings"]["get"]["parameters"]["query"]["noShow"]> = ["attendee", "host"];
 export const pathsV1WebhooksIdDeliveriesGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["status"]> = ["pending", "succeeded", "failed"];
-export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "OUT_OF_OFFICE_OVERLAP", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "REQUEST_TIMEOUT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "CHANGE_NOT_ALLOWED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
-export const auditActorViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActorView"]["type"]> = ["user", "api_key", "app", "attendee", "system"];
+export const errorResponseDtoCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorResponseDto"]["code"]> = ["VALIDATION_ERROR", "UNAUTHORIZED", "TOKEN_EXPIRED", "KEY_REVOKED", "KEY_EXPIRED", "INVALID_CREDENTIALS", "FORBIDDEN", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVITATION_NOT_FOUND", "INVITATION_EXPIRED", "EMAIL_TAKEN", "MEMBER_EXISTS", "LAST_OWNER", "SLUG_TAKEN", "OVERRIDE_EXISTS", "OUT_OF_OFFICE_OVERLAP", "SLOT_UNAVAILABLE", "EVENT_TYPE_INACTIVE", "BOOKING_NOT_ACTIVE", "BOOKING_IN_PAST", "BOOKING_NOT_STARTED", "BOOKING_NOT_PENDING", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED", "REQUEST_TIMEOUT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CALENDAR_UNREACHABLE", "CALENDAR_EXISTS", "CALENDAR_LIMIT_REACHED", "RATE_LIMITED", "HOLD_LIMIT_REACHED", "ORIGIN_NOT_ALLOWED", "SEATS_IN_USE", "CHANGE_NOT_ALLOWED", "DOMAIN_TAKEN", "SSO_NOT_CONFIGURED", "SSO_REQUIRED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+export const auditActorViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActorView"]["type"]> = ["user", "api_key", "app", "attendee", "system", "scim"];
 export const registerResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegisterResponse"]["tokenType"]> = ["Bearer"];
 export const tokensResponseTokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokensResponse"]["tokenType"]> = ["Bearer"];
 export const apiKeySummaryModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeySummary"]["mode"]> = ["live", "test"];
@@ -13193,6 +13774,8 @@ export const overrideViewTypeValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const affectedBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AffectedBookingView"]["status"]> = ["confirmed", "pending"];
 export const conditionDtoOpValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConditionDto"]["op"]> = ["equals", "not_equals", "in", "contains", "gte", "lte"];
 export const conditionViewOpValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConditionView"]["op"]> = ["equals", "not_equals", "in", "contains", "gte", "lte"];
+export const ssoViewDefaultRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SsoView"]["defaultRole"]> = ["member", "admin"];
+export const putSsoDtoDefaultRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PutSsoDto"]["defaultRole"]> = ["member", "admin"];
 export const bookingAnswerViewTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BookingAnswerView"]["type"]> = ["text", "textarea", "email", "phone", "number", "select", "multiselect", "checkbox", "date"];
 export const createdBookingViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedBookingView"]["status"]> = ["confirmed", "pending", "cancelled"];
 export const seriesOccurrenceViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeriesOccurrenceView"]["status"]> = ["confirmed", "pending", "cancelled"];

@@ -86,6 +86,11 @@ const TABLE_OWNERS: Record<string, string> = {
   oauth_grants: 'oauth',
   oauth_authorizations: 'oauth',
   oauth_tokens: 'oauth',
+  sso_connections: 'enterprise-identity',
+  sso_domains: 'enterprise-identity',
+  sso_logins: 'enterprise-identity',
+  scim_tokens: 'enterprise-identity',
+  scim_users: 'enterprise-identity',
 };
 
 /**

@@ -12,6 +12,7 @@ const CUSTOM_VALIDATORS: Record<string, SchemaObject> = {
   isCalendarDate: { type: 'string', format: 'date', example: '2027-03-01' },
   isWebhookUrl: { type: 'string', format: 'uri', maxLength: 2048 },
   isRedirectUri: { type: 'string', format: 'uri', maxLength: 2000 },
+  isEmailDomain: { type: 'string', format: 'hostname', maxLength: 253 },
   isMetadata: { type: 'object', maxProperties: 20, additionalProperties: { type: 'string', maxLength: 500 } },
 };
 

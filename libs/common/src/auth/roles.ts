@@ -18,12 +18,14 @@ export const Permission = {
   ManageAllBookings: 'bookings:all',
   ManageHostedBookings: 'bookings:hosted',
   ReadAuditLog: 'audit:read',
+  /** Single sign-on and SCIM provisioning (contract § 21): owners only. */
+  ManageIdentity: 'identity:manage',
 } as const;
 export type Permission = (typeof Permission)[keyof typeof Permission];
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   owner: Object.values(Permission),
-  admin: Object.values(Permission).filter((p) => p !== Permission.DeleteOrganization),
+  admin: Object.values(Permission).filter((p) => p !== Permission.DeleteOrganization && p !== Permission.ManageIdentity),
   member: [Permission.ReadOrganization, Permission.ManageOwnAvailability, Permission.CreateBookings, Permission.ManageHostedBookings],
 };
 

@@ -58,6 +58,8 @@ export class AppConfig {
   /** Per request to a calendar source. */
   calendarTimeoutMs!: number;
   calendarAllowPrivateUrls!: boolean;
+  /** Whether an SSO issuer (discovery, token endpoint, JWKS) may be on a private address (contract § 21, § 12's rules). */
+  ssoAllowPrivateUrls!: boolean;
   /** Seconds between write-back attempts to a CalDAV destination. */
   calendarRetrySchedule!: number[];
   /** 32 bytes (base64) for secrets at rest; generated under DATA_DIR outside production. */
@@ -240,6 +242,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.calendarSyncIntervalSeconds = intVar(env, 'CALENDAR_SYNC_INTERVAL', 300, 1, 86400);
   config.calendarTimeoutMs = intVar(env, 'CALENDAR_TIMEOUT_MS', 10000, 1, 600000);
   config.calendarAllowPrivateUrls = boolVar(env, 'CALENDAR_ALLOW_PRIVATE_URLS', config.nodeEnv !== 'production');
+  config.ssoAllowPrivateUrls = boolVar(env, 'SSO_ALLOW_PRIVATE_URLS', config.nodeEnv !== 'production');
   config.calendarRetrySchedule = retrySchedule(env, 'CALENDAR_RETRY_SCHEDULE', [5, 60, 300, 1800, 7200]);
   config.encryptionKey = keyVar(env, 'ENCRYPTION_KEY');
   config.encryptionKeyPrevious = keyVar(env, 'ENCRYPTION_KEY_PREVIOUS');

@@ -11,9 +11,11 @@ import { findJsonShapeProblem } from './validation.js';
 export function parseJsonBodies(fastify: FastifyInstance): void {
   const parse = fastify.getDefaultJsonParser('ignore', 'ignore');
   fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const problem = findJsonShapeProblem(body as string);
-    if (problem) return done(AppError.validation(problem.field, problem.message), undefined);
-    void parse(request, body as string, done);
-  });
+  // SCIM's own JSON (contract § 21) is JSON too.
+  for (const type of ['application/json', 'application/scim+json'])
+    fastify.addContentTypeParser(type, { parseAs: 'string' }, (request, body, done) => {
+      const problem = findJsonShapeProblem(body as string);
+      if (problem) return done(AppError.validation(problem.field, problem.message), undefined);
+      void parse(request, body as string, done);
+    });
 }

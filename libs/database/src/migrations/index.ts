@@ -38,6 +38,7 @@ import { AuditSettlementOrder1795875272929 } from './1795875272929-AuditSettleme
 import { OutboxFailedIndex1795875782448 } from './1795875782448-OutboxFailedIndex.js';
 import { RoutingForms1795880000000 } from './1795880000000-RoutingForms.js';
 import { PublicRoutingForms1795890000000 } from './1795890000000-PublicRoutingForms.js';
+import { EnterpriseIdentity1795900000000 } from './1795900000000-EnterpriseIdentity.js';
 import { OAuth1795904900000 } from './1795904900000-OAuth.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
@@ -84,5 +85,6 @@ export const MIGRATIONS = [
   OutboxFailedIndex1795875782448,
   RoutingForms1795880000000,
   PublicRoutingForms1795890000000,
+  EnterpriseIdentity1795900000000,
   OAuth1795904900000,
 ];

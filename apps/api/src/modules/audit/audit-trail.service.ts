@@ -5,7 +5,7 @@ import { TransactionHost } from '@app/database';
 import { AuditRepository, type AuditEntryInput } from './audit.repository.js';
 import { type AuditChanges, redact, redactChanges } from './redact.js';
 
-export type ActorType = 'user' | 'api_key' | 'app' | 'attendee' | 'system';
+export type ActorType = 'user' | 'api_key' | 'app' | 'attendee' | 'system' | 'scim';
 
 export interface AuditActor {
   type: ActorType;
@@ -126,6 +126,40 @@ export class AuditTrail {
    */
   forgetAttendeeClients(scope: TenantScope, resourceIds: readonly string[], publishableKeyIds: readonly string[]): Promise<number> {
     return this.repository.forgetClients(scope, resourceIds, publishableKeyIds);
+  }
+
+  /**
+   * A change that arrives on no write route (single sign-on's callback is a GET, contract § 21): `work` runs as one
+   * audited write request of `action`; when it throws, `failure` is recorded with what it described, outside its
+   * rolled-back work.
+   */
+  async recordAround<T>(
+    action: string,
+    failure: string,
+    client: { requestId: string | null; ip: string | null; userAgent: string | null },
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const audit: RequestAudit = {
+      rule: { action, failure },
+      principal: undefined,
+      ...client,
+      resourceId: null,
+      minted: new Map(),
+      verifiedOrganizationId: null,
+      description: {},
+      state: 'open',
+      closed: false,
+    };
+    try {
+      const result = await this.run(audit, work);
+      audit.closed = true;
+      await this.recordAlone(audit);
+      return result;
+    } catch (error) {
+      audit.closed = true;
+      await this.recordFailure(audit, failure);
+      throw error;
+    }
   }
 
   /** After a successful request that committed no transaction: its entry alone. */

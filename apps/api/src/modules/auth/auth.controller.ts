@@ -38,10 +38,11 @@ export class AuthController {
     summary: 'Exchange email and password for tokens',
     description:
       'Wrong email and wrong password both give 401 INVALID_CREDENTIALS. 10 failures for one email from one client address within ' +
-      '15 minutes → 429 for that email from that address; 100 from all addresses → 429 for it from every address.',
+      '15 minutes → 429 for that email from that address; 100 from all addresses → 429 for it from every address. ' +
+      'An email of a domain whose organization enforces single sign-on → 403 SSO_REQUIRED (its owners excepted).',
   })
   @ApiResponse({ status: 200, type: TokensResponse })
-  @ApiErrors(400, 401)
+  @ApiErrors(400, 401, 403)
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest, @Headers('user-agent') userAgent?: string): Promise<TokensResponse> {
     return this.logins.login(dto, userAgent, clientAddress(request));
   }

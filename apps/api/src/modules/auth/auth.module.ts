@@ -10,6 +10,7 @@ import { SchedulesModule } from '../schedules/index.js';
 import { TeamModule } from '../team/index.js';
 import { AuthController } from './auth.controller.js';
 import { AuthHousekeepingModule } from './auth-housekeeping.js';
+import { DirectoryUsers } from './directory-users.service.js';
 import { LoginService } from './login.service.js';
 import { MeReadModel } from './me.read-model.js';
 import { LoginFailure } from './entities/login-failure.entity.js';
@@ -46,6 +47,7 @@ import { UsersService } from './users.service.js';
     LoginService,
     RegistrationService,
     UsersService,
+    DirectoryUsers,
     JwtStrategy,
     JwtAuthGuard,
     PublishableKeyGate,
@@ -54,6 +56,6 @@ import { UsersService } from './users.service.js';
     { provide: APP_GUARD, useClass: RateLimitGuard },
   ],
   // The console's sign-in routes (console-session) use the logins and sessions.
-  exports: [PublishableKeyGate, LoginService, SessionsService],
+  exports: [PublishableKeyGate, LoginService, SessionsService, DirectoryUsers],
 })
 export class AuthModule {}

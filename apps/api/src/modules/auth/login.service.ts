@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, Clock, ErrorCode } from '@app/common';
+import { AppError, Clock, ErrorCode, type Role, type TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { AuditTrail } from '../audit/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
@@ -13,6 +13,12 @@ const LOCKOUT_FAILURES = 10;
 /** Failures of one email from all client addresses together that lock it everywhere. */
 const LOCKOUT_FAILURES_ALL_CLIENTS = 100;
 
+/**
+ * Another module's say on a password sign-in (single sign-on's enforcement, contract § 21), before the password is
+ * checked: it throws to refuse. Registered once at start-up (auth cannot call the modules that depend on it).
+ */
+export type PasswordSignInCheck = (email: string, membership: { scope: TenantScope; role: Role }) => Promise<void>;
+
 /** Signing in with email and password (`/auth/login` and the console's login), under the lockout. */
 @Injectable()
 export class LoginService {
@@ -24,6 +30,12 @@ export class LoginService {
     private readonly clock: Clock,
     private readonly audit: AuditTrail,
   ) {}
+
+  private readonly checks: PasswordSignInCheck[] = [];
+
+  onPasswordSignIn(check: PasswordSignInCheck): void {
+    this.checks.push(check);
+  }
 
   /**
    * Lockout (api-rules.md § Auth): 10 failures of one email from one client address within 15 minutes lock that
@@ -54,6 +66,10 @@ export class LoginService {
       });
     }
     const user = await this.repository.findUserByEmail(dto.email);
+    if (user && this.checks.length > 0) {
+      const membership = await this.lookups.activeMembershipOf(user.id);
+      if (membership) for (const check of this.checks) await check(user.email, membership);
+    }
     const passwordOk = await verifyPassword(user?.passwordHash, dto.password);
     if (user) this.audit.describe({ actor: { type: 'user', id: user.id, label: user.email } });
     const member = user && passwordOk ? await this.lookups.activeMembershipOf(user.id) : null;

@@ -30,10 +30,10 @@ export class ConsoleSessionController {
   @ApiOperation({
     operationId: 'consoleLogin',
     summary: 'Sign in to the admin console: the access token in the body, the refresh token in an HttpOnly cookie',
-    description: 'The same credentials, failures and lockout as `POST /auth/login`.',
+    description: 'The same credentials, failures, lockout and single sign-on enforcement (403 SSO_REQUIRED) as `POST /auth/login`.',
   })
   @ApiResponse({ status: 200, type: ConsoleTokenResponse })
-  @ApiErrors(400, 401)
+  @ApiErrors(400, 401, 403)
   async login(
     @Body() dto: LoginDto,
     @Req() request: FastifyRequest,
@@ -84,7 +84,8 @@ export class ConsoleSessionController {
   }
 }
 
-function withCookie(reply: FastifyReply, tokens: TokensResponse): ConsoleTokenResponse {
+/** Sets the console's refresh cookie (also single sign-on's callback, contract § 21) and returns the body's part. */
+export function withCookie(reply: FastifyReply, tokens: TokensResponse): ConsoleTokenResponse {
   void reply.setCookie(CONSOLE_REFRESH_COOKIE, tokens.refreshToken, {
     path: COOKIE_PATH,
     httpOnly: true,

@@ -322,6 +322,30 @@ export class GlobalLookups {
     return row ? { scope: verifiedTenantScope(row.organization_id, true), userId: row.user_id } : null;
   }
 
+  /** The organization that claims an email domain for single sign-on (contract § 21): the domain names it. */
+  async ssoDomainOwner(domain: string): Promise<TenantScope | null> {
+    const rows: { organization_id: string }[] = await this.tx.reads.query(`SELECT organization_id FROM sso_domains WHERE domain = $1`, [
+      domain,
+    ]);
+    return rows[0] ? verifiedTenantScope(rows[0].organization_id, true) : null;
+  }
+
+  /** A single sign-on in progress by its id (the `state` names it; its secret is checked when it is spent). */
+  async ssoLoginScope(loginId: string): Promise<TenantScope | null> {
+    const rows: { organization_id: string }[] = await this.tx.reads.query(`SELECT organization_id FROM sso_logins WHERE id = $1`, [
+      loginId,
+    ]);
+    return rows[0] ? verifiedTenantScope(rows[0].organization_id, true) : null;
+  }
+
+  /** A SCIM token by its hash: the token is the directory's credential for its organization (contract § 21). */
+  async scimTokenScope(tokenHash: string): Promise<TenantScope | null> {
+    const rows: { organization_id: string }[] = await this.tx.reads.query(`SELECT organization_id FROM scim_tokens WHERE token_hash = $1`, [
+      tokenHash,
+    ]);
+    return rows[0] ? verifiedTenantScope(rows[0].organization_id, true) : null;
+  }
+
   /** Slugs are unique across organizations. */
   async organizationSlugTaken(slug: string): Promise<boolean> {
     const rows: unknown[] = await this.tx.reads.query(`SELECT 1 FROM organizations WHERE slug = $1`, [slug]);

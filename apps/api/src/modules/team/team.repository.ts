@@ -80,6 +80,13 @@ export class TeamRepository {
     return query.orderBy('m.createdAt', 'ASC').addOrderBy('m.id', 'ASC').skip(pageOffset(page)).take(page.limit).getManyAndCount();
   }
 
+  async listActiveMembers(scope: TenantScope): Promise<Member[]> {
+    return this.tx.reads.find(Member, {
+      where: { organizationId: scope.organizationId, status: 'active' },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
   async memberEmailExists(scope: TenantScope, email: string): Promise<boolean> {
     return this.tx.reads.exists(Member, { where: { organizationId: scope.organizationId, email } });
   }

@@ -259,6 +259,64 @@ export class TeamService {
   }
 
   /**
+   * A member made by the organization's identity provider or directory (contract § 21): active at once, no invitation,
+   * in the caller's transaction. The caller has made (or found) the user; one organization per user stays the unique
+   * index's to enforce.
+   */
+  async provisionMember(
+    scope: TenantScope,
+    input: { userId: string; email: string; firstName: string | null; lastName: string | null; role: Role },
+  ): Promise<Member> {
+    if (!(await this.repository.lockOrganization(scope, 'share'))) throw AppError.notFound('Organization');
+    const now = this.clock.now();
+    const member = Object.assign(new Member(), {
+      id: newId('mem'),
+      organizationId: scope.organizationId,
+      userId: input.userId,
+      email: input.email,
+      firstName: input.firstName,
+      lastName: input.lastName,
+      role: input.role,
+      status: 'active',
+      invitationTokenHash: null,
+      invitedAt: null,
+      joinedAt: now,
+      bookingLimits: null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies Member);
+    await this.repository.insertMember(scope, member);
+    await this.policy.record(scope, 'member.joined', member);
+    return member;
+  }
+
+  /**
+   * The directory removed a person (contract § 21): as `removeMember` does for an active member (sessions end, it leaves
+   * every event type's hosts, its bookings stay), without a caller's role to check. Returns the role it had, or null
+   * when the user was no active member here. The last active owner stays (409 LAST_OWNER).
+   */
+  async deprovisionMember(scope: TenantScope, userId: string): Promise<Role | null> {
+    if (!(await this.repository.lockOrganization(scope, 'exclusive'))) throw AppError.notFound('Organization');
+    const member = await this.repository.findActiveMember(scope, userId);
+    if (!member) return null;
+    if (member.role === Role.Owner) await this.assertNotLastOwner(scope, member);
+    await this.repository.deleteMember(scope, member.id);
+    for (const listener of this.removalListeners) await listener(scope, userId);
+    await this.policy.record(scope, 'member.removed', member);
+    return member.role;
+  }
+
+  /** The active members, oldest first (a directory's listing, contract § 21). */
+  async activeMembers(scope: TenantScope): Promise<Member[]> {
+    return this.repository.listActiveMembers(scope);
+  }
+
+  /** The directory renamed a user: its membership here shows the new names. */
+  async syncNamesOf(scope: TenantScope, userId: string, names: { firstName: string | null; lastName: string | null }): Promise<void> {
+    await this.repository.updateNamesOfUser(scope, userId, names);
+  }
+
+  /**
    * The organization's row lock comes before the member is read, so concurrent role changes and
    * removals in one organization run one after another and each counts owners after the last one committed.
    */

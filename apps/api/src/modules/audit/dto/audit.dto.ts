@@ -59,7 +59,8 @@ export class AuditLogQueryDto extends AuditRangeQueryDto {
 }
 
 export class AuditActorView {
-  @ApiProperty({ enum: ['user', 'api_key', 'app', 'attendee', 'system'] }) type!: 'user' | 'api_key' | 'app' | 'attendee' | 'system';
+  @ApiProperty({ enum: ['user', 'api_key', 'app', 'attendee', 'system', 'scim'] }) type!:
+    'user' | 'api_key' | 'app' | 'attendee' | 'system' | 'scim';
   @ApiProperty({ type: String, nullable: true, description: '`usr_…` or `key_…`' }) id!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'A user’s email; a key’s name and prefix' }) label!: string | null;
 }
