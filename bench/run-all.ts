@@ -70,7 +70,7 @@ console.log('\n## Goals\n');
 console.log(table);
 if (failed.length > 0) console.log(`\nFailed to run: ${failed.join(', ')}`);
 else if (process.env.BENCH_WRITE_DOCS !== '0') {
-  const docs = join(HERE, '..', '..', 'docs', 'performance.md');
+  const docs = join(HERE, '..', '..', 'docs', 'contributing', 'performance.md');
   const [before, rest] = readFileSync(docs, 'utf8').split('<!-- bench:goals -->');
   const after = rest?.split('<!-- /bench:goals -->')[1];
   if (after === undefined) throw new Error('docs/contributing/performance.md has no bench:goals markers');
