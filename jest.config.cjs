@@ -34,7 +34,7 @@ const shared = {
 module.exports = {
   // Jest's default on 2 cores is one worker; the e2e files mostly wait on PostgreSQL, HTTP, browsers and (the failover
   // drills) Patroni, so four share the two cores better (7.5 min with three, 6.3 with four, in one afternoon's runs); the
-  // sequencer keeps the browser files' timing budgets beside the drills, not the quick start. README "Tests" has the time.
+  // sequencer keeps the browser files' timing budgets beside the drills, not the quick start. docs/contributing/testing.md has the time.
   maxWorkers: 4,
   // A worker's heap grows by some 50 MB per e2e file (Jest's ESM module registries) to 2-2.4 GB by the run's end; a
   // process that large takes longer than Jest's 500 ms to be torn down by the kernel, and Jest then reports that it

@@ -1,5 +1,5 @@
 /**
- * Slot engine benchmark. Prints a markdown table for docs/performance.md.
+ * Slot engine benchmark. Prints a markdown table for docs/contributing/performance.md.
  *
  *   node --no-warnings --loader ts-node/esm/transpile-only bench/availability.bench.ts
  *

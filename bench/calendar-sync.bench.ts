@@ -1,6 +1,6 @@
 /**
  * 1,000 ICS connections synced by one instance against a local feed server (issue 14: report connections
- * per second). Prints a markdown table for docs/performance.md:
+ * per second). Prints a markdown table for docs/contributing/performance.md:
  *
  *   npm run bench:calendar-sync
  *

@@ -1,6 +1,6 @@
 /**
  * iCalendar → busy intervals (libs/calendar), the work of one ICS sync. Prints a markdown table for
- * docs/performance.md:
+ * docs/contributing/performance.md:
  *
  *   npm run bench:calendar
  *

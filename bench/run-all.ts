@@ -3,7 +3,7 @@
  * they print them, then one summary of every goal with its ratio or figure and whether it is met.
  * A benchmark that fails is reported and the others still run; the exit code says whether all ran.
  * When every benchmark ran (and BENCH_WRITE_DOCS is not 0), the summary also becomes the opening table of
- * docs/performance.md, between its two `bench:goals` markers, with the date and the machine of the run.
+ * docs/contributing/performance.md, between its two `bench:goals` markers, with the date and the machine of the run.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -70,12 +70,12 @@ console.log('\n## Goals\n');
 console.log(table);
 if (failed.length > 0) console.log(`\nFailed to run: ${failed.join(', ')}`);
 else if (process.env.BENCH_WRITE_DOCS !== '0') {
-  const docs = join(HERE, '..', '..', 'docs', 'performance.md');
+  const docs = join(HERE, '..', '..', 'docs', 'contributing', 'performance.md');
   const [before, rest] = readFileSync(docs, 'utf8').split('<!-- bench:goals -->');
   const after = rest?.split('<!-- /bench:goals -->')[1];
-  if (after === undefined) throw new Error('docs/performance.md has no bench:goals markers');
+  if (after === undefined) throw new Error('docs/contributing/performance.md has no bench:goals markers');
   const heading = `Written by \`npm run bench\` on ${started} (${machine}; load average ${loadavg()[0].toFixed(1)} at the end).`;
   writeFileSync(docs, `${before}<!-- bench:goals -->\n${heading}\n\n${table}\n<!-- /bench:goals -->${after}`);
-  console.log('\ndocs/performance.md: opening table written');
+  console.log('\ndocs/contributing/performance.md: opening table written');
 }
 process.exitCode = failed.length > 0 ? 1 : 0;

@@ -1,5 +1,5 @@
 /**
- * What tracing costs a request (docs/performance.md, "Tracing"): the API process's own CPU time per request (user +
+ * What tracing costs a request (docs/contributing/performance.md, "Tracing and metrics"): the API process's own CPU time per request (user +
  * system, autocannon runs in processes of its own), with tracing off and on, each in a process of its own (the SDK is
  * process-wide), in turns. CPU per request moves much less than requests per second when other work shares the
  * machine. Tracing on exports every span to a stand-in collector (support/traced.ts).

@@ -9,7 +9,7 @@ import { createWebhook, WebhookReceiver } from './support/webhooks.js';
 
 /*
  * PostgreSQL stops (fast shutdown: sessions terminated, connections refused) while two instances
- * serve bookings and availability, then comes back. Figures are written to docs/reliability.md.
+ * serve bookings and availability, then comes back. Figures are written to docs/operating/reliability.md.
  */
 
 const STATEMENT_TIMEOUT_MS = 1500;

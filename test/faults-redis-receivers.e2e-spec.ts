@@ -12,7 +12,7 @@ import { createWebhook, WebhookReceiver } from './support/webhooks.js';
 
 /*
  * Redis stops under load on two instances; then the SMTP server and a webhook receiver are down for a
- * while. Figures are written to docs/reliability.md.
+ * while. Figures are written to docs/operating/reliability.md.
  */
 
 const REDIS_OUTAGE_MS = 2000;

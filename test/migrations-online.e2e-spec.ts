@@ -15,7 +15,7 @@ class AddProbeColumn1999999999999 implements MigrationInterface {
 }
 
 /**
- * Migrations never queue the service's requests behind a long transaction (README § Migrations): an
+ * Migrations never queue the service's requests behind a long transaction (docs/operating/upgrades.md): an
  * ALTER TABLE waiting for its lock makes every later statement on the table wait behind it, so its wait is bounded by
  * `lock_timeout`; it gives up, the requests go on, and it is tried again until it gets the lock.
  */

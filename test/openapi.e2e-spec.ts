@@ -184,7 +184,7 @@ describe('the OpenAPI document', () => {
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
     const errors = problems.filter((problem) => problem.severity === 'error').map((problem) => `${problem.ruleId}: ${problem.message}`);
     expect(errors).toEqual([]);
-    // The warnings left are the ones the README justifies.
+    // The warnings left are the ones docs/reference/api-notes.md justifies (The OpenAPI document).
     const warnings = [...new Set(problems.filter((problem) => problem.severity === 'warn').map((problem) => problem.ruleId))].sort();
     expect(warnings).toEqual(['no-server-example.com', 'operation-4xx-response']);
   });

@@ -7,7 +7,7 @@ const ORGANIZATIONS = 3;
 const PER_ORGANIZATION = 100;
 
 /**
- * One queue (docs/architecture.md § Background work): the outbox dispatcher's outcomes are per event. 300 domain events
+ * One queue (docs/contributing/architecture.md § Background work): the outbox dispatcher's outcomes are per event. 300 domain events
  * of three organizations wait to be fanned out to their webhooks, and one of them cannot be: the delivery table refuses
  * its body (a check planted in this file's database). Its round rolls back; every other event is fanned out exactly
  * once, and the bad one is retried on its own schedule, then parked with its error, no delivery of it written.

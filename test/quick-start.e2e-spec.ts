@@ -47,7 +47,7 @@ describe('quick start', () => {
 
   beforeAll(() => freshClone(clone));
   afterAll(() => {
-    // As root in a private directory the cluster lived under ROOT_BASE (README "Quick start"): remove that too.
+    // As root in a private directory the cluster lived under ROOT_BASE (docs/operating/deployment.md, the embedded database): remove that too.
     const location = join(clone, '.data', 'postgres-location');
     if (existsSync(location)) rmSync(join(ROOT_BASE, 'data', readFileSync(location, 'utf8').trim()), { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });

@@ -8,7 +8,7 @@ const PER_ORGANIZATION = 100;
 const POISON = 'poison@example.com';
 
 /**
- * One queue (docs/architecture.md § Background work): the reminder sender's outcomes are per row. 300 reminders of
+ * One queue (docs/contributing/architecture.md § Background work): the reminder sender's outcomes are per row. 300 reminders of
  * three organizations fall due at the same instant of the Clock, and one of them cannot be written: the mail outbox
  * refuses its recipient (a check planted in this file's database, as a recipient the outbox would refuse at send time).
  * Its round rolls back; every other reminder still goes out at its due time, and the bad one is retried on its own

@@ -7,7 +7,7 @@ import { bookingOrg, type BookingOrg, NOW } from './support/bookings.js';
 const PER_ORGANIZATION = 3;
 
 /**
- * A reminder round's lookups are batched across organizations (docs/performance.md § House order round two): the
+ * A reminder round's lookups are batched across organizations (docs/contributing/performance.md § Reminders; the measurements of issue 34 in its git log): the
  * statements a round sends (every one goes through pg's Client.query, batched writes as one) do not grow with the
  * number of organizations whose reminders it sends.
  */

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
 
 /**
- * Round trips to PostgreSQL of the hot paths (issue 40, docs/performance.md § Hot paths): each is a wake-up of both
+ * Round trips to PostgreSQL of the hot paths (issue 40, docs/contributing/performance.md § Bookings): each is a wake-up of both
  * processes, the unit of a request's cost. An instance without background jobs, so every message counted is the
  * request's own (bench/round-trips.bench.ts counts the same, and lists them).
  */

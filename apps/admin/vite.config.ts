@@ -14,7 +14,7 @@ export default defineConfig({
     outDir: fileURLToPath(new URL('../../dist/admin', import.meta.url)),
     emptyOutDir: true,
     target: 'es2022',
-    // One small bundle: the console's initial load stays well under its 150 KB budget (docs/performance.md).
+    // One small bundle: the console's initial load stays well under its 150 KB budget (docs/contributing/performance.md).
     modulePreload: { polyfill: false },
     reportCompressedSize: true,
   },

@@ -1,5 +1,5 @@
 /**
- * Any benchmark with tracing on (docs/performance.md, "Tracing"): preloaded before the benchmark's own imports, it starts
+ * Any benchmark with tracing on (docs/contributing/performance.md, "Tracing and metrics"): preloaded before the benchmark's own imports, it starts
  * a stand-in OTLP/HTTP collector in a process of its own (it answers 200 to every export, as a collector that keeps
  * up does), points OTEL_EXPORTER_OTLP_ENDPOINT at it and starts the SDK as the API's entry point does.
  *

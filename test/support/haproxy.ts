@@ -9,7 +9,7 @@ import { ensureDebianPackages } from './debian-packages.js';
 import { stopChild } from './process.js';
 
 const HAPROXY = '/usr/sbin/haproxy';
-/** The configuration the README's deployment section shows. */
+/** The configuration docs/operating/deployment.md "Behind a reverse proxy" shows. */
 export const DEPLOYED_HAPROXY_CONFIG = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'deploy/haproxy/haproxy.cfg');
 
 /**

@@ -8,7 +8,7 @@ const MIGRATION_LOCK_KEY = 7_263_001;
 /**
  * How long a migration's statement waits for a table's lock (`lock_timeout`). A migration that needs a strong lock
  * (ALTER TABLE) and waits behind a long transaction queues every request for that table behind itself; bounded, it
- * gives up instead, the requests go on, and it is tried again (README § Migrations).
+ * gives up instead, the requests go on, and it is tried again (docs/operating/upgrades.md).
  */
 export const MIGRATION_LOCK_TIMEOUT_MS = 5_000;
 

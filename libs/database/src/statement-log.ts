@@ -4,7 +4,7 @@
  * long (log_min_duration_statement). PostgreSQL reads the duration setting once the whole message has run, so the
  * settings are changed for the rest of the transaction (SET LOCAL, before the batch's first statement), never set
  * back inside the message. Bound statements are logged with `$n`; their values stay out when the role has
- * log_parameter_max_length = 0 (migration QuietParameterLog, README § The database role).
+ * log_parameter_max_length = 0 (migration QuietParameterLog, docs/operating/deployment.md § The database role).
  */
 
 /** Sent with a transaction's first batch; lasts until the transaction ends. */

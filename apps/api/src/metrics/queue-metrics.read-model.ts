@@ -94,7 +94,7 @@ interface SnapshotRow {
 
 /**
  * The queue gauges' read model: it reads the tables of the mail, webhooks, calendars and bookings modules (read only),
- * because one statement every few seconds beats a call into each module per scrape (docs/architecture.md § Read
+ * because one statement every few seconds beats a call into each module per scrape (docs/contributing/architecture.md § Read
  * models). Across organizations by nature: the gauges are the service's, not a tenant's.
  */
 @Injectable()

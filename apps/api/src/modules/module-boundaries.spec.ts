@@ -49,7 +49,7 @@ function innerImportsIn(file: string, text: string): string[] {
   return found;
 }
 
-/** Who owns each table (docs/architecture.md). */
+/** Who owns each table (docs/contributing/architecture.md). */
 const TABLE_OWNERS: Record<string, string> = {
   users: 'auth',
   sessions: 'auth',
@@ -95,7 +95,7 @@ const TABLE_OWNERS: Record<string, string> = {
 
 /**
  * The named read models, the only files that may read other modules' tables; they write none of them. The reminders'
- * two repositories write their own table from statements that read the booking it is due for (docs/architecture.md).
+ * two repositories write their own table from statements that read the booking it is due for (docs/contributing/architecture.md).
  */
 const READ_MODELS = [
   'availability/slot.read-model.ts',

@@ -18,7 +18,7 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'api-keys', description: 'Scoped, rate-limited server-to-server keys (JWT only; owner or admin)' },
   {
     name: 'oauth',
-    description: 'Partner apps (OAuth 2.0): registering apps, the consent page’s requests, connected apps (grants); docs/partner-apps.md',
+    description: 'Partner apps (OAuth 2.0): registering apps, the consent page’s requests, connected apps (grants); docs/integrating/oauth.md',
   },
   { name: 'team', description: 'The organization, its members and invitations' },
   { name: 'event-types', description: 'What can be booked: duration, buffers, limits, hosts' },
@@ -227,7 +227,7 @@ function oauth2Scheme(issuerUrl: string): SecuritySchemeObject {
   return {
     type: 'oauth2',
     description:
-      'A partner app’s access token (oat_…), sent as `Authorization: Bearer oat_…`: authorization code with PKCE (S256), see docs/partner-apps.md. ' +
+      'A partner app’s access token (oat_…), sent as `Authorization: Bearer oat_…`: authorization code with PKCE (S256), see docs/integrating/oauth.md. ' +
       'In Swagger UI, register an app whose redirect URI is this deployment’s `/docs/oauth2-redirect.html`.',
     flows: {
       authorizationCode: {

@@ -9,7 +9,7 @@ export const ErrorCode = {
   FORBIDDEN: 'FORBIDDEN',
   INSUFFICIENT_SCOPE: 'INSUFFICIENT_SCOPE',
   NOT_FOUND: 'NOT_FOUND',
-  /** Not in the table of api-rules.md § Errors: a path that exists, with another method (README, API notes). */
+  /** Not in the table of api-rules.md § Errors: a path that exists, with another method (docs/reference/api-notes.md). */
   METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
   INVITATION_NOT_FOUND: 'INVITATION_NOT_FOUND',
   INVITATION_EXPIRED: 'INVITATION_EXPIRED',

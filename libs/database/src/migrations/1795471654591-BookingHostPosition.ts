@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Generated, then reviewed: the generator also proposed dropping the cross-module foreign keys (entities
- * no longer relate across modules; the keys stay, see the README), which is removed here.
+ * no longer relate across modules; the keys stay, see docs/operating/upgrades.md), which is removed here.
  * A booking's hosts keep their order in booking_hosts itself (primary first, then the event type's host
  * order at booking time), so reading them no longer joins the event-types module's tables. Existing rows
  * get the order that join gave.

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Generated, then reviewed (the generator's proposal to drop the cross-module foreign keys is removed,
- * see the README). A running request now holds its Idempotency-Key with a transaction-scoped advisory
+ * see docs/operating/upgrades.md). A running request now holds its Idempotency-Key with a transaction-scoped advisory
  * lock, not a leased row, so a request that dies with its connection leaves nothing behind: the table
  * keeps finished responses only. Rows of requests that were running are dropped first.
  */

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Generated, then reviewed: the generator's proposal to drop the cross-module foreign keys is removed
- * (see the README), and the new tables' keys are added by hand: a connection goes with its membership
+ * (see docs/operating/upgrades.md), and the new tables' keys are added by hand: a connection goes with its membership
  * and organization, busy times with their connection.
  */
 export class Calendars1795474324722 implements MigrationInterface {

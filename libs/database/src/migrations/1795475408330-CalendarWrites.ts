@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Generated, then reviewed (the proposal to drop the cross-module foreign keys is removed, see the
- * README). The outbox of calendar write-backs; a write goes with its organization.
+ * docs/operating/upgrades.md). The outbox of calendar write-backs; a write goes with its organization.
  */
 export class CalendarWrites1795475408330 implements MigrationInterface {
   name = 'CalendarWrites1795475408330';

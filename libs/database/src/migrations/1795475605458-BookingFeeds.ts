@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Generated, then reviewed (the proposal to drop the cross-module foreign keys is removed, see the
- * README). Members' outbound calendar feeds; a feed goes with its membership.
+ * docs/operating/upgrades.md). Members' outbound calendar feeds; a feed goes with its membership.
  */
 export class BookingFeeds1795475605458 implements MigrationInterface {
   name = 'BookingFeeds1795475605458';

@@ -5,7 +5,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * carries `$n` and, by default, a `DETAIL: parameters: $1 = '…'` line with attendee names, emails and answers. Both
  * lengths at 0 leave that line out. For the role that runs the migrations (the service's, when it migrates at start),
  * and only what the role may set: `log_parameter_max_length_on_error` any role may; `log_parameter_max_length` a
- * superuser, or a role granted `SET ON PARAMETER log_parameter_max_length` (PostgreSQL 15+). README § The database
+ * superuser, or a role granted `SET ON PARAMETER log_parameter_max_length` (PostgreSQL 15+). docs/operating/deployment.md § The database
  * role says what an operator who provisions the role runs instead.
  */
 export class QuietParameterLog1795712608727 implements MigrationInterface {

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The reminder sender runs on LeaseQueue (docs/architecture.md § Background work): each due row gets a name for the
+ * The reminder sender runs on LeaseQueue (docs/contributing/architecture.md § Background work): each due row gets a name for the
  * queue (`id`, drawn by the database, so every writer's INSERT stays as it is), its attempts, its last error and its
  * lease, with the partial index of leased rows the next wake-up reads. Existing rows take the defaults.
  */

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The outbox dispatcher runs on LeaseQueue (docs/architecture.md § Background work): each event gets when it is due
+ * The outbox dispatcher runs on LeaseQueue (docs/contributing/architecture.md § Background work): each event gets when it is due
  * (`due_at`, the database's now() when written, so every writer's INSERT stays as it is; a retry moves it), its
  * attempts, its last error, when it was parked (`failed_at`: its retries spent) and its lease. The waiting events'
  * index orders them as claims take them and as the next wake-up reads them; a partial index of leased rows serves the

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Attendee erasure and keeping only what is needed (contract § 18, docs/reliability.md § Personal data):
+ * Attendee erasure and keeping only what is needed (contract § 18, docs/operating/reliability.md § Personal data):
  * - an erased booking has no attendee timezone, nor its series (`timezone` becomes nullable on both);
  * - a mail names the records it tells of (`about`: booking ids), so erasing a booking finds the hosts' mails too;
  * - erasure finds an organization's bookings by attendee email case-insensitively through an index;

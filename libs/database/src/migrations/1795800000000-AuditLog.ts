@@ -4,7 +4,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * The audit log (contract § 18): one row per change made through the API, written in the change's transaction and
  * never updated. Owned by the audit module. An organization's rows go with it (cascade); AUDIT_RETENTION_DAYS sweeps
  * the rest by `occurred_at`. Every filtered page is a keyset walk of one index, newest first, whose leading columns are
- * the organization and the filter (see docs/performance.md, bench/audit.bench.ts).
+ * the organization and the filter (see docs/contributing/performance.md, bench/audit.bench.ts).
  */
 export class AuditLog1795800000000 implements MigrationInterface {
   name = 'AuditLog1795800000000';

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Generated, then reviewed (the proposals to drop cross-module foreign keys, indexes and constraints the entities do
- * not declare are removed, see the README). Keeping only what is needed (contract § 18, issue 37): the session-cleanup
+ * not declare are removed, see docs/operating/upgrades.md). Keeping only what is needed (contract § 18, issue 37): the session-cleanup
  * sweep finds sessions that ended (expired, or revoked) by the first two, and the calendar-write-retention sweep finds
  * finished write-backs that still hold a body by the third (a cleared row leaves that partial index).
  */

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Generated, then reviewed (the proposals to drop cross-module foreign keys, indexes and constraints the entities do
- * not declare, and to rewrite unrelated defaults, are removed, see the README). Calendar write-backs of one booking and
+ * not declare, and to rewrite unrelated defaults, are removed, see docs/operating/upgrades.md). Calendar write-backs of one booking and
  * host are carried out in the order they were decided (contract § 18: the host's calendar ends with the erased event
  * whatever order the workers finish in): `seq`, drawn from a sequence when the row is inserted. The rows already there
  * are numbered in the order they were carried out until now (created_at, id), before the sequence goes on from there.

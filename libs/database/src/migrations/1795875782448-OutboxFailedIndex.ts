@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Generated, then reviewed (the proposals to drop cross-module foreign keys, indexes and constraints the entities do
- * not declare are removed, see the README). The parked events of the outbox, counted on every metrics scrape
+ * not declare are removed, see docs/operating/upgrades.md). The parked events of the outbox, counted on every metrics scrape
  * (`queue_jobs{queue="outbox",state="failed"}`, contract § 19): a partial index holding only those few rows, as the
  * other queues' failed rows have (QueueFailedIndexes), so the count never scans the dispatched history. The outbox's
  * due, scheduled and oldest-due parts read domain_events_waiting_idx (OutboxLeaseQueue).

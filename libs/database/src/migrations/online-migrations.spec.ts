@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Online migrations (README § Migrations): a migration runs while bookings are taken, on tables of
+ * Online migrations (docs/operating/upgrades.md): a migration runs while bookings are taken, on tables of
  * millions of rows, so none may hold a lock that blocks writes for longer than an instant. This test reads every
  * migration's `up` and refuses the forms that do, each with why; a table the same migration creates is empty and
  * exempt. The migrations before the rule (GRANDFATHERED) ran on every database already and are never edited.

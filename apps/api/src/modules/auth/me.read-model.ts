@@ -18,7 +18,7 @@ export interface MeRow {
 /**
  * Read model of GET /users/me: the user (auth's table), its organization and active membership (team's
  * tables) in one prepared statement (JWT sessions; an API key's own lookup reads the same). Read-only; the tables'
- * owners write them. Listed in docs/architecture.md with the other read models.
+ * owners write them. Listed in docs/contributing/architecture.md with the other read models.
  */
 @Injectable()
 export class MeReadModel {

@@ -141,7 +141,7 @@ function fingerprintOf(row: RawFingerprint): Fingerprint {
  * (out_of_office_entries), in one statement because it
  * is the hot path of availability, check, booking and reschedule; and the versions of an event type's
  * hosts (event_type_hosts) for the availability cache. Read-only; each table's owner writes it (the
- * versions are written by triggers). Listed in docs/architecture.md with the other read models.
+ * versions are written by triggers). Listed in docs/contributing/architecture.md with the other read models.
  */
 @Injectable()
 export class SlotReadModel {

@@ -68,7 +68,7 @@ export class ReminderSenderWorker implements OnApplicationBootstrap, OnApplicati
     await this.loop.stop();
   }
 
-  /** Nothing due: one read of the next due time, no transaction (the idle cost, docs/performance.md). */
+  /** Nothing due: one read of the next due time, no transaction (the idle cost, docs/contributing/performance.md). */
   private async tick(): Promise<TickResult> {
     const wait = await this.queue.msUntilNextDue(this.clock.now());
     if (wait === null || wait > 0) return wait ?? undefined;

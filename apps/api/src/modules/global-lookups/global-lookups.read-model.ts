@@ -87,7 +87,7 @@ export interface InvitationCredential {
  * or asks about every organization at once (is this slug or email taken anywhere), and the first kind
  * answers with the TenantScope that the rest of the request works in. They read tables of several
  * modules (api_keys, sessions, members, organizations, bookings): a read model of credentials owned by
- * no feature, see docs/architecture.md. Only this class may call `verifiedTenantScope`.
+ * no feature, see docs/contributing/architecture.md. Only this class may call `verifiedTenantScope`.
  */
 @Injectable()
 export class GlobalLookups {

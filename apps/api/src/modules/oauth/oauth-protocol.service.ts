@@ -87,7 +87,7 @@ function credentialsOf(header: string | undefined): { id: string; secret: string
 /**
  * The authorization server's protocol (contract § 20, RFC 6749 with RFC 9700's practice, RFC 7636, RFC 7009, RFC 8414,
  * RFC 9207): the authorization request, the token endpoint's two grants and revocation. Written here rather than
- * through oidc-provider (README, API notes): the contract's shapes are its own.
+ * through oidc-provider (docs/reference/api-notes.md): the contract's shapes are its own.
  */
 @Injectable()
 export class OAuthProtocolService {

@@ -9,7 +9,7 @@ import { OutOfOfficeService } from './out-of-office.service.js';
 
 /**
  * Out-of-office entries (contract § 17). The slot engine reads them through availability's SlotReadModel (one of the
- * read models of docs/architecture.md); this module writes them and lists the bookings they affect (booking-occupancy).
+ * read models of docs/contributing/architecture.md); this module writes them and lists the bookings they affect (booking-occupancy).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([OutOfOfficeEntry]), TeamModule, BookingCountsModule],

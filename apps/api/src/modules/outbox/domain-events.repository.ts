@@ -21,7 +21,7 @@ const WAITING = 'c.dispatched_at IS NULL AND c.failed_at IS NULL';
 
 /**
  * The outbox's table (`domain_events`): written in the recording feature's transaction, read by the dispatcher on the
- * one LeaseQueue (docs/architecture.md § Background work).
+ * one LeaseQueue (docs/contributing/architecture.md § Background work).
  */
 @Injectable()
 export class DomainEventsRepository {
