@@ -18,7 +18,8 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'api-keys', description: 'Scoped, rate-limited server-to-server keys (JWT only; owner or admin)' },
   {
     name: 'oauth',
-    description: 'Partner apps (OAuth 2.0): registering apps, the consent page’s requests, connected apps (grants); docs/integrating/oauth.md',
+    description:
+      'Partner apps (OAuth 2.0): registering apps, the consent page’s requests, connected apps (grants); docs/integrating/oauth.md',
   },
   { name: 'team', description: 'The organization, its members and invitations' },
   { name: 'event-types', description: 'What can be booked: duration, buffers, limits, hosts' },
