@@ -38,6 +38,7 @@ import { AuditSettlementOrder1795875272929 } from './1795875272929-AuditSettleme
 import { OutboxFailedIndex1795875782448 } from './1795875782448-OutboxFailedIndex.js';
 import { RoutingForms1795880000000 } from './1795880000000-RoutingForms.js';
 import { PublicRoutingForms1795890000000 } from './1795890000000-PublicRoutingForms.js';
+import { ReaderLocales1795905200000 } from './1795905200000-ReaderLocales.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -83,4 +84,5 @@ export const MIGRATIONS = [
   OutboxFailedIndex1795875782448,
   RoutingForms1795880000000,
   PublicRoutingForms1795890000000,
+  ReaderLocales1795905200000,
 ];

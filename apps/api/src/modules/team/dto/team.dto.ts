@@ -3,17 +3,29 @@ import { Transform } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { ALL_ROLES, NestedObject, PaginationQueryDto, type Role, Optional } from '@app/common';
 import type { MemberStatus } from '../entities/member.entity.js';
+import { LOCALES, type Locale } from '../../../i18n/index.js';
 
 export const MEMBER_STATUSES: readonly MemberStatus[] = ['invited', 'active'];
 
 const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
 export class UpdateOrganizationDto {
-  @ApiProperty({ minLength: 1, maxLength: 100 })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Required unless `defaultLocale` is given' })
+  @ValidateIf((dto: UpdateOrganizationDto) => dto.name !== undefined || dto.defaultLocale === undefined)
   @IsString()
   @Length(1, 100)
   @Matches(/\S/, { message: 'name must not be blank' })
-  name!: string;
+  name?: string;
+
+  @ApiPropertyOptional({
+    enum: LOCALES,
+    description:
+      'What members without a locale of their own, attendees without one (or with one no catalog matches) and invitations ' +
+      'read (contract § 23)',
+  })
+  @Optional()
+  @IsIn(LOCALES)
+  defaultLocale?: Locale;
 }
 
 export class InviteMemberDto {
@@ -131,6 +143,8 @@ export class OrganizationView {
   @ApiProperty({ example: 'org_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ description: 'Derived from the name at registration; renaming keeps it' }) slug!: string;
+  @ApiProperty({ enum: LOCALES, description: 'The locale of readers without one of their own (contract § 23); `en` by default' })
+  defaultLocale!: string;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
 }
 

@@ -1,0 +1,78 @@
+import { IntlMessageFormat } from 'intl-messageformat';
+import { CATALOGS, type MailKey } from './catalogs/index.js';
+import type { Locale, ReaderLocale } from './locales.js';
+
+type Values = Record<string, string | number>;
+
+/** Parsing a message costs far more than formatting it: one IntlMessageFormat per locale and key, kept. */
+const compiled = new Map<string, IntlMessageFormat>();
+/** The same for Intl's formatters: one per locale, zone and kind. */
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+const relativeFormats = new Map<string, Intl.RelativeTimeFormat>();
+
+function compile(locale: Locale, key: MailKey): IntlMessageFormat {
+  const id = `${locale}\u0000${key}`;
+  let format = compiled.get(id);
+  if (!format) {
+    format = new IntlMessageFormat(CATALOGS[locale].mail[key], locale);
+    compiled.set(id, format);
+  }
+  return format;
+}
+
+/** A mail message of the catalog, formatted with ICU MessageFormat (intl-messageformat). */
+export function message(locale: Locale, key: MailKey, values?: Values): string {
+  const text = compile(locale, key).format<string>(values);
+  return typeof text === 'string' ? text : String(text);
+}
+
+/** A date in full and its time (`dateStyle: "full"`, `timeStyle: "short"`) in `zone`, for `locale`, as Intl writes them. */
+export function fullDateTime(locale: string, zone: string, at: Date): string {
+  const id = `${locale}\u0000${zone}`;
+  let format = dateFormats.get(id);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: zone });
+    // Locales and zones come from requests (well-formed and known ones only): keep the cache bounded all the same.
+    if (dateFormats.size > 5000) dateFormats.clear();
+    dateFormats.set(id, format);
+  }
+  return format.format(at);
+}
+
+/** "in 2 hours", "in 1 day": how far ahead `minutes` is, in the reader's language (Intl.RelativeTimeFormat). */
+export function relativeMinutes(locale: string, minutes: number): string {
+  let format = relativeFormats.get(locale);
+  if (!format) {
+    format = new Intl.RelativeTimeFormat(locale, { numeric: 'always' });
+    if (relativeFormats.size > 1000) relativeFormats.clear();
+    relativeFormats.set(locale, format);
+  }
+  if (minutes % 1440 === 0) return format.format(minutes / 1440, 'day');
+  if (minutes % 60 === 0) return format.format(minutes / 60, 'hour');
+  return format.format(minutes, 'minute');
+}
+
+/** A reader's message function and date formatting, bound to the reader's locale. */
+export interface Translator {
+  locale: ReaderLocale;
+  t(key: MailKey, values?: Values): string;
+  /** The full date and time in `zone`, the zone named (`mail.zoned`). */
+  when(zone: string, at: Date): string;
+}
+
+const translators = new Map<string, Translator>();
+
+export function translator(locale: ReaderLocale): Translator {
+  const id = `${locale.catalog}\u0000${locale.dates}`;
+  let found = translators.get(id);
+  if (!found) {
+    found = {
+      locale,
+      t: (key, values) => message(locale.catalog, key, values),
+      when: (zone, at) => message(locale.catalog, 'zoned', { datetime: fullDateTime(locale.dates, zone, at), zone }),
+    };
+    if (translators.size > 1000) translators.clear();
+    translators.set(id, found);
+  }
+  return found;
+}
