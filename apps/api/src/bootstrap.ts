@@ -27,7 +27,7 @@ import {
   SystemClock,
 } from '@app/common';
 import { serveAdminConsole } from './admin/admin-console.js';
-import { serveBookerScript } from './admin/booker-script.js';
+import { serveBookerLocales, serveBookerScript } from './admin/booker-script.js';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { createRootLogger, PinoNestLogger } from './logging/logger.js';
 import { createOpenApiDocument } from './openapi/openapi-document.js';
@@ -130,6 +130,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   await app.register(fastifyCookie);
   await serveAdminConsole(fastify, config.adminDir);
   serveBookerScript(fastify, config.bookerDir);
+  serveBookerLocales(fastify);
 
   routeApp(app);
   app.useGlobalPipes(createValidationPipe());
