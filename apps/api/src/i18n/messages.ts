@@ -66,10 +66,24 @@ export function translator(locale: ReaderLocale): Translator {
   const id = `${locale.catalog}\u0000${locale.dates}`;
   let found = translators.get(id);
   if (!found) {
+    // The reader's own formats by key, and the messages without values as text: a mail asks for a dozen of them.
+    const formats = new Map<MailKey, IntlMessageFormat>();
+    const constants = new Map<MailKey, string>();
+    const t = (key: MailKey, values?: Values): string => {
+      if (values === undefined) {
+        let text = constants.get(key);
+        if (text === undefined) constants.set(key, (text = message(locale.catalog, key)));
+        return text;
+      }
+      let format = formats.get(key);
+      if (!format) formats.set(key, (format = compile(locale.catalog, key)));
+      const text = format.format<string>(values);
+      return typeof text === 'string' ? text : String(text);
+    };
     found = {
       locale,
-      t: (key, values) => message(locale.catalog, key, values),
-      when: (zone, at) => message(locale.catalog, 'zoned', { datetime: fullDateTime(locale.dates, zone, at), zone }),
+      t,
+      when: (zone, at) => t('zoned', { datetime: fullDateTime(locale.dates, zone, at), zone }),
     };
     if (translators.size > 1000) translators.clear();
     translators.set(id, found);

@@ -85,31 +85,27 @@ function occurrencesOf(facts: BookingMailFacts): readonly { bookingId: string; s
   return facts.occurrences ?? [{ bookingId: facts.bookingId, startsAt: facts.startsAt, endsAt: facts.endsAt }];
 }
 
+/** Stand-ins for the reader's SUMMARY and DESCRIPTION in an invitation built once for all of a booking's readers. */
+const SUMMARY_SLOT = 'SCHEDREADERSUMMARY';
+const DESCRIPTION_SLOT = 'SCHEDREADERDESCRIPTION';
+
 /**
- * The calendar invitation, in the reader's language: UID is the booking id, so clients update or remove the same event;
- * SUMMARY names the meeting and who it is with (the hosts for the attendee, the attendee for the hosts); DESCRIPTION
- * the booking and the answers.
+ * The calendar invitation without its reader's words: UID is the booking id, so clients update or remove the same
+ * event. Built once per mail kind however many readers (ical-generator's line folding is most of a mail's cost); each
+ * reader's copy puts its SUMMARY and DESCRIPTION in (`readerIcs`).
  */
-export function bookingIcs(
-  facts: BookingMailFacts,
-  method: ICalCalendarMethod.REQUEST | ICalCalendarMethod.CANCEL,
-  tr: Translator = translator(readerLocale(null, facts.organizationLocale)),
-  audience: Audience = 'hosts',
-): string {
+function icsTemplate(facts: BookingMailFacts, method: ICalCalendarMethod.REQUEST | ICalCalendarMethod.CANCEL): string {
   const calendar = ical({ prodId: { company: 'scheduling-api', product: 'bookings' }, method });
   const organizer = facts.hosts[0];
-  const others = audience === 'attendee' ? facts.hosts.map(nameOf).join(', ') : nameOf(facts.attendee);
-  const summary = others ? tr.t('icsSummary', { title: facts.title, names: others }) : facts.title;
-  const description = [tr.t('booking', { id: facts.bookingId }), ...answerLines(facts, tr)].join('\n');
   for (const occurrence of occurrencesOf(facts)) {
     calendar.createEvent({
       id: occurrence.bookingId,
       start: occurrence.startsAt,
       end: occurrence.endsAt,
       stamp: new Date(),
-      summary,
+      summary: SUMMARY_SLOT,
       location: facts.location ?? undefined,
-      description,
+      description: DESCRIPTION_SLOT,
       status: method === ICalCalendarMethod.CANCEL ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
       sequence: method === ICalCalendarMethod.CANCEL ? 1 : 0,
       organizer: organizer ? { name: organizer.name ?? organizer.email, email: organizer.email } : undefined,
@@ -118,6 +114,54 @@ export function bookingIcs(
   }
   return calendar.toString();
 }
+
+/** RFC 5545 § 3.3.11 TEXT: backslash, semicolon and comma escaped, line breaks as `\n` (as ical-generator writes it). */
+function icsText(text: string): string {
+  return text.replace(/[\\;,]/g, (c) => `\\${c}`).replace(/\r\n|\r|\n/g, '\\n');
+}
+
+/** RFC 5545 § 3.1: a content line folded after 75 octets, never inside a character (as ical-generator folds). */
+function folded(line: string): string {
+  let out = '';
+  let octets = 0;
+  for (const char of line) {
+    const code = char.codePointAt(0)!;
+    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    octets += size;
+    if (octets > 74) {
+      out += '\r\n ';
+      octets = size;
+    }
+    out += char;
+  }
+  return out;
+}
+
+/**
+ * A reader's invitation (contract § 23): SUMMARY names the meeting and who it is with (the hosts for the attendee, the
+ * attendee for the hosts), DESCRIPTION the booking and the answers, in the reader's language.
+ */
+function readerIcs(template: string, facts: BookingMailFacts, tr: Translator, audience: Audience): string {
+  const others = audience === 'attendee' ? facts.hosts.map(nameOf).join(', ') : nameOf(facts.attendee);
+  const summary = others ? tr.t('icsSummary', { title: facts.title, names: others }) : facts.title;
+  const description = [tr.t('booking', { id: facts.bookingId }), ...answerLines(facts, tr)].join('\n');
+  return template
+    .replaceAll(`SUMMARY:${SUMMARY_SLOT}`, () => folded(`SUMMARY:${icsText(summary)}`))
+    .replaceAll(`DESCRIPTION:${DESCRIPTION_SLOT}`, () => folded(`DESCRIPTION:${icsText(description)}`));
+}
+
+/** The calendar invitation as `reader` reads it (the hosts' copy by default, in the organization's language). */
+export function bookingIcs(
+  facts: BookingMailFacts,
+  method: ICalCalendarMethod.REQUEST | ICalCalendarMethod.CANCEL,
+  tr: Translator = translator(readerLocale(null, facts.organizationLocale)),
+  audience: Audience = 'hosts',
+): string {
+  return readerIcs(icsTemplate(facts, method), facts, tr, audience);
+}
+
+/** Each invitation template of one booking's mails, built once (per method) whoever reads it. */
+type Templates = Map<ICalCalendarMethod, string>;
 
 const SUBJECT: Record<BookingMailKind, MailKey> = {
   confirmation: 'subject.confirmation',
@@ -219,17 +263,20 @@ function mailFor(
   facts: BookingMailFacts,
   readers: Readers,
   method: ICalCalendarMethod.REQUEST | ICalCalendarMethod.CANCEL | null,
+  templates: Templates,
 ): OutgoingMail {
   const { tr, zone, audience } = readers;
   const extra = audience === 'attendee' ? tokenLines(facts, tr) : answersBlock(facts, tr);
-  const ics: MailIcal | undefined =
-    method === null
-      ? undefined
-      : {
-          method: method === ICalCalendarMethod.CANCEL ? 'CANCEL' : 'REQUEST',
-          filename: 'invite.ics',
-          content: bookingIcs(facts, method, tr, audience),
-        };
+  let ics: MailIcal | undefined;
+  if (method !== null) {
+    let template = templates.get(method);
+    if (template === undefined) templates.set(method, (template = icsTemplate(facts, method)));
+    ics = {
+      method: method === ICalCalendarMethod.CANCEL ? 'CANCEL' : 'REQUEST',
+      filename: 'invite.ics',
+      content: readerIcs(template, facts, tr, audience),
+    };
+  }
   return {
     to: readers.to,
     subject: tr.t(SUBJECT[kind], { title: facts.title }),
@@ -249,13 +296,15 @@ export function bookingMails(kind: BookingMailKind, facts: BookingMailFacts): Ou
       : kind === 'cancellation' || kind === 'declined'
         ? ICalCalendarMethod.CANCEL
         : ICalCalendarMethod.REQUEST;
-  const mails = [mailFor(kind, facts, attendeeReaders(facts), method)];
+  const templates: Templates = new Map();
+  const mails = [mailFor(kind, facts, attendeeReaders(facts), method, templates)];
   const hostEmails = facts.hosts.map((h) => h.email);
-  for (const readers of hostReaders(facts, facts.hosts, [facts.attendee.email])) mails.push(mailFor(kind, facts, readers, method));
+  for (const readers of hostReaders(facts, facts.hosts, [facts.attendee.email]))
+    mails.push(mailFor(kind, facts, readers, method, templates));
   // A reassignment's former hosts: the meeting is no longer theirs, their calendars drop it (same UID).
   if (kind === 'reassignment') {
     for (const readers of hostReaders(facts, facts.previousHosts ?? [], [facts.attendee.email, ...hostEmails])) {
-      mails.push(mailFor('reassigned', facts, readers, ICalCalendarMethod.CANCEL));
+      mails.push(mailFor('reassigned', facts, readers, ICalCalendarMethod.CANCEL, templates));
     }
   }
   return mails;
@@ -267,8 +316,11 @@ export function bookingMails(kind: BookingMailKind, facts: BookingMailFacts): Ou
  */
 export function noShowMails(facts: BookingMailFacts, party: 'attendee' | 'host'): OutgoingMail[] {
   const withParty = { ...facts, noShowParty: party };
-  if (party === 'attendee') return [mailFor('noShow', withParty, attendeeReaders(withParty), null)];
-  return hostReaders(withParty, withParty.hosts, [withParty.attendee.email]).map((readers) => mailFor('noShow', withParty, readers, null));
+  const none: Templates = new Map();
+  if (party === 'attendee') return [mailFor('noShow', withParty, attendeeReaders(withParty), null, none)];
+  return hostReaders(withParty, withParty.hosts, [withParty.attendee.email]).map((readers) =>
+    mailFor('noShow', withParty, readers, null, none),
+  );
 }
 
 /**
@@ -278,7 +330,9 @@ export function noShowMails(facts: BookingMailFacts, party: 'attendee' | 'host')
  */
 export function reminderMails(facts: BookingMailFacts, recipients: readonly ('attendee' | 'host')[]): OutgoingMail[] {
   const mails: OutgoingMail[] = [];
-  if (recipients.includes('attendee')) mails.push(mailFor('reminder', facts, attendeeReaders(facts), ICalCalendarMethod.REQUEST));
+  const templates: Templates = new Map();
+  if (recipients.includes('attendee'))
+    mails.push(mailFor('reminder', facts, attendeeReaders(facts), ICalCalendarMethod.REQUEST, templates));
   if (recipients.includes('host')) {
     for (const host of facts.hosts) {
       if (host.email === facts.attendee.email) continue;
@@ -288,7 +342,7 @@ export function reminderMails(facts: BookingMailFacts, recipients: readonly ('at
         tr: translator(readerLocale(host.locale, facts.organizationLocale)),
         zone: host.zone ?? facts.timezone,
       };
-      mails.push(mailFor('reminder', facts, readers, ICalCalendarMethod.REQUEST));
+      mails.push(mailFor('reminder', facts, readers, ICalCalendarMethod.REQUEST, templates));
     }
   }
   return mails;
