@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { canonicalLocale } from '@app/common';
 import { parsedBookerCatalog, readerLocale } from '../i18n/index.js';
 
 /**
@@ -33,12 +34,7 @@ export function serveBookerLocales(fastify: FastifyInstance): void {
       .header('Cross-Origin-Resource-Policy', 'cross-origin')
       .header('Access-Control-Allow-Origin', '*');
     const tag = /^(.{1,35})\.json$/.exec(request.params.tag)?.[1];
-    let wellFormed = false;
-    try {
-      wellFormed = tag !== undefined && Intl.getCanonicalLocales(tag).length === 1;
-    } catch {
-      wellFormed = false;
-    }
+    const wellFormed = tag !== undefined && canonicalLocale(tag) !== null;
     if (!tag || !wellFormed) return reply.code(404).type('text/plain; charset=utf-8').send('No such locale');
     const catalog = parsedBookerCatalog(readerLocale(tag, null).catalog);
     return reply.header('Cache-Control', 'public, max-age=300').type('application/json; charset=utf-8').send(JSON.stringify(catalog));

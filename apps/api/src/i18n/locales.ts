@@ -16,7 +16,7 @@ export interface ReaderLocale {
   catalog: Locale;
   /**
    * The locale `Intl` formats dates in: the reader's own tag when it is of the catalog's language and the runtime
-   * knows it (`de-AT` reads the `de` catalog with Austrian month names), else the catalog's.
+   * knows it (`de-AT` reads the `de` catalog with Austrian month names), else the catalog's (`en`: en-GB).
    */
   dates: string;
 }
@@ -41,16 +41,25 @@ export function readerLocale(requested: string | null | undefined, organizationD
   return found;
 }
 
+/**
+ * The locale a catalog's dates are written in when the reader named no more than its language: the catalog's own, but
+ * English keeps the mails' 24-hour clock and day-before-month order (en-GB), as they were before catalogs.
+ */
+function datesOf(catalog: Locale): string {
+  return catalog === 'en' ? 'en-GB' : catalog;
+}
+
 function lookup(requested: string | null | undefined, fallback: Locale): ReaderLocale {
-  if (!requested) return { catalog: fallback, dates: fallback };
+  if (!requested) return { catalog: fallback, dates: datesOf(fallback) };
   let catalog: Locale = fallback;
   try {
     const matched = match([requested], LOCALES, fallback, { algorithm: 'best fit' });
     if (isLocale(matched)) catalog = matched;
   } catch {
-    return { catalog: fallback, dates: fallback };
+    return { catalog: fallback, dates: datesOf(fallback) };
   }
+  if (requested === catalog) return { catalog, dates: datesOf(catalog) };
   const sameLanguage = new Intl.Locale(requested).language === new Intl.Locale(catalog).language;
   const known = sameLanguage && Intl.DateTimeFormat.supportedLocalesOf([requested]).length > 0;
-  return { catalog, dates: known ? requested : catalog };
+  return { catalog, dates: known ? requested : datesOf(catalog) };
 }

@@ -10,8 +10,8 @@ export const MEMBER_STATUSES: readonly MemberStatus[] = ['invited', 'active'];
 const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
 export class UpdateOrganizationDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Required unless `defaultLocale` is given' })
-  @ValidateIf((dto: UpdateOrganizationDto) => dto.name !== undefined || dto.defaultLocale === undefined)
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
+  @Optional()
   @IsString()
   @Length(1, 100)
   @Matches(/\S/, { message: 'name must not be blank' })
