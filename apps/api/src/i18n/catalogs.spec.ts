@@ -1,7 +1,8 @@
 import { CATALOGS } from './catalogs/index.js';
 import { catalogProblems, placeholdersOf } from './catalog-check.js';
-import { LOCALES } from './locales.js';
-import { message } from './messages.js';
+import { LOCALES, readerLocale } from './locales.js';
+import { message, translator } from './messages.js';
+import type { MailKey } from './catalogs/index.js';
 
 const sections = ['mail', 'booker'] as const;
 
@@ -49,5 +50,20 @@ describe('the message catalogs (contract § 23)', () => {
     // French counts 0 and 1 as singular; Japanese has no plural.
     expect(dates('fr', 0)).toBe('Quand (0 date) :');
     expect(dates('ja', 3)).toBe('日時（3件）：');
+  });
+
+  it('formats every mail message of every locale as intl-messageformat does, the quick path for plain arguments included', () => {
+    const values = { title: 'Intro, call', names: 'Ann; Bo', id: 'bkg_1', when: 'x', count: 3, party: 'host', relative: 'in 1 h' };
+    for (const locale of LOCALES) {
+      const tr = translator(readerLocale(locale, null));
+      for (const key of Object.keys(CATALOGS[locale].mail) as MailKey[]) {
+        const wanted = Object.fromEntries(
+          placeholdersOf(CATALOGS.en.mail[key])
+            .map((p) => p.split(':')[0])
+            .map((name) => [name, values[name as keyof typeof values] ?? `<${name}>`]),
+        );
+        expect({ locale, key, text: tr.t(key, wanted) }).toEqual({ locale, key, text: message(locale, key, wanted) });
+      }
+    }
   });
 });

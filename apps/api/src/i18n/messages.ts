@@ -1,3 +1,4 @@
+import { TYPE } from '@formatjs/icu-messageformat-parser';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { CATALOGS, type MailKey } from './catalogs/index.js';
 import type { Locale, ReaderLocale } from './locales.js';
@@ -18,6 +19,32 @@ function compile(locale: Locale, key: MailKey): IntlMessageFormat {
     compiled.set(id, format);
   }
   return format;
+}
+
+/**
+ * How a reader's message is formatted: by intl-messageformat; a message of text and plain `{arguments}` only (most of
+ * them) given strings is the concatenation of its parsed parts, which is what intl-messageformat would give, at a
+ * tenth of the cost (a mail formats a dozen).
+ */
+type Formatter = (values: Values) => string;
+
+function formatterOf(format: IntlMessageFormat): Formatter {
+  const general: Formatter = (values) => {
+    const text = format.format<string>(values);
+    return typeof text === 'string' ? text : String(text);
+  };
+  const ast = format.getAst();
+  if (!ast.every((element) => element.type === TYPE.literal || element.type === TYPE.argument)) return general;
+  const parts = ast.map((element) => ({ argument: element.type === TYPE.argument, value: element.value }));
+  return (values) => {
+    let text = '';
+    for (const part of parts) {
+      if (!part.argument) text += part.value;
+      else if (typeof values[part.value] === 'string') text += values[part.value] as string;
+      else return general(values);
+    }
+    return text;
+  };
 }
 
 /** A mail message of the catalog, formatted with ICU MessageFormat (intl-messageformat). */
@@ -67,7 +94,7 @@ export function translator(locale: ReaderLocale): Translator {
   let found = translators.get(id);
   if (!found) {
     // The reader's own formats by key, and the messages without values as text: a mail asks for a dozen of them.
-    const formats = new Map<MailKey, IntlMessageFormat>();
+    const formats = new Map<MailKey, Formatter>();
     const constants = new Map<MailKey, string>();
     const t = (key: MailKey, values?: Values): string => {
       if (values === undefined) {
@@ -76,9 +103,8 @@ export function translator(locale: ReaderLocale): Translator {
         return text;
       }
       let format = formats.get(key);
-      if (!format) formats.set(key, (format = compile(locale.catalog, key)));
-      const text = format.format<string>(values);
-      return typeof text === 'string' ? text : String(text);
+      if (!format) formats.set(key, (format = formatterOf(compile(locale.catalog, key))));
+      return format(values);
     };
     found = {
       locale,
