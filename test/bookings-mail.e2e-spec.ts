@@ -229,7 +229,7 @@ describe('booking mail with calendar invitations', () => {
       expect(first.status).toBe(201);
       await mailTo('unknown-en@example.com', message('en', 'subject.confirmation', { title: org.title }));
       // The organization's default becomes French: unknown tags and the host (no locale) read French.
-      const patched = await t.http.patch(organization, { defaultLocale: 'fr' }, { token: org.owner.accessToken });
+      const patched = await t.http.patch(organization, { name: 'Lingua', defaultLocale: 'fr' }, { token: org.owner.accessToken });
       expect(patched.status).toBe(200);
       expect(patched.body.organization.defaultLocale).toBe('fr');
       expect((await t.http.get('/v1/users/me', { token: org.owner.accessToken })).body.organization.defaultLocale).toBe('fr');
@@ -248,13 +248,13 @@ describe('booking mail with calendar invitations', () => {
         { apiKey: org.apiKey },
       );
       await mailTo('no-locale@example.com', message('fr', 'subject.confirmation', { title: org.title }));
-      // Only the catalogs' locales are defaults; the name may stay as it is.
-      const refused = await t.http.patch(organization, { defaultLocale: 'xx' }, { token: org.owner.accessToken });
+      // Only the catalogs' locales are defaults.
+      const refused = await t.http.patch(organization, { name: 'Lingua', defaultLocale: 'xx' }, { token: org.owner.accessToken });
       expect(refused.status).toBe(400);
       expect(refused.body.details.map((d: { field: string }) => d.field)).toEqual(['defaultLocale']);
-      // Nothing to change: the organization as it is.
-      const unchanged = await t.http.patch(organization, {}, { token: org.owner.accessToken });
-      expect([unchanged.status, unchanged.body.organization.defaultLocale]).toEqual([200, 'fr']);
+      // A rename alone keeps the default.
+      const renamed = await t.http.patch(organization, { name: 'Lingua SA' }, { token: org.owner.accessToken });
+      expect([renamed.status, renamed.body.organization.defaultLocale]).toEqual([200, 'fr']);
     });
 
     it('refuses a malformed attendee.locale with 400 naming attendee.locale (every booking route shares the attendee), keeps a good one canonical', async () => {
@@ -315,7 +315,7 @@ describe('booking mail with calendar invitations', () => {
       );
       // An invitation reads the organization's default (the invitee has no locale yet), its expiry as Intl writes it.
       const organization = `/v1/organizations/${plain.owner.organizationId}`;
-      await t.http.patch(organization, { defaultLocale: 'es' }, { token: plain.owner.accessToken });
+      await t.http.patch(organization, { name: 'Lingua', defaultLocale: 'es' }, { token: plain.owner.accessToken });
       const invited = await t.http.post(
         `${organization}/members`,
         { email: 'invitee-es@example.com', role: 'member' },

@@ -10,12 +10,11 @@ export const MEMBER_STATUSES: readonly MemberStatus[] = ['invited', 'active'];
 const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
 export class UpdateOrganizationDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
-  @Optional()
+  @ApiProperty({ minLength: 1, maxLength: 100 })
   @IsString()
   @Length(1, 100)
   @Matches(/\S/, { message: 'name must not be blank' })
-  name?: string;
+  name!: string;
 
   @ApiPropertyOptional({
     enum: LOCALES,
