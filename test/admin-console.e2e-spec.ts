@@ -434,11 +434,11 @@ describe('admin console in a browser', () => {
       name: 'Renamed Co',
       defaultLocale: 'pt-BR',
     });
-    await page.getByLabel('Your language').selectOption('ja');
+    await page.getByRole('combobox', { name: 'Your language' }).selectOption('ja');
     await page.getByRole('button', { name: 'Save language' }).click();
     await page.getByText('Language saved.').waitFor();
     expect((await json('/v1/users/me')).user.locale).toBe('ja');
-    await page.getByLabel('Your language').selectOption('');
+    await page.getByRole('combobox', { name: 'Your language' }).selectOption('');
     await page.getByRole('button', { name: 'Save language' }).click();
     await page.getByText('Language saved.').waitFor();
     expect((await json('/v1/users/me')).user.locale).toBeNull();

@@ -1714,7 +1714,7 @@ export interface components {
             organization: components["schemas"]["OrganizationView"];
         };
         UpdateOrganizationDto: {
-            name?: string;
+            name: string;
             /**
              * @description What members without a locale of their own, attendees without one (or with one no catalog matches) and invitations read (contract § 23)
              * @enum {string}
