@@ -5,6 +5,8 @@
  *    webhook endpoint), the sender, mail worker and webhook delivery running in one API instance, then in two. Lag =
  *    arrival at the sink (a process of its own: an HTTP receiver that verifies signatures and an SMTP server) − dueAt,
  *    for every mail and every event; the rate from dueAt to the last arrival. Goal: p99 ≤ 60 s on one instance.
+ * 0. Render: what rendering one reminder mail costs (subject, text, HTML and `.ics`, in the reader's language and zone,
+ *    issue 52), in process: BENCH_MAIL_RENDERS reminders of an attendee and a host, µs per mail.
  * 2. Idle lookup: 1,000,000 future bookings with their due rows, nothing due. What one idle round of the sender costs
  *    (it reads the next due time and sleeps until then; the claim runs only when something is due), times the rounds it
  *    makes per minute of clock (60 s / the poll interval, at most). Goal: ≤ 1 ms per minute. Baseline: a primary-key
@@ -17,6 +19,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
+import { type BookingMailFacts, reminderMails } from '../apps/api/src/modules/booking-effects/booking-mail.js';
 import { ReminderQueueRepository } from '../apps/api/src/modules/booking-reminders/reminder-queue.repository.js';
 import { REMINDER_LEASE_SECONDS } from '../apps/api/src/modules/booking-reminders/reminder-sender.worker.js';
 import { reportGoal } from './support/goals.js';
@@ -28,6 +31,37 @@ const FUTURE_BOOKINGS = Number(process.env.BENCH_FUTURE_BOOKINGS ?? 1_000_000);
 const FILL_CHUNK = 25_000;
 const POLL_MS = 60_000; // REMINDERS_POLL_MS's default
 const LEAD_MS = 5_000;
+const MAIL_RENDERS = Number(process.env.BENCH_MAIL_RENDERS ?? 20_000);
+
+/**
+ * µs per reminder mail rendered (the attendee's and a host's of each booking, each with its `.ics`): an attendee in
+ * de-AT in Berlin, a host of an organization whose default is en, in Tokyo, with two answers.
+ */
+function renderCost(): number {
+  const facts = (i: number): BookingMailFacts => ({
+    bookingId: `bkg_${String(i).padStart(24, '0')}`,
+    title: 'Bench',
+    startsAt: new Date(Date.UTC(2027, 2, 2, 10, 0) + i * 1_800_000),
+    endsAt: new Date(Date.UTC(2027, 2, 2, 10, 30) + i * 1_800_000),
+    timezone: 'Europe/Berlin',
+    attendeeLocale: 'de-AT',
+    organizationLocale: 'en',
+    location: 'https://meet.example/bench',
+    answers: [
+      { id: 'company', label: 'Company', type: 'text', value: 'Acme' },
+      { id: 'consent', label: 'Consent', type: 'checkbox', value: true },
+    ],
+    attendee: { email: `attendee${i}@example.com`, name: 'Ann Attendee' },
+    hosts: [{ email: 'host@example.com', name: 'Hal Host', locale: null, zone: 'Asia/Tokyo', defaultLocale: 'en' }],
+    status: 'confirmed',
+    appUrl: 'http://localhost:3000',
+    minutesBefore: 60,
+  });
+  for (let i = 0; i < 500; i++) reminderMails(facts(i), ['attendee', 'host']);
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < MAIL_RENDERS; i++) reminderMails(facts(i), ['attendee', 'host']);
+  return Number(process.hrtime.bigint() - started) / 1e3 / (MAIL_RENDERS * 2);
+}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -112,6 +146,8 @@ async function main(): Promise<void> {
     };
 
     console.log(`${machine()}; load average ${os.loadavg()[0].toFixed(1)}; ${new Date().toISOString().slice(0, 10)}\n`);
+    const renders = [renderCost(), renderCost(), renderCost()].sort((a, b) => a - b);
+    console.log(`Render: ${MAIL_RENDERS * 2} reminder mails with their .ics, ${renders[1].toFixed(1)} µs per mail (median of 3 runs)\n`);
     console.log(`Burst: ${REMINDERS} reminders due in the same second, each an attendee mail, a host mail and one event\n`);
     console.log(row(['Senders', 'Mail lag p50 / p99 (s)', 'Event lag p50 / p99 (s)', 'Mails/s', 'Events/s', 'Arrived', 'Duplicates']));
     console.log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:']));

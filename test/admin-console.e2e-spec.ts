@@ -426,9 +426,22 @@ describe('admin console in a browser', () => {
     // Organization name.
     await go(page, 'Organization', 'Organization');
     await page.getByLabel('Organization name').fill('Renamed Co');
-    await page.getByRole('button', { name: 'Save name' }).click();
+    // The organization's default language and the member's own (contract § 23), each named in its language.
+    await page.getByLabel('Default language').selectOption('pt-BR');
+    await page.getByRole('button', { name: 'Save organization' }).click();
     await page.locator('.brand', { hasText: 'Renamed Co' }).waitFor();
-    expect((await json(`/v1/organizations/${owner.organizationId}`)).organization.name).toBe('Renamed Co');
+    expect((await json(`/v1/organizations/${owner.organizationId}`)).organization).toMatchObject({
+      name: 'Renamed Co',
+      defaultLocale: 'pt-BR',
+    });
+    await page.getByRole('combobox', { name: 'Your language' }).selectOption('ja');
+    await page.getByRole('button', { name: 'Save language' }).click();
+    await page.getByText('Language saved.').waitFor();
+    expect((await json('/v1/users/me')).user.locale).toBe('ja');
+    await page.getByRole('combobox', { name: 'Your language' }).selectOption('');
+    await page.getByRole('button', { name: 'Save language' }).click();
+    await page.getByText('Language saved.').waitFor();
+    expect((await json('/v1/users/me')).user.locale).toBeNull();
     await check(page, 'organization');
 
     // Sign out: the session ends; a reload stays signed out.

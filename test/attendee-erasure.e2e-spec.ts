@@ -25,7 +25,7 @@ const PERSON = {
   zone: 'Pacific/Chatham',
 };
 
-const ERASED = { email: 'erased@invalid', firstName: 'Erased attendee', lastName: null, phone: null };
+const ERASED = { email: 'erased@invalid', firstName: 'Erased attendee', lastName: null, phone: null, locale: null };
 
 /** Metadata of the attendee's booking: the values naming the person (any case) are erased, the keys and the rest stay. */
 const METADATA = { crm: `mailto:${PERSON.email.toUpperCase()}`, contact: 'Mr QUIXOTIC', order: 'ORD-4711' };

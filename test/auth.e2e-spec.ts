@@ -265,8 +265,16 @@ describe('auth: registration, sessions, tokens', () => {
       const me = await t.http.get('/v1/users/me', { token: owner.accessToken });
       expect(me.status).toBe(200);
       expect(me.body).toEqual({
-        user: { id: owner.userId, email: owner.email, firstName: 'Ada', lastName: 'Owner', timezone: 'UTC', createdAt: expect.any(String) },
-        organization: { id: owner.organizationId, name: 'Acme Scheduling', slug: expect.any(String) },
+        user: {
+          id: owner.userId,
+          email: owner.email,
+          firstName: 'Ada',
+          lastName: 'Owner',
+          timezone: 'UTC',
+          locale: null,
+          createdAt: expect.any(String),
+        },
+        organization: { id: owner.organizationId, name: 'Acme Scheduling', slug: expect.any(String), defaultLocale: 'en' },
         member: { id: owner.memberId, role: 'owner' },
       });
       const patched = await t.http.patch('/v1/users/me', { firstName: 'Grace', timezone: 'Asia/Kolkata' }, { token: owner.accessToken });

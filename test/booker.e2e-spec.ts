@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page, Route } from 'playwright-core';
+import { CATALOGS } from '../apps/api/src/i18n/index.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, NOW, type BookingOrg } from './support/bookings.js';
 import { buildBooker, launchBrowser, seriousViolations } from './support/browser.js';
@@ -154,6 +155,29 @@ describe('the embeddable booker (api-rules.md § Browser booking): one script ta
     expect(weekdays[6]).toMatch(/^So/);
     expect(await page.locator('sched-booker h3').first().textContent()).toBe('März 2027');
     await page.context().close();
+  });
+
+  it('speaks German from the shared catalog, fetched on demand under the strict CSP, and books with attendee.locale "de"', async () => {
+    const page = await open(german.origin);
+    const de = CATALOGS.de.booker;
+    await page.locator('sched-booker button.has').first().click();
+    await page.locator('sched-booker ul button').first().click();
+    await page.locator('sched-booker #sched-name').fill('Grete Gast');
+    await page.locator('sched-booker #sched-email').fill('grete@example.com');
+    await page.locator('sched-booker #sched-q-company').fill('Gast GmbH');
+    expect(await page.locator('sched-booker button[type="submit"]').textContent()).toBe(de.book);
+    await page.locator('sched-booker button[type="submit"]').click();
+    await page.locator('sched-booker h2', { hasText: de.confirmed }).waitFor();
+    const bookings = (await t.http.get('/v1/bookings?attendeeEmail=grete@example.com', { apiKey: org.apiKey })).body.bookings;
+    expect(bookings.map((b: { attendee: { locale: string } }) => b.attendee.locale)).toEqual(['de']);
+    expect((page as Page & { cspViolations: string[] }).cspViolations).toEqual([]);
+    await page.context().close();
+    // The catalog the booker read, as the API serves it: the lookup the mails use (`de-AT` → `de`, `pt` → `pt-BR`).
+    const served = async (tag: string) => (await fetch(`${t.url}/booker/locales/${tag}.json`)).json() as Promise<{ locale: string }>;
+    expect((await served('de-AT')).locale).toBe('de');
+    expect((await served('pt')).locale).toBe('pt-BR');
+    expect((await served('zz')).locale).toBe('en');
+    expect((await fetch(`${t.url}/booker/locales/not_a_tag.json`)).status).toBe(404);
   });
 
   it('manages a booking from its token (any origin, no key): shows until when it may change, refuses clearly, cancels', async () => {

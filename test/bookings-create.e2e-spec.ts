@@ -29,7 +29,7 @@ describe('bookings: create, read, list', () => {
       endsAt: '2027-03-02T10:30:00.000Z',
       status: 'confirmed',
       confirmationToken: expect.stringMatching(/^[0-9A-Za-z]{22,}$/),
-      attendee: { email: 'attendee@example.com', firstName: 'Ann', lastName: 'Attendee', phone: null },
+      attendee: { email: 'attendee@example.com', firstName: 'Ann', lastName: 'Attendee', phone: null, locale: null },
       timezone: 'UTC',
       locationType: null,
       location: null,

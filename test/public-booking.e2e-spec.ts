@@ -336,7 +336,7 @@ describe('booking from the browser: publishable keys, public routes, CORS (api-r
           endsAt: '2027-03-02T10:30:00.000Z',
           status: 'confirmed',
           confirmationToken: expect.stringMatching(/^[0-9A-Za-z]{32,}$/),
-          attendee: { email: 'visitor@example.com', firstName: 'Vi', lastName: null, phone: null },
+          attendee: { email: 'visitor@example.com', firstName: 'Vi', lastName: null, phone: null, locale: null },
           timezone: 'Europe/Berlin',
           locationType: null,
           location: null,

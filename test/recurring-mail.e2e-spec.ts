@@ -71,9 +71,11 @@ describe('series and seats in mail and webhooks', () => {
         events.map((event) => [event.uid, new Date(event.start).toISOString(), new Date(event.end as Date).toISOString()]).sort(),
       ).toEqual(occurrences.map((o) => [o.id, o.startsAt, o.endsAt]).sort());
       expect(mail.parsed.text).toContain('When (4 dates):');
-      // In the attendee's zone: 11:00 in Berlin, four Tuesdays.
+      // Four Tuesdays, each in its reader's zone (contract § 23): the attendee's 11:00 in Berlin, the host's 10:00 in
+      // its schedule's zone (UTC).
       for (const day of ['2 March 2027', '9 March 2027', '16 March 2027', '23 March 2027']) expect(mail.parsed.text).toContain(day);
-      expect((mail.parsed.text ?? '').match(/11:00/g)).toHaveLength(4);
+      const [hour, zone] = mail === toGuest ? ['11:00', 'Europe/Berlin'] : ['10:00', 'UTC'];
+      expect((mail.parsed.text ?? '').match(new RegExp(`${hour} \\(${zone.replace('/', '\\/')}\\)`, 'g'))).toHaveLength(4);
     }
     expect(toGuest.parsed.text).toContain(made.body.booking.confirmationToken);
     expect(toHost.parsed.text ?? '').not.toContain(made.body.booking.confirmationToken);

@@ -25,6 +25,7 @@ describe('team: organization and members', () => {
           id: owner.organizationId,
           name: 'Acme Dental',
           slug: expect.stringMatching(/^acme-dental/),
+          defaultLocale: 'en',
           createdAt: expect.any(String),
         },
       });

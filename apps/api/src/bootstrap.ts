@@ -27,7 +27,7 @@ import {
   SystemClock,
 } from '@app/common';
 import { serveAdminConsole } from './admin/admin-console.js';
-import { serveBookerScript } from './admin/booker-script.js';
+import { serveBookerLocales, serveBookerScript } from './admin/booker-script.js';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { createRootLogger, PinoNestLogger } from './logging/logger.js';
 import { createOpenApiDocument } from './openapi/openapi-document.js';
@@ -137,6 +137,7 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   serveBookerScript(fastify, config.bookerDir);
   // The authorization server's endpoints outside /v1 (contract § 20).
   await serveOAuthEndpoints(app);
+  serveBookerLocales(fastify);
 
   routeApp(app);
   app.useGlobalPipes(createValidationPipe());

@@ -1,6 +1,6 @@
 import createClient from 'openapi-fetch';
 import type { components, paths } from '@app/api-types';
-import { stringsFor, type Strings } from './i18n';
+import { canonicalLocale, ENGLISH, stringsFor, type Strings } from './i18n';
 import { bookingIcs } from './ics';
 import { BOOKER_CSS } from './styles';
 import {
@@ -157,6 +157,8 @@ export class SchedBooker extends HTMLElement {
   private routed: { id: string; answers: Record<string, unknown> } | null = null;
   /** Why the last month's availability was refused (a routed response may have stopped routing). */
   private monthError: ErrorBody | undefined;
+  /** The words of the locale in force (English until another one's catalog has come, i18n.ts). */
+  private strings: Strings = ENGLISH;
 
   constructor() {
     super();
@@ -178,8 +180,13 @@ export class SchedBooker extends HTMLElement {
   }
 
   /** `booking` and `token` (the links of the attendee's mails): manage that booking; `form`: the routing form; otherwise the booking flow. */
-  private start(): Promise<void> {
+  private async start(): Promise<void> {
     this.routed = null;
+    const locale = this.locale;
+    const strings = await stringsFor(locale, SCRIPT_ORIGIN);
+    // Another start (a new attribute) began while these words were on their way: it goes on, not this one.
+    if (locale !== this.locale) return;
+    this.strings = strings;
     if (this.getAttribute('booking') && this.getAttribute('token')) return this.manage();
     return this.getAttribute('form') ? this.loadRoutingForm() : this.load();
   }
@@ -231,7 +238,7 @@ export class SchedBooker extends HTMLElement {
   }
 
   private get t(): Strings {
-    return stringsFor(this.locale);
+    return this.strings;
   }
 
   private get api() {
@@ -717,7 +724,13 @@ export class SchedBooker extends HTMLElement {
       eventTypeId: this.eventType!.id,
       startTime: start,
       timezone: this.timeZone,
-      attendee: { email: value('email'), firstName, ...(rest.length > 0 ? { lastName: rest.join(' ') } : {}) },
+      attendee: {
+        email: value('email'),
+        firstName,
+        ...(rest.length > 0 ? { lastName: rest.join(' ') } : {}),
+        // The attendee's mails are in the booker's language (contract § 23).
+        ...(canonicalLocale(this.locale) ? { locale: canonicalLocale(this.locale) } : {}),
+      },
       answers: this.answersOf(form, this.eventType!.questions ?? []),
       ...(held ? { holdId: held.hold.id, holdToken: held.holdToken } : {}),
       ...this.routedBody(),

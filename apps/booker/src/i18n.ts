@@ -1,123 +1,129 @@
-/** The booker's own words; dates, times, weekdays and the first day of the week come from Intl. Add a language here. */
-const STRINGS = {
-  en: {
-    loading: 'Loading…',
-    pickDay: 'Pick a day',
-    pickTime: 'Pick a time',
-    previousMonth: 'Previous month',
-    nextMonth: 'Next month',
-    noTimes: 'No free times this month.',
-    timezone: 'Time zone',
-    heldFor: (minutes: number) => `This time is held for you for ${minutes} min.`,
-    remaining: (time: string) => `Held for ${time} more`,
-    back: 'Back',
-    name: 'Name',
-    email: 'Email',
-    phone: 'Phone',
-    notes: 'Anything to share?',
-    book: 'Book',
-    booking: 'Booking…',
-    taken: 'That time was just taken. Here are the times still free.',
-    expired: 'Your hold ran out. Please pick a time again.',
-    confirmed: 'You are booked',
-    pending: 'Requested: the host will confirm',
-    addToCalendar: 'Add to calendar (.ics)',
-    where: 'Where',
-    required: 'Required',
-    failed: 'Something went wrong. Please try again.',
-    unknown:
-      'We got no answer, so we cannot tell whether this time was booked. Please check your email for a confirmation, or press Book again: it will not book twice.',
-    changed:
-      'This time may already be booked with the details you sent first. Please check your email for a confirmation before you book again.',
-    notHeld: 'This time could not be held for you, but you can still book it: it stays open to others until you do.',
-    rateLimited: (minutes: number) => `Too many attempts from your connection. Please try again in ${minutes} min.`,
-    check: 'Please check the fields marked below.',
-    notAllowed: 'This booking page is not allowed on this site.',
-    unavailable: 'This event cannot be booked here.',
-    choose: 'Choose…',
-    yes: 'Yes',
-    yourBooking: 'Your booking',
-    cancelUntil: (time: string) => `You can cancel online until ${time}.`,
-    rescheduleUntil: (time: string) => `You can reschedule online until ${time}.`,
-    cancelForbidden: 'This booking cannot be cancelled online. Please contact the host.',
-    rescheduleForbidden: 'This booking cannot be rescheduled online. Please contact the host.',
-    cancelBooking: 'Cancel booking',
-    cancelling: 'Cancelling…',
-    cancelled: 'Your booking is cancelled',
-    tooLate: 'It is too late to change this booking online. Please contact the host.',
-    notActive: 'This booking is already cancelled or has started.',
-    badLink: 'This link is not valid (any more). Please use the link of your latest confirmation email.',
-    reschedule: 'Reschedule',
-    moving: 'Rescheduling…',
-    moveFrom: (time: string) => `Now: ${time}`,
-    moveTo: (time: string) => `New: ${time}`,
-    rescheduled: (time: string) => `Your booking is moved to ${time}.`,
-    next: 'Continue',
-    continueThere: 'Please continue on this page:',
-    answerAgain: 'Your answers have expired or were already used to book. Please send them again.',
-  },
-  de: {
-    loading: 'Wird geladen…',
-    pickDay: 'Tag wählen',
-    pickTime: 'Uhrzeit wählen',
-    previousMonth: 'Vorheriger Monat',
-    nextMonth: 'Nächster Monat',
-    noTimes: 'In diesem Monat sind keine Zeiten frei.',
-    timezone: 'Zeitzone',
-    heldFor: (minutes: number) => `Diese Zeit ist ${minutes} Min. für Sie reserviert.`,
-    remaining: (time: string) => `Noch ${time} reserviert`,
-    back: 'Zurück',
-    name: 'Name',
-    email: 'E-Mail',
-    phone: 'Telefon',
-    notes: 'Möchten Sie etwas mitteilen?',
-    book: 'Buchen',
-    booking: 'Wird gebucht…',
-    taken: 'Diese Zeit wurde gerade vergeben. Hier sind die noch freien Zeiten.',
-    expired: 'Ihre Reservierung ist abgelaufen. Bitte wählen Sie erneut eine Zeit.',
-    confirmed: 'Sie sind gebucht',
-    pending: 'Angefragt: der Gastgeber bestätigt',
-    addToCalendar: 'Zum Kalender hinzufügen (.ics)',
-    where: 'Ort',
-    required: 'Pflichtfeld',
-    failed: 'Etwas ist schiefgegangen. Bitte versuchen Sie es erneut.',
-    unknown:
-      'Wir haben keine Antwort erhalten und wissen daher nicht, ob diese Zeit gebucht wurde. Bitte prüfen Sie Ihre E-Mails auf eine Bestätigung oder klicken Sie erneut auf „Buchen“: Es wird nicht doppelt gebucht.',
-    changed:
-      'Diese Zeit ist womöglich schon mit den zuerst gesendeten Angaben gebucht. Bitte prüfen Sie Ihre E-Mails auf eine Bestätigung, bevor Sie erneut buchen.',
-    notHeld: 'Diese Zeit konnte nicht für Sie reserviert werden, Sie können sie aber buchen: bis dahin bleibt sie auch für andere frei.',
-    rateLimited: (minutes: number) => `Zu viele Versuche von Ihrer Verbindung. Bitte versuchen Sie es in ${minutes} Min. erneut.`,
-    check: 'Bitte prüfen Sie die markierten Felder.',
-    notAllowed: 'Diese Buchungsseite ist auf dieser Website nicht erlaubt.',
-    unavailable: 'Dieser Termin kann hier nicht gebucht werden.',
-    choose: 'Bitte wählen…',
-    yes: 'Ja',
-    yourBooking: 'Ihre Buchung',
-    cancelUntil: (time: string) => `Sie können bis ${time} online absagen.`,
-    rescheduleUntil: (time: string) => `Sie können bis ${time} online umbuchen.`,
-    cancelForbidden: 'Diese Buchung kann nicht online abgesagt werden. Bitte wenden Sie sich an den Gastgeber.',
-    rescheduleForbidden: 'Diese Buchung kann nicht online umgebucht werden. Bitte wenden Sie sich an den Gastgeber.',
-    cancelBooking: 'Buchung absagen',
-    cancelling: 'Wird abgesagt…',
-    cancelled: 'Ihre Buchung ist abgesagt',
-    tooLate: 'Für eine Änderung online ist es zu spät. Bitte wenden Sie sich an den Gastgeber.',
-    notActive: 'Diese Buchung ist bereits abgesagt oder hat begonnen.',
-    badLink: 'Dieser Link ist nicht (mehr) gültig. Bitte nutzen Sie den Link Ihrer neuesten Bestätigungs-E-Mail.',
-    reschedule: 'Umbuchen',
-    moving: 'Wird umgebucht…',
-    moveFrom: (time: string) => `Bisher: ${time}`,
-    moveTo: (time: string) => `Neu: ${time}`,
-    rescheduled: (time: string) => `Ihre Buchung ist auf ${time} verlegt.`,
-    next: 'Weiter',
-    continueThere: 'Bitte fahren Sie auf dieser Seite fort:',
-    answerAgain: 'Ihre Antworten sind abgelaufen oder wurden schon für eine Buchung verwendet. Bitte senden Sie sie erneut.',
-  },
-} satisfies Record<string, Record<string, unknown>>;
+import type { BookerKey } from '../../api/src/i18n/catalogs/types';
+import english from 'virtual:booker-en';
 
-export type Strings = (typeof STRINGS)['en'];
+/**
+ * The booker's words come from the API's catalogs (contract § 23: one ICU MessageFormat catalog per locale, the same the
+ * mails read), parsed by the ICU parser where they are built: English into this script at build time (vite.config.ts),
+ * every other locale fetched on demand from `/booker/locales/<tag>.json` (apps/api/src/admin/booker-locales.ts, which
+ * finds the catalog by the same BCP 47 lookup as the mails). This file only walks the parsed messages: a formatter with
+ * its parser would not fit the 25 KB budget. Dates, times, weekdays and the first day of the week come from Intl.
+ */
 
-/** The strings for a BCP 47 locale (its language, else English). */
-export function stringsFor(locale: string): Strings {
-  const language = locale.toLowerCase().split('-')[0] as keyof typeof STRINGS;
-  return STRINGS[language] ?? STRINGS.en;
+/** The ICU parser's elements (@formatjs/icu-messageformat-parser's TYPE): literal, argument, number, select, plural, #. */
+export type Element =
+  | { type: 0; value: string }
+  | { type: 1; value: string }
+  | { type: 2; value: string }
+  | { type: 5; value: string; options: Record<string, { value: Element[] }> }
+  | { type: 6; value: string; offset: number; pluralType: 'cardinal' | 'ordinal'; options: Record<string, { value: Element[] }> }
+  | { type: 7 };
+
+export type Messages = Record<BookerKey, Element[]>;
+
+type Values = Record<string, string | number>;
+
+function formatElements(elements: readonly Element[], locale: string, values: Values, count?: number): string {
+  let out = '';
+  for (const element of elements) {
+    switch (element.type) {
+      case 0:
+        out += element.value;
+        break;
+      case 1:
+      case 2:
+        out +=
+          typeof values[element.value] === 'number'
+            ? new Intl.NumberFormat(locale).format(values[element.value] as number)
+            : String(values[element.value] ?? '');
+        break;
+      case 5: {
+        const chosen = element.options[String(values[element.value])] ?? element.options.other;
+        out += chosen ? formatElements(chosen.value, locale, values, count) : '';
+        break;
+      }
+      case 6: {
+        const n = Number(values[element.value]);
+        const exact = element.options[`=${n}`];
+        const category = new Intl.PluralRules(locale, { type: element.pluralType }).select(n - element.offset);
+        const chosen = exact ?? element.options[category] ?? element.options.other;
+        out += chosen ? formatElements(chosen.value, locale, values, n - element.offset) : '';
+        break;
+      }
+      case 7:
+        out += count === undefined ? '#' : new Intl.NumberFormat(locale).format(count);
+        break;
+    }
+  }
+  return out;
+}
+
+/** The messages that take a value, and what it is. */
+const TAKES = {
+  heldFor: 'minutes',
+  rateLimited: 'minutes',
+  remaining: 'time',
+  cancelUntil: 'time',
+  rescheduleUntil: 'time',
+  moveFrom: 'time',
+  moveTo: 'time',
+  rescheduled: 'time',
+} as const satisfies Partial<Record<BookerKey, string>>;
+
+type Taking = keyof typeof TAKES;
+
+export type Strings = { [K in Exclude<BookerKey, Taking>]: string } & {
+  [K in Taking]: (value: (typeof TAKES)[K] extends 'minutes' ? number : string) => string;
+};
+
+function stringsOf(locale: string, messages: Messages): Strings {
+  const strings: Record<string, unknown> = {};
+  for (const key of Object.keys(messages) as BookerKey[]) {
+    const name = (TAKES as Partial<Record<BookerKey, string>>)[key];
+    strings[key] = name
+      ? (value: string | number) => formatElements(messages[key], locale, { [name]: value })
+      : formatElements(messages[key], locale, {});
+  }
+  return strings as Strings;
+}
+
+const loaded = new Map<string, Promise<Strings>>();
+
+/** English, built in: what the booker shows when it cannot fetch another locale, and for every English one. */
+export const ENGLISH: Strings = stringsOf('en', english);
+
+function isEnglish(locale: string): boolean {
+  try {
+    return new Intl.Locale(locale).language === 'en';
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The strings for a BCP 47 locale: the catalog its lookup finds (`de-AT` → `de`, `pt` → `pt-BR`), fetched once per
+ * locale from `origin` (the script's); English, and anything that fails, from the built-in catalog.
+ */
+export function stringsFor(locale: string, origin: string): Promise<Strings> {
+  if (isEnglish(locale)) return Promise.resolve(ENGLISH);
+  let strings = loaded.get(locale);
+  if (!strings) {
+    strings = fetch(`${origin}/booker/locales/${encodeURIComponent(locale)}.json`)
+      .then((response) => (response.ok ? (response.json() as Promise<{ locale: string; messages: Messages }>) : null))
+      .then((body) => (body ? stringsOf(body.locale, body.messages) : ENGLISH))
+      .catch(() => {
+        loaded.delete(locale);
+        return ENGLISH;
+      });
+    loaded.set(locale, strings);
+  }
+  return strings;
+}
+
+/** The locale as the API takes it (`attendee.locale`, canonical BCP 47), or undefined when it is not well-formed. */
+export function canonicalLocale(locale: string): string | undefined {
+  try {
+    return Intl.getCanonicalLocales(locale)[0];
+  } catch {
+    return undefined;
+  }
 }

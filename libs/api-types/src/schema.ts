@@ -1627,6 +1627,11 @@ export interface components {
             firstName: string | null;
             lastName: string | null;
             timezone: string;
+            /**
+             * @description The user’s language for its mails (contract § 23); null: the organization’s `defaultLocale`
+             * @example de
+             */
+            locale: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -1635,6 +1640,8 @@ export interface components {
             id: string;
             name: string;
             slug: string;
+            /** @description In `GET /users/me`: the locale of readers without one of their own (contract § 23) */
+            defaultLocale?: string;
             /** Format: date-time */
             createdAt?: string;
         };
@@ -1710,6 +1717,11 @@ export interface components {
                 firstName: string | null;
                 lastName: string | null;
                 timezone: string;
+                /**
+                 * @description The user’s language for its mails (contract § 23); null: the organization’s `defaultLocale`
+                 * @example de
+                 */
+                locale: string | null;
                 /** Format: date-time */
                 createdAt: string;
             } | null;
@@ -1736,6 +1748,11 @@ export interface components {
              * @example America/New_York
              */
             timezone?: string;
+            /**
+             * @description The caller’s language for its mails (contract § 23), a BCP 47 tag kept in its canonical form; the catalog is found by lookup (`de-AT` → `de`). null: the organization’s `defaultLocale`.
+             * @example de
+             */
+            locale?: string | null;
         };
         UserResponse: {
             user: components["schemas"]["UserView"];
@@ -1906,6 +1923,11 @@ export interface components {
             name: string;
             /** @description Derived from the name at registration; renaming keeps it */
             slug: string;
+            /**
+             * @description The locale of readers without one of their own (contract § 23); `en` by default
+             * @enum {string}
+             */
+            defaultLocale: "en" | "de" | "fr" | "es" | "pt-BR" | "nl" | "it" | "ja";
             /** Format: date-time */
             createdAt: string;
         };
@@ -1914,6 +1936,11 @@ export interface components {
         };
         UpdateOrganizationDto: {
             name: string;
+            /**
+             * @description What members without a locale of their own, attendees without one (or with one no catalog matches) and invitations read (contract § 23)
+             * @enum {string}
+             */
+            defaultLocale?: "en" | "de" | "fr" | "es" | "pt-BR" | "nl" | "it" | "ja";
         };
         MemberView: {
             /** @example mem_4f9QdY0m2kBz7Lr1Xc8VtN3a */
@@ -2665,6 +2692,11 @@ export interface components {
             firstName?: string;
             lastName?: string;
             phone?: string;
+            /**
+             * @description The attendee’s language, a BCP 47 tag (contract § 23), kept in its canonical form. The attendee’s mails read the catalog it matches by lookup (`de-AT` → `de`, `pt` → `pt-BR`), else the organization’s `defaultLocale`, else `en`; dates in it. The booker sends its own. Not well-formed → 400 naming `attendee.locale`.
+             * @example de-AT
+             */
+            locale?: string;
         };
         CreateBookingDto: {
             /** @example evt_4f9QdY0m2kBz7Lr1Xc8VtN3a */
@@ -2715,6 +2747,11 @@ export interface components {
             firstName: string | null;
             lastName: string | null;
             phone: string | null;
+            /**
+             * @description The attendee’s language as given (canonical BCP 47); null: the organization’s `defaultLocale`
+             * @example de-AT
+             */
+            locale: string | null;
         };
         BookingAnswerView: {
             id: string;
@@ -13754,6 +13791,8 @@ export const newApiKeyViewKindValues: ReadonlyArray<FlattenedDeepRequired<compon
 export const apiKeyViewScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyView"]["scopes"]> = ["bookings:read", "bookings:write", "event_types:read", "event_types:write", "availability:read", "availability:write", "team:read", "team:write", "webhooks:read", "webhooks:write", "audit:read"];
 export const apiKeyViewModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyView"]["mode"]> = ["live", "test"];
 export const apiKeyViewKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyView"]["kind"]> = ["secret", "publishable"];
+export const organizationViewDefaultLocaleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrganizationView"]["defaultLocale"]> = ["en", "de", "fr", "es", "pt-BR", "nl", "it", "ja"];
+export const updateOrganizationDtoDefaultLocaleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateOrganizationDto"]["defaultLocale"]> = ["en", "de", "fr", "es", "pt-BR", "nl", "it", "ja"];
 export const memberViewRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemberView"]["role"]> = ["owner", "admin", "member"];
 export const memberViewStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemberView"]["status"]> = ["invited", "active"];
 export const inviteMemberDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InviteMemberDto"]["role"]> = ["owner", "admin", "member"];

@@ -21,11 +21,14 @@ export interface KeyActor {
   firstName: string | null;
   lastName: string | null;
   timezone: string;
+  /** The member's own locale (contract § 23); null: the organization's default. */
+  locale: string | null;
   createdAt: Date;
   /** The user's active membership of the key's organization; null when it has left. */
   memberId: string | null;
   organizationName: string;
   organizationSlug: string;
+  organizationDefaultLocale: string;
 }
 
 /** What an OAuth access token carries: always live mode, within its scopes, rate-limited per grant. */

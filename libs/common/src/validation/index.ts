@@ -4,3 +4,4 @@ export * from './id.js';
 export * from './nested.js';
 export * from './instant.js';
 export * from './optional.js';
+export * from './locale.js';

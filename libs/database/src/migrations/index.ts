@@ -40,6 +40,7 @@ import { RoutingForms1795880000000 } from './1795880000000-RoutingForms.js';
 import { PublicRoutingForms1795890000000 } from './1795890000000-PublicRoutingForms.js';
 import { EnterpriseIdentity1795900000000 } from './1795900000000-EnterpriseIdentity.js';
 import { OAuth1795904900000 } from './1795904900000-OAuth.js';
+import { ReaderLocales1795905200000 } from './1795905200000-ReaderLocales.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -87,4 +88,5 @@ export const MIGRATIONS = [
   PublicRoutingForms1795890000000,
   EnterpriseIdentity1795900000000,
   OAuth1795904900000,
+  ReaderLocales1795905200000,
 ];

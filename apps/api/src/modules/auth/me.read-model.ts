@@ -8,10 +8,13 @@ export interface MeRow {
   first_name: string | null;
   last_name: string | null;
   timezone: string;
+  /** The member's own locale (contract § 23). */
+  locale: string | null;
   created_at: Date;
   organization_id: string;
   organization_name: string;
   organization_slug: string;
+  organization_default_locale: string;
   member_id: string | null;
 }
 
@@ -27,8 +30,9 @@ export class MeReadModel {
   async find(scope: TenantScope, userId: string): Promise<MeRow | null> {
     const rows = await this.tx.prepared<MeRow>(
       'me-read-model',
-      `SELECT u.id, u.email, u.first_name, u.last_name, u.timezone, u.created_at,
-              o.id AS organization_id, o.name AS organization_name, o.slug AS organization_slug, m.id AS member_id
+      `SELECT u.id, u.email, u.first_name, u.last_name, u.timezone, m.locale, u.created_at,
+              o.id AS organization_id, o.name AS organization_name, o.slug AS organization_slug,
+              o.default_locale AS organization_default_locale, m.id AS member_id
          FROM users u
          JOIN organizations o ON o.id = $1
          LEFT JOIN members m ON m.user_id = u.id AND m.organization_id = o.id AND m.status = 'active'

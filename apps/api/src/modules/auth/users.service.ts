@@ -8,13 +8,15 @@ import { MeResponse, UpdateMeDto, UserView } from './dto/auth.dto.js';
 import { User } from './entities/user.entity.js';
 import { MeReadModel, type MeRow } from './me.read-model.js';
 
-export function userView(user: User): UserView {
+/** `locale`: the member's own (kept on its membership, contract § 23); a new user has none. */
+export function userView(user: User, locale: string | null = null): UserView {
   return {
     id: user.id,
     email: user.email,
     firstName: user.firstName,
     lastName: user.lastName,
     timezone: user.timezone,
+    locale,
     createdAt: user.createdAt.toISOString(),
   };
 }
@@ -58,9 +60,15 @@ export class UsersService {
         firstName: row.first_name,
         lastName: row.last_name,
         timezone: row.timezone,
+        locale: row.locale,
         createdAt: row.created_at.toISOString(),
       },
-      organization: { id: row.organization_id, name: row.organization_name, slug: row.organization_slug },
+      organization: {
+        id: row.organization_id,
+        name: row.organization_name,
+        slug: row.organization_slug,
+        defaultLocale: row.organization_default_locale,
+      },
       member: { id: principal.type === 'api_key' ? row.member_id : principal.memberId, role: principal.role },
     };
     if (principal.apiKey) response.apiKey = { id: principal.apiKey.id, scopes: principal.apiKey.scopes, mode: principal.apiKey.mode };
@@ -74,14 +82,19 @@ export class UsersService {
     if (dto.timezone !== undefined) changes.timezone = dto.timezone;
     return this.tx.transaction(async () => {
       const before = await this.repository.findUser(principal.userId);
-      if (before) this.audit.describe({ changes: changesBetween(before, changes) });
+      const member = await this.team.findActiveMember(tenantScope(principal), principal.userId);
+      if (before) {
+        const locale = dto.locale !== undefined ? { locale: dto.locale } : {};
+        this.audit.describe({ changes: changesBetween({ ...before, locale: member?.locale ?? null }, { ...changes, ...locale }) });
+      }
       await this.repository.updateUser(principal.userId, changes);
       const user = await this.repository.findUser(principal.userId);
       if (!user) throw AppError.unauthorized();
       if (dto.firstName !== undefined || dto.lastName !== undefined) {
         await this.team.syncProfileNames(principal, { firstName: user.firstName, lastName: user.lastName });
       }
-      return { user: userView(user) };
+      if (dto.locale !== undefined) await this.team.setOwnLocale(principal, dto.locale);
+      return { user: userView(user, dto.locale !== undefined ? dto.locale : (member?.locale ?? null)) };
     });
   }
 }
@@ -94,10 +107,12 @@ function meRowOf(principal: Principal, actor: KeyActor | null): MeRow | null {
     first_name: actor.firstName,
     last_name: actor.lastName,
     timezone: actor.timezone,
+    locale: actor.locale,
     created_at: actor.createdAt,
     organization_id: principal.organizationId,
     organization_name: actor.organizationName,
     organization_slug: actor.organizationSlug,
+    organization_default_locale: actor.organizationDefaultLocale,
     member_id: actor.memberId,
   };
 }

@@ -61,6 +61,11 @@ export interface HostContactRow {
   email: string;
   firstName: string | null;
   lastName: string | null;
+  /** The member's own locale, and the organization's default (contract § 23). */
+  locale: string | null;
+  defaultLocale: string;
+  /** The zone of the host's schedule (its mails' times are shown there); UTC without one. */
+  zone: string;
 }
 
 /** A host's booking limits (contract § 17) and the starts they count: its bookings and live holds, each start once. */
@@ -98,7 +103,7 @@ interface RawHostData {
   last_booked: [string, number][];
   expired_holds: boolean;
   limits: [string, { perDay: number | null; perWeek: number | null }, number[], number[]][];
-  contacts: [string, string, string | null, string | null][];
+  contacts: [string, string, string | null, string | null, string | null, string, string | null][];
 }
 
 /** The cache's tag of an event type's answers and the event type's row (see SlotReadModel.fingerprint). */
@@ -277,8 +282,11 @@ export class SlotReadModel {
                      AND lower(bh.during) >= to_timestamp($11::float8 / 1000)
                      AND ($8::text IS NULL OR bh.booking_id <> $8::text)) l
            WHERE m.organization_id = $1 AND m.user_id = ANY($2::text[]) AND m.booking_limits IS NOT NULL) AS limits,
-         (SELECT coalesce(json_agg(json_build_array(m.user_id, m.email, m.first_name, m.last_name)), '[]')
+         (SELECT coalesce(json_agg(json_build_array(m.user_id, m.email, m.first_name, m.last_name, m.locale, o.default_locale,
+                                                    (SELECT s.timezone FROM weekly_schedules s
+                                                      WHERE s.organization_id = $1 AND s.user_id = m.user_id))), '[]')
             FROM members m
+            JOIN organizations o ON o.id = m.organization_id
            WHERE $13::boolean AND m.organization_id = $1 AND m.user_id = ANY($2::text[])) AS contacts`,
       [
         scope.organizationId,
@@ -322,7 +330,15 @@ export class SlotReadModel {
         starts,
         holdExpiries,
       })),
-      contacts: row.contacts.map(([userId, email, firstName, lastName]) => ({ userId, email, firstName, lastName })),
+      contacts: row.contacts.map(([userId, email, firstName, lastName, locale, defaultLocale, zone]) => ({
+        userId,
+        email,
+        firstName,
+        lastName,
+        locale,
+        defaultLocale,
+        zone: zone ?? 'UTC',
+      })),
     };
   }
 }

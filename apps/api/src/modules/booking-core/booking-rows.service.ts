@@ -51,6 +51,7 @@ export class BookingRows {
       attendeeFirstName: dto.attendee.firstName ?? null,
       attendeeLastName: dto.attendee.lastName ?? null,
       attendeePhone: dto.attendee.phone ?? null,
+      attendeeLocale: dto.attendee.locale ?? null,
       timezone: dto.timezone,
       locationType: eventType.locationType,
       location: locationFor(eventType.location, id),

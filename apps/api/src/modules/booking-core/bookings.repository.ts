@@ -20,6 +20,7 @@ const BOOKING_COLUMNS: readonly (readonly [string, (booking: BookingRecord, scop
   ['attendee_first_name', (booking) => booking.attendeeFirstName],
   ['attendee_last_name', (booking) => booking.attendeeLastName],
   ['attendee_phone', (booking) => booking.attendeePhone],
+  ['attendee_locale', (booking) => booking.attendeeLocale],
   ['timezone', (booking) => booking.timezone],
   ['location_type', (booking) => booking.locationType],
   ['location', (booking) => booking.location],
@@ -219,7 +220,7 @@ export class BookingsRepository {
           WHERE organization_id = $1 AND lower(attendee_email) = lower($2) AND attendee_email <> $4 AND livemode = $6
           ORDER BY starts_at, id FOR UPDATE)
        UPDATE bookings b SET attendee_first_name = $3, attendee_last_name = NULL, attendee_email = $4, attendee_phone = NULL,
-              timezone = NULL, notes = NULL, answers = '[]', updated_at = $5,
+              attendee_locale = NULL, timezone = NULL, notes = NULL, answers = '[]', updated_at = $5,
               cancellation_reason = CASE WHEN b.rescheduled_to_booking_id IS NOT NULL AND b.cancellation_reason = 'rescheduled'
                                          THEN b.cancellation_reason END,
               metadata = (SELECT COALESCE(jsonb_object_agg(m.key, CASE WHEN EXISTS (

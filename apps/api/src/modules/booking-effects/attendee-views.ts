@@ -24,6 +24,7 @@ export function attendeeBookingView(booking: BookingRecord, policies: ChangePoli
       firstName: booking.attendeeFirstName,
       lastName: booking.attendeeLastName,
       phone: booking.attendeePhone,
+      locale: booking.attendeeLocale,
     },
     timezone: booking.timezone,
     locationType: booking.locationType,

@@ -6,8 +6,9 @@ import { type BookingForCalendar, CalendarWriteBack } from '../calendar-writes/i
 import { type EventTypeSummary, EventTypesService, type Reminder } from '../event-types/index.js';
 import { MailOutbox, type OutgoingMail } from '../mail/index.js';
 import { DomainEvents, type DomainEventType } from '../outbox/index.js';
+import { DEFAULT_LOCALE } from '../../i18n/index.js';
 import { contactOf, TeamService } from '../team/index.js';
-import { type BookingMailFacts, bookingMails, type BookingMailKind, type Contact, reminderMails } from './booking-mail.js';
+import { type BookingMailFacts, bookingMails, type BookingMailKind, type Contact, noShowMails, reminderMails } from './booking-mail.js';
 import { attendeeNameOf, bookingDetailView } from './booking-views.js';
 
 /** What a host's calendar shows of a booking (api-rules.md § Calendars, write-back). */
@@ -141,11 +142,10 @@ export class BookingEffectsService {
       const contacts = contactsByOrganization.get(scope.organizationId) ?? new Map<string, Contact>();
       const zones = zonesByOrganization.get(scope.organizationId) ?? new Map<string, string>();
       for (const { booking, hostUserIds, summary, reminder } of reminders) {
-        const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
-        const hostZones = new Map<string, string>();
-        for (const id of hostUserIds) if (contacts.has(id)) hostZones.set(contacts.get(id)!.email, zones.get(id) ?? 'UTC');
-        const mails = reminderMails(this.mailFacts(booking, summary.title, hosts), reminder.recipients, hostZones);
-        await this.enqueue(scope, mails, [booking.id]);
+        // Each host's copy in its own locale and its schedule's zone (contract § 23).
+        const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [{ ...contacts.get(id)!, zone: zones.get(id) ?? 'UTC' }] : []));
+        const facts = { ...this.mailFacts(booking, summary.title, hosts), minutesBefore: reminder.minutesBefore };
+        await this.enqueue(scope, reminderMails(facts, reminder.recipients), [booking.id]);
       }
     }
   }
@@ -204,11 +204,45 @@ export class BookingEffectsService {
     scope: TenantScope,
     hostUserIds: readonly string[],
     /** The hosts' members as a read before this one already gave them (the slot decision's), when it did. */
-    read?: readonly { userId: string; email: string; firstName: string | null; lastName: string | null }[],
+    read?: readonly {
+      userId: string;
+      email: string;
+      firstName: string | null;
+      lastName: string | null;
+      locale: string | null;
+      defaultLocale: string;
+      zone: string;
+    }[],
   ): Promise<ReadonlyMap<string, Contact> | undefined> {
     if (!scope.livemode) return undefined;
-    if (read === undefined) return this.team.contactsOf(scope, hostUserIds);
-    return new Map(read.filter((member) => hostUserIds.includes(member.userId)).map((member) => [member.userId, contactOf(member)]));
+    if (read === undefined) return this.readContacts(scope, hostUserIds);
+    return new Map(
+      read
+        .filter((member) => hostUserIds.includes(member.userId))
+        .map((member) => [member.userId, { ...contactOf(member), zone: member.zone }]),
+    );
+  }
+
+  /** The hosts' contacts with their locales (contract § 23) and their schedules' zones: two statements. */
+  private async readContacts(scope: TenantScope, userIds: readonly string[]): Promise<Map<string, Contact>> {
+    const [contacts, zones] = await Promise.all([this.team.contactsOf(scope, userIds), this.schedules.timezonesOf(scope, userIds)]);
+    return new Map([...contacts].map(([id, contact]) => [id, { ...contact, zone: zones.get(id) ?? 'UTC' }]));
+  }
+
+  /**
+   * A no-show mark that turned true (contract § 15, § 23): the party marked is told, in its language (live mode only).
+   */
+  async sendNoShowMails(
+    scope: TenantScope,
+    booking: BookingRecord,
+    hostUserIds: readonly string[],
+    title: string,
+    party: 'attendee' | 'host',
+  ): Promise<void> {
+    if (!scope.livemode) return;
+    const contacts = await this.readContacts(scope, hostUserIds);
+    const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
+    await this.enqueue(scope, noShowMails(this.mailFacts(booking, title, hosts), party), [booking.id]);
   }
 
   /** Test-mode bookings send no mail (api-rules.md § Test mode). */
@@ -222,7 +256,7 @@ export class BookingEffectsService {
   ): Promise<void> {
     const { hostUserIds, title, confirmationToken, reason, previousStartsAt, previousHostUserIds = [] } = details;
     if (!scope.livemode) return;
-    const contacts = details.contacts ?? (await this.team.contactsOf(scope, [...hostUserIds, ...previousHostUserIds]));
+    const contacts = details.contacts ?? (await this.readContacts(scope, [...hostUserIds, ...previousHostUserIds]));
     const hosts = hostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
     const previousHosts = previousHostUserIds.flatMap((id) => (contacts.has(id) ? [contacts.get(id)!] : []));
     const mails = bookingMails(kind, {
@@ -266,6 +300,8 @@ export class BookingEffectsService {
       startsAt: booking.startsAt,
       endsAt: booking.endsAt,
       timezone: booking.timezone ?? 'UTC',
+      attendeeLocale: booking.attendeeLocale,
+      organizationLocale: hosts.find((host) => host.defaultLocale)?.defaultLocale ?? DEFAULT_LOCALE,
       location: booking.location,
       answers: booking.answers,
       attendee: { email: booking.attendeeEmail, name: attendeeNameOf(booking) },

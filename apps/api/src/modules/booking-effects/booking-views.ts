@@ -13,6 +13,7 @@ function attendeeOf(booking: BookingRecord): BookingView['attendee'] {
     firstName: booking.attendeeFirstName,
     lastName: booking.attendeeLastName,
     phone: booking.attendeePhone,
+    locale: booking.attendeeLocale,
   };
 }
 

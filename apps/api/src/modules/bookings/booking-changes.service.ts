@@ -116,7 +116,7 @@ export class BookingChangesService {
         await this.effects.nowConfirmed(scope, booking, summary.title, hostUserIds);
         await this.reminders.confirmed(scope, [booking]);
       }
-      await this.effects.sendMails(scope, outcome === 'confirmed' ? 'confirmation' : 'cancellation', booking, {
+      await this.effects.sendMails(scope, outcome === 'confirmed' ? 'confirmation' : 'declined', booking, {
         hostUserIds,
         title: summary.title,
         reason: dto.reason ?? null,
@@ -146,7 +146,11 @@ export class BookingChangesService {
         Object.assign(booking, dto.party === 'attendee' ? { noShowAttendee: noShow } : { noShowHost: noShow }, { updatedAt: now });
       const summary = await this.effects.summaryOf(scope, booking);
       const detail = bookingDetailView(booking, hostUserIds, summary);
-      if (changed && noShow) await this.effects.record(scope, 'booking.no_show', { booking: detail, party: dto.party });
+      if (changed && noShow) {
+        await this.effects.record(scope, 'booking.no_show', { booking: detail, party: dto.party });
+        // The party marked is told, in its language (contract § 23).
+        await this.effects.sendNoShowMails(scope, booking, hostUserIds, summary.title, dto.party);
+      }
       // The attendee's token gets the attendee's view, never the host's (api-rules.md § Browser booking).
       return { booking: actor.by === 'attendee' ? attendeeBookingView(booking, summary) : detail };
     });

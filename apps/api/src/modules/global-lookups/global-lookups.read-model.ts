@@ -119,6 +119,8 @@ export class GlobalLookups {
       member_id: string | null;
       organization_name: string;
       organization_slug: string;
+      member_locale: string | null;
+      organization_default_locale: string;
       kind: KeyKind;
       allowed_origins: string[] | null;
       event_type_ids: string[] | null;
@@ -128,7 +130,7 @@ export class GlobalLookups {
       `SELECT k.id, k.name, k.key_prefix, k.organization_id, k.created_by_user_id, k.scopes, k.rate_limit_per_minute, k.mode, k.expires_at,
               k.last_used_at, k.revoked_at, u.email, u.first_name, u.last_name, u.timezone, u.created_at AS user_created_at,
               m.id AS member_id, o.name AS organization_name, o.slug AS organization_slug,
-              k.kind, k.allowed_origins, k.event_type_ids, k.routing_form_ids
+              m.locale AS member_locale, o.default_locale AS organization_default_locale, k.kind, k.allowed_origins, k.event_type_ids, k.routing_form_ids
          FROM api_keys k
          JOIN organizations o ON o.id = k.organization_id
          LEFT JOIN users u ON u.id = k.created_by_user_id
@@ -161,10 +163,12 @@ export class GlobalLookups {
               firstName: row.first_name,
               lastName: row.last_name,
               timezone: row.timezone,
+              locale: row.member_locale,
               createdAt: row.user_created_at,
               memberId: row.member_id,
               organizationName: row.organization_name,
               organizationSlug: row.organization_slug,
+              organizationDefaultLocale: row.organization_default_locale,
             },
     };
   }

@@ -73,6 +73,7 @@ export class InvitationsService {
           invitedAt: now,
           joinedAt: null,
           bookingLimits: null,
+          locale: null,
           createdAt: now,
           updatedAt: now,
         } satisfies Member);
@@ -83,6 +84,7 @@ export class InvitationsService {
           invitationMail({
             to: email,
             organizationName: organization.name,
+            locale: organization.defaultLocale,
             role: member.role,
             acceptUrl: `${this.config.appUrl}/invitations/accept?token=${token}`,
             expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),

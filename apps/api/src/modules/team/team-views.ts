@@ -3,7 +3,13 @@ import type { Member } from './entities/member.entity.js';
 import type { Organization } from './entities/organization.entity.js';
 
 export function organizationView(organization: Organization): OrganizationView {
-  return { id: organization.id, name: organization.name, slug: organization.slug, createdAt: organization.createdAt.toISOString() };
+  return {
+    id: organization.id,
+    name: organization.name,
+    slug: organization.slug,
+    defaultLocale: organization.defaultLocale,
+    createdAt: organization.createdAt.toISOString(),
+  };
 }
 
 /** What GET shows and member.* events carry. An active member's names follow its user's profile (syncProfileNames). */

@@ -5,7 +5,10 @@ import { Organization } from './entities/organization.entity.js';
 import { TransactionHost } from '@app/database';
 
 /** What mails and host checks need of a member. */
-export type MemberContact = Pick<Member, 'id' | 'userId' | 'email' | 'firstName' | 'lastName' | 'status'>;
+export type MemberContact = Pick<Member, 'id' | 'userId' | 'email' | 'firstName' | 'lastName' | 'status' | 'locale'> & {
+  /** The organization's `defaultLocale`, read with the member (contract § 23). */
+  defaultLocale: string;
+};
 
 export interface MemberFilter {
   status?: MemberStatus;
@@ -43,7 +46,10 @@ export class TeamRepository {
     return rows.length > 0;
   }
 
-  async updateOrganization(scope: TenantScope, changes: Pick<Organization, 'name' | 'updatedAt'>): Promise<void> {
+  async updateOrganization(
+    scope: TenantScope,
+    changes: Partial<Pick<Organization, 'name' | 'defaultLocale'>> & Pick<Organization, 'updatedAt'>,
+  ): Promise<void> {
     await this.tx.transactional.update(Organization, { id: scope.organizationId }, changes);
   }
 
@@ -133,9 +139,12 @@ export class TeamRepository {
       first_name: string | null;
       last_name: string | null;
       status: MemberStatus;
+      locale: string | null;
+      default_locale: string;
     }[] = await this.tx.reads.query(
-      `SELECT organization_id, id, user_id, email, first_name, last_name, status FROM members
-        WHERE (organization_id, user_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+      `SELECT m.organization_id, m.id, m.user_id, m.email, m.first_name, m.last_name, m.status, m.locale, o.default_locale
+         FROM members m JOIN organizations o ON o.id = m.organization_id
+        WHERE (m.organization_id, m.user_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
       [organizationIds, ids],
     );
     return rows.map((row) => ({
@@ -146,6 +155,8 @@ export class TeamRepository {
       firstName: row.first_name,
       lastName: row.last_name,
       status: row.status,
+      locale: row.locale,
+      defaultLocale: row.default_locale,
     }));
   }
 
@@ -160,9 +171,13 @@ export class TeamRepository {
       first_name: string | null;
       last_name: string | null;
       status: MemberStatus;
+      locale: string | null;
+      default_locale: string;
     }>(
       'member-contacts',
-      `SELECT id, user_id, email, first_name, last_name, status FROM members WHERE organization_id = $1 AND user_id = ANY($2::text[])`,
+      `SELECT m.id, m.user_id, m.email, m.first_name, m.last_name, m.status, m.locale, o.default_locale
+         FROM members m JOIN organizations o ON o.id = m.organization_id
+        WHERE m.organization_id = $1 AND m.user_id = ANY($2::text[])`,
       [scope.organizationId, [...userIds]],
     );
     return rows.map((row) => ({
@@ -172,11 +187,18 @@ export class TeamRepository {
       firstName: row.first_name,
       lastName: row.last_name,
       status: row.status,
+      locale: row.locale,
+      defaultLocale: row.default_locale,
     }));
   }
 
   async findActiveMember(scope: TenantScope, userId: string): Promise<Member | null> {
     return this.tx.reads.findOne(Member, { where: { organizationId: scope.organizationId, userId, status: 'active' } });
+  }
+
+  /** The member's own locale for its mails (contract § 23); null: the organization's default. */
+  async updateLocaleOfUser(scope: TenantScope, userId: string, locale: string | null): Promise<void> {
+    await this.tx.transactional.update(Member, { organizationId: scope.organizationId, userId }, { locale });
   }
 
   async updateNamesOfUser(scope: TenantScope, userId: string, names: { firstName: string | null; lastName: string | null }): Promise<void> {

@@ -35,6 +35,7 @@ import { TeamPolicy } from './team-policy.service.js';
 import { TeamRepository } from './team.repository.js';
 import { memberView, organizationView } from './team-views.js';
 import { AuditTrail, changesBetween } from '../audit/index.js';
+import { DEFAULT_LOCALE } from '../../i18n/index.js';
 
 /** Called inside the deleting transaction with the user ids the organization's members had. */
 export type OrganizationDeletedListener = (scope: TenantScope, userIds: string[]) => Promise<void>;
@@ -52,12 +53,30 @@ function limitsOf(dto: BookingLimitsDto | null): Member['bookingLimits'] {
 }
 
 /** Organizations and their members: registration's organization, names, roles, removal (invitations: InvitationsService). */
-/** A member as booking mails name it: its email, and its first and last names joined (null without either). */
-export function contactOf(member: { email: string; firstName: string | null; lastName: string | null }): {
+/**
+ * A member as booking mails name and address it: its email, its first and last names joined (null without either), its
+ * own locale and the organization's default (contract § 23).
+ */
+export interface MemberMailContact {
   email: string;
   name: string | null;
-} {
-  return { email: member.email, name: [member.firstName, member.lastName].filter(Boolean).join(' ') || null };
+  locale: string | null;
+  defaultLocale: string;
+}
+
+export function contactOf(member: {
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  locale: string | null;
+  defaultLocale: string;
+}): MemberMailContact {
+  return {
+    email: member.email,
+    name: [member.firstName, member.lastName].filter(Boolean).join(' ') || null,
+    locale: member.locale,
+    defaultLocale: member.defaultLocale,
+  };
 }
 
 @Injectable()
@@ -88,7 +107,14 @@ export class TeamService {
     const base = slugify(input.name);
     let slug = base;
     for (let n = 2; await this.lookups.organizationSlugTaken(slug); n++) slug = `${base}-${n}`;
-    const organization = Object.assign(new Organization(), { id: newId('org'), name: input.name, slug, createdAt: now, updatedAt: now });
+    const organization = Object.assign(new Organization(), {
+      id: newId('org'),
+      name: input.name,
+      slug,
+      defaultLocale: DEFAULT_LOCALE,
+      createdAt: now,
+      updatedAt: now,
+    });
     const owner: Principal = {
       type: 'user',
       organizationId: organization.id,
@@ -112,6 +138,7 @@ export class TeamService {
       invitedAt: null,
       joinedAt: now,
       bookingLimits: null,
+      locale: null,
       createdAt: now,
       updatedAt: now,
     } satisfies Member);
@@ -124,18 +151,23 @@ export class TeamService {
     await this.repository.updateNamesOfUser(tenantScope(principal), principal.userId, names);
   }
 
+  /** The caller's own locale (`PATCH /users/me`, contract § 23), kept on its membership: mails are the organization's. */
+  async setOwnLocale(principal: Principal, locale: string | null): Promise<void> {
+    await this.repository.updateLocaleOfUser(tenantScope(principal), principal.userId, locale);
+  }
+
   /** Email and display name of each user id that is a member here, for booking mails. */
-  async contactsOf(scope: TenantScope, userIds: readonly string[]): Promise<Map<string, { email: string; name: string | null }>> {
+  async contactsOf(scope: TenantScope, userIds: readonly string[]): Promise<Map<string, MemberMailContact>> {
     const members = await this.repository.contactsOf(scope, userIds);
     return new Map(members.filter((m) => m.userId !== null).map((m) => [m.userId as string, contactOf(m)]));
   }
 
   /** The same for several organizations at once (a job's round), in one statement: by organization id, then user id. */
-  async contactsAcross(keys: readonly ScopedIds[]): Promise<Map<string, Map<string, { email: string; name: string | null }>>> {
-    const byOrganization = new Map<string, Map<string, { email: string; name: string | null }>>();
+  async contactsAcross(keys: readonly ScopedIds[]): Promise<Map<string, Map<string, MemberMailContact>>> {
+    const byOrganization = new Map<string, Map<string, MemberMailContact>>();
     for (const m of await this.repository.contactsAcross(keys)) {
       if (m.userId === null) continue;
-      const contacts = byOrganization.get(m.organizationId) ?? new Map<string, { email: string; name: string | null }>();
+      const contacts = byOrganization.get(m.organizationId) ?? new Map<string, MemberMailContact>();
       contacts.set(m.userId, contactOf(m));
       byOrganization.set(m.organizationId, contacts);
     }
@@ -182,8 +214,12 @@ export class TeamService {
   async updateOrganization(principal: Principal, organizationId: string, dto: UpdateOrganizationDto): Promise<OrganizationResponse> {
     const scope = this.policy.ownOrganization(principal, organizationId);
     const before = await this.policy.organization(scope);
-    this.audit.describe({ changes: changesBetween(before, { name: dto.name }) });
-    await this.tx.transaction(() => this.repository.updateOrganization(scope, { name: dto.name, updatedAt: this.clock.now() }));
+    const changes = {
+      ...(dto.name !== undefined ? { name: dto.name } : {}),
+      ...(dto.defaultLocale ? { defaultLocale: dto.defaultLocale } : {}),
+    };
+    this.audit.describe({ changes: changesBetween(before, changes) });
+    await this.tx.transaction(() => this.repository.updateOrganization(scope, { ...changes, updatedAt: this.clock.now() }));
     return { organization: organizationView(await this.policy.organization(scope)) };
   }
 
@@ -282,6 +318,8 @@ export class TeamService {
       invitedAt: null,
       joinedAt: now,
       bookingLimits: null,
+      // A provisioned person reads the organization's default until they choose (contract § 23).
+      locale: null,
       createdAt: now,
       updatedAt: now,
     } satisfies Member);

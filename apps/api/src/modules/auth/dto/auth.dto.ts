@@ -1,7 +1,7 @@
 import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Length, Matches, MaxLength } from 'class-validator';
-import { IsIanaTimeZone, Optional } from '@app/common';
+import { IsIanaTimeZone, IsLocale, Optional, toCanonicalLocale } from '@app/common';
 
 const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
@@ -78,6 +78,20 @@ export class UpdateMeDto {
   @Optional()
   @IsIanaTimeZone()
   timezone?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: 35,
+    example: 'de',
+    description:
+      'The caller’s language for its mails (contract § 23), a BCP 47 tag kept in its canonical form; the catalog is found by ' +
+      'lookup (`de-AT` → `de`). null: the organization’s `defaultLocale`.',
+  })
+  @Optional()
+  @Transform(toCanonicalLocale)
+  @IsLocale()
+  locale?: string | null;
 }
 
 export class TokensResponse {
@@ -93,6 +107,13 @@ export class UserView {
   @ApiProperty({ nullable: true, type: String }) firstName!: string | null;
   @ApiProperty({ nullable: true, type: String }) lastName!: string | null;
   @ApiProperty() timezone!: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'de',
+    description: 'The user’s language for its mails (contract § 23); null: the organization’s `defaultLocale`',
+  })
+  locale!: string | null;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
 }
 
@@ -100,6 +121,8 @@ export class OrganizationSummary {
   @ApiProperty({ example: 'org_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty() slug!: string;
+  @ApiPropertyOptional({ description: 'In `GET /users/me`: the locale of readers without one of their own (contract § 23)' })
+  defaultLocale?: string;
   @ApiPropertyOptional({ type: String, format: 'date-time' }) createdAt?: string;
 }
 
@@ -127,13 +150,19 @@ const ME_USER_SCHEMA = {
   type: 'object',
   nullable: true,
   selfRequired: true,
-  required: ['id', 'email', 'firstName', 'lastName', 'timezone', 'createdAt'],
+  required: ['id', 'email', 'firstName', 'lastName', 'timezone', 'locale', 'createdAt'],
   properties: {
     id: { type: 'string', example: 'usr_4f9QdY0m2kBz7Lr1Xc8VtN3a' },
     email: { type: 'string' },
     firstName: { type: 'string', nullable: true },
     lastName: { type: 'string', nullable: true },
     timezone: { type: 'string' },
+    locale: {
+      type: 'string',
+      nullable: true,
+      example: 'de',
+      description: 'The user’s language for its mails (contract § 23); null: the organization’s `defaultLocale`',
+    },
     createdAt: { type: 'string', format: 'date-time' },
   },
 } as ApiPropertyOptions;

@@ -13,7 +13,7 @@ import {
   registerDecorator,
   type ValidationOptions,
 } from 'class-validator';
-import { Dictionary, IsIanaTimeZone, IsId, IsStorableTime, NestedObject, Optional } from '@app/common';
+import { Dictionary, IsIanaTimeZone, IsId, IsLocale, IsStorableTime, NestedObject, Optional, toCanonicalLocale } from '@app/common';
 
 /** Emails are compared as written, trimmed and in lower case. */
 export const trimLower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim().toLowerCase() : value);
@@ -64,6 +64,19 @@ export class AttendeeDto {
   @IsString()
   @Matches(/^\+?[0-9 ()./-]{3,40}$/, { message: 'phone must be a phone number' })
   phone?: string;
+
+  @ApiPropertyOptional({
+    maxLength: 35,
+    example: 'de-AT',
+    description:
+      'The attendee’s language, a BCP 47 tag (contract § 23), kept in its canonical form. The attendee’s mails read the catalog ' +
+      'it matches by lookup (`de-AT` → `de`, `pt` → `pt-BR`), else the organization’s `defaultLocale`, else `en`; dates in it. ' +
+      'The booker sends its own. Not well-formed → 400 naming `attendee.locale`.',
+  })
+  @Optional()
+  @Transform(toCanonicalLocale)
+  @IsLocale()
+  locale?: string;
 }
 
 export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}(:?\d{2})?)?$/;

@@ -53,6 +53,10 @@ export class Booking {
   @Column('text', { nullable: true })
   attendeePhone!: string | null;
 
+  /** The attendee's locale as given (canonical BCP 47, contract § 23); null: the organization's default. */
+  @Column('text', { nullable: true })
+  attendeeLocale!: string | null;
+
   /** The attendee's zone; null once the attendee is erased (api-rules.md § Personal data). */
   @Column('text', { nullable: true })
   timezone!: string | null;

@@ -28,6 +28,13 @@ export class AttendeeView {
   @ApiProperty({ nullable: true, type: String }) firstName!: string | null;
   @ApiProperty({ nullable: true, type: String }) lastName!: string | null;
   @ApiProperty({ nullable: true, type: String }) phone!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'de-AT',
+    description: 'The attendee’s language as given (canonical BCP 47); null: the organization’s `defaultLocale`',
+  })
+  locale!: string | null;
 }
 
 export class BookingEventTypeView {

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { ALL_ROLES, NestedObject, PaginationQueryDto, type Role, Optional } from '@app/common';
 import type { MemberStatus } from '../entities/member.entity.js';
+import { LOCALES, type Locale } from '../../../i18n/index.js';
 
 export const MEMBER_STATUSES: readonly MemberStatus[] = ['invited', 'active'];
 
@@ -14,6 +15,16 @@ export class UpdateOrganizationDto {
   @Length(1, 100)
   @Matches(/\S/, { message: 'name must not be blank' })
   name!: string;
+
+  @ApiPropertyOptional({
+    enum: LOCALES,
+    description:
+      'What members without a locale of their own, attendees without one (or with one no catalog matches) and invitations ' +
+      'read (contract § 23)',
+  })
+  @Optional()
+  @IsIn(LOCALES)
+  defaultLocale?: Locale;
 }
 
 export class InviteMemberDto {
@@ -131,6 +142,8 @@ export class OrganizationView {
   @ApiProperty({ example: 'org_4f9QdY0m2kBz7Lr1Xc8VtN3a' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ description: 'Derived from the name at registration; renaming keeps it' }) slug!: string;
+  @ApiProperty({ enum: LOCALES, description: 'The locale of readers without one of their own (contract § 23); `en` by default' })
+  defaultLocale!: string;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
 }
 

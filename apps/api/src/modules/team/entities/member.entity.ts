@@ -54,6 +54,10 @@ export class Member {
   @Column('timestamptz', { nullable: true })
   joinedAt!: Date | null;
 
+  /** The member's own locale for its mails (contract § 23, `PATCH /users/me`); null: the organization's default. */
+  @Column('text', { nullable: true })
+  locale!: string | null;
+
   @Column('timestamptz')
   createdAt!: Date;
 

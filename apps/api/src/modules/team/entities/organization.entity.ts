@@ -12,6 +12,10 @@ export class Organization {
   @Column('text')
   slug!: string;
 
+  /** What a reader without a locale of their own reads (contract § 23): one of the catalogs' locales. */
+  @Column('text', { default: 'en' })
+  defaultLocale!: string;
+
   @Column('timestamptz')
   createdAt!: Date;
 
