@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers */
+        /**
+         * Liveness: the process answers
+         * @description Answers 200 while the process runs, without touching the database: for a liveness probe. Outside /v1; no credentials, no rate limit.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -25,7 +28,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers and takes writes (a primary, not a standby) */
+        /**
+         * Readiness: the database answers and takes writes (a primary, not a standby)
+         * @description Answers 200 when the database answers and takes writes, 503 otherwise (and from SIGTERM on, while the instance drains): for a load balancer's or Kubernetes' readiness probe. Outside /v1; no credentials, no rate limit.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -62,7 +68,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log between two instants as NDJSON (one entry a line, newest first), streamed */
+        /**
+         * The audit log between two instants as NDJSON (one entry a line, newest first), streamed
+         * @description The entries matching the same filters as `GET /v1/audit-log`, as `application/x-ndjson`, streamed so any range can be exported without paging (scope audit:read; owner or admin). Each line is one entry as the list shows it.
+         */
         get: operations["exportAuditLog"];
         put?: never;
         post?: never;
@@ -81,7 +90,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a user, a new organization with the user as its owner, and a session */
+        /**
+         * Create a user, a new organization with the user as its owner, and a session
+         * @description Creates the user, an organization with the user as its owner, and a session: the answer carries the access token (JWT) and the refresh token. An email already registered → 409 EMAIL_TAKEN.
+         */
         post: operations["register"];
         delete?: never;
         options?: never;
@@ -138,7 +150,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the current session: its refresh and access tokens stop working at once */
+        /**
+         * End the current session: its refresh and access tokens stop working at once
+         * @description Ends the session the access token belongs to: its refresh token is refused from now on, and its access token too (every instance checks the session). Other sessions of the user are untouched.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -153,7 +168,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller’s active sessions */
+        /**
+         * The caller’s active sessions
+         * @description Each session the caller has signed in with and not ended: when it was created and last used, and from which client, so a user can spot and end one they do not recognize.
+         */
         get: operations["listSessions"];
         put?: never;
         post?: never;
@@ -173,7 +191,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** End one of the caller’s sessions */
+        /**
+         * End one of the caller’s sessions
+         * @description Ends one of the caller's own sessions (from `GET /v1/auth/sessions`): its tokens stop working at once. Another user's session is 404.
+         */
         delete: operations["deleteSession"];
         options?: never;
         head?: never;
@@ -197,7 +218,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update the caller’s profile (JWT only) */
+        /**
+         * Update the caller’s profile (JWT only)
+         * @description Changes the signed-in user's own first and last name. JWT only: an API key or an app's token has no user to update.
+         */
         patch: operations["updateCurrentUser"];
         trace?: never;
     };
@@ -270,7 +294,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign out of the console: the cookie’s session ends and the cookie is cleared */
+        /**
+         * Sign out of the console: the cookie’s session ends and the cookie is cleared
+         * @description The console's own sign-out: the session its cookie holds ends and the cookie is cleared. For the admin console in a browser; API clients use `POST /v1/auth/logout`.
+         */
         post: operations["consoleLogout"];
         delete?: never;
         options?: never;
@@ -285,10 +312,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organization’s keys that are not revoked (secret keys by prefix; publishable keys in full) */
+        /**
+         * List the organization’s keys that are not revoked (secret keys by prefix; publishable keys in full)
+         * @description The organization's keys that are not revoked: secret keys by their prefix only, publishable keys in full (they are not secrets), each with its scopes, mode, limits and when it was last used.
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key (JWT only; owner or admin). The full key is returned once. */
+        /**
+         * Create an API key (JWT only; owner or admin). The full key is returned once.
+         * @description Creates a secret (`mk_live_…`, `mk_test_…`) or publishable (`pk_…`) key with its scopes, rate limit and optional expiry. The full key is in this answer only: store it, it cannot be shown again. JWT only (owner or admin).
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -306,11 +339,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a key immediately; later requests with it get 401 KEY_REVOKED */
+        /**
+         * Revoke a key immediately; later requests with it get 401 KEY_REVOKED
+         * @description Revokes the key at once on every instance: requests with it get 401 KEY_REVOKED. Revoking is final and repeatable.
+         */
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
-        /** Rename a key; change a publishable key’s allowed origins or event types (in force at once on every instance) */
+        /**
+         * Rename a key; change a publishable key’s allowed origins or event types (in force at once on every instance)
+         * @description Renames a key, or changes a publishable key's allowed origins or event types; the change is in force at once on every instance.
+         */
         patch: operations["updateApiKey"];
         trace?: never;
     };
@@ -397,7 +436,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List active event types, or deleted ones with ?isActive=false (scope event_types:read) */
+        /**
+         * List active event types, or deleted ones with ?isActive=false (scope event_types:read)
+         * @description The organization's event types, paged, active ones by default; `?isActive=false` lists the deleted ones (scope event_types:read).
+         */
         get: operations["listEventTypes"];
         put?: never;
         /**
@@ -418,11 +460,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One event type with every field, deleted ones included (scope event_types:read) */
+        /**
+         * One event type with every field, deleted ones included (scope event_types:read)
+         * @description One event type with every field (duration, buffers, limits, hosts, questions, policies), deleted ones included (scope event_types:read).
+         */
         get: operations["getEventType"];
         put?: never;
         post?: never;
-        /** Soft delete (isActive becomes false); bookings are kept. Repeatable (scope event_types:write; owner or admin) */
+        /**
+         * Soft delete (isActive becomes false); bookings are kept. Repeatable (scope event_types:write; owner or admin)
+         * @description Soft delete: `isActive` becomes false, no new booking is accepted, existing bookings are kept and still shown. Deleting again answers the same (scope event_types:write; owner or admin).
+         */
         delete: operations["deleteEventType"];
         options?: never;
         head?: never;
@@ -600,7 +648,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Routing forms, oldest first (scope event_types:read) */
+        /**
+         * Routing forms, oldest first (scope event_types:read)
+         * @description The organization's routing forms, oldest first, paged, each with its fields and routes (scope event_types:read).
+         */
         get: operations["listRoutingForms"];
         put?: never;
         /**
@@ -621,11 +672,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One routing form (scope event_types:read) */
+        /**
+         * One routing form (scope event_types:read)
+         * @description One routing form with its fields, its routes in order and its fallback (scope event_types:read).
+         */
         get: operations["getRoutingForm"];
         put?: never;
         post?: never;
-        /** Delete a routing form and its responses (scope event_types:write) */
+        /**
+         * Delete a routing form and its responses (scope event_types:write)
+         * @description Deletes the form and the responses it recorded; bookings made through it are kept (scope event_types:write).
+         */
         delete: operations["deleteRoutingForm"];
         options?: never;
         head?: never;
@@ -727,7 +784,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List bookings ordered by startsAt then id (members see the bookings they host) */
+        /**
+         * List bookings ordered by startsAt then id (members see the bookings they host)
+         * @description The bookings of the caller's organization and mode, ordered by start then id, paged, filtered by status, dates, event type, host, attendee, series or no-show. A member's session sees the bookings the member hosts (scope bookings:read).
+         */
         get: operations["listBookings"];
         put?: never;
         /**
@@ -748,7 +808,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One booking with attendee, event type and meeting link */
+        /**
+         * One booking with attendee, event type and meeting link
+         * @description One booking with its attendee, event type, hosts and meeting link (scope bookings:read). A member's session sees only the bookings the member hosts.
+         */
         get: operations["getBooking"];
         put?: never;
         post?: never;
@@ -885,7 +948,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller’s calendar feed URL: its hosted bookings, for any calendar app (JWT only) */
+        /**
+         * The caller’s calendar feed URL: its hosted bookings, for any calendar app (JWT only)
+         * @description The URL of the caller's personal iCalendar feed of the bookings they host, to subscribe to in any calendar app. The URL is the secret: anyone who has it can read the feed. JWT only.
+         */
         get: operations["getCalendarFeed"];
         put?: never;
         post?: never;
@@ -904,7 +970,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new feed URL; the old one answers 404 at once (JWT only) */
+        /**
+         * A new feed URL; the old one answers 404 at once (JWT only)
+         * @description Replaces the feed's URL with a new one: the old URL answers 404 at once. For a URL that leaked. JWT only.
+         */
         post: operations["rotateCalendarFeed"];
         delete?: never;
         options?: never;
@@ -939,7 +1008,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The live holds, soonest first (members see the holds of their own time) */
+        /**
+         * The live holds, soonest first (members see the holds of their own time)
+         * @description The holds that have not expired, soonest first, paged; a member's session sees the holds on their own time (scope bookings:read).
+         */
         get: operations["listHolds"];
         put?: never;
         /**
@@ -963,7 +1035,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Release a hold: its time is free again at once */
+        /**
+         * Release a hold: its time is free again at once
+         * @description Releases a hold before it expires: its time is bookable again at once (scope bookings:write).
+         */
         delete: operations["deleteHold"];
         options?: never;
         head?: never;
@@ -1137,7 +1212,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the webhooks of the caller’s organization and mode, newest first */
+        /**
+         * List the webhooks of the caller’s organization and mode, newest first
+         * @description The webhook endpoints of the caller's organization and mode (live or test), newest first, paged (scope webhooks:read). Secrets are not shown.
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -1158,15 +1236,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a webhook */
+        /**
+         * Get a webhook
+         * @description One webhook endpoint: its URL, events, description and whether it is active (scope webhooks:read). The secret is not shown.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Delete a webhook with its deliveries; nothing more is sent to it */
+        /**
+         * Delete a webhook with its deliveries; nothing more is sent to it
+         * @description Deletes the endpoint with its delivery log: nothing more is sent to it, deliveries still queued are dropped (scope webhooks:write).
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change a webhook’s url, events, description or active flag */
+        /**
+         * Change a webhook’s url, events, description or active flag
+         * @description Changes the endpoint's URL, events, description or active flag. An inactive endpoint gets no new deliveries (scope webhooks:write).
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -1179,7 +1266,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a signed webhook.test event to this endpoint only */
+        /**
+         * Send a signed webhook.test event to this endpoint only
+         * @description Queues a signed `webhook.test` event for this endpoint only, to check its URL and signature verification; it shows in the delivery log like any other (scope webhooks:write).
+         */
         post: operations["testWebhook"];
         delete?: never;
         options?: never;
@@ -1194,7 +1284,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the deliveries of a webhook, newest first */
+        /**
+         * List the deliveries of a webhook, newest first
+         * @description The endpoint's deliveries, newest first, paged: each event's status, attempts, last and next attempt (scope webhooks:read).
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -1213,7 +1306,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One more attempt of a delivery, now, whatever its status */
+        /**
+         * One more attempt of a delivery, now, whatever its status
+         * @description Queues one more attempt of the delivery now, whatever its status (a failed or exhausted one included); the answer is the delivery as queued (scope webhooks:write).
+         */
         post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
@@ -1340,10 +1436,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization’s own partner apps */
+        /**
+         * The organization’s own partner apps
+         * @description The partner apps the organization has registered (not the apps connected to it: `GET /v1/oauth-grants`). Secrets are not shown.
+         */
         get: operations["listOAuthApps"];
         put?: never;
-        /** Register a partner app (JWT only; owner or admin). A confidential app’s clientSecret is returned once. */
+        /**
+         * Register a partner app (JWT only; owner or admin). A confidential app’s clientSecret is returned once.
+         * @description Registers a partner app of the organization: its name, type (confidential or public), redirect URIs and the scopes it may ask for. A confidential app's clientSecret is in this answer only. JWT only (owner or admin).
+         */
         post: operations["createOAuthApp"];
         delete?: never;
         options?: never;
@@ -1358,15 +1460,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of the organization’s partner apps */
+        /**
+         * One of the organization’s partner apps
+         * @description One of the organization's own partner apps, with its client id, redirect URIs and scopes. Secrets are not shown.
+         */
         get: operations["getOAuthApp"];
         put?: never;
         post?: never;
-        /** Delete an app: every grant and token of it is revoked at once */
+        /**
+         * Delete an app: every grant and token of it is revoked at once
+         * @description Deletes the app: every grant and token of it, in every organization it was connected to, is revoked at once.
+         */
         delete: operations["deleteOAuthApp"];
         options?: never;
         head?: never;
-        /** Change an app’s name, redirect URIs, scopes, homepage or logo */
+        /**
+         * Change an app’s name, redirect URIs, scopes, homepage or logo
+         * @description Changes the app's name, redirect URIs, scopes, homepage or logo. New authorization requests may only ask for the app's current scopes.
+         */
         patch: operations["updateOAuthApp"];
         trace?: never;
     };
@@ -1379,7 +1490,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new client secret, shown once; the previous one keeps working 24 hours */
+        /**
+         * A new client secret, shown once; the previous one keeps working 24 hours
+         * @description Issues a new client secret for a confidential app, shown in this answer only. The previous secret keeps working for 24 hours, so the app can be redeployed without downtime.
+         */
         post: operations["rotateOAuthAppSecret"];
         delete?: never;
         options?: never;
@@ -1394,7 +1508,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The apps connected to the organization (owner or admin) */
+        /**
+         * The apps connected to the organization (owner or admin)
+         * @description The partner apps connected to the organization: each app with the scopes it was granted, who granted them and when (owner or admin).
+         */
         get: operations["listOAuthGrants"];
         put?: never;
         post?: never;
@@ -1414,7 +1531,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Disconnect an app: every token of the grant stops at once */
+        /**
+         * Disconnect an app: every token of the grant stops at once
+         * @description Disconnects an app from the organization: every access and refresh token of the grant stops working at once; the app must ask for consent again.
+         */
         delete: operations["revokeOAuthGrant"];
         options?: never;
         head?: never;
@@ -1428,7 +1548,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An authorization request waiting for consent (10 minutes; 404 once decided) */
+        /**
+         * An authorization request waiting for consent (10 minutes; 404 once decided)
+         * @description What the consent page shows: the app (name, homepage, logo), the scopes it asks for and the redirect URI. A request lives 10 minutes and is 404 once approved or denied.
+         */
         get: operations["getOAuthRequest"];
         put?: never;
         post?: never;
@@ -1447,7 +1570,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Connect the app (owner or admin): the grant is created or widened; redirectTo carries the code, state and iss */
+        /**
+         * Connect the app (owner or admin): the grant is created or widened; redirectTo carries the code, state and iss
+         * @description The signed-in owner or admin connects the app: the grant is created, or widened to the requested scopes. The answer's `redirectTo` is the app's redirect URI with the code, state and iss; the console sends the browser there.
+         */
         post: operations["approveOAuthRequest"];
         delete?: never;
         options?: never;
@@ -1464,7 +1590,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Refuse the app: redirectTo carries error=access_denied, state and iss */
+        /**
+         * Refuse the app: redirectTo carries error=access_denied, state and iss
+         * @description The signed-in user refuses the app: no grant is made. The answer's `redirectTo` is the app's redirect URI with `error=access_denied`, state and iss.
+         */
         post: operations["denyOAuthRequest"];
         delete?: never;
         options?: never;
@@ -3710,7 +3839,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description EMAIL_TAKEN: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4351,7 +4480,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description EMAIL_TAKEN: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4360,7 +4489,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Gone */
+            /** @description INVITATION_EXPIRED: the invitation has expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -5428,7 +5557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description EMAIL_TAKEN, MEMBER_EXISTS: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5540,7 +5669,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description LAST_OWNER: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5640,7 +5769,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description LAST_OWNER: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5826,7 +5955,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLUG_TAKEN: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6113,7 +6242,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLUG_TAKEN, EVENT_TYPE_INACTIVE, SEATS_IN_USE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6235,7 +6364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description EVENT_TYPE_INACTIVE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6335,7 +6464,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description EVENT_TYPE_INACTIVE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6722,7 +6851,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description OVERRIDE_EXISTS: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7005,7 +7134,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description OUT_OF_OFFICE_OVERLAP: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7292,7 +7421,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description OUT_OF_OFFICE_OVERLAP: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8456,7 +8585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLOT_UNAVAILABLE, EVENT_TYPE_INACTIVE, IDEMPOTENCY_KEY_IN_USE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8483,7 +8612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description IDEMPOTENCY_KEY_REUSED: well formed, but cannot be carried out */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8668,7 +8797,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description BOOKING_NOT_ACTIVE, BOOKING_IN_PAST, CHANGE_NOT_ALLOWED: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8788,7 +8917,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLOT_UNAVAILABLE, EVENT_TYPE_INACTIVE, BOOKING_NOT_ACTIVE, BOOKING_IN_PAST, IDEMPOTENCY_KEY_IN_USE, CHANGE_NOT_ALLOWED: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8815,7 +8944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description IDEMPOTENCY_KEY_REUSED: well formed, but cannot be carried out */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8914,7 +9043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLOT_UNAVAILABLE, BOOKING_NOT_ACTIVE, BOOKING_IN_PAST: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9031,7 +9160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description BOOKING_NOT_PENDING: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9149,7 +9278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description BOOKING_NOT_ACTIVE, BOOKING_NOT_STARTED: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9266,7 +9395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description BOOKING_NOT_PENDING: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9672,7 +9801,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLOT_UNAVAILABLE, EVENT_TYPE_INACTIVE, IDEMPOTENCY_KEY_IN_USE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9699,7 +9828,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description IDEMPOTENCY_KEY_REUSED: well formed, but cannot be carried out */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10124,7 +10253,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description EVENT_TYPE_INACTIVE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10224,7 +10353,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLOT_UNAVAILABLE, EVENT_TYPE_INACTIVE, IDEMPOTENCY_KEY_IN_USE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10251,7 +10380,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description IDEMPOTENCY_KEY_REUSED: well formed, but cannot be carried out */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10458,7 +10587,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLOT_UNAVAILABLE, EVENT_TYPE_INACTIVE, IDEMPOTENCY_KEY_IN_USE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10485,7 +10614,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description IDEMPOTENCY_KEY_REUSED: well formed, but cannot be carried out */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11464,7 +11593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description CALENDAR_EXISTS, CALENDAR_LIMIT_REACHED: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11491,7 +11620,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description CALENDAR_UNREACHABLE: well formed, but cannot be carried out */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13081,7 +13210,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description OUT_OF_OFFICE_OVERLAP: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;

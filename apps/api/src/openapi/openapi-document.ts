@@ -9,7 +9,7 @@ import type {
   SchemaObject,
   SecuritySchemeObject,
 } from '@nestjs/swagger';
-import { ALL_SCOPES, SCOPE_WORDS } from '@app/common';
+import { ALL_SCOPES, ERROR_STATUS, SCOPE_WORDS } from '@app/common';
 import { applyBodyRules, applyQueryRules, validationSchemas } from './validation-schemas.js';
 
 const TAGS: Array<{ name: string; description: string }> = [
@@ -165,6 +165,46 @@ function closeInlineObjects(schema: SchemaObject, rule: SchemaObject | undefined
   }
 }
 
+/**
+ * Codes an operation answers that its description does not name (the others are read from it): with the statuses
+ * api-errors.decorator.ts describes only as a class (409, 410, 422), each error response lists its codes.
+ */
+const MORE_CODES: Record<string, string[]> = {
+  register: ['EMAIL_TAKEN'],
+  updateEventType: ['SEATS_IN_USE'],
+  cancelBooking: ['CHANGE_NOT_ALLOWED'],
+  rescheduleBooking: ['BOOKING_NOT_ACTIVE', 'BOOKING_IN_PAST', 'CHANGE_NOT_ALLOWED', 'EVENT_TYPE_INACTIVE'],
+  createHold: ['EVENT_TYPE_INACTIVE'],
+  listPublicSlots: ['EVENT_TYPE_INACTIVE'],
+  createPublicHold: ['EVENT_TYPE_INACTIVE'],
+  createPublicBooking: ['SLOT_UNAVAILABLE', 'EVENT_TYPE_INACTIVE'],
+};
+
+const CLASS_WORDS: Record<string, string> = {
+  '409': 'the request conflicts with the resource’s state',
+  '410': 'the invitation has expired',
+  '422': 'well formed, but cannot be carried out',
+};
+
+/** A 409, 410 or 422 described by its class only: named by the codes the operation answers with that status. */
+function errorCodes(operation: OperationObject): void {
+  const text = `${operation.summary ?? ''} ${operation.description ?? ''}`;
+  const idempotent = (operation.parameters ?? []).some((parameter) => !isReference(parameter) && parameter.name === 'Idempotency-Key');
+  const named = new Set([
+    ...(text.match(/\b[A-Z][A-Z_]{3,}\b/g) ?? []),
+    ...(MORE_CODES[operation.operationId ?? ''] ?? []),
+    ...(idempotent ? ['IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED'] : []),
+  ]);
+  for (const [status, words] of Object.entries(CLASS_WORDS)) {
+    const response = operation.responses[status] as ResponseObject | undefined;
+    if (!response || isReference(response)) continue;
+    const codes = Object.entries(ERROR_STATUS)
+      .filter(([code, codeStatus]) => String(codeStatus) === status && named.has(code))
+      .map(([code]) => code);
+    if (codes.length > 0) operation.responses[status] = { ...response, description: `${codes.join(', ')}: ${words}` };
+  }
+}
+
 /** Bodies whose fields are each optional but one at least is needed (the decorators cannot say `minProperties`). */
 const AT_LEAST_ONE_FIELD = ['UpdateMemberDto', 'RouteTargetDto'];
 /**
@@ -208,6 +248,7 @@ export function refineDocument(document: OpenAPIObject): OpenAPIObject {
     refineCookie(operation);
     refineSecurity(operation);
     refineParameters(operation, rules);
+    errorCodes(operation);
     if (operation.requestBody) {
       for (const [status, description] of Object.entries(BODY_ERRORS)) operation.responses[status] ??= { ...ERROR_RESPONSE, description };
     }
