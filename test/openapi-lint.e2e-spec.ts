@@ -71,4 +71,21 @@ describe('the API reference', () => {
     expect(without4xx).toEqual([]);
     expect(unnamed).toEqual([]);
   });
+
+  it('shows an example of every JSON request body and answer (redocly lint holds each to its schema)', async () => {
+    const document = (await (await fetch(`${t.url}/docs-json`)).json()) as OpenAPIObject;
+    const missing: string[] = [];
+    type Media = { example?: unknown; examples?: unknown } | undefined;
+    const hasExample = (media: Media): boolean => media === undefined || media.example !== undefined || media.examples !== undefined;
+    for (const item of Object.values(document.paths)) {
+      for (const operation of Object.values(item as Record<string, OperationObject>)) {
+        const body = operation.requestBody as { content: Record<string, Media> } | undefined;
+        if (body && !hasExample(body.content['application/json'])) missing.push(`${operation.operationId} request`);
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (!hasExample((response as ResponseObject).content?.['application/json'])) missing.push(`${operation.operationId} ${status}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
 });

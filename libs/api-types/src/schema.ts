@@ -3591,6 +3591,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
@@ -3614,6 +3619,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "info": {
+                     *         "database": {
+                     *           "status": "up"
+                     *         }
+                     *       },
+                     *       "error": {},
+                     *       "details": {
+                     *         "database": {
+                     *           "status": "up"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
@@ -3635,6 +3656,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database does not answer, or what answers is a standby (a failover in progress)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3667,6 +3695,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "entries": [
+                     *         {
+                     *           "id": "aud_3kTMd9pQ2aLx7bVc1RfYw8Zn",
+                     *           "occurredAt": "2027-03-01T09:00:00.000Z",
+                     *           "action": "event_type.updated",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": "id",
+                     *             "label": "Company"
+                     *           },
+                     *           "resource": {
+                     *             "type": "event_type",
+                     *             "id": "id"
+                     *           },
+                     *           "requestId": "requestId",
+                     *           "ip": "ip",
+                     *           "userAgent": "userAgent",
+                     *           "changes": {},
+                     *           "details": {}
+                     *         }
+                     *       ],
+                     *       "nextCursor": "nextCursor"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuditLogResponse"];
                 };
             };
@@ -3676,6 +3730,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3685,6 +3746,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3694,6 +3762,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3703,6 +3778,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3712,6 +3794,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3723,6 +3812,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3757,6 +3853,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3766,6 +3869,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3775,6 +3885,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3784,6 +3901,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3793,6 +3917,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3804,6 +3935,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3818,6 +3956,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com",
+                 *       "password": "password",
+                 *       "organizationName": "organizationName",
+                 *       "timezone": "Europe/Berlin"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterDto"];
             };
         };
@@ -3827,6 +3973,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "refreshToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "user": {
+                     *         "id": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "email": "ann@example.com",
+                     *         "firstName": "Ann",
+                     *         "lastName": "Lee",
+                     *         "timezone": "Europe/Berlin",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "organization": {
+                     *         "id": "org_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "slug": "intro-call",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "member": {
+                     *         "id": "mem_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "role": "owner",
+                     *         "email": "ann@example.com",
+                     *         "status": "status"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RegisterResponse"];
                 };
             };
@@ -3836,6 +4010,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3845,6 +4026,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "EMAIL_TAKEN",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3854,6 +4042,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3863,6 +4058,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3872,6 +4074,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3881,6 +4090,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3892,6 +4108,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3906,6 +4129,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com",
+                 *       "password": "password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LoginDto"];
             };
         };
@@ -3915,6 +4144,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "refreshToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["TokensResponse"];
                 };
             };
@@ -3924,6 +4161,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3933,6 +4177,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3942,6 +4193,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3951,6 +4209,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3960,6 +4225,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3969,6 +4241,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3980,6 +4259,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3994,6 +4280,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "tok_8dJ2kQ0xWm3nB7vR1sTz"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefreshDto"];
             };
         };
@@ -4003,6 +4294,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "refreshToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["TokensResponse"];
                 };
             };
@@ -4012,6 +4311,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4021,6 +4327,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4030,6 +4343,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4039,6 +4359,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4048,6 +4375,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4057,6 +4391,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4068,6 +4409,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4094,6 +4442,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4103,6 +4458,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4112,6 +4474,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4121,6 +4490,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4132,6 +4508,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4151,6 +4534,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sessions": [
+                     *         {
+                     *           "id": "ses_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "lastUsedAt": "2027-03-01T09:00:00.000Z",
+                     *           "userAgent": "userAgent",
+                     *           "current": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SessionListResponse"];
                 };
             };
@@ -4160,6 +4556,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4169,6 +4572,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4178,6 +4588,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4187,6 +4604,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4198,6 +4622,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4226,6 +4657,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4235,6 +4673,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4244,6 +4689,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4253,6 +4705,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4262,6 +4721,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4271,6 +4737,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4282,6 +4755,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4301,6 +4781,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "email": "ann@example.com",
+                     *         "firstName": "Ann",
+                     *         "lastName": "Lee",
+                     *         "timezone": "Europe/Berlin",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "organization": {
+                     *         "id": "org_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "slug": "intro-call",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "member": {
+                     *         "id": "mem_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "role": "owner"
+                     *       },
+                     *       "apiKey": {
+                     *         "id": "id",
+                     *         "scopes": [
+                     *           "scopes"
+                     *         ],
+                     *         "mode": "live"
+                     *       },
+                     *       "app": {
+                     *         "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann"
+                     *       },
+                     *       "scopes": [
+                     *         "scopes"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["MeResponse"];
                 };
             };
@@ -4310,6 +4826,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4319,6 +4842,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4328,6 +4858,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4339,6 +4876,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4353,6 +4897,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timezone": "America/New_York"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateMeDto"];
             };
         };
@@ -4362,6 +4911,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "email": "ann@example.com",
+                     *         "firstName": "Ann",
+                     *         "lastName": "Lee",
+                     *         "timezone": "Europe/Berlin",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
@@ -4371,6 +4932,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4380,6 +4948,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4389,6 +4964,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4398,6 +4980,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4407,6 +4996,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4416,6 +5012,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4425,6 +5028,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4436,6 +5046,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4450,6 +5067,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                 *       "password": "password",
+                 *       "timezone": "Europe/Berlin"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AcceptInvitationDto"];
             };
         };
@@ -4459,6 +5083,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "refreshToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "member": {
+                     *         "id": "mem_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "email": "ann@example.com",
+                     *         "role": "owner",
+                     *         "status": "active",
+                     *         "joinedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AcceptInvitationResponse"];
                 };
             };
@@ -4468,6 +5108,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4477,6 +5124,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4486,6 +5140,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "EMAIL_TAKEN",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4495,6 +5156,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INVITATION_EXPIRED",
+                     *       "message": "the invitation has expired",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4504,6 +5172,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4513,6 +5188,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4522,6 +5204,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4531,6 +5220,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4542,6 +5238,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4556,6 +5259,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com",
+                 *       "password": "password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LoginDto"];
             };
         };
@@ -4565,6 +5274,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsoleTokenResponse"];
                 };
             };
@@ -4574,6 +5290,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4583,6 +5306,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4592,6 +5322,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4601,6 +5338,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4610,6 +5354,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4619,6 +5370,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4630,6 +5388,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4652,6 +5417,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsoleTokenResponse"];
                 };
             };
@@ -4661,6 +5433,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4670,6 +5449,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4679,6 +5465,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4688,6 +5481,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4699,6 +5499,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4728,6 +5535,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4737,6 +5551,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4746,6 +5567,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4757,6 +5585,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4779,6 +5614,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "id": "key_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "name": "Ann",
+                     *           "keyPrefix": "mk_live_Ab3d",
+                     *           "scopes": [
+                     *             "bookings:read"
+                     *           ],
+                     *           "rateLimitPerMinute": 120,
+                     *           "mode": "live",
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "expiresAt": "2027-03-01T09:00:00.000Z",
+                     *           "kind": "secret",
+                     *           "allowedOrigins": [
+                     *             "allowedOrigins"
+                     *           ],
+                     *           "eventTypeIds": [
+                     *             "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a"
+                     *           ],
+                     *           "routingFormIds": [
+                     *             "routingFormIds"
+                     *           ],
+                     *           "lastUsedAt": "2027-03-01T09:00:00.000Z",
+                     *           "apiKey": "pk_live_…"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyListResponse"];
                 };
             };
@@ -4788,6 +5655,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4797,6 +5671,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4806,6 +5687,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4815,6 +5703,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4824,6 +5719,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4835,6 +5737,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4849,6 +5758,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ann"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApiKeyDto"];
             };
         };
@@ -4858,6 +5772,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "apiKey": "mk_live_…",
+                     *       "key": {
+                     *         "id": "key_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "keyPrefix": "mk_live_Ab3d",
+                     *         "scopes": [
+                     *           "bookings:read"
+                     *         ],
+                     *         "rateLimitPerMinute": 120,
+                     *         "mode": "live",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "expiresAt": "2027-03-01T09:00:00.000Z",
+                     *         "kind": "secret",
+                     *         "allowedOrigins": [
+                     *           "allowedOrigins"
+                     *         ],
+                     *         "eventTypeIds": [
+                     *           "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a"
+                     *         ],
+                     *         "routingFormIds": [
+                     *           "routingFormIds"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedApiKeyResponse"];
                 };
             };
@@ -4867,6 +5808,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4876,6 +5824,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4885,6 +5840,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4894,6 +5856,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4903,6 +5872,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4912,6 +5888,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4921,6 +5904,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4932,6 +5922,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4960,6 +5957,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4969,6 +5973,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4978,6 +5989,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4987,6 +6005,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4996,6 +6021,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5005,6 +6037,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5016,6 +6055,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5032,6 +6078,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateApiKeyDto"];
             };
         };
@@ -5041,6 +6088,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "key_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "keyPrefix": "mk_live_Ab3d",
+                     *         "scopes": [
+                     *           "bookings:read"
+                     *         ],
+                     *         "rateLimitPerMinute": 120,
+                     *         "mode": "live",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "expiresAt": "2027-03-01T09:00:00.000Z",
+                     *         "kind": "secret",
+                     *         "allowedOrigins": [
+                     *           "allowedOrigins"
+                     *         ],
+                     *         "eventTypeIds": [
+                     *           "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a"
+                     *         ],
+                     *         "routingFormIds": [
+                     *           "routingFormIds"
+                     *         ],
+                     *         "lastUsedAt": "2027-03-01T09:00:00.000Z",
+                     *         "apiKey": "pk_live_…"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyResponse"];
                 };
             };
@@ -5050,6 +6125,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5059,6 +6141,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5068,6 +6157,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5077,6 +6173,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5086,6 +6189,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5095,6 +6205,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5104,6 +6221,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5113,6 +6237,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5124,6 +6255,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5145,6 +6283,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "organization": {
+                     *         "id": "org_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "slug": "intro-call",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrganizationResponse"];
                 };
             };
@@ -5154,6 +6302,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5163,6 +6318,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5172,6 +6334,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5181,6 +6350,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5190,6 +6366,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5199,6 +6382,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5210,6 +6400,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5238,6 +6435,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5247,6 +6451,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5256,6 +6467,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5265,6 +6483,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5274,6 +6499,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5283,6 +6515,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5294,6 +6533,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5310,6 +6556,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ann"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateOrganizationDto"];
             };
         };
@@ -5319,6 +6570,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "organization": {
+                     *         "id": "org_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "slug": "intro-call",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrganizationResponse"];
                 };
             };
@@ -5328,6 +6589,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5337,6 +6605,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5346,6 +6621,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5355,6 +6637,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5364,6 +6653,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5373,6 +6669,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5382,6 +6685,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5391,6 +6701,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5402,6 +6719,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5428,6 +6752,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "members": [
+                     *         {
+                     *           "id": "mem_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "role": "owner",
+                     *           "status": "invited",
+                     *           "invitedAt": "2027-03-01T09:00:00.000Z",
+                     *           "joinedAt": "2027-03-01T09:00:00.000Z",
+                     *           "bookingLimits": {
+                     *             "perDay": 1,
+                     *             "perWeek": 1
+                     *           },
+                     *           "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["MemberListResponse"];
                 };
             };
@@ -5437,6 +6785,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5446,6 +6801,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5455,6 +6817,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5464,6 +6833,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5473,6 +6849,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5482,6 +6865,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5493,6 +6883,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5509,6 +6906,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com",
+                 *       "role": "owner"
+                 *     }
+                 */
                 "application/json": components["schemas"]["InviteMemberDto"];
             };
         };
@@ -5518,6 +6921,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "member": {
+                     *         "id": "mem_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "email": "ann@example.com",
+                     *         "firstName": "Ann",
+                     *         "lastName": "Lee",
+                     *         "role": "owner",
+                     *         "status": "invited",
+                     *         "invitedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvitedMemberResponse"];
                 };
             };
@@ -5527,6 +6943,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5536,6 +6959,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5545,6 +6975,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5554,6 +6991,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5563,6 +7007,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "EMAIL_TAKEN",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5572,6 +7023,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5581,6 +7039,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5590,6 +7055,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5599,6 +7071,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5610,6 +7089,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5639,6 +7125,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5648,6 +7141,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5657,6 +7157,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5666,6 +7173,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5675,6 +7189,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "LAST_OWNER",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5684,6 +7205,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5693,6 +7221,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5704,6 +7239,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5721,6 +7263,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "owner",
+                 *       "bookingLimits": {
+                 *         "perDay": 1,
+                 *         "perWeek": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateMemberDto"];
             };
         };
@@ -5730,6 +7281,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "member": {
+                     *         "id": "mem_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "role": "owner",
+                     *         "bookingLimits": {
+                     *           "perDay": 1,
+                     *           "perWeek": 1
+                     *         },
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["MemberRoleResponse"];
                 };
             };
@@ -5739,6 +7303,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5748,6 +7319,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5757,6 +7335,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5766,6 +7351,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5775,6 +7367,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "LAST_OWNER",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5784,6 +7383,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5793,6 +7399,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5802,6 +7415,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5811,6 +7431,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5822,6 +7449,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5846,6 +7480,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventTypes": [
+                     *         {
+                     *           "id": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "description": "A first conversation of half an hour",
+                     *           "durationMinutes": 30,
+                     *           "locationType": "zoom",
+                     *           "location": "https://meet.example.com/intro",
+                     *           "bufferBeforeMinutes": 30,
+                     *           "bufferAfterMinutes": 30,
+                     *           "minimumNoticeHours": 24,
+                     *           "bookingWindowDays": 60,
+                     *           "maxBookingsPerDay": 1,
+                     *           "slotIntervalMinutes": 30,
+                     *           "schedulingType": "one_on_one",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "requiresConfirmation": true,
+                     *           "holdMinutes": 30,
+                     *           "questions": [
+                     *             {
+                     *               "id": "id",
+                     *               "label": "Company",
+                     *               "type": "text",
+                     *               "required": true,
+                     *               "options": [
+                     *                 "options"
+                     *               ],
+                     *               "placeholder": "placeholder",
+                     *               "maxLength": 1
+                     *             }
+                     *           ],
+                     *           "seatsPerSlot": 2,
+                     *           "recurrence": {
+                     *             "frequency": "daily",
+                     *             "interval": 1,
+                     *             "maxCount": 2
+                     *           },
+                     *           "reminders": [
+                     *             {
+                     *               "minutesBefore": 1,
+                     *               "recipients": [
+                     *                 "attendee"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "attendeeCancellation": {
+                     *             "allowed": true,
+                     *             "noticeMinutes": 30
+                     *           },
+                     *           "attendeeRescheduling": {
+                     *             "allowed": true,
+                     *             "noticeMinutes": 30
+                     *           },
+                     *           "isActive": true,
+                     *           "bookingsCount": 1,
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventTypeListResponse"];
                 };
             };
@@ -5855,6 +7557,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5864,6 +7573,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5873,6 +7589,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5882,6 +7605,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5891,6 +7621,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5902,6 +7639,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5916,6 +7660,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Intro call",
+                 *       "slug": "intro-call",
+                 *       "durationMinutes": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateEventTypeDto"];
             };
         };
@@ -5925,6 +7676,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventType": {
+                     *         "id": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "title": "Intro call",
+                     *         "slug": "intro-call",
+                     *         "description": "A first conversation of half an hour",
+                     *         "durationMinutes": 30,
+                     *         "locationType": "zoom",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "bufferBeforeMinutes": 30,
+                     *         "bufferAfterMinutes": 30,
+                     *         "minimumNoticeHours": 24,
+                     *         "bookingWindowDays": 60,
+                     *         "maxBookingsPerDay": 1,
+                     *         "slotIntervalMinutes": 30,
+                     *         "schedulingType": "one_on_one",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "requiresConfirmation": true,
+                     *         "holdMinutes": 30,
+                     *         "questions": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "seatsPerSlot": 2,
+                     *         "recurrence": {
+                     *           "frequency": "daily",
+                     *           "interval": 1,
+                     *           "maxCount": 2
+                     *         },
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "recipients": [
+                     *               "attendee"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "attendeeCancellation": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "attendeeRescheduling": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "isActive": true,
+                     *         "bookingsCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventTypeResponse"];
                 };
             };
@@ -5934,6 +7749,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5943,6 +7765,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5952,6 +7781,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5961,6 +7797,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLUG_TAKEN",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5970,6 +7813,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5979,6 +7829,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5988,6 +7845,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5997,6 +7861,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6008,6 +7879,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6029,6 +7907,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventType": {
+                     *         "id": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "title": "Intro call",
+                     *         "slug": "intro-call",
+                     *         "description": "A first conversation of half an hour",
+                     *         "durationMinutes": 30,
+                     *         "locationType": "zoom",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "bufferBeforeMinutes": 30,
+                     *         "bufferAfterMinutes": 30,
+                     *         "minimumNoticeHours": 24,
+                     *         "bookingWindowDays": 60,
+                     *         "maxBookingsPerDay": 1,
+                     *         "slotIntervalMinutes": 30,
+                     *         "schedulingType": "one_on_one",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "requiresConfirmation": true,
+                     *         "holdMinutes": 30,
+                     *         "questions": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "seatsPerSlot": 2,
+                     *         "recurrence": {
+                     *           "frequency": "daily",
+                     *           "interval": 1,
+                     *           "maxCount": 2
+                     *         },
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "recipients": [
+                     *               "attendee"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "attendeeCancellation": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "attendeeRescheduling": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "isActive": true,
+                     *         "bookingsCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventTypeResponse"];
                 };
             };
@@ -6038,6 +7980,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6047,6 +7996,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6056,6 +8012,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6065,6 +8028,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6074,6 +8044,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6083,6 +8060,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6094,6 +8078,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6122,6 +8113,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6131,6 +8129,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6140,6 +8145,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6149,6 +8161,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6158,6 +8177,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6167,6 +8193,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6178,6 +8211,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6194,6 +8234,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateEventTypeDto"];
             };
         };
@@ -6203,6 +8244,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventType": {
+                     *         "id": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "title": "Intro call",
+                     *         "slug": "intro-call",
+                     *         "description": "A first conversation of half an hour",
+                     *         "durationMinutes": 30,
+                     *         "locationType": "zoom",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "bufferBeforeMinutes": 30,
+                     *         "bufferAfterMinutes": 30,
+                     *         "minimumNoticeHours": 24,
+                     *         "bookingWindowDays": 60,
+                     *         "maxBookingsPerDay": 1,
+                     *         "slotIntervalMinutes": 30,
+                     *         "schedulingType": "one_on_one",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "requiresConfirmation": true,
+                     *         "holdMinutes": 30,
+                     *         "questions": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "seatsPerSlot": 2,
+                     *         "recurrence": {
+                     *           "frequency": "daily",
+                     *           "interval": 1,
+                     *           "maxCount": 2
+                     *         },
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "recipients": [
+                     *               "attendee"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "attendeeCancellation": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "attendeeRescheduling": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "isActive": true,
+                     *         "bookingsCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventTypeResponse"];
                 };
             };
@@ -6212,6 +8317,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6221,6 +8333,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6230,6 +8349,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6239,6 +8365,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6248,6 +8381,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLUG_TAKEN",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6257,6 +8397,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6266,6 +8413,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6275,6 +8429,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6284,6 +8445,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6295,6 +8463,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6325,6 +8500,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "slots": [
+                     *         {
+                     *           "start": "2027-03-01T09:00:00.000+01:00",
+                     *           "end": "2027-03-01T09:30:00.000+01:00",
+                     *           "hostUserId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "seatsRemaining": 1
+                     *         }
+                     *       ],
+                     *       "timezone": "Europe/Berlin"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SlotsResponse"];
                 };
             };
@@ -6334,6 +8522,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6343,6 +8538,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6352,6 +8554,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6361,6 +8570,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6370,6 +8586,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "EVENT_TYPE_INACTIVE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6379,6 +8602,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6388,6 +8618,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6399,6 +8636,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6425,6 +8669,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "available": true,
+                     *       "reason": "in_the_past"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CheckResponse"];
                 };
             };
@@ -6434,6 +8684,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6443,6 +8700,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6452,6 +8716,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6461,6 +8732,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6470,6 +8748,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "EVENT_TYPE_INACTIVE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6479,6 +8764,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6488,6 +8780,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6499,6 +8798,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6521,6 +8827,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule": {
+                     *         "id": "sch_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "timezone": "Europe/Berlin",
+                     *         "schedules": [
+                     *           {
+                     *             "dayOfWeek": 0,
+                     *             "slots": [
+                     *               {
+                     *                 "startTime": "09:00",
+                     *                 "endTime": "17:00"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleResponse"];
                 };
             };
@@ -6530,6 +8857,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6539,6 +8873,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6548,6 +8889,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6557,6 +8905,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6566,6 +8921,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6575,6 +8937,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6586,6 +8955,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6603,6 +8979,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timezone": "Europe/Berlin",
+                 *       "schedules": [
+                 *         {
+                 *           "dayOfWeek": 0,
+                 *           "slots": [
+                 *             {
+                 *               "startTime": "09:00",
+                 *               "endTime": "17:00"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PutScheduleDto"];
             };
         };
@@ -6612,6 +9004,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule": {
+                     *         "id": "sch_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "timezone": "Europe/Berlin",
+                     *         "schedules": [
+                     *           {
+                     *             "dayOfWeek": 0,
+                     *             "slots": [
+                     *               {
+                     *                 "startTime": "09:00",
+                     *                 "endTime": "17:00"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleResponse"];
                 };
             };
@@ -6621,6 +9034,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6630,6 +9050,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6639,6 +9066,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6648,6 +9082,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6657,6 +9098,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6666,6 +9114,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6675,6 +9130,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6684,6 +9146,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6695,6 +9164,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6721,6 +9197,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "overrides": [
+                     *         {
+                     *           "id": "ovr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "date": "2027-12-24",
+                     *           "type": "unavailable",
+                     *           "reason": "Moved at the attendee’s request",
+                     *           "slots": [
+                     *             {
+                     *               "startTime": "09:00",
+                     *               "endTime": "17:00"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["OverrideListResponse"];
                 };
             };
@@ -6730,6 +9227,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6739,6 +9243,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6748,6 +9259,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6757,6 +9275,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6766,6 +9291,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6775,6 +9307,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6786,6 +9325,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6803,6 +9349,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "date": "2027-12-24",
+                 *       "type": "unavailable"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOverrideDto"];
             };
         };
@@ -6812,6 +9364,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "override": {
+                     *         "id": "ovr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "date": "2027-12-24",
+                     *         "type": "unavailable",
+                     *         "reason": "Moved at the attendee’s request",
+                     *         "slots": [
+                     *           {
+                     *             "startTime": "09:00",
+                     *             "endTime": "17:00"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OverrideResponse"];
                 };
             };
@@ -6821,6 +9391,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6830,6 +9407,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6839,6 +9423,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6848,6 +9439,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6857,6 +9455,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OVERRIDE_EXISTS",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6866,6 +9471,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6875,6 +9487,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6884,6 +9503,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6893,6 +9519,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6904,6 +9537,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6932,6 +9572,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6941,6 +9588,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6950,6 +9604,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6959,6 +9620,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6968,6 +9636,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6977,6 +9652,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6988,6 +9670,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7016,6 +9705,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "outOfOffice": [
+                     *         {
+                     *           "id": "ooo_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "startsAt": "2027-03-01T09:00:00.000Z",
+                     *           "endsAt": "2027-03-01T09:00:00.000Z",
+                     *           "note": "Moved at the attendee’s request",
+                     *           "redirectToUserId": "redirectToUserId",
+                     *           "externalId": "externalId",
+                     *           "affectedBookings": [
+                     *             {
+                     *               "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *               "startsAt": "2027-03-01T09:00:00.000Z",
+                     *               "status": "confirmed"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["OutOfOfficeListResponse"];
                 };
             };
@@ -7025,6 +9740,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7034,6 +9756,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7043,6 +9772,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7052,6 +9788,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7061,6 +9804,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7072,6 +9822,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7086,6 +9843,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "redirectToUserId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startsAt": "2027-08-02T00:00:00Z",
+                 *       "endsAt": "2027-08-16T00:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOutOfOfficeDto"];
             };
         };
@@ -7095,6 +9860,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "outOfOffice": {
+                     *         "id": "ooo_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "note": "Moved at the attendee’s request",
+                     *         "redirectToUserId": "redirectToUserId",
+                     *         "externalId": "externalId",
+                     *         "affectedBookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OutOfOfficeResponse"];
                 };
             };
@@ -7104,6 +9891,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7113,6 +9907,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7122,6 +9923,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7131,6 +9939,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7140,6 +9955,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OUT_OF_OFFICE_OVERLAP",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7149,6 +9971,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7158,6 +9987,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7167,6 +10003,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7176,6 +10019,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7187,6 +10037,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7208,6 +10065,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "outOfOffice": {
+                     *         "id": "ooo_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "note": "Moved at the attendee’s request",
+                     *         "redirectToUserId": "redirectToUserId",
+                     *         "externalId": "externalId",
+                     *         "affectedBookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OutOfOfficeResponse"];
                 };
             };
@@ -7217,6 +10096,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7226,6 +10112,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7235,6 +10128,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7244,6 +10144,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7253,6 +10160,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7262,6 +10176,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7273,6 +10194,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7301,6 +10229,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7310,6 +10245,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7319,6 +10261,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7328,6 +10277,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7337,6 +10293,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7346,6 +10309,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7357,6 +10327,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7373,6 +10350,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "redirectToUserId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startsAt": "2027-08-02T00:00:00Z",
+                 *       "endsAt": "2027-08-16T00:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateOutOfOfficeDto"];
             };
         };
@@ -7382,6 +10366,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "outOfOffice": {
+                     *         "id": "ooo_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "note": "Moved at the attendee’s request",
+                     *         "redirectToUserId": "redirectToUserId",
+                     *         "externalId": "externalId",
+                     *         "affectedBookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OutOfOfficeResponse"];
                 };
             };
@@ -7391,6 +10397,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7400,6 +10413,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7409,6 +10429,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7418,6 +10445,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7427,6 +10461,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OUT_OF_OFFICE_OVERLAP",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7436,6 +10477,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7445,6 +10493,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7454,6 +10509,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7463,6 +10525,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7474,6 +10543,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7496,6 +10572,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "routingForms": [
+                     *         {
+                     *           "id": "rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "name": "Ann",
+                     *           "fields": [
+                     *             {
+                     *               "id": "id",
+                     *               "label": "Company",
+                     *               "type": "text",
+                     *               "required": true,
+                     *               "options": [
+                     *                 "options"
+                     *               ],
+                     *               "placeholder": "placeholder",
+                     *               "maxLength": 1
+                     *             }
+                     *           ],
+                     *           "routes": [
+                     *             {
+                     *               "when": {
+                     *                 "all": [
+                     *                   {
+                     *                     "field": "field",
+                     *                     "op": "equals",
+                     *                     "value": "value"
+                     *                   }
+                     *                 ],
+                     *                 "any": [
+                     *                   {
+                     *                     "field": "field",
+                     *                     "op": "equals",
+                     *                     "value": "value"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "to": {
+                     *                 "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *                 "hostUserIds": [
+                     *                   "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *                 ],
+                     *                 "message": "Moved at the attendee’s request",
+                     *                 "url": "https://partner.example/webhooks"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "fallback": {
+                     *             "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "hostUserIds": [
+                     *               "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *             ],
+                     *             "message": "Moved at the attendee’s request",
+                     *             "url": "https://partner.example/webhooks"
+                     *           },
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingFormListResponse"];
                 };
             };
@@ -7505,6 +10644,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7514,6 +10660,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7523,6 +10676,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7532,6 +10692,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7541,6 +10708,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7552,6 +10726,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7566,6 +10747,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ann",
+                 *       "fields": [
+                 *         {
+                 *           "id": "id",
+                 *           "label": "Company",
+                 *           "type": "text"
+                 *         }
+                 *       ],
+                 *       "routes": [
+                 *         {
+                 *           "when": {},
+                 *           "to": {
+                 *             "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *             "url": "https://example.com/support"
+                 *           }
+                 *         }
+                 *       ],
+                 *       "fallback": {
+                 *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *         "url": "https://example.com/support"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateRoutingFormDto"];
             };
         };
@@ -7575,6 +10781,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "routingForm": {
+                     *         "id": "rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "fields": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "routes": [
+                     *           {
+                     *             "when": {
+                     *               "all": [
+                     *                 {
+                     *                   "field": "field",
+                     *                   "op": "equals",
+                     *                   "value": "value"
+                     *                 }
+                     *               ],
+                     *               "any": [
+                     *                 {
+                     *                   "field": "field",
+                     *                   "op": "equals",
+                     *                   "value": "value"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "to": {
+                     *               "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *               "hostUserIds": [
+                     *                 "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *               ],
+                     *               "message": "Moved at the attendee’s request",
+                     *               "url": "https://partner.example/webhooks"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "fallback": {
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "message": "Moved at the attendee’s request",
+                     *           "url": "https://partner.example/webhooks"
+                     *         },
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingFormResponse"];
                 };
             };
@@ -7584,6 +10849,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7593,6 +10865,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7602,6 +10881,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7611,6 +10897,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7620,6 +10913,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7629,6 +10929,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7638,6 +10945,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7649,6 +10963,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7670,6 +10991,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "routingForm": {
+                     *         "id": "rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "fields": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "routes": [
+                     *           {
+                     *             "when": {
+                     *               "all": [
+                     *                 {
+                     *                   "field": "field",
+                     *                   "op": "equals",
+                     *                   "value": "value"
+                     *                 }
+                     *               ],
+                     *               "any": [
+                     *                 {
+                     *                   "field": "field",
+                     *                   "op": "equals",
+                     *                   "value": "value"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "to": {
+                     *               "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *               "hostUserIds": [
+                     *                 "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *               ],
+                     *               "message": "Moved at the attendee’s request",
+                     *               "url": "https://partner.example/webhooks"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "fallback": {
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "message": "Moved at the attendee’s request",
+                     *           "url": "https://partner.example/webhooks"
+                     *         },
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingFormResponse"];
                 };
             };
@@ -7679,6 +11059,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7688,6 +11075,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7697,6 +11091,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7706,6 +11107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7715,6 +11123,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7724,6 +11139,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7735,6 +11157,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7763,6 +11192,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7772,6 +11208,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7781,6 +11224,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7790,6 +11240,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7799,6 +11256,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7808,6 +11272,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7819,6 +11290,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7835,6 +11313,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateRoutingFormDto"];
             };
         };
@@ -7844,6 +11323,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "routingForm": {
+                     *         "id": "rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "fields": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "routes": [
+                     *           {
+                     *             "when": {
+                     *               "all": [
+                     *                 {
+                     *                   "field": "field",
+                     *                   "op": "equals",
+                     *                   "value": "value"
+                     *                 }
+                     *               ],
+                     *               "any": [
+                     *                 {
+                     *                   "field": "field",
+                     *                   "op": "equals",
+                     *                   "value": "value"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "to": {
+                     *               "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *               "hostUserIds": [
+                     *                 "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *               ],
+                     *               "message": "Moved at the attendee’s request",
+                     *               "url": "https://partner.example/webhooks"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "fallback": {
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "message": "Moved at the attendee’s request",
+                     *           "url": "https://partner.example/webhooks"
+                     *         },
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingFormResponse"];
                 };
             };
@@ -7853,6 +11391,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7862,6 +11407,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7871,6 +11423,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7880,6 +11439,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7889,6 +11455,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7898,6 +11471,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7907,6 +11487,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7916,6 +11503,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7927,6 +11521,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7943,6 +11544,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answers": {
+                 *         "company_size": 250,
+                 *         "region": "emea"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AnswersDto"];
             };
         };
@@ -7952,6 +11561,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "route": {
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "message": "Moved at the attendee’s request",
+                     *         "url": "https://partner.example/webhooks"
+                     *       },
+                     *       "matchedRoute": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingTestResponse"];
                 };
             };
@@ -7961,6 +11583,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7970,6 +11599,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7979,6 +11615,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7988,6 +11631,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7997,6 +11647,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8006,6 +11663,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8015,6 +11679,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8024,6 +11695,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8035,6 +11713,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8063,6 +11748,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "responses": [
+                     *         {
+                     *           "id": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "answers": [
+                     *             {
+                     *               "id": "id",
+                     *               "label": "Company",
+                     *               "type": "type",
+                     *               "value": "value"
+                     *             }
+                     *           ],
+                     *           "route": {
+                     *             "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "hostUserIds": [
+                     *               "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *             ],
+                     *             "message": "Moved at the attendee’s request",
+                     *             "url": "https://partner.example/webhooks"
+                     *           },
+                     *           "matchedRoute": 1,
+                     *           "bookingId": "bkg_2Hs9LqP4vXe7Nc1Bm6Tz3Wd8",
+                     *           "createdAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingResponseListResponse"];
                 };
             };
@@ -8072,6 +11787,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8081,6 +11803,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8090,6 +11819,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8099,6 +11835,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8108,6 +11851,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8117,6 +11867,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8128,6 +11885,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8144,6 +11908,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answers": {
+                 *         "company_size": 250,
+                 *         "region": "emea"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AnswersDto"];
             };
         };
@@ -8153,6 +11925,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "response": {
+                     *         "id": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "route": {
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "message": "Moved at the attendee’s request",
+                     *           "url": "https://partner.example/webhooks"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SubmittedResponse"];
                 };
             };
@@ -8162,6 +11949,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8171,6 +11965,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8180,6 +11981,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8189,6 +11997,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8198,6 +12013,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8207,6 +12029,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8216,6 +12045,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8225,6 +12061,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8236,6 +12079,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8257,6 +12107,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "routingForm": {
+                     *         "id": "rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "fields": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicRoutingFormResponse"];
                 };
             };
@@ -8266,6 +12137,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8275,6 +12153,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8284,6 +12169,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8293,6 +12185,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8302,6 +12201,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8311,6 +12217,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8322,6 +12235,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8338,6 +12258,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answers": {
+                 *         "company_size": 250,
+                 *         "region": "emea"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AnswersDto"];
             };
         };
@@ -8347,6 +12275,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "response": {
+                     *         "id": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "route": {
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "message": "Moved at the attendee’s request",
+                     *           "url": "https://partner.example/webhooks"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SubmittedResponse"];
                 };
             };
@@ -8356,6 +12299,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8365,6 +12315,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8374,6 +12331,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8383,6 +12347,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8392,6 +12363,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8401,6 +12379,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8410,6 +12395,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8419,6 +12411,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8430,6 +12429,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8464,6 +12470,76 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "bookings": [
+                     *         {
+                     *           "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "startsAt": "2027-03-01T09:00:00.000Z",
+                     *           "endsAt": "2027-03-01T09:00:00.000Z",
+                     *           "status": "confirmed",
+                     *           "attendee": {
+                     *             "email": "ann@example.com",
+                     *             "firstName": "Ann",
+                     *             "lastName": "Lee",
+                     *             "phone": "+49 30 1234567"
+                     *           },
+                     *           "timezone": "Europe/Berlin",
+                     *           "locationType": "locationType",
+                     *           "location": "https://meet.example.com/intro",
+                     *           "notes": "Moved at the attendee’s request",
+                     *           "metadata": {},
+                     *           "answers": [
+                     *             {
+                     *               "id": "id",
+                     *               "label": "Company",
+                     *               "type": "text",
+                     *               "value": "value"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "livemode": true,
+                     *           "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "occurrence": 1,
+                     *           "noShow": {
+                     *             "attendee": true,
+                     *             "host": true
+                     *           },
+                     *           "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *           "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *           "eventType": {
+                     *             "id": "id",
+                     *             "title": "Intro call",
+                     *             "slug": "intro-call",
+                     *             "durationMinutes": 30
+                     *           },
+                     *           "meetingUrl": "https://partner.example/webhooks",
+                     *           "updatedAt": "2027-03-01T09:00:00.000Z",
+                     *           "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *           "cancellationReason": "cancellationReason",
+                     *           "cancelledBy": "host",
+                     *           "previousBookingId": "previousBookingId",
+                     *           "rescheduledToBookingId": "rescheduledToBookingId",
+                     *           "reminders": [
+                     *             {
+                     *               "minutesBefore": 1,
+                     *               "dueAt": "2027-03-01T09:00:00.000Z",
+                     *               "sentAt": "2027-03-01T09:00:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true,
+                     *       "page": 1,
+                     *       "limit": 20
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingListResponse"];
                 };
             };
@@ -8473,6 +12549,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8482,6 +12565,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8491,6 +12581,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8500,6 +12597,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8509,6 +12613,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8520,6 +12631,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8537,6 +12655,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startTime": "2027-03-02T10:00:00+01:00",
+                 *       "timezone": "Europe/Berlin",
+                 *       "routingResponseId": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "attendee": {
+                 *         "email": "ann@example.com"
+                 *       },
+                 *       "holdId": "hld_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "answers": {
+                 *         "company": "Acme",
+                 *         "agenda": "Pricing",
+                 *         "consent": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateBookingDto"];
             };
         };
@@ -8546,6 +12681,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "notes": "Moved at the attendee’s request",
+                     *         "metadata": {},
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true,
+                     *         "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "occurrence": 1,
+                     *         "noShow": {
+                     *           "attendee": true,
+                     *           "host": true
+                     *         },
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *         "confirmationToken": "tok_8dJ2kQ0xWm3nB7vR1sTz"
+                     *       },
+                     *       "series": {
+                     *         "id": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "count": 1,
+                     *         "bookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "endsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedBookingResponse"];
                 };
             };
@@ -8555,6 +12747,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8564,6 +12763,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8573,6 +12779,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8582,6 +12795,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8591,6 +12811,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLOT_UNAVAILABLE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8600,6 +12827,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8609,6 +12843,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8618,6 +12859,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "well formed, but cannot be carried out",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8627,6 +12875,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8636,6 +12891,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8647,6 +12909,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8668,6 +12937,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "notes": "Moved at the attendee’s request",
+                     *         "metadata": {},
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true,
+                     *         "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "occurrence": 1,
+                     *         "noShow": {
+                     *           "attendee": true,
+                     *           "host": true
+                     *         },
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *         "eventType": {
+                     *           "id": "id",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "durationMinutes": 30
+                     *         },
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancellationReason": "cancellationReason",
+                     *         "cancelledBy": "host",
+                     *         "previousBookingId": "previousBookingId",
+                     *         "rescheduledToBookingId": "rescheduledToBookingId",
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "dueAt": "2027-03-01T09:00:00.000Z",
+                     *             "sentAt": "2027-03-01T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingResponse"];
                 };
             };
@@ -8677,6 +13010,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8686,6 +13026,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8695,6 +13042,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8704,6 +13058,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8713,6 +13074,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8722,6 +13090,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8733,6 +13108,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8749,6 +13131,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["CancelBookingDto"];
             };
         };
@@ -8758,6 +13141,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "id",
+                     *         "status": "cancelled",
+                     *         "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancellationReason": "cancellationReason",
+                     *         "cancelledBy": "host"
+                     *       },
+                     *       "cancelledBookingIds": [
+                     *         "cancelledBookingIds"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CancelledBookingResponse"];
                 };
             };
@@ -8767,6 +13164,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8776,6 +13180,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8785,6 +13196,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8794,6 +13212,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8803,6 +13228,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BOOKING_NOT_ACTIVE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8812,6 +13244,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8821,6 +13260,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8830,6 +13276,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8839,6 +13292,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8850,6 +13310,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8869,6 +13336,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "newStartTime": "2027-03-03T10:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RescheduleBookingDto"];
             };
         };
@@ -8878,6 +13350,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "id",
+                     *         "previousBookingId": "previousBookingId",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "confirmationToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RescheduledBookingResponse"];
                 };
             };
@@ -8887,6 +13374,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8896,6 +13390,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8905,6 +13406,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8914,6 +13422,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8923,6 +13438,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLOT_UNAVAILABLE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8932,6 +13454,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8941,6 +13470,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8950,6 +13486,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "well formed, but cannot be carried out",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8959,6 +13502,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8968,6 +13518,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8979,6 +13536,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8995,6 +13559,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "hostUserId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "fromHostUserId": "usr_7Hq2LmX9pR4sT1vW6yZ0aB3c"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReassignBookingDto"];
             };
         };
@@ -9004,6 +13574,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "notes": "Moved at the attendee’s request",
+                     *         "metadata": {},
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true,
+                     *         "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "occurrence": 1,
+                     *         "noShow": {
+                     *           "attendee": true,
+                     *           "host": true
+                     *         },
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *         "eventType": {
+                     *           "id": "id",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "durationMinutes": 30
+                     *         },
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancellationReason": "cancellationReason",
+                     *         "cancelledBy": "host",
+                     *         "previousBookingId": "previousBookingId",
+                     *         "rescheduledToBookingId": "rescheduledToBookingId",
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "dueAt": "2027-03-01T09:00:00.000Z",
+                     *             "sentAt": "2027-03-01T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingResponse"];
                 };
             };
@@ -9013,6 +13647,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9022,6 +13663,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9031,6 +13679,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9040,6 +13695,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9049,6 +13711,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLOT_UNAVAILABLE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9058,6 +13727,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9067,6 +13743,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9076,6 +13759,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9085,6 +13775,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9096,6 +13793,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9112,6 +13816,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["DecisionDto"];
             };
         };
@@ -9121,6 +13826,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "notes": "Moved at the attendee’s request",
+                     *         "metadata": {},
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true,
+                     *         "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "occurrence": 1,
+                     *         "noShow": {
+                     *           "attendee": true,
+                     *           "host": true
+                     *         },
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *         "eventType": {
+                     *           "id": "id",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "durationMinutes": 30
+                     *         },
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancellationReason": "cancellationReason",
+                     *         "cancelledBy": "host",
+                     *         "previousBookingId": "previousBookingId",
+                     *         "rescheduledToBookingId": "rescheduledToBookingId",
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "dueAt": "2027-03-01T09:00:00.000Z",
+                     *             "sentAt": "2027-03-01T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingResponse"];
                 };
             };
@@ -9130,6 +13899,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9139,6 +13915,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9148,6 +13931,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9157,6 +13947,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9166,6 +13963,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BOOKING_NOT_PENDING",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9175,6 +13979,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9184,6 +13995,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9193,6 +14011,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9202,6 +14027,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9213,6 +14045,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9229,6 +14068,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "party": "attendee"
+                 *     }
+                 */
                 "application/json": components["schemas"]["NoShowDto"];
             };
         };
@@ -9239,6 +14083,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "notes": "Moved at the attendee’s request",
+                     *         "metadata": {},
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true,
+                     *         "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "occurrence": 1,
+                     *         "noShow": {
+                     *           "attendee": true,
+                     *           "host": true
+                     *         },
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *         "eventType": {
+                     *           "id": "id",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "durationMinutes": 30
+                     *         },
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancellationReason": "cancellationReason",
+                     *         "cancelledBy": "host",
+                     *         "previousBookingId": "previousBookingId",
+                     *         "rescheduledToBookingId": "rescheduledToBookingId",
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "dueAt": "2027-03-01T09:00:00.000Z",
+                     *             "sentAt": "2027-03-01T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingResponse"] | components["schemas"]["PublicBookingResponse"];
                 };
             };
@@ -9248,6 +14156,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9257,6 +14172,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9266,6 +14188,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9275,6 +14204,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9284,6 +14220,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BOOKING_NOT_ACTIVE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9293,6 +14236,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9302,6 +14252,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9311,6 +14268,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9320,6 +14284,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9331,6 +14302,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9347,6 +14325,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["DecisionDto"];
             };
         };
@@ -9356,6 +14335,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "notes": "Moved at the attendee’s request",
+                     *         "metadata": {},
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true,
+                     *         "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "occurrence": 1,
+                     *         "noShow": {
+                     *           "attendee": true,
+                     *           "host": true
+                     *         },
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *         "eventType": {
+                     *           "id": "id",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "durationMinutes": 30
+                     *         },
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancellationReason": "cancellationReason",
+                     *         "cancelledBy": "host",
+                     *         "previousBookingId": "previousBookingId",
+                     *         "rescheduledToBookingId": "rescheduledToBookingId",
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "dueAt": "2027-03-01T09:00:00.000Z",
+                     *             "sentAt": "2027-03-01T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingResponse"];
                 };
             };
@@ -9365,6 +14408,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9374,6 +14424,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9383,6 +14440,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9392,6 +14456,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9401,6 +14472,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BOOKING_NOT_PENDING",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9410,6 +14488,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9419,6 +14504,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9428,6 +14520,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9437,6 +14536,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9448,6 +14554,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9467,6 +14580,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "http://localhost:3000/v1/calendar-feeds/Qm9va2luZ3NGZWVkVG9rZW5FeGFtcGxlMTIzNDU2Nzg5.ics"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarFeedResponse"];
                 };
             };
@@ -9476,6 +14594,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9485,6 +14610,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9494,6 +14626,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9503,6 +14642,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9514,6 +14660,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9533,6 +14686,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "http://localhost:3000/v1/calendar-feeds/Qm9va2luZ3NGZWVkVG9rZW5FeGFtcGxlMTIzNDU2Nzg5.ics"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarFeedResponse"];
                 };
             };
@@ -9542,6 +14700,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9551,6 +14716,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9560,6 +14732,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9569,6 +14748,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9580,6 +14766,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9619,6 +14812,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9628,6 +14828,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9637,6 +14844,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9646,6 +14860,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9657,6 +14878,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9680,6 +14908,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "holds": [
+                     *         {
+                     *           "id": "hld_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "startsAt": "2027-03-01T09:00:00.000Z",
+                     *           "endsAt": "2027-03-01T09:00:00.000Z",
+                     *           "expiresAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["HoldListResponse"];
                 };
             };
@@ -9689,6 +14932,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9698,6 +14948,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9707,6 +14964,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9716,6 +14980,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9725,6 +14996,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9736,6 +15014,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9753,6 +15038,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startTime": "2027-03-02T10:00:00+01:00",
+                 *       "timezone": "Europe/Berlin",
+                 *       "routingResponseId": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateHoldDto"];
             };
         };
@@ -9762,6 +15055,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "hold": {
+                     *         "id": "hld_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "expiresAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HoldResponse"];
                 };
             };
@@ -9771,6 +15075,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9780,6 +15091,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9789,6 +15107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9798,6 +15123,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9807,6 +15139,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLOT_UNAVAILABLE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9816,6 +15155,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9825,6 +15171,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9834,6 +15187,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "well formed, but cannot be carried out",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9843,6 +15203,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9852,6 +15219,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9863,6 +15237,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9892,6 +15273,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9901,6 +15289,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9910,6 +15305,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9919,6 +15321,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9928,6 +15337,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9937,6 +15353,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9948,6 +15371,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9969,6 +15399,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "series": {
+                     *         "id": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "count": 1,
+                     *         "bookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "endsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ],
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "frequency": "daily",
+                     *         "interval": 1,
+                     *         "timezone": "Europe/Berlin",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SeriesResponse"];
                 };
             };
@@ -9978,6 +15430,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9987,6 +15446,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9996,6 +15462,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10005,6 +15478,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10014,6 +15494,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10023,6 +15510,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10034,6 +15528,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10053,6 +15554,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventTypes": [
+                     *         {
+                     *           "id": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "description": "A first conversation of half an hour",
+                     *           "durationMinutes": 30,
+                     *           "locationType": "zoom",
+                     *           "schedulingType": "one_on_one",
+                     *           "requiresConfirmation": true,
+                     *           "minimumNoticeHours": 24,
+                     *           "bookingWindowDays": 60,
+                     *           "holdMinutes": 30,
+                     *           "questions": [
+                     *             {
+                     *               "id": "id",
+                     *               "label": "Company",
+                     *               "type": "text",
+                     *               "required": true,
+                     *               "options": [
+                     *                 "options"
+                     *               ],
+                     *               "placeholder": "placeholder",
+                     *               "maxLength": 1
+                     *             }
+                     *           ],
+                     *           "hosts": [
+                     *             {
+                     *               "name": "Ada Lovelace"
+                     *             }
+                     *           ],
+                     *           "seatsPerSlot": 1,
+                     *           "recurrence": {
+                     *             "frequency": "daily",
+                     *             "interval": 1,
+                     *             "maxCount": 2
+                     *           },
+                     *           "attendeeCancellation": {
+                     *             "allowed": true,
+                     *             "noticeMinutes": 30
+                     *           },
+                     *           "attendeeRescheduling": {
+                     *             "allowed": true,
+                     *             "noticeMinutes": 30
+                     *           }
+                     *         }
+                     *       ],
+                     *       "totalCount": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicEventTypeListResponse"];
                 };
             };
@@ -10062,6 +15615,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10071,6 +15631,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10080,6 +15647,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10089,6 +15663,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10100,6 +15681,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10121,6 +15709,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventType": {
+                     *         "id": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "title": "Intro call",
+                     *         "slug": "intro-call",
+                     *         "description": "A first conversation of half an hour",
+                     *         "durationMinutes": 30,
+                     *         "locationType": "zoom",
+                     *         "schedulingType": "one_on_one",
+                     *         "requiresConfirmation": true,
+                     *         "minimumNoticeHours": 24,
+                     *         "bookingWindowDays": 60,
+                     *         "holdMinutes": 30,
+                     *         "questions": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "hosts": [
+                     *           {
+                     *             "name": "Ada Lovelace"
+                     *           }
+                     *         ],
+                     *         "seatsPerSlot": 1,
+                     *         "recurrence": {
+                     *           "frequency": "daily",
+                     *           "interval": 1,
+                     *           "maxCount": 2
+                     *         },
+                     *         "attendeeCancellation": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "attendeeRescheduling": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicEventTypeResponse"];
                 };
             };
@@ -10130,6 +15767,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10139,6 +15783,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10148,6 +15799,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10157,6 +15815,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10166,6 +15831,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10175,6 +15847,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10186,6 +15865,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10214,6 +15900,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "slots": [
+                     *         {
+                     *           "start": "2027-03-01T09:00:00.000+01:00",
+                     *           "end": "2027-03-01T09:30:00.000+01:00",
+                     *           "seatsRemaining": 1
+                     *         }
+                     *       ],
+                     *       "timezone": "Europe/Berlin"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicSlotsResponse"];
                 };
             };
@@ -10223,6 +15921,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10232,6 +15937,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10241,6 +15953,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10250,6 +15969,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10259,6 +15985,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "EVENT_TYPE_INACTIVE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10268,6 +16001,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10277,6 +16017,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10288,6 +16035,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10305,6 +16059,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startTime": "2027-03-02T10:00:00+01:00",
+                 *       "timezone": "Europe/Berlin",
+                 *       "routingResponseId": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SlotRequestDto"];
             };
         };
@@ -10314,6 +16076,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "hold": {
+                     *         "id": "hld_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "expiresAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "holdToken": "Xb3k9QdY0m2kBz7Lr1Xc8VtN3aYq2w5E"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicHoldResponse"];
                 };
             };
@@ -10323,6 +16097,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10332,6 +16113,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10341,6 +16129,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10350,6 +16145,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10359,6 +16161,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLOT_UNAVAILABLE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10368,6 +16177,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10377,6 +16193,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10386,6 +16209,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "well formed, but cannot be carried out",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10395,6 +16225,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10404,6 +16241,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10415,6 +16259,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10431,6 +16282,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "holdToken": "tok_8dJ2kQ0xWm3nB7vR1sTz"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReleaseHoldDto"];
             };
         };
@@ -10448,6 +16304,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10457,6 +16320,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10466,6 +16336,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10475,6 +16352,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10484,6 +16368,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10493,6 +16384,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10502,6 +16400,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10511,6 +16416,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10522,6 +16434,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10539,6 +16458,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startTime": "2027-03-02T10:00:00+01:00",
+                 *       "timezone": "Europe/Berlin",
+                 *       "routingResponseId": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "attendee": {
+                 *         "email": "ann@example.com"
+                 *       },
+                 *       "holdId": "hld_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "answers": {
+                 *         "company": "Acme",
+                 *         "agenda": "Pricing",
+                 *         "consent": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PublicBookingDto"];
             };
         };
@@ -10548,6 +16484,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "confirmationToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "livemode": true,
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "series": {
+                     *         "id": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "count": 1,
+                     *         "bookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "endsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicBookingResponse"];
                 };
             };
@@ -10557,6 +16538,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10566,6 +16554,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10575,6 +16570,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10584,6 +16586,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10593,6 +16602,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLOT_UNAVAILABLE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10602,6 +16618,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10611,6 +16634,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10620,6 +16650,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "well formed, but cannot be carried out",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10629,6 +16666,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10638,6 +16682,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10649,6 +16700,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10673,6 +16731,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "confirmationToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "livemode": true,
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "series": {
+                     *         "id": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "count": 1,
+                     *         "bookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "endsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicBookingResponse"];
                 };
             };
@@ -10682,6 +16785,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10691,6 +16801,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10700,6 +16817,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10709,6 +16833,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10720,6 +16851,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10742,6 +16880,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhooks": [
+                     *         {
+                     *           "id": "wh_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "url": "https://partner.example/webhooks",
+                     *           "events": [
+                     *             "booking.created"
+                     *           ],
+                     *           "description": "A first conversation of half an hour",
+                     *           "active": true,
+                     *           "livemode": true,
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "failedDeliveriesLast24h": 2
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookListResponse"];
                 };
             };
@@ -10751,6 +16909,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10760,6 +16925,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10769,6 +16941,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10778,6 +16957,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10787,6 +16973,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10798,6 +16991,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10812,6 +17012,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/hooks/scheduling",
+                 *       "events": [
+                 *         "booking.created",
+                 *         "booking.cancelled"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookDto"];
             };
         };
@@ -10821,6 +17030,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook": {
+                     *         "id": "wh_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "url": "https://partner.example/webhooks",
+                     *         "events": [
+                     *           "booking.created"
+                     *         ],
+                     *         "description": "A first conversation of half an hour",
+                     *         "active": true,
+                     *         "livemode": true,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedWebhookResponse"];
                 };
             };
@@ -10830,6 +17055,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10839,6 +17071,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10848,6 +17087,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10857,6 +17103,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10866,6 +17119,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10875,6 +17135,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10884,6 +17151,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10895,6 +17169,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10916,6 +17197,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook": {
+                     *         "id": "wh_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "url": "https://partner.example/webhooks",
+                     *         "events": [
+                     *           "booking.created"
+                     *         ],
+                     *         "description": "A first conversation of half an hour",
+                     *         "active": true,
+                     *         "livemode": true,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
@@ -10925,6 +17221,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10934,6 +17237,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10943,6 +17253,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10952,6 +17269,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10961,6 +17285,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10970,6 +17301,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10981,6 +17319,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11009,6 +17354,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11018,6 +17370,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11027,6 +17386,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11036,6 +17402,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11045,6 +17418,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11054,6 +17434,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11065,6 +17452,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11081,6 +17475,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/hooks/scheduling"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhookDto"];
             };
         };
@@ -11090,6 +17489,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook": {
+                     *         "id": "wh_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "url": "https://partner.example/webhooks",
+                     *         "events": [
+                     *           "booking.created"
+                     *         ],
+                     *         "description": "A first conversation of half an hour",
+                     *         "active": true,
+                     *         "livemode": true,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
@@ -11099,6 +17513,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11108,6 +17529,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11117,6 +17545,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11126,6 +17561,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11135,6 +17577,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11144,6 +17593,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11153,6 +17609,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11162,6 +17625,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11173,6 +17643,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11194,6 +17671,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "id": "whdel_8dJ2kQ0xWm3nB7vR1sTzQ4aa",
+                     *         "eventId": "whevt_2Ld9vQ0xWm3nB7vR1sTzQ4bb",
+                     *         "eventType": "booking.created",
+                     *         "status": "pending",
+                     *         "attempts": 1,
+                     *         "lastAttemptAt": "2027-03-01T09:00:00.000Z",
+                     *         "nextAttemptAt": "2027-03-01T09:00:00.000Z",
+                     *         "responseStatus": 1,
+                     *         "lastError": "lastError",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryResponse"];
                 };
             };
@@ -11203,6 +17696,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11212,6 +17712,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11221,6 +17728,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11230,6 +17744,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11239,6 +17760,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11248,6 +17776,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11259,6 +17794,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11287,6 +17829,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "whdel_8dJ2kQ0xWm3nB7vR1sTzQ4aa",
+                     *           "eventId": "whevt_2Ld9vQ0xWm3nB7vR1sTzQ4bb",
+                     *           "eventType": "booking.created",
+                     *           "status": "pending",
+                     *           "attempts": 1,
+                     *           "lastAttemptAt": "2027-03-01T09:00:00.000Z",
+                     *           "nextAttemptAt": "2027-03-01T09:00:00.000Z",
+                     *           "responseStatus": 1,
+                     *           "lastError": "lastError",
+                     *           "createdAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryListResponse"];
                 };
             };
@@ -11296,6 +17858,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11305,6 +17874,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11314,6 +17890,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11323,6 +17906,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11332,6 +17922,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11341,6 +17938,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11352,6 +17956,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11374,6 +17985,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "id": "whdel_8dJ2kQ0xWm3nB7vR1sTzQ4aa",
+                     *         "eventId": "whevt_2Ld9vQ0xWm3nB7vR1sTzQ4bb",
+                     *         "eventType": "booking.created",
+                     *         "status": "pending",
+                     *         "attempts": 1,
+                     *         "lastAttemptAt": "2027-03-01T09:00:00.000Z",
+                     *         "nextAttemptAt": "2027-03-01T09:00:00.000Z",
+                     *         "responseStatus": 1,
+                     *         "lastError": "lastError",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryResponse"];
                 };
             };
@@ -11383,6 +18010,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11392,6 +18026,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11401,6 +18042,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11410,6 +18058,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11419,6 +18074,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11428,6 +18090,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11439,6 +18108,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11463,6 +18139,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "calendars": [
+                     *         {
+                     *           "id": "cal_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "type": "ics",
+                     *           "name": "Ann",
+                     *           "url": "https://calendar.example.com/…",
+                     *           "username": "username",
+                     *           "blocksAvailability": true,
+                     *           "calendars": [
+                     *             {
+                     *               "id": "id",
+                     *               "displayName": "displayName",
+                     *               "blocksAvailability": true,
+                     *               "isDestination": true
+                     *             }
+                     *           ],
+                     *           "status": "ok",
+                     *           "lastSyncedAt": "2027-03-01T09:00:00.000Z",
+                     *           "lastSyncError": "lastSyncError",
+                     *           "busyCount": 1,
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarListResponse"];
                 };
             };
@@ -11472,6 +18179,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11481,6 +18195,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11490,6 +18211,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11499,6 +18227,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11508,6 +18243,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11517,6 +18259,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11528,6 +18277,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11545,6 +18301,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "ics",
+                 *       "url": "https://calendar.example.com/ical/secret-address/basic.ics"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCalendarDto"];
             };
         };
@@ -11554,6 +18316,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "calendar": {
+                     *         "id": "cal_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "type": "ics",
+                     *         "name": "Ann",
+                     *         "url": "https://calendar.example.com/…",
+                     *         "username": "username",
+                     *         "blocksAvailability": true,
+                     *         "calendars": [
+                     *           {
+                     *             "id": "id",
+                     *             "displayName": "displayName",
+                     *             "blocksAvailability": true,
+                     *             "isDestination": true
+                     *           }
+                     *         ],
+                     *         "status": "ok",
+                     *         "lastSyncedAt": "2027-03-01T09:00:00.000Z",
+                     *         "lastSyncError": "lastSyncError",
+                     *         "busyCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarResponse"];
                 };
             };
@@ -11563,6 +18352,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11572,6 +18368,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11581,6 +18384,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11590,6 +18400,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11599,6 +18416,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CALENDAR_EXISTS",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11608,6 +18432,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11617,6 +18448,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11626,6 +18464,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CALENDAR_UNREACHABLE",
+                     *       "message": "well formed, but cannot be carried out",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11635,6 +18480,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11644,6 +18496,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11655,6 +18514,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11683,6 +18549,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "busy": [
+                     *         {
+                     *           "start": "2027-03-01T09:00:00.000+01:00",
+                     *           "end": "2027-03-01T10:00:00.000+01:00",
+                     *           "calendarId": "cal_4f9QdY0m2kBz7Lr1Xc8VtN3a"
+                     *         }
+                     *       ],
+                     *       "timezone": "UTC"
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusyResponse"];
                 };
             };
@@ -11692,6 +18570,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11701,6 +18586,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11710,6 +18602,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11719,6 +18618,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11728,6 +18634,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11737,6 +18650,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11748,6 +18668,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11769,6 +18696,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "calendar": {
+                     *         "id": "cal_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "type": "ics",
+                     *         "name": "Ann",
+                     *         "url": "https://calendar.example.com/…",
+                     *         "username": "username",
+                     *         "blocksAvailability": true,
+                     *         "calendars": [
+                     *           {
+                     *             "id": "id",
+                     *             "displayName": "displayName",
+                     *             "blocksAvailability": true,
+                     *             "isDestination": true
+                     *           }
+                     *         ],
+                     *         "status": "ok",
+                     *         "lastSyncedAt": "2027-03-01T09:00:00.000Z",
+                     *         "lastSyncError": "lastSyncError",
+                     *         "busyCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarResponse"];
                 };
             };
@@ -11778,6 +18732,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11787,6 +18748,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11796,6 +18764,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11805,6 +18780,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11814,6 +18796,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11823,6 +18812,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11834,6 +18830,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11863,6 +18866,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11872,6 +18882,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11881,6 +18898,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11890,6 +18914,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11899,6 +18930,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11908,6 +18946,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11919,6 +18964,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11935,6 +18987,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateCalendarDto"];
             };
         };
@@ -11944,6 +18997,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "calendar": {
+                     *         "id": "cal_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "type": "ics",
+                     *         "name": "Ann",
+                     *         "url": "https://calendar.example.com/…",
+                     *         "username": "username",
+                     *         "blocksAvailability": true,
+                     *         "calendars": [
+                     *           {
+                     *             "id": "id",
+                     *             "displayName": "displayName",
+                     *             "blocksAvailability": true,
+                     *             "isDestination": true
+                     *           }
+                     *         ],
+                     *         "status": "ok",
+                     *         "lastSyncedAt": "2027-03-01T09:00:00.000Z",
+                     *         "lastSyncError": "lastSyncError",
+                     *         "busyCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarResponse"];
                 };
             };
@@ -11953,6 +19033,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11962,6 +19049,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11971,6 +19065,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11980,6 +19081,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11989,6 +19097,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11998,6 +19113,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12007,6 +19129,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12016,6 +19145,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12027,6 +19163,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12048,6 +19191,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "calendar": {
+                     *         "id": "cal_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "type": "ics",
+                     *         "name": "Ann",
+                     *         "url": "https://calendar.example.com/…",
+                     *         "username": "username",
+                     *         "blocksAvailability": true,
+                     *         "calendars": [
+                     *           {
+                     *             "id": "id",
+                     *             "displayName": "displayName",
+                     *             "blocksAvailability": true,
+                     *             "isDestination": true
+                     *           }
+                     *         ],
+                     *         "status": "ok",
+                     *         "lastSyncedAt": "2027-03-01T09:00:00.000Z",
+                     *         "lastSyncError": "lastSyncError",
+                     *         "busyCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarResponse"];
                 };
             };
@@ -12057,6 +19227,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12066,6 +19243,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12075,6 +19259,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12084,6 +19275,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12093,6 +19291,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12102,6 +19307,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12113,6 +19325,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12127,6 +19346,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["EraseAttendeeDto"];
             };
         };
@@ -12136,6 +19360,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "erased": {
+                     *         "bookings": 0,
+                     *         "holds": 0,
+                     *         "mails": 0,
+                     *         "deliveries": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EraseAttendeeResponse"];
                 };
             };
@@ -12145,6 +19379,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12154,6 +19395,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12163,6 +19411,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12172,6 +19427,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12181,6 +19443,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12190,6 +19459,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12199,6 +19475,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12210,6 +19493,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12229,6 +19519,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "apps": [
+                     *         {
+                     *           "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "clientId": "clientId",
+                     *           "name": "Ann",
+                     *           "type": "confidential",
+                     *           "redirectUris": [
+                     *             "redirectUris"
+                     *           ],
+                     *           "scopes": [
+                     *             "bookings:read"
+                     *           ],
+                     *           "homepageUrl": "https://partner.example/webhooks",
+                     *           "logoUrl": "https://partner.example/webhooks",
+                     *           "createdAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAppListResponse"];
                 };
             };
@@ -12238,6 +19549,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12247,6 +19565,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12256,6 +19581,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12265,6 +19597,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12276,6 +19615,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12290,6 +19636,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ann",
+                 *       "type": "confidential",
+                 *       "redirectUris": [
+                 *         "https://partner.example/webhooks"
+                 *       ],
+                 *       "scopes": [
+                 *         "bookings:read"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOAuthAppDto"];
             };
         };
@@ -12299,6 +19657,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "app": {
+                     *         "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "clientId": "clientId",
+                     *         "name": "Ann",
+                     *         "type": "confidential",
+                     *         "redirectUris": [
+                     *           "redirectUris"
+                     *         ],
+                     *         "scopes": [
+                     *           "bookings:read"
+                     *         ],
+                     *         "homepageUrl": "https://partner.example/webhooks",
+                     *         "logoUrl": "https://partner.example/webhooks",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "clientSecret": "cs_…"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedOAuthAppResponse"];
                 };
             };
@@ -12308,6 +19686,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12317,6 +19702,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12326,6 +19718,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12335,6 +19734,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12344,6 +19750,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12353,6 +19766,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12362,6 +19782,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12373,6 +19800,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12394,6 +19828,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "app": {
+                     *         "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "clientId": "clientId",
+                     *         "name": "Ann",
+                     *         "type": "confidential",
+                     *         "redirectUris": [
+                     *           "redirectUris"
+                     *         ],
+                     *         "scopes": [
+                     *           "bookings:read"
+                     *         ],
+                     *         "homepageUrl": "https://partner.example/webhooks",
+                     *         "logoUrl": "https://partner.example/webhooks",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAppResponse"];
                 };
             };
@@ -12403,6 +19856,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12412,6 +19872,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12421,6 +19888,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12430,6 +19904,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12439,6 +19920,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12448,6 +19936,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12459,6 +19954,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12487,6 +19989,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12496,6 +20005,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12505,6 +20021,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12514,6 +20037,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12523,6 +20053,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12532,6 +20069,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12543,6 +20087,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12559,6 +20110,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateOAuthAppDto"];
             };
         };
@@ -12568,6 +20120,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "app": {
+                     *         "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "clientId": "clientId",
+                     *         "name": "Ann",
+                     *         "type": "confidential",
+                     *         "redirectUris": [
+                     *           "redirectUris"
+                     *         ],
+                     *         "scopes": [
+                     *           "bookings:read"
+                     *         ],
+                     *         "homepageUrl": "https://partner.example/webhooks",
+                     *         "logoUrl": "https://partner.example/webhooks",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAppResponse"];
                 };
             };
@@ -12577,6 +20148,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12586,6 +20164,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12595,6 +20180,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12604,6 +20196,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12613,6 +20212,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12622,6 +20228,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12631,6 +20244,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12640,6 +20260,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12651,6 +20278,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12672,6 +20306,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "clientSecret": "cs_…"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthSecretResponse"];
                 };
             };
@@ -12681,6 +20320,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12690,6 +20336,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12699,6 +20352,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12708,6 +20368,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12717,6 +20384,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12726,6 +20400,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12737,6 +20418,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12756,6 +20444,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "grants": [
+                     *         {
+                     *           "id": "grt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "app": {
+                     *             "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "name": "Ann",
+                     *             "homepageUrl": "https://partner.example/webhooks",
+                     *             "logoUrl": "https://partner.example/webhooks"
+                     *           },
+                     *           "scopes": [
+                     *             "bookings:read"
+                     *           ],
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "lastUsedAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthGrantListResponse"];
                 };
             };
@@ -12765,6 +20473,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12774,6 +20489,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12783,6 +20505,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12792,6 +20521,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12803,6 +20539,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12831,6 +20574,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12840,6 +20590,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12849,6 +20606,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12858,6 +20622,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12867,6 +20638,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12876,6 +20654,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12887,6 +20672,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12908,6 +20700,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "id": "id",
+                     *         "app": {
+                     *           "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "name": "Ann",
+                     *           "homepageUrl": "https://partner.example/webhooks",
+                     *           "logoUrl": "https://partner.example/webhooks"
+                     *         },
+                     *         "scopes": [
+                     *           "bookings:read"
+                     *         ],
+                     *         "redirectUri": "https://partner.example/webhooks",
+                     *         "expiresAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthRequestResponse"];
                 };
             };
@@ -12917,6 +20727,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12926,6 +20743,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12935,6 +20759,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12944,6 +20775,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12953,6 +20791,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12962,6 +20807,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12973,6 +20825,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12994,6 +20853,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "redirectTo": "redirectTo"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthRedirectResponse"];
                 };
             };
@@ -13003,6 +20867,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13012,6 +20883,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13021,6 +20899,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13030,6 +20915,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13039,6 +20931,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13048,6 +20947,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13059,6 +20965,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13080,6 +20993,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "redirectTo": "redirectTo"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthRedirectResponse"];
                 };
             };
@@ -13089,6 +21007,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13098,6 +21023,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13107,6 +21039,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13116,6 +21055,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13125,6 +21071,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13134,6 +21087,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13145,6 +21105,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13162,6 +21129,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "redirectToUserId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startsAt": "2027-08-02T00:00:00Z",
+                 *       "endsAt": "2027-08-16T00:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOutOfOfficeDto"];
             };
         };
@@ -13171,6 +21146,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "outOfOffice": {
+                     *         "id": "ooo_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "note": "Moved at the attendee’s request",
+                     *         "redirectToUserId": "redirectToUserId",
+                     *         "externalId": "externalId",
+                     *         "affectedBookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OutOfOfficeResponse"];
                 };
             };
@@ -13180,6 +21177,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13189,6 +21193,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13198,6 +21209,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13207,6 +21225,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13216,6 +21241,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OUT_OF_OFFICE_OVERLAP",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13225,6 +21257,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13234,6 +21273,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13243,6 +21289,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13252,6 +21305,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13263,6 +21323,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };

@@ -10,6 +10,7 @@ import type {
   SecuritySchemeObject,
 } from '@nestjs/swagger';
 import { ALL_SCOPES, ERROR_STATUS, SCOPE_WORDS } from '@app/common';
+import { mediaExample } from './examples.js';
 import { applyBodyRules, applyQueryRules, validationSchemas } from './validation-schemas.js';
 
 const TAGS: Array<{ name: string; description: string }> = [
@@ -230,6 +231,31 @@ function namedWildcards(document: OpenAPIObject): void {
   }
 }
 
+/**
+ * An example for every JSON request body and answer that has none, made from its schema (its properties' own examples
+ * first); an error answer's shows its first code. Redocly's no-invalid-media-type-examples holds each to its schema.
+ */
+function examples(document: OpenAPIObject): void {
+  for (const [, , operation] of operations(document)) {
+    const body = operation.requestBody;
+    if (body && !isReference(body)) mediaExample(document, body.content['application/json'], false);
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (!response || isReference(response) || !response.content?.['application/json']) continue;
+      const media = response.content['application/json'];
+      if (/^[45]/.test(status) && media.example === undefined) {
+        const code = /^[A-Z_]+/.exec(response.description)?.[0];
+        if (!code) continue;
+        const message = response.description.includes(': ') ? response.description.slice(response.description.indexOf(': ') + 2) : code;
+        // A fresh object: shared responses (ERROR_RESPONSE, UNAVAILABLE_RESPONSE) must not carry one operation's example.
+        response.content = { 'application/json': { ...media, example: { code, message, requestId: 'req_8dJ2kQ0xWm3nB7vR1sTz' } } };
+        operation.responses[status] = response;
+        continue;
+      }
+      mediaExample(document, media, true);
+    }
+  }
+}
+
 /** What the decorators cannot say, or say loosely, made exact for client generators. */
 export function refineDocument(document: OpenAPIObject): OpenAPIObject {
   namedWildcards(document);
@@ -259,6 +285,7 @@ export function refineDocument(document: OpenAPIObject): OpenAPIObject {
     // Everything but liveness reads the database: while it is unreachable or too slow, a fast 503.
     if (path !== '/health') operation.responses['503'] ??= UNAVAILABLE_RESPONSE;
   }
+  examples(document);
   document.tags = TAGS;
   return document;
 }
