@@ -3,7 +3,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'jest.config.cjs', 'libs/api-types/src/schema.ts'] },
+  { ignores: ['dist/**', 'libs/sdk/dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'jest.config.cjs', 'libs/api-types/src/schema.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

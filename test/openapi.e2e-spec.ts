@@ -1,5 +1,6 @@
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
-import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { fileURLToPath } from 'node:url';
+import { lintFromString, loadConfig } from '@redocly/openapi-core';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createApiKey, registerOwner, type RegisteredOwner } from './support/factories.js';
 import { ResponseContract } from './support/openapi.js';
@@ -179,14 +180,14 @@ describe('the OpenAPI document', () => {
     expect(view.required).not.toContain('lastUsedAt');
   });
 
-  it('passes Redocly’s recommended rules with no error', async () => {
-    const config = await createConfig({ extends: ['recommended'] });
+  it('passes Redocly’s recommended rules and redocly.yaml with no problem', async () => {
+    const config = await loadConfig({ configPath: fileURLToPath(new URL('../redocly.yaml', import.meta.url)) });
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
     const errors = problems.filter((problem) => problem.severity === 'error').map((problem) => `${problem.ruleId}: ${problem.message}`);
     expect(errors).toEqual([]);
-    // The warnings left are the ones docs/reference/api-notes.md justifies (The OpenAPI document).
-    const warnings = [...new Set(problems.filter((problem) => problem.severity === 'warn').map((problem) => problem.ruleId))].sort();
-    expect(warnings).toEqual(['no-server-example.com', 'operation-4xx-response']);
+    // Two rules are off, each with its reason in redocly.yaml; test/openapi-lint runs the CLI itself.
+    const warnings = problems.filter((problem) => problem.severity === 'warn').map((problem) => `${problem.ruleId}: ${problem.message}`);
+    expect(warnings).toEqual([]);
   });
 
   it('the response check fails on a status or a body the document does not describe', () => {

@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers */
+        /**
+         * Liveness: the process answers
+         * @description Answers 200 while the process runs, without touching the database: for a liveness probe. Outside /v1; no credentials, no rate limit.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -25,7 +28,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers and takes writes (a primary, not a standby) */
+        /**
+         * Readiness: the database answers and takes writes (a primary, not a standby)
+         * @description Answers 200 when the database answers and takes writes, 503 otherwise (and from SIGTERM on, while the instance drains): for a load balancer's or Kubernetes' readiness probe. Outside /v1; no credentials, no rate limit.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -62,7 +68,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log between two instants as NDJSON (one entry a line, newest first), streamed */
+        /**
+         * The audit log between two instants as NDJSON (one entry a line, newest first), streamed
+         * @description The entries matching the same filters as `GET /v1/audit-log`, as `application/x-ndjson`, streamed so any range can be exported without paging (scope audit:read; owner or admin). Each line is one entry as the list shows it.
+         */
         get: operations["exportAuditLog"];
         put?: never;
         post?: never;
@@ -81,7 +90,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a user, a new organization with the user as its owner, and a session */
+        /**
+         * Create a user, a new organization with the user as its owner, and a session
+         * @description Creates the user, an organization with the user as its owner, and a session: the answer carries the access token (JWT) and the refresh token. An email already registered → 409 EMAIL_TAKEN.
+         */
         post: operations["register"];
         delete?: never;
         options?: never;
@@ -138,7 +150,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the current session: its refresh and access tokens stop working at once */
+        /**
+         * End the current session: its refresh and access tokens stop working at once
+         * @description Ends the session the access token belongs to: its refresh token is refused from now on, and its access token too (every instance checks the session). Other sessions of the user are untouched.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -153,7 +168,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller’s active sessions */
+        /**
+         * The caller’s active sessions
+         * @description Each session the caller has signed in with and not ended: when it was created and last used, and from which client, so a user can spot and end one they do not recognize.
+         */
         get: operations["listSessions"];
         put?: never;
         post?: never;
@@ -173,7 +191,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** End one of the caller’s sessions */
+        /**
+         * End one of the caller’s sessions
+         * @description Ends one of the caller's own sessions (from `GET /v1/auth/sessions`): its tokens stop working at once. Another user's session is 404.
+         */
         delete: operations["deleteSession"];
         options?: never;
         head?: never;
@@ -197,7 +218,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update the caller’s profile (JWT only) */
+        /**
+         * Update the caller’s profile (JWT only)
+         * @description Changes the signed-in user's own first and last name. JWT only: an API key or an app's token has no user to update.
+         */
         patch: operations["updateCurrentUser"];
         trace?: never;
     };
@@ -270,7 +294,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign out of the console: the cookie’s session ends and the cookie is cleared */
+        /**
+         * Sign out of the console: the cookie’s session ends and the cookie is cleared
+         * @description The console's own sign-out: the session its cookie holds ends and the cookie is cleared. For the admin console in a browser; API clients use `POST /v1/auth/logout`.
+         */
         post: operations["consoleLogout"];
         delete?: never;
         options?: never;
@@ -285,10 +312,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organization’s keys that are not revoked (secret keys by prefix; publishable keys in full) */
+        /**
+         * List the organization’s keys that are not revoked (secret keys by prefix; publishable keys in full)
+         * @description The organization's keys that are not revoked: secret keys by their prefix only, publishable keys in full (they are not secrets), each with its scopes, mode, limits and when it was last used.
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key (JWT only; owner or admin). The full key is returned once. */
+        /**
+         * Create an API key (JWT only; owner or admin). The full key is returned once.
+         * @description Creates a secret (`mk_live_…`, `mk_test_…`) or publishable (`pk_…`) key with its scopes, rate limit and optional expiry. The full key is in this answer only: store it, it cannot be shown again. JWT only (owner or admin).
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -306,11 +339,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a key immediately; later requests with it get 401 KEY_REVOKED */
+        /**
+         * Revoke a key immediately; later requests with it get 401 KEY_REVOKED
+         * @description Revokes the key at once on every instance: requests with it get 401 KEY_REVOKED. Revoking is final and repeatable.
+         */
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
-        /** Rename a key; change a publishable key’s allowed origins or event types (in force at once on every instance) */
+        /**
+         * Rename a key; change a publishable key’s allowed origins or event types (in force at once on every instance)
+         * @description Renames a key, or changes a publishable key's allowed origins or event types; the change is in force at once on every instance.
+         */
         patch: operations["updateApiKey"];
         trace?: never;
     };
@@ -397,7 +436,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List active event types, or deleted ones with ?isActive=false (scope event_types:read) */
+        /**
+         * List active event types, or deleted ones with ?isActive=false (scope event_types:read)
+         * @description The organization's event types, paged, active ones by default; `?isActive=false` lists the deleted ones (scope event_types:read).
+         */
         get: operations["listEventTypes"];
         put?: never;
         /**
@@ -418,11 +460,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One event type with every field, deleted ones included (scope event_types:read) */
+        /**
+         * One event type with every field, deleted ones included (scope event_types:read)
+         * @description One event type with every field (duration, buffers, limits, hosts, questions, policies), deleted ones included (scope event_types:read).
+         */
         get: operations["getEventType"];
         put?: never;
         post?: never;
-        /** Soft delete (isActive becomes false); bookings are kept. Repeatable (scope event_types:write; owner or admin) */
+        /**
+         * Soft delete (isActive becomes false); bookings are kept. Repeatable (scope event_types:write; owner or admin)
+         * @description Soft delete: `isActive` becomes false, no new booking is accepted, existing bookings are kept and still shown. Deleting again answers the same (scope event_types:write; owner or admin).
+         */
         delete: operations["deleteEventType"];
         options?: never;
         head?: never;
@@ -600,7 +648,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Routing forms, oldest first (scope event_types:read) */
+        /**
+         * Routing forms, oldest first (scope event_types:read)
+         * @description The organization's routing forms, oldest first, paged, each with its fields and routes (scope event_types:read).
+         */
         get: operations["listRoutingForms"];
         put?: never;
         /**
@@ -621,11 +672,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One routing form (scope event_types:read) */
+        /**
+         * One routing form (scope event_types:read)
+         * @description One routing form with its fields, its routes in order and its fallback (scope event_types:read).
+         */
         get: operations["getRoutingForm"];
         put?: never;
         post?: never;
-        /** Delete a routing form and its responses (scope event_types:write) */
+        /**
+         * Delete a routing form and its responses (scope event_types:write)
+         * @description Deletes the form and the responses it recorded; bookings made through it are kept (scope event_types:write).
+         */
         delete: operations["deleteRoutingForm"];
         options?: never;
         head?: never;
@@ -779,7 +836,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List bookings ordered by startsAt then id (members see the bookings they host) */
+        /**
+         * List bookings ordered by startsAt then id (members see the bookings they host)
+         * @description The bookings of the caller's organization and mode, ordered by start then id, paged, filtered by status, dates, event type, host, attendee, series or no-show. A member's session sees the bookings the member hosts (scope bookings:read).
+         */
         get: operations["listBookings"];
         put?: never;
         /**
@@ -800,7 +860,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One booking with attendee, event type and meeting link */
+        /**
+         * One booking with attendee, event type and meeting link
+         * @description One booking with its attendee, event type, hosts and meeting link (scope bookings:read). A member's session sees only the bookings the member hosts.
+         */
         get: operations["getBooking"];
         put?: never;
         post?: never;
@@ -937,7 +1000,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller’s calendar feed URL: its hosted bookings, for any calendar app (JWT only) */
+        /**
+         * The caller’s calendar feed URL: its hosted bookings, for any calendar app (JWT only)
+         * @description The URL of the caller's personal iCalendar feed of the bookings they host, to subscribe to in any calendar app. The URL is the secret: anyone who has it can read the feed. JWT only.
+         */
         get: operations["getCalendarFeed"];
         put?: never;
         post?: never;
@@ -956,7 +1022,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new feed URL; the old one answers 404 at once (JWT only) */
+        /**
+         * A new feed URL; the old one answers 404 at once (JWT only)
+         * @description Replaces the feed's URL with a new one: the old URL answers 404 at once. For a URL that leaked. JWT only.
+         */
         post: operations["rotateCalendarFeed"];
         delete?: never;
         options?: never;
@@ -991,7 +1060,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The live holds, soonest first (members see the holds of their own time) */
+        /**
+         * The live holds, soonest first (members see the holds of their own time)
+         * @description The holds that have not expired, soonest first, paged; a member's session sees the holds on their own time (scope bookings:read).
+         */
         get: operations["listHolds"];
         put?: never;
         /**
@@ -1015,7 +1087,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Release a hold: its time is free again at once */
+        /**
+         * Release a hold: its time is free again at once
+         * @description Releases a hold before it expires: its time is bookable again at once (scope bookings:write).
+         */
         delete: operations["deleteHold"];
         options?: never;
         head?: never;
@@ -1189,7 +1264,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the webhooks of the caller’s organization and mode, newest first */
+        /**
+         * List the webhooks of the caller’s organization and mode, newest first
+         * @description The webhook endpoints of the caller's organization and mode (live or test), newest first, paged (scope webhooks:read). Secrets are not shown.
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -1210,15 +1288,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a webhook */
+        /**
+         * Get a webhook
+         * @description One webhook endpoint: its URL, events, description and whether it is active (scope webhooks:read). The secret is not shown.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Delete a webhook with its deliveries; nothing more is sent to it */
+        /**
+         * Delete a webhook with its deliveries; nothing more is sent to it
+         * @description Deletes the endpoint with its delivery log: nothing more is sent to it, deliveries still queued are dropped (scope webhooks:write).
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change a webhook’s url, events, description or active flag */
+        /**
+         * Change a webhook’s url, events, description or active flag
+         * @description Changes the endpoint's URL, events, description or active flag. An inactive endpoint gets no new deliveries (scope webhooks:write).
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -1231,7 +1318,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a signed webhook.test event to this endpoint only */
+        /**
+         * Send a signed webhook.test event to this endpoint only
+         * @description Queues a signed `webhook.test` event for this endpoint only, to check its URL and signature verification; it shows in the delivery log like any other (scope webhooks:write).
+         */
         post: operations["testWebhook"];
         delete?: never;
         options?: never;
@@ -1246,7 +1336,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the deliveries of a webhook, newest first */
+        /**
+         * List the deliveries of a webhook, newest first
+         * @description The endpoint's deliveries, newest first, paged: each event's status, attempts, last and next attempt (scope webhooks:read).
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -1265,7 +1358,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One more attempt of a delivery, now, whatever its status */
+        /**
+         * One more attempt of a delivery, now, whatever its status
+         * @description Queues one more attempt of the delivery now, whatever its status (a failed or exhausted one included); the answer is the delivery as queued (scope webhooks:write).
+         */
         post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
@@ -1392,10 +1488,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization’s own partner apps */
+        /**
+         * The organization’s own partner apps
+         * @description The partner apps the organization has registered (not the apps connected to it: `GET /v1/oauth-grants`). Secrets are not shown.
+         */
         get: operations["listOAuthApps"];
         put?: never;
-        /** Register a partner app (JWT only; owner or admin). A confidential app’s clientSecret is returned once. */
+        /**
+         * Register a partner app (JWT only; owner or admin). A confidential app’s clientSecret is returned once.
+         * @description Registers a partner app of the organization: its name, type (confidential or public), redirect URIs and the scopes it may ask for. A confidential app's clientSecret is in this answer only. JWT only (owner or admin).
+         */
         post: operations["createOAuthApp"];
         delete?: never;
         options?: never;
@@ -1410,15 +1512,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of the organization’s partner apps */
+        /**
+         * One of the organization’s partner apps
+         * @description One of the organization's own partner apps, with its client id, redirect URIs and scopes. Secrets are not shown.
+         */
         get: operations["getOAuthApp"];
         put?: never;
         post?: never;
-        /** Delete an app: every grant and token of it is revoked at once */
+        /**
+         * Delete an app: every grant and token of it is revoked at once
+         * @description Deletes the app: every grant and token of it, in every organization it was connected to, is revoked at once.
+         */
         delete: operations["deleteOAuthApp"];
         options?: never;
         head?: never;
-        /** Change an app’s name, redirect URIs, scopes, homepage or logo */
+        /**
+         * Change an app’s name, redirect URIs, scopes, homepage or logo
+         * @description Changes the app's name, redirect URIs, scopes, homepage or logo. New authorization requests may only ask for the app's current scopes.
+         */
         patch: operations["updateOAuthApp"];
         trace?: never;
     };
@@ -1431,7 +1542,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new client secret, shown once; the previous one keeps working 24 hours */
+        /**
+         * A new client secret, shown once; the previous one keeps working 24 hours
+         * @description Issues a new client secret for a confidential app, shown in this answer only. The previous secret keeps working for 24 hours, so the app can be redeployed without downtime.
+         */
         post: operations["rotateOAuthAppSecret"];
         delete?: never;
         options?: never;
@@ -1446,7 +1560,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The apps connected to the organization (owner or admin) */
+        /**
+         * The apps connected to the organization (owner or admin)
+         * @description The partner apps connected to the organization: each app with the scopes it was granted, who granted them and when (owner or admin).
+         */
         get: operations["listOAuthGrants"];
         put?: never;
         post?: never;
@@ -1466,7 +1583,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Disconnect an app: every token of the grant stops at once */
+        /**
+         * Disconnect an app: every token of the grant stops at once
+         * @description Disconnects an app from the organization: every access and refresh token of the grant stops working at once; the app must ask for consent again.
+         */
         delete: operations["revokeOAuthGrant"];
         options?: never;
         head?: never;
@@ -1480,7 +1600,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An authorization request waiting for consent (10 minutes; 404 once decided) */
+        /**
+         * An authorization request waiting for consent (10 minutes; 404 once decided)
+         * @description What the consent page shows: the app (name, homepage, logo), the scopes it asks for and the redirect URI. A request lives 10 minutes and is 404 once approved or denied.
+         */
         get: operations["getOAuthRequest"];
         put?: never;
         post?: never;
@@ -1499,7 +1622,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Connect the app (owner or admin): the grant is created or widened; redirectTo carries the code, state and iss */
+        /**
+         * Connect the app (owner or admin): the grant is created or widened; redirectTo carries the code, state and iss
+         * @description The signed-in owner or admin connects the app: the grant is created, or widened to the requested scopes. The answer's `redirectTo` is the app's redirect URI with the code, state and iss; the console sends the browser there.
+         */
         post: operations["approveOAuthRequest"];
         delete?: never;
         options?: never;
@@ -1516,7 +1642,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Refuse the app: redirectTo carries error=access_denied, state and iss */
+        /**
+         * Refuse the app: redirectTo carries error=access_denied, state and iss
+         * @description The signed-in user refuses the app: no grant is made. The answer's `redirectTo` is the app's redirect URI with `error=access_denied`, state and iss.
+         */
         post: operations["denyOAuthRequest"];
         delete?: never;
         options?: never;
@@ -3605,6 +3734,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
@@ -3628,6 +3762,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "info": {
+                     *         "database": {
+                     *           "status": "up"
+                     *         }
+                     *       },
+                     *       "error": {},
+                     *       "details": {
+                     *         "database": {
+                     *           "status": "up"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
@@ -3649,6 +3799,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database does not answer, or what answers is a standby (a failover in progress)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3681,6 +3838,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "entries": [
+                     *         {
+                     *           "id": "aud_3kTMd9pQ2aLx7bVc1RfYw8Zn",
+                     *           "occurredAt": "2027-03-01T09:00:00.000Z",
+                     *           "action": "event_type.updated",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": "id",
+                     *             "label": "Company"
+                     *           },
+                     *           "resource": {
+                     *             "type": "event_type",
+                     *             "id": "id"
+                     *           },
+                     *           "requestId": "requestId",
+                     *           "ip": "ip",
+                     *           "userAgent": "userAgent",
+                     *           "changes": {},
+                     *           "details": {}
+                     *         }
+                     *       ],
+                     *       "nextCursor": "nextCursor"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuditLogResponse"];
                 };
             };
@@ -3690,6 +3873,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3699,6 +3889,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3708,6 +3905,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3717,6 +3921,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3726,6 +3937,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3737,6 +3955,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3771,6 +3996,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3780,6 +4012,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3789,6 +4028,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3798,6 +4044,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3807,6 +4060,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3818,6 +4078,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3832,6 +4099,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com",
+                 *       "password": "password",
+                 *       "organizationName": "organizationName",
+                 *       "timezone": "Europe/Berlin"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterDto"];
             };
         };
@@ -3841,6 +4116,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "refreshToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "user": {
+                     *         "id": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "email": "ann@example.com",
+                     *         "firstName": "Ann",
+                     *         "lastName": "Lee",
+                     *         "timezone": "Europe/Berlin",
+                     *         "locale": "de",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "organization": {
+                     *         "id": "org_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "slug": "intro-call",
+                     *         "defaultLocale": "defaultLocale",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "member": {
+                     *         "id": "mem_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "role": "owner",
+                     *         "email": "ann@example.com",
+                     *         "status": "status"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RegisterResponse"];
                 };
             };
@@ -3850,15 +4155,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description EMAIL_TAKEN: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "EMAIL_TAKEN",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3868,6 +4187,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3877,6 +4203,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3886,6 +4219,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3895,6 +4235,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3906,6 +4253,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3920,6 +4274,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com",
+                 *       "password": "password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LoginDto"];
             };
         };
@@ -3929,6 +4289,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "refreshToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["TokensResponse"];
                 };
             };
@@ -3938,6 +4306,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3947,6 +4322,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3956,6 +4338,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3965,6 +4354,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3974,6 +4370,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3983,6 +4386,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -3992,6 +4402,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4003,6 +4420,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4017,6 +4441,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "tok_8dJ2kQ0xWm3nB7vR1sTz"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefreshDto"];
             };
         };
@@ -4026,6 +4455,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "refreshToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["TokensResponse"];
                 };
             };
@@ -4035,6 +4472,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4044,6 +4488,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4053,6 +4504,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4062,6 +4520,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4071,6 +4536,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4080,6 +4552,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4091,6 +4570,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4117,6 +4603,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4126,6 +4619,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4135,6 +4635,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4144,6 +4651,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4155,6 +4669,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4174,6 +4695,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sessions": [
+                     *         {
+                     *           "id": "ses_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "lastUsedAt": "2027-03-01T09:00:00.000Z",
+                     *           "userAgent": "userAgent",
+                     *           "current": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SessionListResponse"];
                 };
             };
@@ -4183,6 +4717,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4192,6 +4733,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4201,6 +4749,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4210,6 +4765,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4221,6 +4783,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4249,6 +4818,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4258,6 +4834,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4267,6 +4850,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4276,6 +4866,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4285,6 +4882,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4294,6 +4898,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4305,6 +4916,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4324,6 +4942,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "email": "ann@example.com",
+                     *         "firstName": "Ann",
+                     *         "lastName": "Lee",
+                     *         "timezone": "Europe/Berlin",
+                     *         "locale": "de",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "organization": {
+                     *         "id": "org_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "slug": "intro-call",
+                     *         "defaultLocale": "defaultLocale",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "member": {
+                     *         "id": "mem_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "role": "owner"
+                     *       },
+                     *       "apiKey": {
+                     *         "id": "id",
+                     *         "scopes": [
+                     *           "scopes"
+                     *         ],
+                     *         "mode": "live"
+                     *       },
+                     *       "app": {
+                     *         "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann"
+                     *       },
+                     *       "scopes": [
+                     *         "scopes"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["MeResponse"];
                 };
             };
@@ -4333,6 +4989,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4342,6 +5005,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4351,6 +5021,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4362,6 +5039,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4376,6 +5060,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timezone": "America/New_York",
+                 *       "locale": "de"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateMeDto"];
             };
         };
@@ -4385,6 +5075,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "email": "ann@example.com",
+                     *         "firstName": "Ann",
+                     *         "lastName": "Lee",
+                     *         "timezone": "Europe/Berlin",
+                     *         "locale": "de",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
@@ -4394,6 +5097,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4403,6 +5113,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4412,6 +5129,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4421,6 +5145,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4430,6 +5161,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4439,6 +5177,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4448,6 +5193,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4459,6 +5211,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4473,6 +5232,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                 *       "password": "password",
+                 *       "timezone": "Europe/Berlin"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AcceptInvitationDto"];
             };
         };
@@ -4482,6 +5248,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "refreshToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "member": {
+                     *         "id": "mem_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "email": "ann@example.com",
+                     *         "role": "owner",
+                     *         "status": "active",
+                     *         "joinedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AcceptInvitationResponse"];
                 };
             };
@@ -4491,6 +5273,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4500,24 +5289,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description EMAIL_TAKEN: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "EMAIL_TAKEN",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Gone */
+            /** @description INVITATION_EXPIRED: the invitation has expired */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INVITATION_EXPIRED",
+                     *       "message": "the invitation has expired",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4527,6 +5337,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4536,6 +5353,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4545,6 +5369,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4554,6 +5385,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4565,6 +5403,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4579,6 +5424,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com",
+                 *       "password": "password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LoginDto"];
             };
         };
@@ -4588,6 +5439,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsoleTokenResponse"];
                 };
             };
@@ -4597,6 +5455,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4606,6 +5471,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4615,6 +5487,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4624,6 +5503,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4633,6 +5519,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4642,6 +5535,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4651,6 +5551,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4662,6 +5569,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4684,6 +5598,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsoleTokenResponse"];
                 };
             };
@@ -4693,6 +5614,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4702,6 +5630,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4711,6 +5646,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4720,6 +5662,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4731,6 +5680,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4760,6 +5716,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4769,6 +5732,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4778,6 +5748,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4789,6 +5766,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4811,6 +5795,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "id": "key_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "name": "Ann",
+                     *           "keyPrefix": "mk_live_Ab3d",
+                     *           "scopes": [
+                     *             "bookings:read"
+                     *           ],
+                     *           "rateLimitPerMinute": 120,
+                     *           "mode": "live",
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "expiresAt": "2027-03-01T09:00:00.000Z",
+                     *           "kind": "secret",
+                     *           "allowedOrigins": [
+                     *             "allowedOrigins"
+                     *           ],
+                     *           "eventTypeIds": [
+                     *             "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a"
+                     *           ],
+                     *           "routingFormIds": [
+                     *             "routingFormIds"
+                     *           ],
+                     *           "lastUsedAt": "2027-03-01T09:00:00.000Z",
+                     *           "apiKey": "pk_live_…"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyListResponse"];
                 };
             };
@@ -4820,6 +5836,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4829,6 +5852,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4838,6 +5868,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4847,6 +5884,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4856,6 +5900,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4867,6 +5918,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4881,6 +5939,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ann"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApiKeyDto"];
             };
         };
@@ -4890,6 +5953,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "apiKey": "mk_live_…",
+                     *       "key": {
+                     *         "id": "key_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "keyPrefix": "mk_live_Ab3d",
+                     *         "scopes": [
+                     *           "bookings:read"
+                     *         ],
+                     *         "rateLimitPerMinute": 120,
+                     *         "mode": "live",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "expiresAt": "2027-03-01T09:00:00.000Z",
+                     *         "kind": "secret",
+                     *         "allowedOrigins": [
+                     *           "allowedOrigins"
+                     *         ],
+                     *         "eventTypeIds": [
+                     *           "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a"
+                     *         ],
+                     *         "routingFormIds": [
+                     *           "routingFormIds"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedApiKeyResponse"];
                 };
             };
@@ -4899,6 +5989,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4908,6 +6005,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4917,6 +6021,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4926,6 +6037,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4935,6 +6053,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4944,6 +6069,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4953,6 +6085,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4964,6 +6103,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -4992,6 +6138,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5001,6 +6154,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5010,6 +6170,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5019,6 +6186,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5028,6 +6202,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5037,6 +6218,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5048,6 +6236,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5064,6 +6259,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateApiKeyDto"];
             };
         };
@@ -5073,6 +6269,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "key_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "keyPrefix": "mk_live_Ab3d",
+                     *         "scopes": [
+                     *           "bookings:read"
+                     *         ],
+                     *         "rateLimitPerMinute": 120,
+                     *         "mode": "live",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "expiresAt": "2027-03-01T09:00:00.000Z",
+                     *         "kind": "secret",
+                     *         "allowedOrigins": [
+                     *           "allowedOrigins"
+                     *         ],
+                     *         "eventTypeIds": [
+                     *           "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a"
+                     *         ],
+                     *         "routingFormIds": [
+                     *           "routingFormIds"
+                     *         ],
+                     *         "lastUsedAt": "2027-03-01T09:00:00.000Z",
+                     *         "apiKey": "pk_live_…"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyResponse"];
                 };
             };
@@ -5082,6 +6306,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5091,6 +6322,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5100,6 +6338,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5109,6 +6354,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5118,6 +6370,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5127,6 +6386,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5136,6 +6402,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5145,6 +6418,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5156,6 +6436,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5177,6 +6464,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "organization": {
+                     *         "id": "org_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "slug": "intro-call",
+                     *         "defaultLocale": "en",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrganizationResponse"];
                 };
             };
@@ -5186,6 +6484,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5195,6 +6500,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5204,6 +6516,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5213,6 +6532,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5222,6 +6548,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5231,6 +6564,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5242,6 +6582,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5270,6 +6617,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5279,6 +6633,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5288,6 +6649,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5297,6 +6665,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5306,6 +6681,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5315,6 +6697,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5326,6 +6715,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5342,6 +6738,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ann"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateOrganizationDto"];
             };
         };
@@ -5351,6 +6752,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "organization": {
+                     *         "id": "org_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "slug": "intro-call",
+                     *         "defaultLocale": "en",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrganizationResponse"];
                 };
             };
@@ -5360,6 +6772,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5369,6 +6788,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5378,6 +6804,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5387,6 +6820,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5396,6 +6836,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5405,6 +6852,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5414,6 +6868,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5423,6 +6884,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5434,6 +6902,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5460,6 +6935,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "members": [
+                     *         {
+                     *           "id": "mem_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "role": "owner",
+                     *           "status": "invited",
+                     *           "invitedAt": "2027-03-01T09:00:00.000Z",
+                     *           "joinedAt": "2027-03-01T09:00:00.000Z",
+                     *           "bookingLimits": {
+                     *             "perDay": 1,
+                     *             "perWeek": 1
+                     *           },
+                     *           "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["MemberListResponse"];
                 };
             };
@@ -5469,6 +6968,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5478,6 +6984,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5487,6 +7000,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5496,6 +7016,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5505,6 +7032,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5514,6 +7048,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5525,6 +7066,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5541,6 +7089,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com",
+                 *       "role": "owner"
+                 *     }
+                 */
                 "application/json": components["schemas"]["InviteMemberDto"];
             };
         };
@@ -5550,6 +7104,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "member": {
+                     *         "id": "mem_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "email": "ann@example.com",
+                     *         "firstName": "Ann",
+                     *         "lastName": "Lee",
+                     *         "role": "owner",
+                     *         "status": "invited",
+                     *         "invitedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvitedMemberResponse"];
                 };
             };
@@ -5559,6 +7126,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5568,6 +7142,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5577,6 +7158,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5586,15 +7174,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description EMAIL_TAKEN, MEMBER_EXISTS: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "EMAIL_TAKEN",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5604,6 +7206,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5613,6 +7222,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5622,6 +7238,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5631,6 +7254,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5642,6 +7272,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5671,6 +7308,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5680,6 +7324,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5689,6 +7340,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5698,15 +7356,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description LAST_OWNER: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "LAST_OWNER",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5716,6 +7388,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5725,6 +7404,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5736,6 +7422,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5753,6 +7446,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "owner",
+                 *       "bookingLimits": {
+                 *         "perDay": 1,
+                 *         "perWeek": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateMemberDto"];
             };
         };
@@ -5762,6 +7464,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "member": {
+                     *         "id": "mem_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "role": "owner",
+                     *         "bookingLimits": {
+                     *           "perDay": 1,
+                     *           "perWeek": 1
+                     *         },
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["MemberRoleResponse"];
                 };
             };
@@ -5771,6 +7486,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5780,6 +7502,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5789,6 +7518,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5798,15 +7534,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description LAST_OWNER: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "LAST_OWNER",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5816,6 +7566,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5825,6 +7582,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5834,6 +7598,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5843,6 +7614,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5854,6 +7632,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5878,6 +7663,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventTypes": [
+                     *         {
+                     *           "id": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "description": "A first conversation of half an hour",
+                     *           "durationMinutes": 30,
+                     *           "locationType": "zoom",
+                     *           "location": "https://meet.example.com/intro",
+                     *           "bufferBeforeMinutes": 30,
+                     *           "bufferAfterMinutes": 30,
+                     *           "minimumNoticeHours": 24,
+                     *           "bookingWindowDays": 60,
+                     *           "maxBookingsPerDay": 1,
+                     *           "slotIntervalMinutes": 30,
+                     *           "schedulingType": "one_on_one",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "requiresConfirmation": true,
+                     *           "holdMinutes": 30,
+                     *           "questions": [
+                     *             {
+                     *               "id": "id",
+                     *               "label": "Company",
+                     *               "type": "text",
+                     *               "required": true,
+                     *               "options": [
+                     *                 "options"
+                     *               ],
+                     *               "placeholder": "placeholder",
+                     *               "maxLength": 1
+                     *             }
+                     *           ],
+                     *           "seatsPerSlot": 2,
+                     *           "recurrence": {
+                     *             "frequency": "daily",
+                     *             "interval": 1,
+                     *             "maxCount": 2
+                     *           },
+                     *           "reminders": [
+                     *             {
+                     *               "minutesBefore": 1,
+                     *               "recipients": [
+                     *                 "attendee"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "attendeeCancellation": {
+                     *             "allowed": true,
+                     *             "noticeMinutes": 30
+                     *           },
+                     *           "attendeeRescheduling": {
+                     *             "allowed": true,
+                     *             "noticeMinutes": 30
+                     *           },
+                     *           "isActive": true,
+                     *           "bookingsCount": 1,
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventTypeListResponse"];
                 };
             };
@@ -5887,6 +7740,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5896,6 +7756,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5905,6 +7772,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5914,6 +7788,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5923,6 +7804,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5934,6 +7822,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5948,6 +7843,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Intro call",
+                 *       "slug": "intro-call",
+                 *       "durationMinutes": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateEventTypeDto"];
             };
         };
@@ -5957,6 +7859,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventType": {
+                     *         "id": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "title": "Intro call",
+                     *         "slug": "intro-call",
+                     *         "description": "A first conversation of half an hour",
+                     *         "durationMinutes": 30,
+                     *         "locationType": "zoom",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "bufferBeforeMinutes": 30,
+                     *         "bufferAfterMinutes": 30,
+                     *         "minimumNoticeHours": 24,
+                     *         "bookingWindowDays": 60,
+                     *         "maxBookingsPerDay": 1,
+                     *         "slotIntervalMinutes": 30,
+                     *         "schedulingType": "one_on_one",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "requiresConfirmation": true,
+                     *         "holdMinutes": 30,
+                     *         "questions": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "seatsPerSlot": 2,
+                     *         "recurrence": {
+                     *           "frequency": "daily",
+                     *           "interval": 1,
+                     *           "maxCount": 2
+                     *         },
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "recipients": [
+                     *               "attendee"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "attendeeCancellation": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "attendeeRescheduling": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "isActive": true,
+                     *         "bookingsCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventTypeResponse"];
                 };
             };
@@ -5966,6 +7932,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5975,6 +7948,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -5984,15 +7964,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLUG_TAKEN: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLUG_TAKEN",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6002,6 +7996,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6011,6 +8012,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6020,6 +8028,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6029,6 +8044,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6040,6 +8062,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6061,6 +8090,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventType": {
+                     *         "id": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "title": "Intro call",
+                     *         "slug": "intro-call",
+                     *         "description": "A first conversation of half an hour",
+                     *         "durationMinutes": 30,
+                     *         "locationType": "zoom",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "bufferBeforeMinutes": 30,
+                     *         "bufferAfterMinutes": 30,
+                     *         "minimumNoticeHours": 24,
+                     *         "bookingWindowDays": 60,
+                     *         "maxBookingsPerDay": 1,
+                     *         "slotIntervalMinutes": 30,
+                     *         "schedulingType": "one_on_one",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "requiresConfirmation": true,
+                     *         "holdMinutes": 30,
+                     *         "questions": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "seatsPerSlot": 2,
+                     *         "recurrence": {
+                     *           "frequency": "daily",
+                     *           "interval": 1,
+                     *           "maxCount": 2
+                     *         },
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "recipients": [
+                     *               "attendee"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "attendeeCancellation": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "attendeeRescheduling": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "isActive": true,
+                     *         "bookingsCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventTypeResponse"];
                 };
             };
@@ -6070,6 +8163,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6079,6 +8179,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6088,6 +8195,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6097,6 +8211,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6106,6 +8227,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6115,6 +8243,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6126,6 +8261,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6154,6 +8296,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6163,6 +8312,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6172,6 +8328,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6181,6 +8344,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6190,6 +8360,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6199,6 +8376,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6210,6 +8394,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6226,6 +8417,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateEventTypeDto"];
             };
         };
@@ -6235,6 +8427,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventType": {
+                     *         "id": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "title": "Intro call",
+                     *         "slug": "intro-call",
+                     *         "description": "A first conversation of half an hour",
+                     *         "durationMinutes": 30,
+                     *         "locationType": "zoom",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "bufferBeforeMinutes": 30,
+                     *         "bufferAfterMinutes": 30,
+                     *         "minimumNoticeHours": 24,
+                     *         "bookingWindowDays": 60,
+                     *         "maxBookingsPerDay": 1,
+                     *         "slotIntervalMinutes": 30,
+                     *         "schedulingType": "one_on_one",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "requiresConfirmation": true,
+                     *         "holdMinutes": 30,
+                     *         "questions": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "seatsPerSlot": 2,
+                     *         "recurrence": {
+                     *           "frequency": "daily",
+                     *           "interval": 1,
+                     *           "maxCount": 2
+                     *         },
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "recipients": [
+                     *               "attendee"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "attendeeCancellation": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "attendeeRescheduling": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "isActive": true,
+                     *         "bookingsCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventTypeResponse"];
                 };
             };
@@ -6244,6 +8500,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6253,6 +8516,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6262,6 +8532,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6271,15 +8548,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLUG_TAKEN, EVENT_TYPE_INACTIVE, SEATS_IN_USE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLUG_TAKEN",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6289,6 +8580,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6298,6 +8596,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6307,6 +8612,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6316,6 +8628,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6327,6 +8646,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6357,6 +8683,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "slots": [
+                     *         {
+                     *           "start": "2027-03-01T09:00:00.000+01:00",
+                     *           "end": "2027-03-01T09:30:00.000+01:00",
+                     *           "hostUserId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "seatsRemaining": 1
+                     *         }
+                     *       ],
+                     *       "timezone": "Europe/Berlin"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SlotsResponse"];
                 };
             };
@@ -6366,6 +8705,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6375,6 +8721,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6384,6 +8737,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6393,15 +8753,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description EVENT_TYPE_INACTIVE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "EVENT_TYPE_INACTIVE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6411,6 +8785,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6420,6 +8801,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6431,6 +8819,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6457,6 +8852,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "available": true,
+                     *       "reason": "in_the_past"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CheckResponse"];
                 };
             };
@@ -6466,6 +8867,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6475,6 +8883,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6484,6 +8899,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6493,15 +8915,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description EVENT_TYPE_INACTIVE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "EVENT_TYPE_INACTIVE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6511,6 +8947,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6520,6 +8963,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6531,6 +8981,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6553,6 +9010,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule": {
+                     *         "id": "sch_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "timezone": "Europe/Berlin",
+                     *         "schedules": [
+                     *           {
+                     *             "dayOfWeek": 0,
+                     *             "slots": [
+                     *               {
+                     *                 "startTime": "09:00",
+                     *                 "endTime": "17:00"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleResponse"];
                 };
             };
@@ -6562,6 +9040,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6571,6 +9056,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6580,6 +9072,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6589,6 +9088,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6598,6 +9104,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6607,6 +9120,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6618,6 +9138,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6635,6 +9162,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timezone": "Europe/Berlin",
+                 *       "schedules": [
+                 *         {
+                 *           "dayOfWeek": 0,
+                 *           "slots": [
+                 *             {
+                 *               "startTime": "09:00",
+                 *               "endTime": "17:00"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PutScheduleDto"];
             };
         };
@@ -6644,6 +9187,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schedule": {
+                     *         "id": "sch_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "timezone": "Europe/Berlin",
+                     *         "schedules": [
+                     *           {
+                     *             "dayOfWeek": 0,
+                     *             "slots": [
+                     *               {
+                     *                 "startTime": "09:00",
+                     *                 "endTime": "17:00"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleResponse"];
                 };
             };
@@ -6653,6 +9217,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6662,6 +9233,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6671,6 +9249,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6680,6 +9265,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6689,6 +9281,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6698,6 +9297,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6707,6 +9313,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6716,6 +9329,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6727,6 +9347,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6753,6 +9380,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "overrides": [
+                     *         {
+                     *           "id": "ovr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "date": "2027-12-24",
+                     *           "type": "unavailable",
+                     *           "reason": "Moved at the attendee’s request",
+                     *           "slots": [
+                     *             {
+                     *               "startTime": "09:00",
+                     *               "endTime": "17:00"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["OverrideListResponse"];
                 };
             };
@@ -6762,6 +9410,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6771,6 +9426,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6780,6 +9442,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6789,6 +9458,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6798,6 +9474,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6807,6 +9490,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6818,6 +9508,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6835,6 +9532,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "date": "2027-12-24",
+                 *       "type": "unavailable"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOverrideDto"];
             };
         };
@@ -6844,6 +9547,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "override": {
+                     *         "id": "ovr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "date": "2027-12-24",
+                     *         "type": "unavailable",
+                     *         "reason": "Moved at the attendee’s request",
+                     *         "slots": [
+                     *           {
+                     *             "startTime": "09:00",
+                     *             "endTime": "17:00"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OverrideResponse"];
                 };
             };
@@ -6853,6 +9574,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6862,6 +9590,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6871,6 +9606,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6880,15 +9622,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description OVERRIDE_EXISTS: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OVERRIDE_EXISTS",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6898,6 +9654,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6907,6 +9670,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6916,6 +9686,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6925,6 +9702,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6936,6 +9720,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6964,6 +9755,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6973,6 +9771,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6982,6 +9787,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -6991,6 +9803,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7000,6 +9819,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7009,6 +9835,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7020,6 +9853,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7048,6 +9888,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "outOfOffice": [
+                     *         {
+                     *           "id": "ooo_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "startsAt": "2027-03-01T09:00:00.000Z",
+                     *           "endsAt": "2027-03-01T09:00:00.000Z",
+                     *           "note": "Moved at the attendee’s request",
+                     *           "redirectToUserId": "redirectToUserId",
+                     *           "externalId": "externalId",
+                     *           "affectedBookings": [
+                     *             {
+                     *               "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *               "startsAt": "2027-03-01T09:00:00.000Z",
+                     *               "status": "confirmed"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["OutOfOfficeListResponse"];
                 };
             };
@@ -7057,6 +9923,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7066,6 +9939,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7075,6 +9955,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7084,6 +9971,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7093,6 +9987,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7104,6 +10005,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7118,6 +10026,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "redirectToUserId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startsAt": "2027-08-02T00:00:00Z",
+                 *       "endsAt": "2027-08-16T00:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOutOfOfficeDto"];
             };
         };
@@ -7127,6 +10043,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "outOfOffice": {
+                     *         "id": "ooo_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "note": "Moved at the attendee’s request",
+                     *         "redirectToUserId": "redirectToUserId",
+                     *         "externalId": "externalId",
+                     *         "affectedBookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OutOfOfficeResponse"];
                 };
             };
@@ -7136,6 +10074,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7145,6 +10090,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7154,6 +10106,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7163,15 +10122,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description OUT_OF_OFFICE_OVERLAP: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OUT_OF_OFFICE_OVERLAP",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7181,6 +10154,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7190,6 +10170,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7199,6 +10186,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7208,6 +10202,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7219,6 +10220,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7240,6 +10248,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "outOfOffice": {
+                     *         "id": "ooo_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "note": "Moved at the attendee’s request",
+                     *         "redirectToUserId": "redirectToUserId",
+                     *         "externalId": "externalId",
+                     *         "affectedBookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OutOfOfficeResponse"];
                 };
             };
@@ -7249,6 +10279,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7258,6 +10295,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7267,6 +10311,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7276,6 +10327,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7285,6 +10343,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7294,6 +10359,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7305,6 +10377,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7333,6 +10412,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7342,6 +10428,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7351,6 +10444,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7360,6 +10460,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7369,6 +10476,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7378,6 +10492,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7389,6 +10510,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7405,6 +10533,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "redirectToUserId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startsAt": "2027-08-02T00:00:00Z",
+                 *       "endsAt": "2027-08-16T00:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateOutOfOfficeDto"];
             };
         };
@@ -7414,6 +10549,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "outOfOffice": {
+                     *         "id": "ooo_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "note": "Moved at the attendee’s request",
+                     *         "redirectToUserId": "redirectToUserId",
+                     *         "externalId": "externalId",
+                     *         "affectedBookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OutOfOfficeResponse"];
                 };
             };
@@ -7423,6 +10580,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7432,6 +10596,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7441,6 +10612,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7450,15 +10628,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description OUT_OF_OFFICE_OVERLAP: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OUT_OF_OFFICE_OVERLAP",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7468,6 +10660,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7477,6 +10676,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7486,6 +10692,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7495,6 +10708,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7506,6 +10726,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7528,6 +10755,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "routingForms": [
+                     *         {
+                     *           "id": "rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "name": "Ann",
+                     *           "fields": [
+                     *             {
+                     *               "id": "id",
+                     *               "label": "Company",
+                     *               "type": "text",
+                     *               "required": true,
+                     *               "options": [
+                     *                 "options"
+                     *               ],
+                     *               "placeholder": "placeholder",
+                     *               "maxLength": 1
+                     *             }
+                     *           ],
+                     *           "routes": [
+                     *             {
+                     *               "when": {
+                     *                 "all": [
+                     *                   {
+                     *                     "field": "field",
+                     *                     "op": "equals",
+                     *                     "value": "value"
+                     *                   }
+                     *                 ],
+                     *                 "any": [
+                     *                   {
+                     *                     "field": "field",
+                     *                     "op": "equals",
+                     *                     "value": "value"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "to": {
+                     *                 "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *                 "hostUserIds": [
+                     *                   "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *                 ],
+                     *                 "message": "Moved at the attendee’s request",
+                     *                 "url": "https://partner.example/webhooks"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "fallback": {
+                     *             "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "hostUserIds": [
+                     *               "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *             ],
+                     *             "message": "Moved at the attendee’s request",
+                     *             "url": "https://partner.example/webhooks"
+                     *           },
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingFormListResponse"];
                 };
             };
@@ -7537,6 +10827,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7546,6 +10843,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7555,6 +10859,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7564,6 +10875,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7573,6 +10891,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7584,6 +10909,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7598,6 +10930,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ann",
+                 *       "fields": [
+                 *         {
+                 *           "id": "id",
+                 *           "label": "Company",
+                 *           "type": "text"
+                 *         }
+                 *       ],
+                 *       "routes": [
+                 *         {
+                 *           "when": {},
+                 *           "to": {
+                 *             "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *             "url": "https://example.com/support"
+                 *           }
+                 *         }
+                 *       ],
+                 *       "fallback": {
+                 *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *         "url": "https://example.com/support"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateRoutingFormDto"];
             };
         };
@@ -7607,6 +10964,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "routingForm": {
+                     *         "id": "rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "fields": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "routes": [
+                     *           {
+                     *             "when": {
+                     *               "all": [
+                     *                 {
+                     *                   "field": "field",
+                     *                   "op": "equals",
+                     *                   "value": "value"
+                     *                 }
+                     *               ],
+                     *               "any": [
+                     *                 {
+                     *                   "field": "field",
+                     *                   "op": "equals",
+                     *                   "value": "value"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "to": {
+                     *               "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *               "hostUserIds": [
+                     *                 "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *               ],
+                     *               "message": "Moved at the attendee’s request",
+                     *               "url": "https://partner.example/webhooks"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "fallback": {
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "message": "Moved at the attendee’s request",
+                     *           "url": "https://partner.example/webhooks"
+                     *         },
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingFormResponse"];
                 };
             };
@@ -7616,6 +11032,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7625,6 +11048,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7634,6 +11064,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7643,6 +11080,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7652,6 +11096,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7661,6 +11112,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7670,6 +11128,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7681,6 +11146,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7702,6 +11174,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "routingForm": {
+                     *         "id": "rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "fields": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "routes": [
+                     *           {
+                     *             "when": {
+                     *               "all": [
+                     *                 {
+                     *                   "field": "field",
+                     *                   "op": "equals",
+                     *                   "value": "value"
+                     *                 }
+                     *               ],
+                     *               "any": [
+                     *                 {
+                     *                   "field": "field",
+                     *                   "op": "equals",
+                     *                   "value": "value"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "to": {
+                     *               "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *               "hostUserIds": [
+                     *                 "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *               ],
+                     *               "message": "Moved at the attendee’s request",
+                     *               "url": "https://partner.example/webhooks"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "fallback": {
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "message": "Moved at the attendee’s request",
+                     *           "url": "https://partner.example/webhooks"
+                     *         },
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingFormResponse"];
                 };
             };
@@ -7711,6 +11242,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7720,6 +11258,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7729,6 +11274,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7738,6 +11290,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7747,6 +11306,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7756,6 +11322,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7767,6 +11340,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7795,6 +11375,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7804,6 +11391,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7813,6 +11407,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7822,6 +11423,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7831,6 +11439,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7840,6 +11455,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7851,6 +11473,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7867,6 +11496,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateRoutingFormDto"];
             };
         };
@@ -7876,6 +11506,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "routingForm": {
+                     *         "id": "rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "fields": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "routes": [
+                     *           {
+                     *             "when": {
+                     *               "all": [
+                     *                 {
+                     *                   "field": "field",
+                     *                   "op": "equals",
+                     *                   "value": "value"
+                     *                 }
+                     *               ],
+                     *               "any": [
+                     *                 {
+                     *                   "field": "field",
+                     *                   "op": "equals",
+                     *                   "value": "value"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "to": {
+                     *               "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *               "hostUserIds": [
+                     *                 "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *               ],
+                     *               "message": "Moved at the attendee’s request",
+                     *               "url": "https://partner.example/webhooks"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "fallback": {
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "message": "Moved at the attendee’s request",
+                     *           "url": "https://partner.example/webhooks"
+                     *         },
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingFormResponse"];
                 };
             };
@@ -7885,6 +11574,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7894,6 +11590,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7903,6 +11606,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7912,6 +11622,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7921,6 +11638,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7930,6 +11654,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7939,6 +11670,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7948,6 +11686,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7959,6 +11704,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -7975,6 +11727,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answers": {
+                 *         "company_size": 250,
+                 *         "region": "emea"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AnswersDto"];
             };
         };
@@ -7984,6 +11744,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "route": {
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "message": "Moved at the attendee’s request",
+                     *         "url": "https://partner.example/webhooks"
+                     *       },
+                     *       "matchedRoute": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingTestResponse"];
                 };
             };
@@ -7993,6 +11766,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8002,6 +11782,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8011,6 +11798,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8020,6 +11814,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8029,6 +11830,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8038,6 +11846,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8047,6 +11862,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8056,6 +11878,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8067,6 +11896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8095,6 +11931,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "responses": [
+                     *         {
+                     *           "id": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "answers": [
+                     *             {
+                     *               "id": "id",
+                     *               "label": "Company",
+                     *               "type": "type",
+                     *               "value": "value"
+                     *             }
+                     *           ],
+                     *           "route": {
+                     *             "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "hostUserIds": [
+                     *               "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *             ],
+                     *             "message": "Moved at the attendee’s request",
+                     *             "url": "https://partner.example/webhooks"
+                     *           },
+                     *           "matchedRoute": 1,
+                     *           "bookingId": "bkg_2Hs9LqP4vXe7Nc1Bm6Tz3Wd8",
+                     *           "createdAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingResponseListResponse"];
                 };
             };
@@ -8104,6 +11970,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8113,6 +11986,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8122,6 +12002,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8131,6 +12018,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8140,6 +12034,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8149,6 +12050,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8160,6 +12068,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8176,6 +12091,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answers": {
+                 *         "company_size": 250,
+                 *         "region": "emea"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AnswersDto"];
             };
         };
@@ -8185,6 +12108,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "response": {
+                     *         "id": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "route": {
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "message": "Moved at the attendee’s request",
+                     *           "url": "https://partner.example/webhooks"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SubmittedResponse"];
                 };
             };
@@ -8194,6 +12132,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8203,6 +12148,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8212,6 +12164,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8221,6 +12180,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8230,6 +12196,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8239,6 +12212,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8248,6 +12228,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8257,6 +12244,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8268,6 +12262,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8289,6 +12290,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "routingForm": {
+                     *         "id": "rtf_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "name": "Ann",
+                     *         "fields": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicRoutingFormResponse"];
                 };
             };
@@ -8298,6 +12320,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8307,6 +12336,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8316,6 +12352,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8325,6 +12368,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8334,6 +12384,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8343,6 +12400,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8354,6 +12418,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8370,6 +12441,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answers": {
+                 *         "company_size": 250,
+                 *         "region": "emea"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AnswersDto"];
             };
         };
@@ -8379,6 +12458,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "response": {
+                     *         "id": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "route": {
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "message": "Moved at the attendee’s request",
+                     *           "url": "https://partner.example/webhooks"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SubmittedResponse"];
                 };
             };
@@ -8388,6 +12482,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8397,6 +12498,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8406,6 +12514,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8415,6 +12530,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8424,6 +12546,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8433,6 +12562,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8442,6 +12578,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8451,6 +12594,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8462,6 +12612,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8483,6 +12640,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sso": {
+                     *         "issuer": "https://partner.example/webhooks",
+                     *         "clientId": "clientId",
+                     *         "domains": [
+                     *           "domains"
+                     *         ],
+                     *         "enforce": true,
+                     *         "defaultRole": "member",
+                     *         "redirectUri": "https://partner.example/webhooks",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SsoResponse"];
                 };
             };
@@ -8492,6 +12664,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8501,6 +12680,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8510,6 +12696,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8519,6 +12712,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8528,6 +12728,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8537,6 +12744,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8548,6 +12762,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8564,6 +12785,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "issuer": "https://partner.example/webhooks",
+                 *       "clientId": "clientId",
+                 *       "clientSecret": "clientSecret",
+                 *       "domains": [
+                 *         "example.com"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PutSsoDto"];
             };
         };
@@ -8573,6 +12804,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sso": {
+                     *         "issuer": "https://partner.example/webhooks",
+                     *         "clientId": "clientId",
+                     *         "domains": [
+                     *           "domains"
+                     *         ],
+                     *         "enforce": true,
+                     *         "defaultRole": "member",
+                     *         "redirectUri": "https://partner.example/webhooks",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SsoResponse"];
                 };
             };
@@ -8582,6 +12828,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8591,6 +12844,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8600,6 +12860,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8609,15 +12876,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description DOMAIN_TAKEN: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "DOMAIN_TAKEN",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8627,6 +12908,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8636,6 +12924,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8645,6 +12940,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8654,6 +12956,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8665,6 +12974,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8693,6 +13009,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8702,6 +13025,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8711,6 +13041,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8720,6 +13057,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8729,6 +13073,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8738,6 +13089,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8749,6 +13107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8770,6 +13135,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "token": "scim_3kTMd8sVYqPzW1bXnR0aQe7LcU5hJ2fG9yKoNiAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScimTokenResponse"];
                 };
             };
@@ -8779,6 +13149,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8788,6 +13165,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8797,6 +13181,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8806,6 +13197,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8815,6 +13213,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8824,6 +13229,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8835,6 +13247,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8863,6 +13282,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8872,6 +13298,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8881,6 +13314,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8890,6 +13330,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8899,6 +13346,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8908,6 +13362,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8919,6 +13380,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8953,6 +13421,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "bookings": [
+                     *         {
+                     *           "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *           "hostUserIds": [
+                     *             "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *           ],
+                     *           "startsAt": "2027-03-01T09:00:00.000Z",
+                     *           "endsAt": "2027-03-01T09:00:00.000Z",
+                     *           "status": "confirmed",
+                     *           "attendee": {
+                     *             "email": "ann@example.com",
+                     *             "firstName": "Ann",
+                     *             "lastName": "Lee",
+                     *             "phone": "+49 30 1234567",
+                     *             "locale": "de-AT"
+                     *           },
+                     *           "timezone": "Europe/Berlin",
+                     *           "locationType": "locationType",
+                     *           "location": "https://meet.example.com/intro",
+                     *           "notes": "Moved at the attendee’s request",
+                     *           "metadata": {},
+                     *           "answers": [
+                     *             {
+                     *               "id": "id",
+                     *               "label": "Company",
+                     *               "type": "text",
+                     *               "value": "value"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "livemode": true,
+                     *           "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "occurrence": 1,
+                     *           "noShow": {
+                     *             "attendee": true,
+                     *             "host": true
+                     *           },
+                     *           "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *           "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *           "eventType": {
+                     *             "id": "id",
+                     *             "title": "Intro call",
+                     *             "slug": "intro-call",
+                     *             "durationMinutes": 30
+                     *           },
+                     *           "meetingUrl": "https://partner.example/webhooks",
+                     *           "updatedAt": "2027-03-01T09:00:00.000Z",
+                     *           "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *           "cancellationReason": "cancellationReason",
+                     *           "cancelledBy": "host",
+                     *           "previousBookingId": "previousBookingId",
+                     *           "rescheduledToBookingId": "rescheduledToBookingId",
+                     *           "reminders": [
+                     *             {
+                     *               "minutesBefore": 1,
+                     *               "dueAt": "2027-03-01T09:00:00.000Z",
+                     *               "sentAt": "2027-03-01T09:00:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true,
+                     *       "page": 1,
+                     *       "limit": 20
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingListResponse"];
                 };
             };
@@ -8962,6 +13501,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8971,6 +13517,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8980,6 +13533,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8989,6 +13549,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -8998,6 +13565,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9009,6 +13583,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9026,6 +13607,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startTime": "2027-03-02T10:00:00+01:00",
+                 *       "timezone": "Europe/Berlin",
+                 *       "routingResponseId": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "attendee": {
+                 *         "email": "ann@example.com",
+                 *         "locale": "de-AT"
+                 *       },
+                 *       "holdId": "hld_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "answers": {
+                 *         "company": "Acme",
+                 *         "agenda": "Pricing",
+                 *         "consent": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateBookingDto"];
             };
         };
@@ -9035,6 +13634,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567",
+                     *           "locale": "de-AT"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "notes": "Moved at the attendee’s request",
+                     *         "metadata": {},
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true,
+                     *         "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "occurrence": 1,
+                     *         "noShow": {
+                     *           "attendee": true,
+                     *           "host": true
+                     *         },
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *         "confirmationToken": "tok_8dJ2kQ0xWm3nB7vR1sTz"
+                     *       },
+                     *       "series": {
+                     *         "id": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "count": 1,
+                     *         "bookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "endsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedBookingResponse"];
                 };
             };
@@ -9044,6 +13701,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9053,6 +13717,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9062,6 +13733,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9071,15 +13749,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLOT_UNAVAILABLE, EVENT_TYPE_INACTIVE, IDEMPOTENCY_KEY_IN_USE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLOT_UNAVAILABLE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9089,6 +13781,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9098,15 +13797,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description IDEMPOTENCY_KEY_REUSED: well formed, but cannot be carried out */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "well formed, but cannot be carried out",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9116,6 +13829,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9125,6 +13845,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9136,6 +13863,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9157,6 +13891,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567",
+                     *           "locale": "de-AT"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "notes": "Moved at the attendee’s request",
+                     *         "metadata": {},
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true,
+                     *         "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "occurrence": 1,
+                     *         "noShow": {
+                     *           "attendee": true,
+                     *           "host": true
+                     *         },
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *         "eventType": {
+                     *           "id": "id",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "durationMinutes": 30
+                     *         },
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancellationReason": "cancellationReason",
+                     *         "cancelledBy": "host",
+                     *         "previousBookingId": "previousBookingId",
+                     *         "rescheduledToBookingId": "rescheduledToBookingId",
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "dueAt": "2027-03-01T09:00:00.000Z",
+                     *             "sentAt": "2027-03-01T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingResponse"];
                 };
             };
@@ -9166,6 +13965,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9175,6 +13981,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9184,6 +13997,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9193,6 +14013,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9202,6 +14029,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9211,6 +14045,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9222,6 +14063,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9238,6 +14086,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["CancelBookingDto"];
             };
         };
@@ -9247,6 +14096,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "id",
+                     *         "status": "cancelled",
+                     *         "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancellationReason": "cancellationReason",
+                     *         "cancelledBy": "host"
+                     *       },
+                     *       "cancelledBookingIds": [
+                     *         "cancelledBookingIds"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CancelledBookingResponse"];
                 };
             };
@@ -9256,6 +14119,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9265,6 +14135,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9274,6 +14151,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9283,15 +14167,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description BOOKING_NOT_ACTIVE, BOOKING_IN_PAST, CHANGE_NOT_ALLOWED: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BOOKING_NOT_ACTIVE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9301,6 +14199,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9310,6 +14215,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9319,6 +14231,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9328,6 +14247,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9339,6 +14265,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9358,6 +14291,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "newStartTime": "2027-03-03T10:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RescheduleBookingDto"];
             };
         };
@@ -9367,6 +14305,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "id",
+                     *         "previousBookingId": "previousBookingId",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "confirmationToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RescheduledBookingResponse"];
                 };
             };
@@ -9376,6 +14329,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9385,6 +14345,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9394,6 +14361,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9403,15 +14377,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLOT_UNAVAILABLE, EVENT_TYPE_INACTIVE, BOOKING_NOT_ACTIVE, BOOKING_IN_PAST, IDEMPOTENCY_KEY_IN_USE, CHANGE_NOT_ALLOWED: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLOT_UNAVAILABLE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9421,6 +14409,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9430,15 +14425,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description IDEMPOTENCY_KEY_REUSED: well formed, but cannot be carried out */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "well formed, but cannot be carried out",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9448,6 +14457,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9457,6 +14473,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9468,6 +14491,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9484,6 +14514,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "hostUserId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "fromHostUserId": "usr_7Hq2LmX9pR4sT1vW6yZ0aB3c"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReassignBookingDto"];
             };
         };
@@ -9493,6 +14529,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567",
+                     *           "locale": "de-AT"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "notes": "Moved at the attendee’s request",
+                     *         "metadata": {},
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true,
+                     *         "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "occurrence": 1,
+                     *         "noShow": {
+                     *           "attendee": true,
+                     *           "host": true
+                     *         },
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *         "eventType": {
+                     *           "id": "id",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "durationMinutes": 30
+                     *         },
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancellationReason": "cancellationReason",
+                     *         "cancelledBy": "host",
+                     *         "previousBookingId": "previousBookingId",
+                     *         "rescheduledToBookingId": "rescheduledToBookingId",
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "dueAt": "2027-03-01T09:00:00.000Z",
+                     *             "sentAt": "2027-03-01T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingResponse"];
                 };
             };
@@ -9502,6 +14603,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9511,6 +14619,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9520,6 +14635,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9529,15 +14651,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLOT_UNAVAILABLE, BOOKING_NOT_ACTIVE, BOOKING_IN_PAST: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLOT_UNAVAILABLE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9547,6 +14683,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9556,6 +14699,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9565,6 +14715,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9574,6 +14731,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9585,6 +14749,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9601,6 +14772,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["DecisionDto"];
             };
         };
@@ -9610,6 +14782,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567",
+                     *           "locale": "de-AT"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "notes": "Moved at the attendee’s request",
+                     *         "metadata": {},
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true,
+                     *         "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "occurrence": 1,
+                     *         "noShow": {
+                     *           "attendee": true,
+                     *           "host": true
+                     *         },
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *         "eventType": {
+                     *           "id": "id",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "durationMinutes": 30
+                     *         },
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancellationReason": "cancellationReason",
+                     *         "cancelledBy": "host",
+                     *         "previousBookingId": "previousBookingId",
+                     *         "rescheduledToBookingId": "rescheduledToBookingId",
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "dueAt": "2027-03-01T09:00:00.000Z",
+                     *             "sentAt": "2027-03-01T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingResponse"];
                 };
             };
@@ -9619,6 +14856,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9628,6 +14872,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9637,6 +14888,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9646,15 +14904,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description BOOKING_NOT_PENDING: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BOOKING_NOT_PENDING",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9664,6 +14936,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9673,6 +14952,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9682,6 +14968,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9691,6 +14984,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9702,6 +15002,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9718,6 +15025,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "party": "attendee"
+                 *     }
+                 */
                 "application/json": components["schemas"]["NoShowDto"];
             };
         };
@@ -9728,6 +15040,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567",
+                     *           "locale": "de-AT"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "notes": "Moved at the attendee’s request",
+                     *         "metadata": {},
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true,
+                     *         "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "occurrence": 1,
+                     *         "noShow": {
+                     *           "attendee": true,
+                     *           "host": true
+                     *         },
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *         "eventType": {
+                     *           "id": "id",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "durationMinutes": 30
+                     *         },
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancellationReason": "cancellationReason",
+                     *         "cancelledBy": "host",
+                     *         "previousBookingId": "previousBookingId",
+                     *         "rescheduledToBookingId": "rescheduledToBookingId",
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "dueAt": "2027-03-01T09:00:00.000Z",
+                     *             "sentAt": "2027-03-01T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingResponse"] | components["schemas"]["PublicBookingResponse"];
                 };
             };
@@ -9737,6 +15114,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9746,6 +15130,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9755,6 +15146,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9764,15 +15162,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description BOOKING_NOT_ACTIVE, BOOKING_NOT_STARTED: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BOOKING_NOT_ACTIVE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9782,6 +15194,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9791,6 +15210,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9800,6 +15226,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9809,6 +15242,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9820,6 +15260,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9836,6 +15283,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["DecisionDto"];
             };
         };
@@ -9845,6 +15293,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "hostUserId": "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y",
+                     *         "hostUserIds": [
+                     *           "usr_8dJ2kQ0xWm3nB7vR1sTz4a6Y"
+                     *         ],
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567",
+                     *           "locale": "de-AT"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "notes": "Moved at the attendee’s request",
+                     *         "metadata": {},
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true,
+                     *         "seriesId": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "occurrence": 1,
+                     *         "noShow": {
+                     *           "attendee": true,
+                     *           "host": true
+                     *         },
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z",
+                     *         "eventType": {
+                     *           "id": "id",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "durationMinutes": 30
+                     *         },
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancelledAt": "2027-03-01T09:00:00.000Z",
+                     *         "cancellationReason": "cancellationReason",
+                     *         "cancelledBy": "host",
+                     *         "previousBookingId": "previousBookingId",
+                     *         "rescheduledToBookingId": "rescheduledToBookingId",
+                     *         "reminders": [
+                     *           {
+                     *             "minutesBefore": 1,
+                     *             "dueAt": "2027-03-01T09:00:00.000Z",
+                     *             "sentAt": "2027-03-01T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BookingResponse"];
                 };
             };
@@ -9854,6 +15367,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9863,6 +15383,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9872,6 +15399,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9881,15 +15415,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description BOOKING_NOT_PENDING: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "BOOKING_NOT_PENDING",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9899,6 +15447,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9908,6 +15463,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9917,6 +15479,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9926,6 +15495,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9937,6 +15513,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9956,6 +15539,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "http://localhost:3000/v1/calendar-feeds/Qm9va2luZ3NGZWVkVG9rZW5FeGFtcGxlMTIzNDU2Nzg5.ics"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarFeedResponse"];
                 };
             };
@@ -9965,6 +15553,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9974,6 +15569,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9983,6 +15585,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -9992,6 +15601,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10003,6 +15619,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10022,6 +15645,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "http://localhost:3000/v1/calendar-feeds/Qm9va2luZ3NGZWVkVG9rZW5FeGFtcGxlMTIzNDU2Nzg5.ics"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarFeedResponse"];
                 };
             };
@@ -10031,6 +15659,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10040,6 +15675,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10049,6 +15691,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10058,6 +15707,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10069,6 +15725,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10108,6 +15771,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10117,6 +15787,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10126,6 +15803,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10135,6 +15819,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10146,6 +15837,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10169,6 +15867,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "holds": [
+                     *         {
+                     *           "id": "hld_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "startsAt": "2027-03-01T09:00:00.000Z",
+                     *           "endsAt": "2027-03-01T09:00:00.000Z",
+                     *           "expiresAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["HoldListResponse"];
                 };
             };
@@ -10178,6 +15891,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10187,6 +15907,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10196,6 +15923,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10205,6 +15939,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10214,6 +15955,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10225,6 +15973,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10242,6 +15997,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startTime": "2027-03-02T10:00:00+01:00",
+                 *       "timezone": "Europe/Berlin",
+                 *       "routingResponseId": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateHoldDto"];
             };
         };
@@ -10251,6 +16014,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "hold": {
+                     *         "id": "hld_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "expiresAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HoldResponse"];
                 };
             };
@@ -10260,6 +16034,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10269,6 +16050,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10278,6 +16066,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10287,15 +16082,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLOT_UNAVAILABLE, EVENT_TYPE_INACTIVE, IDEMPOTENCY_KEY_IN_USE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLOT_UNAVAILABLE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10305,6 +16114,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10314,15 +16130,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description IDEMPOTENCY_KEY_REUSED: well formed, but cannot be carried out */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "well formed, but cannot be carried out",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10332,6 +16162,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10341,6 +16178,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10352,6 +16196,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10381,6 +16232,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10390,6 +16248,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10399,6 +16264,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10408,6 +16280,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10417,6 +16296,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10426,6 +16312,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10437,6 +16330,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10458,6 +16358,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "series": {
+                     *         "id": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "count": 1,
+                     *         "bookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "endsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ],
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "frequency": "daily",
+                     *         "interval": 1,
+                     *         "timezone": "Europe/Berlin",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "livemode": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SeriesResponse"];
                 };
             };
@@ -10467,6 +16389,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10476,6 +16405,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10485,6 +16421,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10494,6 +16437,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10503,6 +16453,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10512,6 +16469,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10523,6 +16487,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10542,6 +16513,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventTypes": [
+                     *         {
+                     *           "id": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "title": "Intro call",
+                     *           "slug": "intro-call",
+                     *           "description": "A first conversation of half an hour",
+                     *           "durationMinutes": 30,
+                     *           "locationType": "zoom",
+                     *           "schedulingType": "one_on_one",
+                     *           "requiresConfirmation": true,
+                     *           "minimumNoticeHours": 24,
+                     *           "bookingWindowDays": 60,
+                     *           "holdMinutes": 30,
+                     *           "questions": [
+                     *             {
+                     *               "id": "id",
+                     *               "label": "Company",
+                     *               "type": "text",
+                     *               "required": true,
+                     *               "options": [
+                     *                 "options"
+                     *               ],
+                     *               "placeholder": "placeholder",
+                     *               "maxLength": 1
+                     *             }
+                     *           ],
+                     *           "hosts": [
+                     *             {
+                     *               "name": "Ada Lovelace"
+                     *             }
+                     *           ],
+                     *           "seatsPerSlot": 1,
+                     *           "recurrence": {
+                     *             "frequency": "daily",
+                     *             "interval": 1,
+                     *             "maxCount": 2
+                     *           },
+                     *           "attendeeCancellation": {
+                     *             "allowed": true,
+                     *             "noticeMinutes": 30
+                     *           },
+                     *           "attendeeRescheduling": {
+                     *             "allowed": true,
+                     *             "noticeMinutes": 30
+                     *           }
+                     *         }
+                     *       ],
+                     *       "totalCount": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicEventTypeListResponse"];
                 };
             };
@@ -10551,6 +16574,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10560,6 +16590,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10569,6 +16606,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10578,6 +16622,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10589,6 +16640,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10610,6 +16668,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventType": {
+                     *         "id": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "title": "Intro call",
+                     *         "slug": "intro-call",
+                     *         "description": "A first conversation of half an hour",
+                     *         "durationMinutes": 30,
+                     *         "locationType": "zoom",
+                     *         "schedulingType": "one_on_one",
+                     *         "requiresConfirmation": true,
+                     *         "minimumNoticeHours": 24,
+                     *         "bookingWindowDays": 60,
+                     *         "holdMinutes": 30,
+                     *         "questions": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "required": true,
+                     *             "options": [
+                     *               "options"
+                     *             ],
+                     *             "placeholder": "placeholder",
+                     *             "maxLength": 1
+                     *           }
+                     *         ],
+                     *         "hosts": [
+                     *           {
+                     *             "name": "Ada Lovelace"
+                     *           }
+                     *         ],
+                     *         "seatsPerSlot": 1,
+                     *         "recurrence": {
+                     *           "frequency": "daily",
+                     *           "interval": 1,
+                     *           "maxCount": 2
+                     *         },
+                     *         "attendeeCancellation": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         },
+                     *         "attendeeRescheduling": {
+                     *           "allowed": true,
+                     *           "noticeMinutes": 30
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicEventTypeResponse"];
                 };
             };
@@ -10619,6 +16726,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10628,6 +16742,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10637,6 +16758,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10646,6 +16774,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10655,6 +16790,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10664,6 +16806,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10675,6 +16824,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10703,6 +16859,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "slots": [
+                     *         {
+                     *           "start": "2027-03-01T09:00:00.000+01:00",
+                     *           "end": "2027-03-01T09:30:00.000+01:00",
+                     *           "seatsRemaining": 1
+                     *         }
+                     *       ],
+                     *       "timezone": "Europe/Berlin"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicSlotsResponse"];
                 };
             };
@@ -10712,6 +16880,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10721,6 +16896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10730,6 +16912,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10739,15 +16928,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description EVENT_TYPE_INACTIVE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "EVENT_TYPE_INACTIVE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10757,6 +16960,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10766,6 +16976,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10777,6 +16994,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10794,6 +17018,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startTime": "2027-03-02T10:00:00+01:00",
+                 *       "timezone": "Europe/Berlin",
+                 *       "routingResponseId": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SlotRequestDto"];
             };
         };
@@ -10803,6 +17035,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "hold": {
+                     *         "id": "hld_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "expiresAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "holdToken": "Xb3k9QdY0m2kBz7Lr1Xc8VtN3aYq2w5E"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicHoldResponse"];
                 };
             };
@@ -10812,6 +17056,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10821,6 +17072,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10830,6 +17088,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10839,15 +17104,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLOT_UNAVAILABLE, EVENT_TYPE_INACTIVE, IDEMPOTENCY_KEY_IN_USE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLOT_UNAVAILABLE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10857,6 +17136,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10866,15 +17152,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description IDEMPOTENCY_KEY_REUSED: well formed, but cannot be carried out */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "well formed, but cannot be carried out",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10884,6 +17184,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10893,6 +17200,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10904,6 +17218,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10920,6 +17241,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "holdToken": "tok_8dJ2kQ0xWm3nB7vR1sTz"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReleaseHoldDto"];
             };
         };
@@ -10937,6 +17263,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10946,6 +17279,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10955,6 +17295,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10964,6 +17311,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10973,6 +17327,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10982,6 +17343,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -10991,6 +17359,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11000,6 +17375,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11011,6 +17393,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11028,6 +17417,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startTime": "2027-03-02T10:00:00+01:00",
+                 *       "timezone": "Europe/Berlin",
+                 *       "routingResponseId": "rtr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "attendee": {
+                 *         "email": "ann@example.com",
+                 *         "locale": "de-AT"
+                 *       },
+                 *       "holdId": "hld_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "answers": {
+                 *         "company": "Acme",
+                 *         "agenda": "Pricing",
+                 *         "consent": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PublicBookingDto"];
             };
         };
@@ -11037,6 +17444,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "confirmationToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567",
+                     *           "locale": "de-AT"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "livemode": true,
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "series": {
+                     *         "id": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "count": 1,
+                     *         "bookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "endsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicBookingResponse"];
                 };
             };
@@ -11046,6 +17499,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11055,6 +17515,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11064,6 +17531,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11073,15 +17547,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description SLOT_UNAVAILABLE, EVENT_TYPE_INACTIVE, IDEMPOTENCY_KEY_IN_USE: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SLOT_UNAVAILABLE",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11091,6 +17579,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11100,15 +17595,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description IDEMPOTENCY_KEY_REUSED: well formed, but cannot be carried out */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "well formed, but cannot be carried out",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11118,6 +17627,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11127,6 +17643,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11138,6 +17661,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11162,6 +17692,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "eventTypeId": "evt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "status": "confirmed",
+                     *         "confirmationToken": "tok_8dJ2kQ0xWm3nB7vR1sTz",
+                     *         "attendee": {
+                     *           "email": "ann@example.com",
+                     *           "firstName": "Ann",
+                     *           "lastName": "Lee",
+                     *           "phone": "+49 30 1234567",
+                     *           "locale": "de-AT"
+                     *         },
+                     *         "timezone": "Europe/Berlin",
+                     *         "locationType": "locationType",
+                     *         "location": "https://meet.example.com/intro",
+                     *         "meetingUrl": "https://partner.example/webhooks",
+                     *         "answers": [
+                     *           {
+                     *             "id": "id",
+                     *             "label": "Company",
+                     *             "type": "text",
+                     *             "value": "value"
+                     *           }
+                     *         ],
+                     *         "livemode": true,
+                     *         "attendeeCanCancelUntil": "2027-03-01T09:00:00.000Z",
+                     *         "attendeeCanRescheduleUntil": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "series": {
+                     *         "id": "ser_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "count": 1,
+                     *         "bookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "endsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicBookingResponse"];
                 };
             };
@@ -11171,6 +17747,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11180,6 +17763,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11189,6 +17779,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11198,6 +17795,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11209,6 +17813,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11231,6 +17842,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhooks": [
+                     *         {
+                     *           "id": "wh_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "url": "https://partner.example/webhooks",
+                     *           "events": [
+                     *             "booking.created"
+                     *           ],
+                     *           "description": "A first conversation of half an hour",
+                     *           "active": true,
+                     *           "livemode": true,
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "failedDeliveriesLast24h": 2
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookListResponse"];
                 };
             };
@@ -11240,6 +17871,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11249,6 +17887,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11258,6 +17903,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11267,6 +17919,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11276,6 +17935,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11287,6 +17953,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11301,6 +17974,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/hooks/scheduling",
+                 *       "events": [
+                 *         "booking.created",
+                 *         "booking.cancelled"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookDto"];
             };
         };
@@ -11310,6 +17992,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook": {
+                     *         "id": "wh_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "url": "https://partner.example/webhooks",
+                     *         "events": [
+                     *           "booking.created"
+                     *         ],
+                     *         "description": "A first conversation of half an hour",
+                     *         "active": true,
+                     *         "livemode": true,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedWebhookResponse"];
                 };
             };
@@ -11319,6 +18017,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11328,6 +18033,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11337,6 +18049,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11346,6 +18065,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11355,6 +18081,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11364,6 +18097,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11373,6 +18113,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11384,6 +18131,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11405,6 +18159,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook": {
+                     *         "id": "wh_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "url": "https://partner.example/webhooks",
+                     *         "events": [
+                     *           "booking.created"
+                     *         ],
+                     *         "description": "A first conversation of half an hour",
+                     *         "active": true,
+                     *         "livemode": true,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
@@ -11414,6 +18183,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11423,6 +18199,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11432,6 +18215,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11441,6 +18231,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11450,6 +18247,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11459,6 +18263,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11470,6 +18281,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11498,6 +18316,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11507,6 +18332,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11516,6 +18348,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11525,6 +18364,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11534,6 +18380,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11543,6 +18396,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11554,6 +18414,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11570,6 +18437,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/hooks/scheduling"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhookDto"];
             };
         };
@@ -11579,6 +18451,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook": {
+                     *         "id": "wh_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "url": "https://partner.example/webhooks",
+                     *         "events": [
+                     *           "booking.created"
+                     *         ],
+                     *         "description": "A first conversation of half an hour",
+                     *         "active": true,
+                     *         "livemode": true,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
@@ -11588,6 +18475,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11597,6 +18491,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11606,6 +18507,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11615,6 +18523,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11624,6 +18539,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11633,6 +18555,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11642,6 +18571,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11651,6 +18587,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11662,6 +18605,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11683,6 +18633,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "id": "whdel_8dJ2kQ0xWm3nB7vR1sTzQ4aa",
+                     *         "eventId": "whevt_2Ld9vQ0xWm3nB7vR1sTzQ4bb",
+                     *         "eventType": "booking.created",
+                     *         "status": "pending",
+                     *         "attempts": 1,
+                     *         "lastAttemptAt": "2027-03-01T09:00:00.000Z",
+                     *         "nextAttemptAt": "2027-03-01T09:00:00.000Z",
+                     *         "responseStatus": 1,
+                     *         "lastError": "lastError",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryResponse"];
                 };
             };
@@ -11692,6 +18658,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11701,6 +18674,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11710,6 +18690,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11719,6 +18706,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11728,6 +18722,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11737,6 +18738,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11748,6 +18756,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11776,6 +18791,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "whdel_8dJ2kQ0xWm3nB7vR1sTzQ4aa",
+                     *           "eventId": "whevt_2Ld9vQ0xWm3nB7vR1sTzQ4bb",
+                     *           "eventType": "booking.created",
+                     *           "status": "pending",
+                     *           "attempts": 1,
+                     *           "lastAttemptAt": "2027-03-01T09:00:00.000Z",
+                     *           "nextAttemptAt": "2027-03-01T09:00:00.000Z",
+                     *           "responseStatus": 1,
+                     *           "lastError": "lastError",
+                     *           "createdAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryListResponse"];
                 };
             };
@@ -11785,6 +18820,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11794,6 +18836,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11803,6 +18852,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11812,6 +18868,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11821,6 +18884,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11830,6 +18900,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11841,6 +18918,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11863,6 +18947,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "id": "whdel_8dJ2kQ0xWm3nB7vR1sTzQ4aa",
+                     *         "eventId": "whevt_2Ld9vQ0xWm3nB7vR1sTzQ4bb",
+                     *         "eventType": "booking.created",
+                     *         "status": "pending",
+                     *         "attempts": 1,
+                     *         "lastAttemptAt": "2027-03-01T09:00:00.000Z",
+                     *         "nextAttemptAt": "2027-03-01T09:00:00.000Z",
+                     *         "responseStatus": 1,
+                     *         "lastError": "lastError",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryResponse"];
                 };
             };
@@ -11872,6 +18972,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11881,6 +18988,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11890,6 +19004,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11899,6 +19020,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11908,6 +19036,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11917,6 +19052,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11928,6 +19070,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11952,6 +19101,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "calendars": [
+                     *         {
+                     *           "id": "cal_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "type": "ics",
+                     *           "name": "Ann",
+                     *           "url": "https://calendar.example.com/…",
+                     *           "username": "username",
+                     *           "blocksAvailability": true,
+                     *           "calendars": [
+                     *             {
+                     *               "id": "id",
+                     *               "displayName": "displayName",
+                     *               "blocksAvailability": true,
+                     *               "isDestination": true
+                     *             }
+                     *           ],
+                     *           "status": "ok",
+                     *           "lastSyncedAt": "2027-03-01T09:00:00.000Z",
+                     *           "lastSyncError": "lastSyncError",
+                     *           "busyCount": 1,
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 1,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarListResponse"];
                 };
             };
@@ -11961,6 +19141,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11970,6 +19157,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11979,6 +19173,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11988,6 +19189,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -11997,6 +19205,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12006,6 +19221,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12017,6 +19239,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12034,6 +19263,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "ics",
+                 *       "url": "https://calendar.example.com/ical/secret-address/basic.ics"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCalendarDto"];
             };
         };
@@ -12043,6 +19278,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "calendar": {
+                     *         "id": "cal_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "type": "ics",
+                     *         "name": "Ann",
+                     *         "url": "https://calendar.example.com/…",
+                     *         "username": "username",
+                     *         "blocksAvailability": true,
+                     *         "calendars": [
+                     *           {
+                     *             "id": "id",
+                     *             "displayName": "displayName",
+                     *             "blocksAvailability": true,
+                     *             "isDestination": true
+                     *           }
+                     *         ],
+                     *         "status": "ok",
+                     *         "lastSyncedAt": "2027-03-01T09:00:00.000Z",
+                     *         "lastSyncError": "lastSyncError",
+                     *         "busyCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarResponse"];
                 };
             };
@@ -12052,6 +19314,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12061,6 +19330,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12070,6 +19346,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12079,15 +19362,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description CALENDAR_EXISTS, CALENDAR_LIMIT_REACHED: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CALENDAR_EXISTS",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12097,6 +19394,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12106,15 +19410,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description CALENDAR_UNREACHABLE: well formed, but cannot be carried out */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "CALENDAR_UNREACHABLE",
+                     *       "message": "well formed, but cannot be carried out",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12124,6 +19442,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12133,6 +19458,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12144,6 +19476,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12172,6 +19511,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "busy": [
+                     *         {
+                     *           "start": "2027-03-01T09:00:00.000+01:00",
+                     *           "end": "2027-03-01T10:00:00.000+01:00",
+                     *           "calendarId": "cal_4f9QdY0m2kBz7Lr1Xc8VtN3a"
+                     *         }
+                     *       ],
+                     *       "timezone": "UTC"
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusyResponse"];
                 };
             };
@@ -12181,6 +19532,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12190,6 +19548,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12199,6 +19564,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12208,6 +19580,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12217,6 +19596,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12226,6 +19612,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12237,6 +19630,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12258,6 +19658,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "calendar": {
+                     *         "id": "cal_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "type": "ics",
+                     *         "name": "Ann",
+                     *         "url": "https://calendar.example.com/…",
+                     *         "username": "username",
+                     *         "blocksAvailability": true,
+                     *         "calendars": [
+                     *           {
+                     *             "id": "id",
+                     *             "displayName": "displayName",
+                     *             "blocksAvailability": true,
+                     *             "isDestination": true
+                     *           }
+                     *         ],
+                     *         "status": "ok",
+                     *         "lastSyncedAt": "2027-03-01T09:00:00.000Z",
+                     *         "lastSyncError": "lastSyncError",
+                     *         "busyCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarResponse"];
                 };
             };
@@ -12267,6 +19694,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12276,6 +19710,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12285,6 +19726,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12294,6 +19742,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12303,6 +19758,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12312,6 +19774,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12323,6 +19792,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12352,6 +19828,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12361,6 +19844,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12370,6 +19860,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12379,6 +19876,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12388,6 +19892,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12397,6 +19908,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12408,6 +19926,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12424,6 +19949,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateCalendarDto"];
             };
         };
@@ -12433,6 +19959,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "calendar": {
+                     *         "id": "cal_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "type": "ics",
+                     *         "name": "Ann",
+                     *         "url": "https://calendar.example.com/…",
+                     *         "username": "username",
+                     *         "blocksAvailability": true,
+                     *         "calendars": [
+                     *           {
+                     *             "id": "id",
+                     *             "displayName": "displayName",
+                     *             "blocksAvailability": true,
+                     *             "isDestination": true
+                     *           }
+                     *         ],
+                     *         "status": "ok",
+                     *         "lastSyncedAt": "2027-03-01T09:00:00.000Z",
+                     *         "lastSyncError": "lastSyncError",
+                     *         "busyCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarResponse"];
                 };
             };
@@ -12442,6 +19995,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12451,6 +20011,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12460,6 +20027,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12469,6 +20043,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12478,6 +20059,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12487,6 +20075,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12496,6 +20091,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12505,6 +20107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12516,6 +20125,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12537,6 +20153,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "calendar": {
+                     *         "id": "cal_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "type": "ics",
+                     *         "name": "Ann",
+                     *         "url": "https://calendar.example.com/…",
+                     *         "username": "username",
+                     *         "blocksAvailability": true,
+                     *         "calendars": [
+                     *           {
+                     *             "id": "id",
+                     *             "displayName": "displayName",
+                     *             "blocksAvailability": true,
+                     *             "isDestination": true
+                     *           }
+                     *         ],
+                     *         "status": "ok",
+                     *         "lastSyncedAt": "2027-03-01T09:00:00.000Z",
+                     *         "lastSyncError": "lastSyncError",
+                     *         "busyCount": 1,
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CalendarResponse"];
                 };
             };
@@ -12546,6 +20189,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12555,6 +20205,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12564,6 +20221,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12573,6 +20237,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12582,6 +20253,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12591,6 +20269,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12602,6 +20287,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12616,6 +20308,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["EraseAttendeeDto"];
             };
         };
@@ -12625,6 +20322,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "erased": {
+                     *         "bookings": 0,
+                     *         "holds": 0,
+                     *         "mails": 0,
+                     *         "deliveries": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EraseAttendeeResponse"];
                 };
             };
@@ -12634,6 +20341,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12643,6 +20357,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12652,6 +20373,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12661,6 +20389,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12670,6 +20405,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12679,6 +20421,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12688,6 +20437,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12699,6 +20455,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12718,6 +20481,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "apps": [
+                     *         {
+                     *           "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "clientId": "clientId",
+                     *           "name": "Ann",
+                     *           "type": "confidential",
+                     *           "redirectUris": [
+                     *             "redirectUris"
+                     *           ],
+                     *           "scopes": [
+                     *             "bookings:read"
+                     *           ],
+                     *           "homepageUrl": "https://partner.example/webhooks",
+                     *           "logoUrl": "https://partner.example/webhooks",
+                     *           "createdAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAppListResponse"];
                 };
             };
@@ -12727,6 +20511,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12736,6 +20527,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12745,6 +20543,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12754,6 +20559,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12765,6 +20577,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12779,6 +20598,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ann",
+                 *       "type": "confidential",
+                 *       "redirectUris": [
+                 *         "https://partner.example/webhooks"
+                 *       ],
+                 *       "scopes": [
+                 *         "bookings:read"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOAuthAppDto"];
             };
         };
@@ -12788,6 +20619,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "app": {
+                     *         "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "clientId": "clientId",
+                     *         "name": "Ann",
+                     *         "type": "confidential",
+                     *         "redirectUris": [
+                     *           "redirectUris"
+                     *         ],
+                     *         "scopes": [
+                     *           "bookings:read"
+                     *         ],
+                     *         "homepageUrl": "https://partner.example/webhooks",
+                     *         "logoUrl": "https://partner.example/webhooks",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       },
+                     *       "clientSecret": "cs_…"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedOAuthAppResponse"];
                 };
             };
@@ -12797,6 +20648,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12806,6 +20664,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12815,6 +20680,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12824,6 +20696,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12833,6 +20712,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12842,6 +20728,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12851,6 +20744,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12862,6 +20762,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12883,6 +20790,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "app": {
+                     *         "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "clientId": "clientId",
+                     *         "name": "Ann",
+                     *         "type": "confidential",
+                     *         "redirectUris": [
+                     *           "redirectUris"
+                     *         ],
+                     *         "scopes": [
+                     *           "bookings:read"
+                     *         ],
+                     *         "homepageUrl": "https://partner.example/webhooks",
+                     *         "logoUrl": "https://partner.example/webhooks",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAppResponse"];
                 };
             };
@@ -12892,6 +20818,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12901,6 +20834,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12910,6 +20850,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12919,6 +20866,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12928,6 +20882,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12937,6 +20898,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12948,6 +20916,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12976,6 +20951,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12985,6 +20967,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -12994,6 +20983,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13003,6 +20999,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13012,6 +21015,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13021,6 +21031,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13032,6 +21049,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13048,6 +21072,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UpdateOAuthAppDto"];
             };
         };
@@ -13057,6 +21082,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "app": {
+                     *         "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "clientId": "clientId",
+                     *         "name": "Ann",
+                     *         "type": "confidential",
+                     *         "redirectUris": [
+                     *           "redirectUris"
+                     *         ],
+                     *         "scopes": [
+                     *           "bookings:read"
+                     *         ],
+                     *         "homepageUrl": "https://partner.example/webhooks",
+                     *         "logoUrl": "https://partner.example/webhooks",
+                     *         "createdAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAppResponse"];
                 };
             };
@@ -13066,6 +21110,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13075,6 +21126,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13084,6 +21142,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13093,6 +21158,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13102,6 +21174,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13111,6 +21190,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13120,6 +21206,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13129,6 +21222,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13140,6 +21240,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13161,6 +21268,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "clientSecret": "cs_…"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthSecretResponse"];
                 };
             };
@@ -13170,6 +21282,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13179,6 +21298,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13188,6 +21314,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13197,6 +21330,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13206,6 +21346,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13215,6 +21362,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13226,6 +21380,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13245,6 +21406,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "grants": [
+                     *         {
+                     *           "id": "grt_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "app": {
+                     *             "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "name": "Ann",
+                     *             "homepageUrl": "https://partner.example/webhooks",
+                     *             "logoUrl": "https://partner.example/webhooks"
+                     *           },
+                     *           "scopes": [
+                     *             "bookings:read"
+                     *           ],
+                     *           "createdAt": "2027-03-01T09:00:00.000Z",
+                     *           "lastUsedAt": "2027-03-01T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthGrantListResponse"];
                 };
             };
@@ -13254,6 +21435,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13263,6 +21451,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13272,6 +21467,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13281,6 +21483,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13292,6 +21501,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13320,6 +21536,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13329,6 +21552,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13338,6 +21568,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13347,6 +21584,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13356,6 +21600,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13365,6 +21616,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13376,6 +21634,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13397,6 +21662,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "id": "id",
+                     *         "app": {
+                     *           "id": "app_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *           "name": "Ann",
+                     *           "homepageUrl": "https://partner.example/webhooks",
+                     *           "logoUrl": "https://partner.example/webhooks"
+                     *         },
+                     *         "scopes": [
+                     *           "bookings:read"
+                     *         ],
+                     *         "redirectUri": "https://partner.example/webhooks",
+                     *         "expiresAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthRequestResponse"];
                 };
             };
@@ -13406,6 +21689,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13415,6 +21705,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13424,6 +21721,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13433,6 +21737,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13442,6 +21753,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13451,6 +21769,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13462,6 +21787,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13483,6 +21815,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "redirectTo": "redirectTo"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthRedirectResponse"];
                 };
             };
@@ -13492,6 +21829,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13501,6 +21845,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13510,6 +21861,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13519,6 +21877,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13528,6 +21893,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13537,6 +21909,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13548,6 +21927,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13569,6 +21955,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "redirectTo": "redirectTo"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthRedirectResponse"];
                 };
             };
@@ -13578,6 +21969,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "`details` names each refused field",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13587,6 +21985,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13596,6 +22001,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13605,6 +22017,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13614,6 +22033,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13623,6 +22049,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13634,6 +22067,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13651,6 +22091,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "redirectToUserId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                 *       "startsAt": "2027-08-02T00:00:00Z",
+                 *       "endsAt": "2027-08-16T00:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOutOfOfficeDto"];
             };
         };
@@ -13660,6 +22108,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "outOfOffice": {
+                     *         "id": "ooo_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "userId": "usr_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *         "startsAt": "2027-03-01T09:00:00.000Z",
+                     *         "endsAt": "2027-03-01T09:00:00.000Z",
+                     *         "note": "Moved at the attendee’s request",
+                     *         "redirectToUserId": "redirectToUserId",
+                     *         "externalId": "externalId",
+                     *         "affectedBookings": [
+                     *           {
+                     *             "id": "bkg_4f9QdY0m2kBz7Lr1Xc8VtN3a",
+                     *             "startsAt": "2027-03-01T09:00:00.000Z",
+                     *             "status": "confirmed"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2027-03-01T09:00:00.000Z",
+                     *         "updatedAt": "2027-03-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OutOfOfficeResponse"];
                 };
             };
@@ -13669,6 +22139,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "a field, type, range, format or unknown field is wrong (`details` lists each field)",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13678,6 +22155,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "UNAUTHORIZED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13687,6 +22171,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "FORBIDDEN",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13696,15 +22187,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "no such resource in the caller’s organization",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict: see the operation’s description for the codes */
+            /** @description OUT_OF_OFFICE_OVERLAP: the request conflicts with the resource’s state */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "OUT_OF_OFFICE_OVERLAP",
+                     *       "message": "the request conflicts with the resource’s state",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13714,6 +22219,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "the body is over 1 MiB",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13723,6 +22235,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "the body is not application/json",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13732,6 +22251,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "RATE_LIMITED",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13741,6 +22267,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "nothing internal is revealed",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -13752,6 +22285,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "the database is unreachable or too slow (DB_STATEMENT_TIMEOUT_MS); retry, with the same Idempotency-Key where the operation takes one",
+                     *       "requestId": "req_8dJ2kQ0xWm3nB7vR1sTz"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };

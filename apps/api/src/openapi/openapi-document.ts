@@ -9,7 +9,8 @@ import type {
   SchemaObject,
   SecuritySchemeObject,
 } from '@nestjs/swagger';
-import { ALL_SCOPES, SCOPE_WORDS } from '@app/common';
+import { ALL_SCOPES, ERROR_STATUS, SCOPE_WORDS } from '@app/common';
+import { mediaExample } from './examples.js';
 import { applyBodyRules, applyQueryRules, validationSchemas } from './validation-schemas.js';
 
 const TAGS: Array<{ name: string; description: string }> = [
@@ -166,6 +167,46 @@ function closeInlineObjects(schema: SchemaObject, rule: SchemaObject | undefined
   }
 }
 
+/**
+ * Codes an operation answers that its description does not name (the others are read from it): with the statuses
+ * api-errors.decorator.ts describes only as a class (409, 410, 422), each error response lists its codes.
+ */
+const MORE_CODES: Record<string, string[]> = {
+  register: ['EMAIL_TAKEN'],
+  updateEventType: ['SEATS_IN_USE'],
+  cancelBooking: ['CHANGE_NOT_ALLOWED'],
+  rescheduleBooking: ['BOOKING_NOT_ACTIVE', 'BOOKING_IN_PAST', 'CHANGE_NOT_ALLOWED', 'EVENT_TYPE_INACTIVE'],
+  createHold: ['EVENT_TYPE_INACTIVE'],
+  listPublicSlots: ['EVENT_TYPE_INACTIVE'],
+  createPublicHold: ['EVENT_TYPE_INACTIVE'],
+  createPublicBooking: ['SLOT_UNAVAILABLE', 'EVENT_TYPE_INACTIVE'],
+};
+
+const CLASS_WORDS: Record<string, string> = {
+  '409': 'the request conflicts with the resource’s state',
+  '410': 'the invitation has expired',
+  '422': 'well formed, but cannot be carried out',
+};
+
+/** A 409, 410 or 422 described by its class only: named by the codes the operation answers with that status. */
+function errorCodes(operation: OperationObject): void {
+  const text = `${operation.summary ?? ''} ${operation.description ?? ''}`;
+  const idempotent = (operation.parameters ?? []).some((parameter) => !isReference(parameter) && parameter.name === 'Idempotency-Key');
+  const named = new Set([
+    ...(text.match(/\b[A-Z][A-Z_]{3,}\b/g) ?? []),
+    ...(MORE_CODES[operation.operationId ?? ''] ?? []),
+    ...(idempotent ? ['IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED'] : []),
+  ]);
+  for (const [status, words] of Object.entries(CLASS_WORDS)) {
+    const response = operation.responses[status] as ResponseObject | undefined;
+    if (!response || isReference(response)) continue;
+    const codes = Object.entries(ERROR_STATUS)
+      .filter(([code, codeStatus]) => String(codeStatus) === status && named.has(code))
+      .map(([code]) => code);
+    if (codes.length > 0) operation.responses[status] = { ...response, description: `${codes.join(', ')}: ${words}` };
+  }
+}
+
 /** Bodies whose fields are each optional but one at least is needed (the decorators cannot say `minProperties`). */
 const AT_LEAST_ONE_FIELD = ['UpdateMemberDto', 'RouteTargetDto'];
 /**
@@ -191,6 +232,31 @@ function namedWildcards(document: OpenAPIObject): void {
   }
 }
 
+/**
+ * An example for every JSON request body and answer that has none, made from its schema (its properties' own examples
+ * first); an error answer's shows its first code. Redocly's no-invalid-media-type-examples holds each to its schema.
+ */
+function examples(document: OpenAPIObject): void {
+  for (const [, , operation] of operations(document)) {
+    const body = operation.requestBody;
+    if (body && !isReference(body)) mediaExample(document, body.content['application/json'], false);
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (!response || isReference(response) || !response.content?.['application/json']) continue;
+      const media = response.content['application/json'];
+      if (/^[45]/.test(status) && media.example === undefined) {
+        const code = /^[A-Z_]+/.exec(response.description)?.[0];
+        if (!code) continue;
+        const message = response.description.includes(': ') ? response.description.slice(response.description.indexOf(': ') + 2) : code;
+        // A fresh object: shared responses (ERROR_RESPONSE, UNAVAILABLE_RESPONSE) must not carry one operation's example.
+        response.content = { 'application/json': { ...media, example: { code, message, requestId: 'req_8dJ2kQ0xWm3nB7vR1sTz' } } };
+        operation.responses[status] = response;
+        continue;
+      }
+      mediaExample(document, media, true);
+    }
+  }
+}
+
 /** What the decorators cannot say, or say loosely, made exact for client generators. */
 export function refineDocument(document: OpenAPIObject): OpenAPIObject {
   namedWildcards(document);
@@ -209,6 +275,7 @@ export function refineDocument(document: OpenAPIObject): OpenAPIObject {
     refineCookie(operation);
     refineSecurity(operation);
     refineParameters(operation, rules);
+    errorCodes(operation);
     if (operation.requestBody) {
       for (const [status, description] of Object.entries(BODY_ERRORS)) operation.responses[status] ??= { ...ERROR_RESPONSE, description };
     }
@@ -219,6 +286,7 @@ export function refineDocument(document: OpenAPIObject): OpenAPIObject {
     // Everything but liveness reads the database: while it is unreachable or too slow, a fast 503.
     if (path !== '/health') operation.responses['503'] ??= UNAVAILABLE_RESPONSE;
   }
+  examples(document);
   document.tags = TAGS;
   return document;
 }

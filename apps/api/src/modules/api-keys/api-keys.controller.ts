@@ -14,6 +14,8 @@ export class ApiKeysController {
   @Audited('api_key.created')
   @ApiOperation({
     operationId: 'createApiKey',
+    description:
+      'Creates a secret (`mk_live_…`, `mk_test_…`) or publishable (`pk_…`) key with its scopes, rate limit and optional expiry. The full key is in this answer only: store it, it cannot be shown again. JWT only (owner or admin).',
     summary: 'Create an API key (JWT only; owner or admin). The full key is returned once.',
   })
   @ApiResponse({ status: 201, type: CreatedApiKeyResponse })
@@ -25,6 +27,8 @@ export class ApiKeysController {
   @Get()
   @ApiOperation({
     operationId: 'listApiKeys',
+    description:
+      "The organization's keys that are not revoked: secret keys by their prefix only, publishable keys in full (they are not secrets), each with its scopes, mode, limits and when it was last used.",
     summary: 'List the organization’s keys that are not revoked (secret keys by prefix; publishable keys in full)',
   })
   @ApiResponse({ status: 200, type: ApiKeyListResponse })
@@ -37,6 +41,8 @@ export class ApiKeysController {
   @Audited('api_key.updated')
   @ApiOperation({
     operationId: 'updateApiKey',
+    description:
+      "Renames a key, or changes a publishable key's allowed origins or event types; the change is in force at once on every instance.",
     summary: 'Rename a key; change a publishable key’s allowed origins or event types (in force at once on every instance)',
   })
   @ApiResponse({ status: 200, type: ApiKeyResponse })
@@ -54,6 +60,7 @@ export class ApiKeysController {
   @HttpCode(204)
   @ApiOperation({
     operationId: 'revokeApiKey',
+    description: 'Revokes the key at once on every instance: requests with it get 401 KEY_REVOKED. Revoking is final and repeatable.',
     summary: 'Revoke a key immediately; later requests with it get 401 KEY_REVOKED',
   })
   @ApiResponse({ status: 204 })

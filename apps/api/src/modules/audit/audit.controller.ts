@@ -30,6 +30,8 @@ export class AuditController {
   @READ()
   @ApiOperation({
     operationId: 'exportAuditLog',
+    description:
+      'The entries matching the same filters as `GET /v1/audit-log`, as `application/x-ndjson`, streamed so any range can be exported without paging (scope audit:read; owner or admin). Each line is one entry as the list shows it.',
     summary: 'The audit log between two instants as NDJSON (one entry a line, newest first), streamed',
   })
   // No ApiProduces: it would document the errors as NDJSON too, and they are sent as application/json. The 200 names

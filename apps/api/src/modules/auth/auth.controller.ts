@@ -21,6 +21,8 @@ export class AuthController {
   @Audited('user.registered')
   @ApiOperation({
     operationId: 'register',
+    description:
+      'Creates the user, an organization with the user as its owner, and a session: the answer carries the access token (JWT) and the refresh token. An email already registered → 409 EMAIL_TAKEN.',
     summary: 'Create a user, a new organization with the user as its owner, and a session',
   })
   @ApiResponse({ status: 201, type: RegisterResponse })
@@ -68,6 +70,8 @@ export class AuthController {
   @HttpCode(204)
   @ApiOperation({
     operationId: 'logout',
+    description:
+      'Ends the session the access token belongs to: its refresh token is refused from now on, and its access token too (every instance checks the session). Other sessions of the user are untouched.',
     summary: 'End the current session: its refresh and access tokens stop working at once',
   })
   @ApiResponse({ status: 204 })
@@ -80,6 +84,8 @@ export class AuthController {
   @Get('sessions')
   @ApiOperation({
     operationId: 'listSessions',
+    description:
+      'Each session the caller has signed in with and not ended: when it was created and last used, and from which client, so a user can spot and end one they do not recognize.',
     summary: 'The caller’s active sessions',
   })
   @ApiResponse({ status: 200, type: SessionListResponse })
@@ -94,6 +100,8 @@ export class AuthController {
   @HttpCode(204)
   @ApiOperation({
     operationId: 'deleteSession',
+    description:
+      "Ends one of the caller's own sessions (from `GET /v1/auth/sessions`): its tokens stop working at once. Another user's session is 404.",
     summary: 'End one of the caller’s sessions',
   })
   @ApiResponse({ status: 204 })

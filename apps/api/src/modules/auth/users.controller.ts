@@ -29,6 +29,7 @@ export class UsersController {
   @Audited('user.updated', { self: 'user' })
   @ApiOperation({
     operationId: 'updateCurrentUser',
+    description: "Changes the signed-in user's own first and last name. JWT only: an API key or an app's token has no user to update.",
     summary: 'Update the caller’s profile (JWT only)',
   })
   @ApiResponse({ status: 200, type: UserResponse })

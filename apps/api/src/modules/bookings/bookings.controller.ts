@@ -64,6 +64,8 @@ export class BookingsController {
   @Access({ scope: Scope.BookingsRead })
   @ApiOperation({
     operationId: 'listBookings',
+    description:
+      "The bookings of the caller's organization and mode, ordered by start then id, paged, filtered by status, dates, event type, host, attendee, series or no-show. A member's session sees the bookings the member hosts (scope bookings:read).",
     summary: 'List bookings ordered by startsAt then id (members see the bookings they host)',
   })
   @ApiResponse({ status: 200, type: BookingListResponse })
@@ -76,6 +78,8 @@ export class BookingsController {
   @Access({ scope: Scope.BookingsRead })
   @ApiOperation({
     operationId: 'getBooking',
+    description:
+      "One booking with its attendee, event type, hosts and meeting link (scope bookings:read). A member's session sees only the bookings the member hosts.",
     summary: 'One booking with attendee, event type and meeting link',
   })
   @ApiResponse({ status: 200, type: BookingResponse })

@@ -25,6 +25,8 @@ export class CalendarFeedsController {
   @Access({})
   @ApiOperation({
     operationId: 'getCalendarFeed',
+    description:
+      "The URL of the caller's personal iCalendar feed of the bookings they host, to subscribe to in any calendar app. The URL is the secret: anyone who has it can read the feed. JWT only.",
     summary: 'The caller’s calendar feed URL: its hosted bookings, for any calendar app (JWT only)',
   })
   @ApiResponse({ status: 200, type: CalendarFeedResponse })
@@ -37,7 +39,11 @@ export class CalendarFeedsController {
   @Audited('calendar_feed.rotated', { self: 'user' })
   @HttpCode(200)
   @Access({})
-  @ApiOperation({ operationId: 'rotateCalendarFeed', summary: 'A new feed URL; the old one answers 404 at once (JWT only)' })
+  @ApiOperation({
+    operationId: 'rotateCalendarFeed',
+    description: "Replaces the feed's URL with a new one: the old URL answers 404 at once. For a URL that leaked. JWT only.",
+    summary: 'A new feed URL; the old one answers 404 at once (JWT only)',
+  })
   @ApiResponse({ status: 200, type: CalendarFeedResponse })
   @ApiErrors(401, 403)
   rotate(@CurrentPrincipal() principal: Principal): Promise<CalendarFeedResponse> {

@@ -72,6 +72,8 @@ export class ConsoleSessionController {
   @HttpCode(204)
   @ApiOperation({
     operationId: 'consoleLogout',
+    description:
+      "The console's own sign-out: the session its cookie holds ends and the cookie is cleared. For the admin console in a browser; API clients use `POST /v1/auth/logout`.",
     summary: 'Sign out of the console: the cookie’s session ends and the cookie is cleared',
   })
   @ApiResponse({ status: 204 })

@@ -33,6 +33,8 @@ export class EventTypesController {
   @Access({ scope: Scope.EventTypesRead })
   @ApiOperation({
     operationId: 'listEventTypes',
+    description:
+      "The organization's event types, paged, active ones by default; `?isActive=false` lists the deleted ones (scope event_types:read).",
     summary: 'List active event types, or deleted ones with ?isActive=false (scope event_types:read)',
   })
   @ApiResponse({ status: 200, type: EventTypeListResponse })
@@ -45,6 +47,8 @@ export class EventTypesController {
   @Access({ scope: Scope.EventTypesRead })
   @ApiOperation({
     operationId: 'getEventType',
+    description:
+      'One event type with every field (duration, buffers, limits, hosts, questions, policies), deleted ones included (scope event_types:read).',
     summary: 'One event type with every field, deleted ones included (scope event_types:read)',
   })
   @ApiResponse({ status: 200, type: EventTypeResponse })
@@ -77,6 +81,8 @@ export class EventTypesController {
   @Access({ scope: Scope.EventTypesWrite, permission: Permission.ManageEventTypes })
   @ApiOperation({
     operationId: 'deleteEventType',
+    description:
+      'Soft delete: `isActive` becomes false, no new booking is accepted, existing bookings are kept and still shown. Deleting again answers the same (scope event_types:write; owner or admin).',
     summary: 'Soft delete (isActive becomes false); bookings are kept. Repeatable (scope event_types:write; owner or admin)',
   })
   @ApiResponse({ status: 204 })

@@ -22,6 +22,8 @@ export class HealthController {
   @Get()
   @ApiOperation({
     operationId: 'getHealth',
+    description:
+      'Answers 200 while the process runs, without touching the database: for a liveness probe. Outside /v1; no credentials, no rate limit.',
     summary: 'Liveness: the process answers',
   })
   @ApiResponse({
@@ -35,6 +37,8 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({
     operationId: 'getReadiness',
+    description:
+      "Answers 200 when the database answers and takes writes, 503 otherwise (and from SIGTERM on, while the instance drains): for a load balancer's or Kubernetes' readiness probe. Outside /v1; no credentials, no rate limit.",
     summary: 'Readiness: the database answers and takes writes (a primary, not a standby)',
   })
   @ApiResponse({

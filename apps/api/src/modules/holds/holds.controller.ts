@@ -38,7 +38,12 @@ export class HoldsController {
 
   @Get()
   @Access({ scope: Scope.BookingsRead })
-  @ApiOperation({ operationId: 'listHolds', summary: 'The live holds, soonest first (members see the holds of their own time)' })
+  @ApiOperation({
+    operationId: 'listHolds',
+    description:
+      "The holds that have not expired, soonest first, paged; a member's session sees the holds on their own time (scope bookings:read).",
+    summary: 'The live holds, soonest first (members see the holds of their own time)',
+  })
   @ApiResponse({ status: 200, type: HoldListResponse })
   @ApiErrors(400, 401, 403)
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListHoldsQueryDto): Promise<HoldListResponse> {
@@ -49,7 +54,11 @@ export class HoldsController {
   @Audited('hold.released')
   @HttpCode(204)
   @Access({ scope: Scope.BookingsWrite })
-  @ApiOperation({ operationId: 'deleteHold', summary: 'Release a hold: its time is free again at once' })
+  @ApiOperation({
+    operationId: 'deleteHold',
+    description: 'Releases a hold before it expires: its time is bookable again at once (scope bookings:write).',
+    summary: 'Release a hold: its time is free again at once',
+  })
   @ApiResponse({ status: 204, description: 'Released' })
   @ApiErrors(400, 401, 403, 404)
   async remove(@CurrentPrincipal() principal: Principal, @IdParam('id', 'hld') id: string): Promise<void> {

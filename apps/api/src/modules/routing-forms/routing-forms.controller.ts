@@ -34,7 +34,11 @@ export class RoutingFormsController {
 
   @Get()
   @Access({ scope: Scope.EventTypesRead })
-  @ApiOperation({ operationId: 'listRoutingForms', summary: 'Routing forms, oldest first (scope event_types:read)' })
+  @ApiOperation({
+    operationId: 'listRoutingForms',
+    description: "The organization's routing forms, oldest first, paged, each with its fields and routes (scope event_types:read).",
+    summary: 'Routing forms, oldest first (scope event_types:read)',
+  })
   @ApiResponse({ status: 200, type: RoutingFormListResponse })
   @ApiErrors(400, 401, 403)
   list(@CurrentPrincipal() principal: Principal, @Query() query: PaginationQueryDto): Promise<RoutingFormListResponse> {
@@ -43,7 +47,11 @@ export class RoutingFormsController {
 
   @Get(':id')
   @Access({ scope: Scope.EventTypesRead })
-  @ApiOperation({ operationId: 'getRoutingForm', summary: 'One routing form (scope event_types:read)' })
+  @ApiOperation({
+    operationId: 'getRoutingForm',
+    description: 'One routing form with its fields, its routes in order and its fallback (scope event_types:read).',
+    summary: 'One routing form (scope event_types:read)',
+  })
   @ApiResponse({ status: 200, type: RoutingFormResponse })
   @ApiErrors(400, 401, 403, 404)
   get(@CurrentPrincipal() principal: Principal, @IdParam('id', 'rtf') id: string): Promise<RoutingFormResponse> {
@@ -72,7 +80,11 @@ export class RoutingFormsController {
   @HttpCode(204)
   @Audited('routing_form.deleted')
   @Access({ scope: Scope.EventTypesWrite, permission: Permission.ManageEventTypes })
-  @ApiOperation({ operationId: 'deleteRoutingForm', summary: 'Delete a routing form and its responses (scope event_types:write)' })
+  @ApiOperation({
+    operationId: 'deleteRoutingForm',
+    description: 'Deletes the form and the responses it recorded; bookings made through it are kept (scope event_types:write).',
+    summary: 'Delete a routing form and its responses (scope event_types:write)',
+  })
   @ApiResponse({ status: 204 })
   @ApiErrors(400, 401, 403, 404)
   async remove(@CurrentPrincipal() principal: Principal, @IdParam('id', 'rtf') id: string): Promise<void> {

@@ -41,6 +41,8 @@ export class WebhooksController {
   @READ()
   @ApiOperation({
     operationId: 'listWebhooks',
+    description:
+      "The webhook endpoints of the caller's organization and mode (live or test), newest first, paged (scope webhooks:read). Secrets are not shown.",
     summary: 'List the webhooks of the caller’s organization and mode, newest first',
   })
   @ApiResponse({ status: 200, type: WebhookListResponse })
@@ -53,6 +55,8 @@ export class WebhooksController {
   @READ()
   @ApiOperation({
     operationId: 'getWebhook',
+    description:
+      'One webhook endpoint: its URL, events, description and whether it is active (scope webhooks:read). The secret is not shown.',
     summary: 'Get a webhook',
   })
   @ApiResponse({ status: 200, type: WebhookResponse })
@@ -66,6 +70,8 @@ export class WebhooksController {
   @WRITE()
   @ApiOperation({
     operationId: 'updateWebhook',
+    description:
+      "Changes the endpoint's URL, events, description or active flag. An inactive endpoint gets no new deliveries (scope webhooks:write).",
     summary: 'Change a webhook’s url, events, description or active flag',
   })
   @ApiResponse({ status: 200, type: WebhookResponse })
@@ -84,6 +90,8 @@ export class WebhooksController {
   @HttpCode(204)
   @ApiOperation({
     operationId: 'deleteWebhook',
+    description:
+      'Deletes the endpoint with its delivery log: nothing more is sent to it, deliveries still queued are dropped (scope webhooks:write).',
     summary: 'Delete a webhook with its deliveries; nothing more is sent to it',
   })
   @ApiResponse({ status: 204 })
@@ -98,6 +106,8 @@ export class WebhooksController {
   @HttpCode(202)
   @ApiOperation({
     operationId: 'testWebhook',
+    description:
+      'Queues a signed `webhook.test` event for this endpoint only, to check its URL and signature verification; it shows in the delivery log like any other (scope webhooks:write).',
     summary: 'Send a signed webhook.test event to this endpoint only',
   })
   @ApiResponse({ status: 202, type: WebhookDeliveryResponse })
@@ -110,6 +120,8 @@ export class WebhooksController {
   @READ()
   @ApiOperation({
     operationId: 'listWebhookDeliveries',
+    description:
+      "The endpoint's deliveries, newest first, paged: each event's status, attempts, last and next attempt (scope webhooks:read).",
     summary: 'List the deliveries of a webhook, newest first',
   })
   @ApiResponse({ status: 200, type: WebhookDeliveryListResponse })
@@ -128,6 +140,8 @@ export class WebhooksController {
   @HttpCode(202)
   @ApiOperation({
     operationId: 'retryWebhookDelivery',
+    description:
+      'Queues one more attempt of the delivery now, whatever its status (a failed or exhausted one included); the answer is the delivery as queued (scope webhooks:write).',
     summary: 'One more attempt of a delivery, now, whatever its status',
   })
   @ApiResponse({ status: 202, type: WebhookDeliveryResponse })

@@ -1,6 +1,3 @@
-// TODO(lead, at merge of the sdk branch): rename this file to test/docs-sdk-samples.e2e-spec.ts and drop
-// "test/**/*.pending.ts" from tsconfig.json's exclude. It imports the SDK (libs/sdk/src/index.ts), which the docs
-// branch does not have; named *.pending.ts it is outside Jest's testMatch and the type check until then.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
