@@ -246,6 +246,25 @@ describe('SCIM 2.0 provisioning (contract § 21)', () => {
     expect(await memberRow(id)).toEqual({ role: 'member', status: 'active' });
   });
 
+  it('over the per-address limit: 429 in SCIM’s shape with Retry-After, which directories honour', async () => {
+    const limited = await startTestApp({ databaseUrl: a.databaseUrl, clock: a.clock, env: { RATE_LIMIT_PUBLIC_PER_MINUTE: '3' } });
+    try {
+      const answers: ScimAnswer[] = [];
+      const headers: (string | null)[] = [];
+      for (let i = 0; i < 4; i++) {
+        const response = await fetch(`${limited.url}/scim/v2/Users`, { headers: { authorization: `Bearer ${token}` } });
+        headers.push(response.headers.get('retry-after'));
+        answers.push({ status: response.status, contentType: response.headers.get('content-type'), body: await response.json() });
+      }
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
+      expect(answers[3].body).toMatchObject({ schemas: [ERROR], status: '429' });
+      expect(answers[3].contentType).toMatch(/^application\/scim\+json/);
+      expect(Number(headers[3])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('a deactivated host is never offered by the availability answers that follow, on another instance either', async () => {
     const key = await createApiKey(a.http, owner.accessToken, { rateLimitPerMinute: 10000 });
     const hosts: string[] = [];

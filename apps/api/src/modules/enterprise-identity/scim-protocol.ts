@@ -34,6 +34,8 @@ export class ScimExceptionFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     let body: Record<string, unknown>;
     let status: number;
+    // The API's headers of an error (a 429's Retry-After, a 401's WWW-Authenticate) go with its SCIM body.
+    let headers: Record<string, string> = {};
     if (error instanceof ScimError) {
       status = error.status;
       body = scimErrorBody(status, error.detail, error.scimType);
@@ -44,11 +46,12 @@ export class ScimExceptionFilter implements ExceptionFilter {
         this.logger.error({ err: { type: err.name, message: err.message, stack: err.stack }, requestId: request.id }, 'Unhandled error');
       }
       status = rendered.status;
+      headers = rendered.headers;
       const details = rendered.body.details?.map((d) => `${d.field}: ${d.message}`).join('; ');
       const scimType = status === 400 ? 'invalidValue' : status === 409 ? 'uniqueness' : undefined;
       body = scimErrorBody(status, details ? `${rendered.body.message}: ${details}` : rendered.body.message, scimType);
     }
-    void reply.code(status).header('content-type', SCIM_CONTENT_TYPE).send(JSON.stringify(body));
+    void reply.code(status).headers(headers).header('content-type', SCIM_CONTENT_TYPE).send(JSON.stringify(body));
   }
 }
 
