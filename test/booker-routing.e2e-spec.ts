@@ -146,7 +146,10 @@ describe('the booker with form="rtf_…" (contract § 22): the routing form firs
     const times = page.locator('sched-booker ul button');
     await times.nth(1).waitFor();
     // Another tab (here a backend) books through the same response at another time.
-    const [response] = (await t.http.get(`/v1/routing-forms/${formId}/responses`, key)).body.responses;
+    // The newest response the page made (the first test's is booked; both were made at the same clock time).
+    const response = (await t.http.get(`/v1/routing-forms/${formId}/responses`, key)).body.responses.find(
+      (candidate: { bookingId: string | null }) => candidate.bookingId === null,
+    );
     const elsewhere = await t.http.post(
       '/v1/bookings',
       {
