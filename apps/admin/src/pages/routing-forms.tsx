@@ -166,7 +166,11 @@ function useEventTypes(): Loaded<EventType[]> {
 
 export function RoutingFormsPage(): JSX.Element {
   const [page, setPage] = useState(1);
-  const list = useLoad(() => unwrap(api.GET('/v1/routing-forms', { params: { query: { page, limit: FORMS_PER_PAGE } } })), [page]);
+  // The page travels with its rows, so the label never names a page whose rows have not arrived.
+  const list = useLoad(
+    async () => ({ page, ...(await unwrap(api.GET('/v1/routing-forms', { params: { query: { page, limit: FORMS_PER_PAGE } } }))) }),
+    [page],
+  );
   const { timeZone } = useSession();
   const [creating, setCreating] = useState(false);
   const remove = async (form: RoutingForm): Promise<void> => {
@@ -212,13 +216,13 @@ export function RoutingFormsPage(): JSX.Element {
               ))}
             </Table>
             <div class="actions">
-              <button type="button" class="secondary" disabled={page === 1} onClick={() => setPage(page - 1)}>
+              <button type="button" class="secondary" disabled={data.page === 1} onClick={() => setPage(data.page - 1)}>
                 Previous page
               </button>
               <span>
-                Page {page} · {data.totalCount} forms
+                Page {data.page} · {data.totalCount} forms
               </span>
-              <button type="button" class="secondary" disabled={!data.hasMore} onClick={() => setPage(page + 1)}>
+              <button type="button" class="secondary" disabled={!data.hasMore} onClick={() => setPage(data.page + 1)}>
                 Next page
               </button>
             </div>
@@ -674,7 +678,10 @@ function ResponsesList({ form }: { form: RoutingForm }): JSX.Element {
   const members = useMembers();
   const [page, setPage] = useState(1);
   const list = useLoad(
-    () => unwrap(api.GET('/v1/routing-forms/{id}/responses', { params: { path: { id: form.id }, query: { page, limit: 50 } } })),
+    async () => ({
+      page,
+      ...(await unwrap(api.GET('/v1/routing-forms/{id}/responses', { params: { path: { id: form.id }, query: { page, limit: 50 } } }))),
+    }),
     [form.id, page],
   );
   return (
@@ -702,13 +709,13 @@ function ResponsesList({ form }: { form: RoutingForm }): JSX.Element {
               ))}
             </Table>
             <div class="actions">
-              <button type="button" class="secondary" disabled={page === 1} onClick={() => setPage(page - 1)}>
+              <button type="button" class="secondary" disabled={data.page === 1} onClick={() => setPage(data.page - 1)}>
                 Newer responses
               </button>
               <span>
-                Page {page} · {data.totalCount} in all
+                Page {data.page} · {data.totalCount} in all
               </span>
-              <button type="button" class="secondary" disabled={!data.hasMore} onClick={() => setPage(page + 1)}>
+              <button type="button" class="secondary" disabled={!data.hasMore} onClick={() => setPage(data.page + 1)}>
                 Older responses
               </button>
             </div>
