@@ -363,6 +363,10 @@ export class PatroniCluster {
   async stop(): Promise<void> {
     await this.stopHaproxy();
     await Promise.all(this.nodes.map((n) => this.stopNode(n.name)));
+    // Patroni stopped while it was starting a PostgreSQL (a standby rejoining after the switchover) leaves that
+    // postmaster running, orphaned, holding Patroni's stdout: the test's worker could not exit. Any postmaster still
+    // running in a node's directory gets an immediate shutdown (SIGQUIT), then SIGKILL, before the directory goes.
+    await Promise.all(this.nodes.map((n) => stopPostmaster(n.dataDir)));
     await this.killEtcd();
     rmSync(this.directory, { recursive: true, force: true });
   }
@@ -432,4 +436,22 @@ function accepts(port: number): Promise<boolean> {
     });
     socket.once('error', () => done(false));
   });
+}
+
+async function stopPostmaster(dataDir: string): Promise<void> {
+  const pidFile = join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  const alive = (): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!pid || !alive()) return;
+  process.kill(pid, 'SIGQUIT');
+  for (let waited = 0; waited < 5000 && alive(); waited += 100) await new Promise((done) => setTimeout(done, 100));
+  if (alive()) process.kill(pid, 'SIGKILL');
 }
