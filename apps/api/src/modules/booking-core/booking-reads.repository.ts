@@ -137,7 +137,11 @@ export class BookingReadsRepository {
     if (filters.startsFrom) query.andWhere('b.starts_at >= :startsFrom', { startsFrom: filters.startsFrom });
     if (filters.startsBefore) query.andWhere('b.starts_at < :startsBefore', { startsBefore: filters.startsBefore });
     if (filters.eventTypeId) query.andWhere('b.event_type_id = :eventTypeId', { eventTypeId: filters.eventTypeId });
-    if (filters.attendeeEmail) query.andWhere('b.attendee_email = :attendeeEmail', { attendeeEmail: filters.attendeeEmail });
+    // Exact, as always; the lower() twin lets bookings_organization_attendee_email_idx find them (not a scan of the organization).
+    if (filters.attendeeEmail)
+      query.andWhere('lower(b.attendee_email) = lower(:attendeeEmail) AND b.attendee_email = :attendeeEmail', {
+        attendeeEmail: filters.attendeeEmail,
+      });
     if (filters.seriesId) query.andWhere('b.series_id = :seriesId', { seriesId: filters.seriesId });
     if (filters.noShow) query.andWhere(filters.noShow === 'attendee' ? 'b.no_show_attendee' : 'b.no_show_host');
     if (filters.hostUserId) {

@@ -239,14 +239,16 @@ export class BookingsRepository {
   /**
    * Erasure (contract § 18) of an address given as an answer: the scope's other bookings with an email-type answer equal
    * to `email` (case ignored; a routed booking's answers are prefilled from its response) keep their attendee, and that
-   * answer's value becomes `erased`. Returns their ids; locked in (starts_at, id) order as eraseAttendee does.
+   * answer's value becomes `erased`. Returns their ids; locked in (starts_at, id) order as eraseAttendee does. Found
+   * through bookings_answer_emails_idx (booking_answer_emails: the answers' email values in lower case), not by reading
+   * every booking of the organization.
    */
   async eraseEmailAnswers(scope: TenantScope, email: string, erased: string, at: Date): Promise<string[]> {
     const [rows]: [{ id: string }[], number] = await this.tx.transactional.query(
       `WITH locked AS (
          SELECT id FROM bookings
           WHERE organization_id = $1 AND livemode = $4
-            AND EXISTS (SELECT 1 FROM jsonb_array_elements(answers) AS a WHERE a->>'type' = 'email' AND lower(a->>'value') = lower($2))
+            AND answers <> '[]'::jsonb AND booking_answer_emails(answers) @> ARRAY[lower($2)]
           ORDER BY starts_at, id FOR UPDATE)
        UPDATE bookings b SET updated_at = $5,
               answers = (SELECT jsonb_agg(CASE WHEN e.answer->>'type' = 'email' AND lower(e.answer->>'value') = lower($2)

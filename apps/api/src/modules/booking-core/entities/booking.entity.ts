@@ -13,6 +13,8 @@ export type CancelledBy = 'host' | 'attendee';
 @Index('bookings_no_show_attendee_idx', ['organizationId', 'livemode', 'startsAt'], { where: '"no_show_attendee"' })
 // Erasure finds an attendee's bookings by email, whatever its case (expression index: migration AttendeeErasure).
 @Index('bookings_organization_attendee_email_idx', { synchronize: false })
+// Erasure finds the bookings whose email-type answer is the address (GIN over booking_answer_emails: migration VolumeIndexes).
+@Index('bookings_answer_emails_idx', { synchronize: false })
 @Index('bookings_no_show_host_idx', ['organizationId', 'livemode', 'startsAt'], { where: '"no_show_host"' })
 export class Booking {
   @PrimaryColumn('text')

@@ -9,6 +9,9 @@ import type { MailIcal, MailStatus } from '../mail.types.js';
 @Index('mail_outbox_leased_idx', ['lockedUntil'], { where: '"locked_until" IS NOT NULL' })
 // queue_jobs{state="failed"} counts these on every scrape: an index of the few failed rows, not a scan of sent mail.
 @Index('mail_outbox_failed_idx', ['nextAttemptAt'], { where: `"status" = 'failed'` })
+// Erasure finds the mail about its records (GIN over about) and the mail that names none (migration VolumeIndexes).
+@Index('mail_outbox_about_idx', { synchronize: false })
+@Index('mail_outbox_unnamed_idx', { synchronize: false })
 export class MailMessage {
   @PrimaryColumn({ type: 'text' })
   id!: string;

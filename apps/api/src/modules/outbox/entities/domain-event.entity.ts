@@ -11,6 +11,10 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('domain_events_leased_idx', ['lockedUntil'], { where: '"locked_until" IS NOT NULL' })
 // The parked events, counted on every metrics scrape (queue_jobs{queue="outbox",state="failed"}): only those few rows.
 @Index('domain_events_failed_idx', ['failedAt'], { where: '"failed_at" IS NOT NULL' })
+// Erasure finds the events about a booking, its predecessor or a routing response (expression indexes: migration VolumeIndexes).
+@Index('domain_events_booking_idx', { synchronize: false })
+@Index('domain_events_previous_booking_idx', { synchronize: false })
+@Index('domain_events_routing_response_idx', { synchronize: false })
 export class DomainEvent {
   /** `whevt_…`: also the payload id receivers see. */
   @PrimaryColumn('text')

@@ -1,0 +1,637 @@
+/**
+ * At volume (issue 54): the same requests on an empty database and on one holding ten million bookings, same run.
+ *
+ * Two databases, each migrated and served by its own app (and a second app with the availability cache off, for cold
+ * reads). Each gets the same measured organization through the API (an owner who hosts a 30-minute event type, an API key)
+ * and the same working set by SQL: the owner's bookings in the measured week, 10,000 bookings of one attendee (the
+ * erasure), 20 of another (the attendee filter), 12,000 more to page through, and 500 audit entries of the last day.
+ * The volume database also gets, before that working set, by SQL (`generate_series`, triggers and foreign-key checks
+ * off for the seeding session):
+ *
+ * - 20,000 organizations; four of them (the measured one among them) with 500,000 bookings each over 50 hosts, the
+ *   others sharing the rest (some 400 each over 3 hosts), spread over the last three years; one in ten cancelled;
+ * - a reminder for every fifth booking, sent when it was due;
+ * - 1,000,000 audit entries (100,000 of them the measured organization's, older than two days);
+ * - 5,000,000 domain events (dispatched), as many webhook deliveries and attempts (one webhook per organization).
+ *
+ * Every request is timed one at a time from this process (client latency, a keep-alive connection), in rounds that
+ * alternate which database goes first; a figure is the median of its samples, with the 95th percentile beside it.
+ * Then each request is run once more on the volume database with its SQL recorded (every statement the app sends
+ * through `pg`), and each statement is `EXPLAIN`ed there: a sequential scan of a table over 100,000 rows fails.
+ *
+ *   DATABASE_URL=postgres://… npm run bench:volume          (BENCH_VOLUME_BOOKINGS changes the ten million)
+ */
+import { randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import pg from 'pg';
+import { ReminderQueueRepository } from '../apps/api/src/modules/booking-reminders/reminder-queue.repository.js';
+import { DomainEventsRepository } from '../apps/api/src/modules/outbox/domain-events.repository.js';
+import { ALL_SCOPES } from '../libs/common/src/index.js';
+import { runMigrations } from '../libs/database/src/index.js';
+import { reportGoal } from './support/goals.js';
+import { benchServer, machine, row, startInstance } from './support/harness.js';
+
+const TOTAL = Number(process.env.BENCH_VOLUME_BOOKINGS ?? 10_000_000);
+const ORGANIZATIONS = 20_000;
+const BIG = Math.min(500_000, Math.floor(TOTAL / 20));
+const AUDIT = Math.round(TOTAL / 10);
+const EVENTS = Math.round(TOTAL / 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 25);
+const CHUNK = 1_000_000;
+const GOAL = 1.25;
+/** Tables with more rows than this must never be read by a sequential scan on a request path. */
+const LARGE = 100_000;
+
+const ERASED = 'erase-me@example.com';
+const LOOKED_UP = 'lookup@example.com';
+
+interface Site {
+  name: 'empty' | 'volume';
+  databaseUrl: string;
+  url: string;
+  coldUrl: string;
+  close(): Promise<void>;
+  apps: Awaited<ReturnType<typeof startInstance>>['app'][];
+  organizationId: string;
+  ownerId: string;
+  availabilityTypeId: string;
+  authorization: string;
+  seedMs: number;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+function http(
+  url: string,
+  method: string,
+  path: string,
+  authorization: string,
+  body?: unknown,
+): Promise<{ status: number; text: string; ms: number }> {
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const req = request(
+      new URL(path, url),
+      {
+        method,
+        agent,
+        headers: {
+          authorization,
+          ...(text === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }),
+        },
+      },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (data += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: data, ms: Number(process.hrtime.bigint() - started) / 1e6 }));
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+async function api<T>(url: string, method: string, path: string, authorization: string, body?: unknown): Promise<T> {
+  const res = await http(url, method, path, authorization, body);
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return JSON.parse(res.text) as T;
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/** A migrated database, its app and an app without the availability cache; the measured organization made through the API. */
+async function openSite(adminUrl: string, name: Site['name']): Promise<Site> {
+  const database = `sched_volume_${name}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${database}"`);
+  const databaseUrl = withDatabase(adminUrl, database);
+  await runMigrations(databaseUrl);
+  const env = { RUN_WORKERS: 'false' };
+  const main = await startInstance(databaseUrl, [], env);
+  const cold = await startInstance(databaseUrl, [], { ...env, AVAILABILITY_CACHE_MB: '0' });
+  const owner = await api<{ accessToken: string; user: { id: string }; organization: { id: string } }>(main.url, 'POST', '/v1/auth/register', '', {
+    email: `owner-${name}@example.com`,
+    password: 'bench password',
+    organizationName: `Measured ${name}`,
+  });
+  const bearer = `Bearer ${owner.accessToken}`;
+  const everyDay = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({ dayOfWeek, slots: [{ startTime: '00:00', endTime: '24:00' }] }));
+  await api(main.url, 'PUT', '/v1/availability/schedules', bearer, { timezone: 'UTC', schedules: everyDay });
+  const availabilityType = await api<{ eventType: { id: string } }>(main.url, 'POST', '/v1/event-types', bearer, {
+    title: 'Intro',
+    slug: 'intro',
+    durationMinutes: 30,
+    bookingWindowDays: 730,
+  });
+  const key = await api<{ apiKey: string }>(main.url, 'POST', '/v1/api-keys', bearer, {
+    name: 'volume',
+    rateLimitPerMinute: 10_000,
+    scopes: ALL_SCOPES,
+  });
+  return {
+    name,
+    databaseUrl,
+    url: main.url,
+    coldUrl: cold.url,
+    apps: [main.app, cold.app],
+    organizationId: owner.organization.id,
+    ownerId: owner.user.id,
+    availabilityTypeId: availabilityType.eventType.id,
+    authorization: `ApiKey ${key.apiKey}`,
+    seedMs: 0,
+    close: async () => {
+      await Promise.allSettled([main.app.close(), cold.app.close()]);
+      await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/** Bookings and their booking_hosts rows in one statement, from `rows` (a SELECT giving the columns named below). */
+function insertBookings(rows: string): string {
+  return `
+    WITH made AS (
+      INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id, attendee_email,
+                            attendee_first_name, timezone, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash,
+                            created_at, updated_at, cancelled_at)
+      SELECT id, organization_id, event_type_id, true, status, starts_at, starts_at + duration, host_user_id, attendee_email,
+             'Attendee', 'UTC', 0, 0, md5(id), starts_at - interval '7 days', starts_at - interval '7 days',
+             CASE WHEN status = 'cancelled' THEN starts_at - interval '1 day' END
+        FROM (${rows}) AS r
+      RETURNING id, host_user_id, organization_id, event_type_id, livemode, status, starts_at, ends_at, created_at
+    )
+    INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at)
+    SELECT id, host_user_id, organization_id, event_type_id, livemode, status, tstzrange(starts_at, ends_at, '[)'), created_at FROM made`;
+}
+
+/** Everything the volume database holds beyond the working set (see the header). */
+async function seedVolume(client: pg.Client, site: Site): Promise<void> {
+  const log = (line: string): void => void process.stdout.write(`  [volume] ${line}\n`);
+  await client.query(
+    `INSERT INTO organizations (id, name, slug, created_at, updated_at)
+     SELECT 'org_vol' || lpad(o::text, 20, '0'), 'Volume ' || o, 'volume-' || o, now() - interval '3 years', now() - interval '3 years'
+       FROM generate_series(1, $1::int) AS o`,
+    [ORGANIZATIONS - 1],
+  );
+  await client.query(
+    `INSERT INTO event_types (id, organization_id, title, slug, duration_minutes, scheduling_type, created_at, updated_at)
+     SELECT 'evt_vol' || lpad(o::text, 20, '0'), 'org_vol' || lpad(o::text, 20, '0'), 'Call', 'call', 30, 'individual', now(), now()
+       FROM generate_series(1, $1::int) AS o`,
+    [ORGANIZATIONS - 1],
+  );
+  // Three other large organizations and the measured one: BIG bookings each over 50 hosts, one every so often per host
+  // across the last three years (the measured one's bookings are on other hosts than its owner, and end two days ago).
+  const bigSpan = 3 * 365 * 86_400;
+  for (let org = 0; org < 4; org++) {
+    const measured = org === 3;
+    for (let first = 0; first < BIG; first += CHUNK) {
+      const last = Math.min(BIG, first + CHUNK) - 1;
+      await client.query(
+        insertBookings(`
+          SELECT 'bkg_vb' || $1::int || '_' || lpad(k::text, 12, '0') AS id,
+                 $2::text AS organization_id, $3::text AS event_type_id,
+                 CASE WHEN k % 10 = 0 THEN 'cancelled' ELSE 'confirmed' END AS status,
+                 to_timestamp(extract(epoch FROM date_trunc('hour', now() - interval '2 days')) - $4::bigint
+                              + (k / 50) * ($4::bigint / ($5::bigint / 50))) AS starts_at,
+                 interval '30 minutes' AS duration,
+                 'usr_vb' || $1::int || '_' || (k % 50) AS host_user_id,
+                 'attendee' || (k % 200000) || '@example.com' AS attendee_email
+            FROM generate_series($6::bigint, $7::bigint) AS k`),
+        [
+          org,
+          measured ? site.organizationId : `org_vol${String(org + 1).padStart(20, '0')}`,
+          measured ? site.availabilityTypeId : `evt_vol${String(org + 1).padStart(20, '0')}`,
+          bigSpan,
+          BIG,
+          first,
+          last,
+        ],
+      );
+      log(`large organization ${org + 1}: ${(last + 1).toLocaleString('en')} bookings`);
+    }
+  }
+  // The rest over the other 19,996 organizations, three hosts each.
+  const rest = TOTAL - 4 * BIG;
+  const small = ORGANIZATIONS - 4;
+  const perOrganization = Math.max(1, Math.ceil(rest / small));
+  for (let first = 0; first < rest; first += CHUNK) {
+    const last = Math.min(rest, first + CHUNK) - 1;
+    await client.query(
+      insertBookings(`
+        SELECT 'bkg_vs' || lpad(g::text, 12, '0') AS id,
+               'org_vol' || lpad((4 + g % $1::int)::text, 20, '0') AS organization_id,
+               'evt_vol' || lpad((4 + g % $1::int)::text, 20, '0') AS event_type_id,
+               CASE WHEN g % 10 = 0 THEN 'cancelled' ELSE 'confirmed' END AS status,
+               to_timestamp(extract(epoch FROM date_trunc('hour', now())) - $2::bigint
+                            + ((g / $1::int) / 3) * ($2::bigint / ($3::bigint / 3 + 1))) AS starts_at,
+               interval '30 minutes' AS duration,
+               'usr_vs' || (g % $1::int) || '_' || ((g / $1::int) % 3) AS host_user_id,
+               'attendee' || (g % 1000000) || '@example.com' AS attendee_email
+          FROM generate_series($4::bigint, $5::bigint) AS g`),
+      [small, bigSpan, perOrganization, first, last],
+    );
+    log(`other organizations: ${(last + 1).toLocaleString('en')} bookings`);
+  }
+  await client.query(
+    `INSERT INTO booking_reminders (organization_id, booking_id, minutes_before, due_at, sent_at)
+     SELECT organization_id, id, 60, starts_at - interval '1 hour', CASE WHEN starts_at - interval '1 hour' < now() THEN starts_at - interval '1 hour' END
+       FROM bookings WHERE right(id, 1) IN ('0', '5') AND status = 'confirmed'`,
+  );
+  log('reminders');
+  for (let first = 0; first < AUDIT; first += CHUNK) {
+    const last = Math.min(AUDIT, first + CHUNK) - 1;
+    // One in ten the measured organization's (before the last two days), the rest spread over the others.
+    await client.query(
+      `INSERT INTO audit_entries (id, organization_id, occurred_at, action, actor_type, actor_id, actor_label, resource_type, resource_id,
+                                  request_id, ip, user_agent, changes)
+       SELECT 'aud_vol' || lpad(g::text, 20, '0'),
+              CASE WHEN g % 10 = 0 THEN $1 ELSE 'org_vol' || lpad((1 + g % ($4::int - 1))::text, 20, '0') END,
+              now() - interval '2 days' - (g * interval '13 seconds'),
+              'booking.verb' || (g % 5), 'user', 'usr_vol' || (g % 60), 'member' || (g % 60) || '@example.com',
+              'booking', 'bkg_vol' || (g % 200000), 'req_vol' || g, '203.0.113.' || (g % 250), 'Mozilla/5.0 (bench)',
+              CASE WHEN g % 5 = 1 THEN '{"title": {"from": "Before", "to": "After"}}'::jsonb END
+         FROM generate_series($2::bigint, $3::bigint) AS g`,
+      [site.organizationId, first, last, ORGANIZATIONS],
+    );
+    log(`audit entries: ${(last + 1).toLocaleString('en')}`);
+  }
+  await client.query(
+    `INSERT INTO webhooks (id, organization_id, livemode, url, events, active, secret_ciphertext, created_at, updated_at)
+     SELECT 'whk_vol' || lpad(o::text, 20, '0'), 'org_vol' || lpad(o::text, 20, '0'), true, 'https://example.invalid/hook',
+            '{booking.created}', false, 'sealed', now(), now()
+       FROM generate_series(1, $1::int) AS o`,
+    [ORGANIZATIONS - 1],
+  );
+  for (let first = 0; first < EVENTS; first += CHUNK) {
+    const last = Math.min(EVENTS, first + CHUNK) - 1;
+    const org = `'org_vol' || lpad((1 + g % ($3::int - 1))::text, 20, '0')`;
+    const at = `now() - interval '2 days' - (g * interval '17 seconds')`;
+    await client.query(
+      `INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at, dispatched_at, due_at)
+       SELECT 'evt_v' || lpad(g::text, 20, '0'), ${org}, true, 'booking.created', jsonb_build_object('bookingId', 'bkg_' || g), ${at}, ${at}, ${at}
+         FROM generate_series($1::bigint, $2::bigint) AS g`,
+      [first, last, ORGANIZATIONS],
+    );
+    await client.query(
+      `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, event_id, event_type, body, status, attempts, max_attempts,
+                                       next_attempt_at, last_attempt_at, response_status, created_at)
+       SELECT 'whd_v' || lpad(g::text, 20, '0'), 'whk_vol' || lpad((1 + g % ($3::int - 1))::text, 20, '0'), ${org},
+              'evt_v' || lpad(g::text, 20, '0'), 'booking.created', '{}', 'succeeded', 1, 8, NULL, ${at}, 200, ${at}
+         FROM generate_series($1::bigint, $2::bigint) AS g`,
+      [first, last, ORGANIZATIONS],
+    );
+    await client.query(
+      `INSERT INTO webhook_attempts (delivery_id, attempt, organization_id, started_at, duration_ms, response_status)
+       SELECT 'whd_v' || lpad(g::text, 20, '0'), 1, ${org}, ${at}, 120, 200
+         FROM generate_series($1::bigint, $2::bigint) AS g`,
+      [first, last, ORGANIZATIONS],
+    );
+    log(`domain events, webhook deliveries and attempts: ${(last + 1).toLocaleString('en')} each`);
+  }
+}
+
+/** The working set both databases share (after the volume, so the audit log's newest entries are these). */
+async function seedWorkingSet(client: pg.Client, site: Site): Promise<void> {
+  const args = [site.organizationId, site.availabilityTypeId, site.ownerId];
+  // The owner's bookings in the measured week (2027-03-01..07): two a day.
+  await client.query(
+    insertBookings(`
+      SELECT 'bkg_ws_own_' || d || '_' || h AS id, $1::text AS organization_id, $2::text AS event_type_id, 'confirmed' AS status,
+             timestamptz '2027-03-01 00:00Z' + d * interval '1 day' + h * interval '1 hour' AS starts_at, interval '30 minutes' AS duration,
+             $3::text AS host_user_id, 'guest' || d || '@example.com' AS attendee_email
+        FROM generate_series(0, 6) AS d, (VALUES (10), (14)) AS hours(h)`),
+    args,
+  );
+  // The attendee to erase (10,000 bookings), the one looked up (20), and 12,000 to page through: on other hosts.
+  await client.query(
+    insertBookings(`
+      SELECT 'bkg_ws_' || k AS id, $1::text AS organization_id, $2::text AS event_type_id,
+             CASE WHEN k % 10 = 0 THEN 'cancelled' ELSE 'confirmed' END AS status,
+             timestamptz '2026-01-05 00:00Z' + (k / 20) * interval '1 hour' AS starts_at, interval '30 minutes' AS duration,
+             'usr_ws_' || (k % 20) AS host_user_id,
+             CASE WHEN k < 10000 THEN $3::text WHEN k < 10020 THEN $4::text ELSE 'page' || k || '@example.com' END AS attendee_email
+        FROM generate_series(0, 22019) AS k`),
+    [site.organizationId, site.availabilityTypeId, ERASED, LOOKED_UP],
+  );
+  await client.query(
+    `INSERT INTO audit_entries (id, organization_id, occurred_at, action, actor_type, actor_id, actor_label, resource_type, resource_id)
+     SELECT 'aud_ws' || lpad(g::text, 20, '0'), $1, now() - g * interval '2 minutes', 'booking.created', 'user', $2, 'owner',
+            'booking', 'bkg_ws_' || g
+       FROM generate_series(1, 500) AS g`,
+    [site.organizationId, site.ownerId],
+  );
+}
+
+async function seed(site: Site): Promise<void> {
+  const client = new pg.Client({ connectionString: site.databaseUrl });
+  await client.connect();
+  const started = Date.now();
+  try {
+    // A bulk load: no triggers (availability versions) and no foreign-key checks in this session; the rows are consistent.
+    await client.query(`SET session_replication_role = replica`);
+    await client.query(`SET maintenance_work_mem = '512MB'`);
+    if (site.name === 'volume') await seedVolume(client, site);
+    await seedWorkingSet(client, site);
+    await client.query(`RESET session_replication_role`);
+    // What a restore or a day of autovacuum leaves: visibility maps and statistics.
+    await client.query('VACUUM (ANALYZE)');
+  } finally {
+    await client.end();
+  }
+  site.seedMs = Date.now() - started;
+}
+
+interface Operation {
+  name: string;
+  /** One call; returns its latency in ms. `n` numbers the sample (each write a distinct slot). */
+  run(site: Site, n: number): Promise<number>;
+  samples?: number;
+}
+
+async function timed(res: Promise<{ status: number; text: string; ms: number }>, what: string): Promise<number> {
+  const { status, text, ms } = await res;
+  if (status >= 300) throw new Error(`${what}: ${status} ${text.slice(0, 300)}`);
+  return ms;
+}
+
+const slotTimes = new Map<string, number>();
+function nextSlot(site: Site, kind: string, base: string): string {
+  const key = `${site.name}:${kind}`;
+  const n = slotTimes.get(key) ?? 0;
+  slotTimes.set(key, n + 1);
+  return new Date(Date.parse(base) + n * 30 * 60_000).toISOString();
+}
+
+const availabilityPath = (site: Site): string =>
+  `/v1/availability?eventTypeId=${site.availabilityTypeId}&start=2027-03-01&end=2027-03-07&timezone=UTC`;
+
+const OPERATIONS: Operation[] = [
+  {
+    name: 'GET /v1/availability, a week, warm (cached)',
+    run: (site) => timed(http(site.url, 'GET', availabilityPath(site), site.authorization), 'availability'),
+  },
+  {
+    name: 'GET /v1/availability, a week, cold (no cache)',
+    run: (site) => timed(http(site.coldUrl, 'GET', availabilityPath(site), site.authorization), 'cold availability'),
+  },
+  {
+    name: 'GET /v1/bookings, first page (20)',
+    run: (site) => timed(http(site.url, 'GET', '/v1/bookings?limit=20', site.authorization), 'bookings list'),
+  },
+  {
+    name: 'GET /v1/bookings, page 500 (offset 9,980)',
+    run: (site) => timed(http(site.url, 'GET', '/v1/bookings?limit=20&page=500', site.authorization), 'deep page'),
+  },
+  {
+    name: 'GET /v1/bookings?attendeeEmail= (20 bookings)',
+    run: (site) => timed(http(site.url, 'GET', `/v1/bookings?attendeeEmail=${LOOKED_UP}`, site.authorization), 'attendee filter'),
+  },
+  {
+    name: 'GET /v1/audit-log, first page (50)',
+    run: (site) => timed(http(site.url, 'GET', '/v1/audit-log?limit=50', site.authorization), 'audit log'),
+  },
+  {
+    name: 'GET /v1/audit-log/export, the last day (500 entries)',
+    run: (site) => {
+      const from = new Date(Date.now() - 86_400_000).toISOString();
+      return timed(http(site.url, 'GET', `/v1/audit-log/export?from=${from}`, site.authorization), 'audit export');
+    },
+    samples: 10,
+  },
+  {
+    name: 'Reminder claim (nothing due; LeaseQueue)',
+    run: async (site) => {
+      const started = process.hrtime.bigint();
+      await site.apps[0].get(ReminderQueueRepository).claimDue(new Date(), 100, 30);
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    },
+  },
+  {
+    name: 'Outbox claim (domain events; LeaseQueue)',
+    run: async (site) => {
+      const started = process.hrtime.bigint();
+      await site.apps[0].get(DomainEventsRepository).claimUndispatched(100, 1);
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    },
+  },
+  {
+    name: 'POST /v1/holds',
+    run: (site) =>
+      timed(
+        http(site.url, 'POST', '/v1/holds', site.authorization, {
+          eventTypeId: site.availabilityTypeId,
+          startTime: nextSlot(site, 'hold', '2027-06-01T00:00:00Z'),
+          timezone: 'UTC',
+        }),
+        'hold',
+      ),
+  },
+  {
+    name: 'POST /v1/bookings',
+    run: (site, n) =>
+      timed(
+        http(site.url, 'POST', '/v1/bookings', site.authorization, {
+          eventTypeId: site.availabilityTypeId,
+          startTime: nextSlot(site, 'booking', '2027-09-01T00:00:00Z'),
+          timezone: 'UTC',
+          attendee: { email: `booked-${n}@example.com` },
+        }),
+        'booking',
+      ),
+  },
+];
+
+const ERASURE: Operation = {
+  name: 'POST /v1/attendees/erase (10,000 bookings)',
+  run: (site) => timed(http(site.url, 'POST', '/v1/attendees/erase', site.authorization, { email: ERASED }), 'erasure'),
+};
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+function p95(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))];
+}
+
+/** Every statement the app sends through `pg` while `work` runs (pg.Client#query is where TypeORM and raw pools meet). */
+async function recordStatements(work: () => Promise<unknown>): Promise<{ text: string; values: unknown[] }[]> {
+  const statements: { text: string; values: unknown[] }[] = [];
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const [first, second] = args;
+    if (typeof first === 'string') statements.push({ text: first, values: Array.isArray(second) ? second : [] });
+    else if (first && typeof first === 'object' && 'text' in first) {
+      const config = first as { text: string; values?: unknown[] };
+      statements.push({ text: config.text, values: config.values ?? (Array.isArray(second) ? second : []) });
+    }
+    return original.apply(this, args);
+  };
+  try {
+    await work();
+  } finally {
+    proto.query = original;
+  }
+  return statements;
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function scans(node: PlanNode, out: string[]): void {
+  if (node['Relation Name']) out.push(`${node['Node Type']} on ${node['Relation Name']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}`);
+  for (const child of node.Plans ?? []) scans(child, out);
+}
+
+async function explainAll(
+  client: pg.Client,
+  large: Map<string, number>,
+  statements: { text: string; values: unknown[] }[],
+): Promise<{ lines: string[]; sequential: string[] }> {
+  const lines = new Set<string>();
+  const sequential: string[] = [];
+  const seen = new Set<string>();
+  for (const { text, values } of statements) {
+    if (!/^\s*(WITH|SELECT|INSERT|UPDATE|DELETE)\b/i.test(text) || seen.has(text)) continue;
+    seen.add(text);
+    try {
+      await client.query('BEGIN');
+      const result = await client.query(`EXPLAIN (FORMAT JSON) ${text}`, values);
+      const plan = (result.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
+      const found: string[] = [];
+      scans(plan, found);
+      for (const line of found) {
+        lines.add(line);
+        const relation = line.match(/^Seq Scan on (\S+)/)?.[1];
+        if (relation && (large.get(relation) ?? 0) > LARGE) sequential.push(`${line}: ${text.replace(/\s+/g, ' ').slice(0, 160)}`);
+      }
+    } catch (error) {
+      lines.add(`(not explained: ${(error as Error).message.slice(0, 80)})`);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  }
+  return { lines: [...lines], sequential };
+}
+
+async function main(): Promise<void> {
+  const { adminUrl, stop } = await benchServer();
+  const sites: Site[] = [];
+  try {
+    sites.push(await openSite(adminUrl, 'empty'), await openSite(adminUrl, 'volume'));
+    for (const site of sites) {
+      await seed(site);
+      console.log(`seeded ${site.name} in ${(site.seedMs / 1000).toFixed(0)} s`);
+    }
+    const [empty, volume] = sites;
+    const volumeClient = new pg.Client({ connectionString: volume.databaseUrl });
+    volumeClient.on('error', () => undefined); // ended by the database's drop when something failed
+    await volumeClient.connect();
+    const sizes = await volumeClient.query<{ relname: string; rows: string; size: string }>(
+      `SELECT relname, reltuples::bigint AS rows, pg_size_pretty(pg_total_relation_size(oid)) AS size
+         FROM pg_class WHERE relkind IN ('r', 'p') AND relnamespace = 'public'::regnamespace AND reltuples > 10000 ORDER BY reltuples DESC`,
+    );
+    const large = new Map(sizes.rows.map((r) => [r.relname, Number(r.rows)]));
+
+    // Warm both (plans, caches, connections), then the rounds.
+    for (const site of sites) for (const operation of OPERATIONS) await operation.run(site, 0);
+    const samples = new Map<string, { empty: number[]; volume: number[] }>();
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? [empty, volume] : [volume, empty];
+      for (const operation of OPERATIONS) {
+        const entry = samples.get(operation.name) ?? { empty: [], volume: [] };
+        samples.set(operation.name, entry);
+        for (const site of order) {
+          const n = Math.ceil((operation.samples ?? SAMPLES) / ROUNDS);
+          for (let i = 0; i < n; i++) entry[site.name].push(await operation.run(site, round * 1000 + i + 1));
+        }
+      }
+    }
+    const plans: { name: string; lines: string[] }[] = [];
+    const sequential: string[] = [];
+    for (const operation of [...OPERATIONS, ERASURE]) {
+      if (operation === ERASURE) {
+        // Once on each (it erases); timed and recorded together on the volume database.
+        const emptyMs = await ERASURE.run(empty, 0);
+        let volumeMs = 0;
+        const statements = await recordStatements(async () => (volumeMs = await ERASURE.run(volume, 0)));
+        samples.set(ERASURE.name, { empty: [emptyMs], volume: [volumeMs] });
+        const explained = await explainAll(volumeClient, large, statements);
+        plans.push({ name: operation.name, lines: explained.lines });
+        sequential.push(...explained.sequential.map((s) => `${operation.name}: ${s}`));
+        continue;
+      }
+      const statements = await recordStatements(() => operation.run(volume, 9999));
+      const explained = await explainAll(volumeClient, large, statements);
+      plans.push({ name: operation.name, lines: explained.lines });
+      sequential.push(...explained.sequential.map((s) => `${operation.name}: ${s}`));
+    }
+    await volumeClient.end();
+
+    console.log(`\n${machine()}; ${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds, alternating which database goes first`);
+    console.log(
+      `Volume database: ${TOTAL.toLocaleString('en')} bookings over ${ORGANIZATIONS.toLocaleString('en')} organizations ` +
+        `(the measured one holds ${BIG.toLocaleString('en')}); seeded in ${(volume.seedMs / 1000).toFixed(0)} s\n`,
+    );
+    console.log(row(['Table', 'Rows', 'Size']));
+    console.log(row(['---', '---:', '---:']));
+    for (const r of sizes.rows) console.log(row([r.relname, Number(r.rows).toLocaleString('en'), r.size]));
+    console.log('');
+    console.log(row(['Request', 'Empty p50 (ms)', 'Empty p95', 'Volume p50 (ms)', 'Volume p95', 'Volume ÷ empty (p50)', 'Samples']));
+    console.log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:']));
+    const misses: string[] = [];
+    for (const [name, s] of samples) {
+      const ratio = median(s.volume) / median(s.empty);
+      if (!(ratio <= GOAL)) misses.push(`${name} ${ratio.toFixed(2)}×`);
+      console.log(
+        row([
+          name,
+          median(s.empty).toFixed(2),
+          p95(s.empty).toFixed(2),
+          median(s.volume).toFixed(2),
+          p95(s.volume).toFixed(2),
+          `${ratio.toFixed(2)}×`,
+          `${s.empty.length} + ${s.volume.length}`,
+        ]),
+      );
+    }
+    console.log('\nWhat each request reads on the volume database (EXPLAIN of every statement it sent):\n');
+    for (const plan of plans) console.log(`- ${plan.name}: ${plan.lines.join('; ') || '(no table read)'}`);
+    console.log(sequential.length ? `\nSequential scans of large tables:\n${sequential.join('\n')}` : '\nNo sequential scan of a large table.');
+    reportGoal({
+      bench: 'volume',
+      goal: `every request at ${TOTAL.toLocaleString('en')} bookings ≤ ${GOAL}× the empty database's (p50)`,
+      result: misses.length ? `over: ${misses.join(', ')}` : 'all within',
+      met: misses.length === 0,
+    });
+    reportGoal({
+      bench: 'volume',
+      goal: 'no sequential scan of a large table on a request path',
+      result: sequential.length ? `${sequential.length} found` : 'none',
+      met: sequential.length === 0,
+    });
+  } catch (error) {
+    console.error(error);
+    process.exitCode = 1;
+  } finally {
+    agent.destroy();
+    for (const site of sites) await site.close();
+    await stop?.();
+  }
+}
+
+await main();

@@ -1,0 +1,49 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * What the volume bench (issue 54, `npm run bench:volume`) found scanning whole tables on a request path, erasure's
+ * statements all: the domain events about a booking (or a rescheduled one's predecessor, or a routing response) were
+ * found by reading every event; the bookings whose email-type answer is the erased address by reading every booking of
+ * the organization; the mail about erased records by reading every mail. Each now has an index, built CONCURRENTLY
+ * (online: bookings go on meanwhile), so this migration runs outside a transaction; a build that failed half way
+ * leaves an invalid index, dropped and built again by the next run.
+ *
+ * `booking_answer_emails(answers)` is the answers' email-type values in lower case (what erasure compares), an
+ * IMMUTABLE function so that an index can hold it.
+ */
+export class VolumeIndexes1795906000000 implements MigrationInterface {
+  name = 'VolumeIndexes1795906000000';
+  transaction = false as const;
+
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(
+      `CREATE OR REPLACE FUNCTION booking_answer_emails(answers jsonb) RETURNS text[]
+         LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+         RETURN ARRAY(SELECT lower(a->>'value') FROM jsonb_array_elements(answers) AS a WHERE a->>'type' = 'email' AND a->>'value' IS NOT NULL)`,
+    );
+    for (const [name, definition] of INDEXES) {
+      await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
+      await queryRunner.query(`CREATE INDEX CONCURRENTLY "${name}" ${definition}`);
+    }
+  }
+
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    for (const [name] of [...INDEXES].reverse()) await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
+    await queryRunner.query(`DROP FUNCTION IF EXISTS booking_answer_emails(jsonb)`);
+  }
+}
+
+const INDEXES: readonly (readonly [string, string])[] = [
+  ['domain_events_booking_idx', `ON "domain_events" ("organization_id", (data #>> '{booking,id}')) WHERE data #>> '{booking,id}' IS NOT NULL`],
+  [
+    'domain_events_previous_booking_idx',
+    `ON "domain_events" ("organization_id", (data #>> '{previousBooking,id}')) WHERE data #>> '{previousBooking,id}' IS NOT NULL`,
+  ],
+  [
+    'domain_events_routing_response_idx',
+    `ON "domain_events" ("organization_id", (data #>> '{response,id}')) WHERE type = 'routing_form.submitted'`,
+  ],
+  ['bookings_answer_emails_idx', `ON "bookings" USING gin (booking_answer_emails(answers)) WHERE answers <> '[]'::jsonb`],
+  ['mail_outbox_about_idx', `ON "mail_outbox" USING gin ("about")`],
+  ['mail_outbox_unnamed_idx', `ON "mail_outbox" ("organization_id") WHERE about = '{}'`],
+];
