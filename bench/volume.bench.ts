@@ -6,7 +6,7 @@
  * and the same working set by SQL: the owner's bookings in the measured week, 10,000 bookings of one attendee (the
  * erasure), 20 of another (the attendee filter), 12,000 more to page through, and 500 audit entries of the last day.
  * The volume database also gets, before that working set, by SQL (`generate_series`, triggers and foreign-key checks
- * off for the seeding session):
+ * off for the seeding session, the large tables' secondary indexes built after the load as a restore builds them):
  *
  * - 20,000 organizations; four of them (the measured one among them) with 500,000 bookings each over 50 hosts, the
  *   others sharing the rest (some 400 each over 3 hosts), spread over the last three years; one in ten cancelled;
@@ -28,8 +28,11 @@ import { ReminderQueueRepository } from '../apps/api/src/modules/booking-reminde
 import { DomainEventsRepository } from '../apps/api/src/modules/outbox/domain-events.repository.js';
 import { ALL_SCOPES } from '../libs/common/src/index.js';
 import { runMigrations } from '../libs/database/src/index.js';
+import { DataSource } from 'typeorm';
+import { VolumeIndexes1795906000000 } from '../libs/database/src/migrations/1795906000000-VolumeIndexes.js';
+import { bookingTargets, loadBookings, type Target } from './support/booking-targets.js';
 import { reportGoal } from './support/goals.js';
-import { benchServer, machine, row, startInstance } from './support/harness.js';
+import { benchServer, machine, row, startInstance, type LoadResult } from './support/harness.js';
 
 const TOTAL = Number(process.env.BENCH_VOLUME_BOOKINGS ?? 10_000_000);
 const ORGANIZATIONS = 20_000;
@@ -42,6 +45,9 @@ const CHUNK = 1_000_000;
 const GOAL = 1.25;
 /** Tables with more rows than this must never be read by a sequential scan on a request path. */
 const LARGE = 100_000;
+
+/** Bookings per second offered evenly while a migration runs (and before it, to compare). */
+const MIGRATION_RATE = Number(process.env.BENCH_MIGRATION_RATE ?? 60);
 
 const ERASED = 'erase-me@example.com';
 const LOOKED_UP = 'lookup@example.com';
@@ -330,6 +336,31 @@ async function seedWorkingSet(client: pg.Client, site: Site): Promise<void> {
   );
 }
 
+/** Drops the secondary indexes and exclusion constraints of `tables`; returns the statements that build them again. */
+async function dropIndexes(client: pg.Client, tables: string[]): Promise<string[]> {
+  const { rows } = await client.query<{ table: string; name: string; constraint: string | null; definition: string }>(
+    `SELECT c.relname AS table, i.relname AS name, con.conname AS constraint,
+            COALESCE(pg_get_constraintdef(con.oid), pg_get_indexdef(i.oid)) AS definition
+       FROM pg_index x
+       JOIN pg_class i ON i.oid = x.indexrelid
+       JOIN pg_class c ON c.oid = x.indrelid
+       LEFT JOIN pg_constraint con ON con.conindid = i.oid AND con.contype IN ('x', 'u')
+      WHERE c.relname = ANY($1) AND c.relnamespace = 'public'::regnamespace AND NOT x.indisprimary`,
+    [tables],
+  );
+  const rebuild: string[] = [];
+  for (const index of rows) {
+    if (index.constraint) {
+      await client.query(`ALTER TABLE "${index.table}" DROP CONSTRAINT "${index.constraint}"`);
+      rebuild.push(`ALTER TABLE "${index.table}" ADD CONSTRAINT "${index.constraint}" ${index.definition}`);
+    } else {
+      await client.query(`DROP INDEX "${index.name}"`);
+      rebuild.push(index.definition);
+    }
+  }
+  return rebuild;
+}
+
 async function seed(site: Site): Promise<void> {
   const client = new pg.Client({ connectionString: site.databaseUrl });
   await client.connect();
@@ -337,8 +368,19 @@ async function seed(site: Site): Promise<void> {
   try {
     // A bulk load: no triggers (availability versions) and no foreign-key checks in this session; the rows are consistent.
     await client.query(`SET session_replication_role = replica`);
-    await client.query(`SET maintenance_work_mem = '512MB'`);
-    if (site.name === 'volume') await seedVolume(client, site);
+    await client.query(`SET maintenance_work_mem = '1GB'`);
+    if (site.name === 'volume') {
+      // As a restore does: the large tables' secondary indexes and the exclusion constraint dropped during the load and
+      // built after it (sorted builds instead of ten million random index insertions).
+      const rebuild = await dropIndexes(client, ['bookings', 'booking_hosts', 'booking_reminders', 'audit_entries', 'domain_events', 'webhook_deliveries']);
+      await seedVolume(client, site);
+      await client.query(`SET max_parallel_maintenance_workers = 2`);
+      for (const statement of rebuild) {
+        const t0 = Date.now();
+        await client.query(statement);
+        process.stdout.write(`  [volume] ${statement.slice(0, 90)}… ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+      }
+    }
     await seedWorkingSet(client, site);
     await client.query(`RESET session_replication_role`);
     // What a restore or a day of autovacuum leaves: visibility maps and statistics.
@@ -528,6 +570,67 @@ async function explainAll(
   return { lines: [...lines], sequential };
 }
 
+interface MigrationUnderLoad {
+  name: string;
+  migrationMs: number;
+  loads: LoadResult[];
+}
+
+/**
+ * Bookings offered at MIGRATION_RATE (bench:bookings' load: 25 organizations, 50 connections) in consecutive windows of
+ * BENCH_SECONDS while `migrate` runs, from its start until it ends; the figures of every window together.
+ */
+async function underLoad(url: string, targets: Target[], name: string, migrate: () => Promise<unknown>, day: { n: number }): Promise<MigrationUnderLoad> {
+  const started = Date.now();
+  let migrationMs: number | undefined;
+  const migration = migrate().then(() => (migrationMs = Date.now() - started));
+  const loads: LoadResult[] = [];
+  do {
+    loads.push(await loadBookings(url, targets, new Date(Date.UTC(2027, 0, 4 + day.n++)).toISOString(), MIGRATION_RATE));
+  } while (migrationMs === undefined);
+  await migration;
+  return { name, migrationMs: migrationMs ?? 0, loads };
+}
+
+function merged(loads: LoadResult[]): { requests: number; p50: number; p99: number; failed: number } {
+  const requests = loads.reduce((sum, l) => sum + l.requests, 0);
+  return {
+    requests,
+    p50: Math.round((loads.reduce((sum, l) => sum + l.p50 * l.requests, 0) / Math.max(1, requests)) * 10) / 10,
+    p99: Math.max(...loads.map((l) => l.p99)),
+    failed: loads.reduce((sum, l) => sum + l.non2xx + l.errors, 0),
+  };
+}
+
+/**
+ * Online migrations shown (issue 54 item 2): this issue's own migration (VolumeIndexes: three indexes on the five million
+ * domain events, a GIN index on the ten million bookings, two on mail) undone, then run again by TypeORM's runner while
+ * bookings are taken; beside it the form the migration lint refuses (a plain CREATE INDEX on bookings) under the same load.
+ */
+async function migrationsUnderLoad(volume: Site): Promise<MigrationUnderLoad[]> {
+  const targets = await bookingTargets(volume.url, 25, 'migration');
+  const dataSource = volume.apps[0].get(DataSource);
+  const migration = new VolumeIndexes1795906000000();
+  const runner = dataSource.createQueryRunner();
+  const day = { n: 0 };
+  try {
+    await migration.down(runner);
+    const quiet = await underLoad(volume.url, targets, 'No migration', () => Promise.resolve(), day);
+    const online = await underLoad(volume.url, targets, 'VolumeIndexes (CREATE INDEX CONCURRENTLY)', () => migration.up(runner), day);
+    const blocking = await underLoad(
+      volume.url,
+      targets,
+      'The refused form: CREATE INDEX on bookings (no CONCURRENTLY)',
+      () => runner.query('CREATE INDEX bench_blocking_idx ON bookings (updated_at, id)'),
+      day,
+    );
+    await runner.query('DROP INDEX IF EXISTS bench_blocking_idx');
+    return [quiet, online, blocking];
+  } finally {
+    await runner.release();
+  }
+}
+
 async function main(): Promise<void> {
   const { adminUrl, stop } = await benchServer();
   const sites: Site[] = [];
@@ -581,6 +684,7 @@ async function main(): Promise<void> {
       sequential.push(...explained.sequential.map((s) => `${operation.name}: ${s}`));
     }
     await volumeClient.end();
+    const migrations = process.env.BENCH_MIGRATION_DEMO === '0' ? [] : await migrationsUnderLoad(volume);
 
     console.log(`\n${machine()}; ${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds, alternating which database goes first`);
     console.log(
@@ -608,6 +712,15 @@ async function main(): Promise<void> {
           `${s.empty.length} + ${s.volume.length}`,
         ]),
       );
+    }
+    if (migrations.length) {
+      console.log(`\nBookings at ${MIGRATION_RATE}/s offered evenly (25 organizations) while a migration runs on the volume database:\n`);
+      console.log(row(['Migration', 'Ran for (s)', 'Bookings', 'p50 (ms)', 'p99 (ms)', 'Failed']));
+      console.log(row(['---', '---:', '---:', '---:', '---:', '---:']));
+      for (const m of migrations) {
+        const figures = merged(m.loads);
+        console.log(row([m.name, (m.migrationMs / 1000).toFixed(1), figures.requests, figures.p50, figures.p99, figures.failed]));
+      }
     }
     console.log('\nWhat each request reads on the volume database (EXPLAIN of every statement it sent):\n');
     for (const plan of plans) console.log(`- ${plan.name}: ${plan.lines.join('; ') || '(no table read)'}`);
