@@ -29,7 +29,7 @@ import { DomainEventsRepository } from '../apps/api/src/modules/outbox/domain-ev
 import { ALL_SCOPES } from '../libs/common/src/index.js';
 import { runMigrations } from '../libs/database/src/index.js';
 import { DataSource } from 'typeorm';
-import { VolumeIndexes1795906000000 } from '../libs/database/src/migrations/1795906000000-VolumeIndexes.js';
+import { VolumeIndexes1795906100000 } from '../libs/database/src/migrations/1795906100000-VolumeIndexes.js';
 import { bookingTargets, loadBookings, type Target } from './support/booking-targets.js';
 import { reportGoal } from './support/goals.js';
 import { benchServer, machine, row, startInstance, type LoadResult } from './support/harness.js';
@@ -610,7 +610,7 @@ function merged(loads: LoadResult[]): { requests: number; p50: number; p99: numb
 async function migrationsUnderLoad(volume: Site): Promise<MigrationUnderLoad[]> {
   const targets = await bookingTargets(volume.url, 25, 'migration');
   const dataSource = volume.apps[0].get(DataSource);
-  const migration = new VolumeIndexes1795906000000();
+  const migration = new VolumeIndexes1795906100000();
   const runner = dataSource.createQueryRunner();
   const day = { n: 0 };
   try {

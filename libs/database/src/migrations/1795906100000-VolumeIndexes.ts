@@ -11,8 +11,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * `booking_answer_emails(answers)` is the answers' email-type values in lower case (what erasure compares), an
  * IMMUTABLE function so that an index can hold it.
  */
-export class VolumeIndexes1795906000000 implements MigrationInterface {
-  name = 'VolumeIndexes1795906000000';
+export class VolumeIndexes1795906100000 implements MigrationInterface {
+  name = 'VolumeIndexes1795906100000';
   transaction = false as const;
 
   public async up(queryRunner: QueryRunner): Promise<void> {
