@@ -73,8 +73,13 @@ describe('reads from replicas: routing, write positions, fallback', () => {
     const audit = await routed.http.get('/v1/audit-log?limit=50', { token: org.owner.accessToken });
     expect(audit.status).toBe(200);
     expect(audit.body.entries.map((e: { action: string }) => e.action)).toContain('booking.created');
+    // The export: its boundary and its one batch on the standby connection it holds.
+    const exported = await fetch(`${routed.url}/v1/audit-log/export`, { headers: { authorization: `Bearer ${org.owner.accessToken}` } });
+    expect(exported.status).toBe(200);
+    const lines = (await exported.text()).trim().split('\n').map((line) => JSON.parse(line) as { action: string });
+    expect(lines.map((entry) => entry.action)).toEqual(audit.body.entries.map((e: { action: string }) => e.action));
     const after = counts(routed);
-    expect(after.replica - before.replica).toBe(4);
+    expect(after.replica - before.replica).toBe(6);
     expect(after.primary).toBe(before.primary);
   });
 

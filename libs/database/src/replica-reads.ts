@@ -59,14 +59,17 @@ export function lsnValue(lsn: string | null | undefined): bigint | null {
   return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
 }
 
+/** Node's codes for a peer that cannot be reached or went away. */
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
 /** A failure of the standby itself (gone, cut, refusing, a conflict with its recovery): the reads go to the primary. */
-function standbyFailure(error: unknown): 'down' | 'conflict' | null {
+export function standbyFailure(error: unknown): 'down' | 'conflict' | null {
   const cause = (error instanceof QueryFailedError ? (error.driverError as unknown) : error) as { code?: unknown; message?: unknown } | null;
   const code = typeof cause?.code === 'string' ? cause.code : '';
   const message = typeof cause?.message === 'string' ? cause.message : '';
   // Recovery conflicts (40001), a read-only refusal (25006) and the like say nothing about the standby's health.
   if (code === '40001' || code === '40P01' || code === '25006') return 'conflict';
-  if (/^(08|57P|53)/.test(code) || /^E[A-Z]+$/.test(code)) return 'down';
+  if (/^(08|57P|53)/.test(code) || NETWORK_ERRORS.has(code)) return 'down';
   if (/Connection terminated|not queryable|timeout exceeded when trying to connect|Query read timeout|ECONNREFUSED/.test(message))
     return 'down';
   return null;
@@ -99,6 +102,49 @@ class Standby {
       },
     );
     return this.starting;
+  }
+}
+
+/** Reads that may run on one standby connection (ReplicaReads.session), unit by unit. */
+export interface ReadSession {
+  run<T>(work: () => Promise<T>): Promise<T>;
+  release(): Promise<void>;
+}
+
+/** Every unit on the primary, as without replicas: nothing counted, nothing held. */
+const PRIMARY_SESSION: ReadSession = { run: (work) => work(), release: async () => undefined };
+
+class StandbySession implements ReadSession {
+  constructor(
+    private held: { standby: Standby; pinned: PinnedReads } | undefined,
+    private readonly counts: Record<ReadTarget, number>,
+    private readonly now: () => number,
+  ) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    const held = this.held;
+    if (!held) {
+      this.counts.primary++;
+      return work();
+    }
+    try {
+      const result = await pinned.run(held.pinned, work);
+      this.counts.replica++;
+      return result;
+    } catch (error) {
+      const failure = standbyFailure(error);
+      if (!failure) throw error;
+      if (failure === 'down') held.standby.downUntil = this.now() + STANDBY_DOWN_MS;
+      await this.release();
+      this.counts.primary++;
+      return work();
+    }
+  }
+
+  async release(): Promise<void> {
+    const held = this.held;
+    this.held = undefined;
+    await held?.pinned.runner.release().catch(() => undefined);
   }
 }
 
@@ -153,24 +199,23 @@ export class ReplicaReads {
    */
   async run<T>(organizationId: string, work: () => Promise<T>): Promise<T> {
     if (!this.enabled || pinned.getStore() || this.primary.inTransaction) return work();
-    const session = await this.open(organizationId);
-    if (!session) {
-      this.counts.primary++;
-      return work();
-    }
+    const session = await this.session(organizationId);
     try {
-      const result = await pinned.run(session.pinned, work);
-      this.counts.replica++;
-      return result;
-    } catch (error) {
-      const failure = standbyFailure(error);
-      if (!failure) throw error;
-      if (failure === 'down') session.standby.downUntil = this.now() + STANDBY_DOWN_MS;
-      this.counts.primary++;
-      return work();
+      return await session.run(work);
     } finally {
-      await session.pinned.runner.release().catch(() => undefined);
+      await session.release();
     }
+  }
+
+  /**
+   * For a read made of several units run at different times (the audit log export's batches, read as the client takes
+   * them): one standby connection chosen once, held until `release()`, so every unit reads the same node at a position
+   * that only moves forward. When the standby fails, this and every later unit run on the primary, which has all the
+   * standby had. Without replica URLs every unit runs on the pool as always.
+   */
+  async session(organizationId: string): Promise<ReadSession> {
+    if (!this.enabled || pinned.getStore() || this.primary.inTransaction) return PRIMARY_SESSION;
+    return new StandbySession(await this.open(organizationId), this.counts, this.now);
   }
 
   /**
@@ -201,10 +246,8 @@ export class ReplicaReads {
     // The organization's position, read once from the primary while the first standby is asked for its state.
     const positions = this.primary
       .prepared<{ written: string | null; flushed: string }>('replica-reads-positions', POSITIONS, [organizationId])
-      .then(
-        ([row]) => ({ written: lsnValue(row.written), flushed: lsnValue(row.flushed)! }),
-        () => undefined,
-      );
+      .then(([row]) => ({ written: lsnValue(row.written), flushed: lsnValue(row.flushed)! }))
+      .catch(() => undefined);
     for (const standby of candidates) {
       let runner: QueryRunner | undefined;
       try {

@@ -122,7 +122,7 @@ export class Metrics {
     });
     new Counter({
       name: 'database_reads_total',
-      help: 'Units of reads (availability, lists, the audit log page) ReplicaReads routed, by target: a standby (replica) or the primary; 0 without DATABASE_REPLICA_URLS.',
+      help: 'Units of reads (availability, the bookings list, the audit log and the batches of its export) ReplicaReads routed, by target: a standby (replica) or the primary; 0 without DATABASE_REPLICA_URLS.',
       labelNames: ['target'],
       registers,
       collect() {

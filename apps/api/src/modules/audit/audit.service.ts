@@ -78,17 +78,24 @@ export class AuditService {
   }
 
   private async *lines(scope: TenantScope, filter: AuditFilter): AsyncGenerator<string> {
-    // The boundary and every batch from the primary: batches read as the client consumes them, each through
-    // ReplicaReads, could land on standbys at different positions, and one behind the first could miss an entry below
-    // the boundary. The export is the audit log's one long read, and it stays whole.
-    const boundary = await this.settle(scope);
-    let cursor: AuditCursor | null = null;
-    for (;;) {
-      const rows = await this.repository.exportBatch(scope, filter.from ?? null, filter.to ?? null, cursor, boundary, EXPORT_BATCH);
-      if (rows.length === 0) return;
-      yield rows.map((row) => `${JSON.stringify(entryView(row))}\n`).join('');
-      if (rows.length < EXPORT_BATCH) return;
-      cursor = cursorOf(rows[rows.length - 1]);
+    // One standby connection (or the primary) for the boundary and every batch, held until the last is read: batches
+    // read on standbys at different positions could miss an entry below the boundary (ReplicaReads.session).
+    const reads = await this.replicaReads.session(scope.organizationId);
+    try {
+      const boundary = await reads.run(() => this.settle(scope));
+      let cursor: AuditCursor | null = null;
+      for (;;) {
+        const after = cursor;
+        const rows = await reads.run(() =>
+          this.repository.exportBatch(scope, filter.from ?? null, filter.to ?? null, after, boundary, EXPORT_BATCH),
+        );
+        if (rows.length === 0) return;
+        yield rows.map((row) => `${JSON.stringify(entryView(row))}\n`).join('');
+        if (rows.length < EXPORT_BATCH) return;
+        cursor = cursorOf(rows[rows.length - 1]);
+      }
+    } finally {
+      await reads.release();
     }
   }
 
