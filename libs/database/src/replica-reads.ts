@@ -184,6 +184,8 @@ export class ReplicaReads {
       }),
       migrationsRun: false,
       synchronize: false,
+      // A standby is read-only: TypeORM must not try CREATE EXTENSION on it when it connects.
+      installExtensions: false,
     } as DataSourceOptions;
     this.standbys = settings.urls.map((url) => new Standby(url, standbyOptions));
   }
