@@ -59,6 +59,17 @@ export function lsnValue(lsn: string | null | undefined): bigint | null {
   return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
 }
 
+const NO_ANSWER = 'The standby did not answer in time';
+
+/** `promise`, or a failure that marks the standby down after `ms`. */
+function answerWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(NO_ANSWER)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** Node's codes for a peer that cannot be reached or went away. */
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
@@ -70,6 +81,7 @@ export function standbyFailure(error: unknown): 'down' | 'conflict' | null {
   // Recovery conflicts (40001), a read-only refusal (25006) and the like say nothing about the standby's health.
   if (code === '40001' || code === '40P01' || code === '25006') return 'conflict';
   if (/^(08|57P|53)/.test(code) || NETWORK_ERRORS.has(code)) return 'down';
+  if (message === NO_ANSWER) return 'down';
   if (/Connection terminated|not queryable|timeout exceeded when trying to connect|Query read timeout|ECONNREFUSED/.test(message))
     return 'down';
   return null;
@@ -252,27 +264,31 @@ export class ReplicaReads {
       .catch(() => undefined);
     for (const standby of candidates) {
       let runner: QueryRunner | undefined;
+      let probe: Promise<unknown> | undefined;
       try {
         const dataSource = await standby.pool();
         runner = dataSource.createQueryRunner();
-        const [[state], position] = await Promise.all([
-          runner.query(STANDBY_STATE) as Promise<{ recovery: boolean; replayed: string | null; behind_ms: number | null }[]>,
-          positions,
-        ]);
+        const state = runner.query(STANDBY_STATE) as Promise<{ recovery: boolean; replayed: string | null; behind_ms: number | null }[]>;
+        probe = state;
+        // A standby that takes a connection but does not answer (cut off without a reset) costs a read this long, once.
+        const [[row], position] = await Promise.all([answerWithin(state, 2 * this.settings.connectTimeoutMs), positions]);
         if (!position) {
           await runner.release();
           return undefined;
         }
-        const replayed = lsnValue(state.replayed);
+        const replayed = lsnValue(row.replayed);
         const caughtUp = replayed !== null && replayed >= position.flushed;
-        const lagMs = !state.recovery || caughtUp ? 0 : (state.behind_ms ?? Number.POSITIVE_INFINITY);
+        const lagMs = !row.recovery || caughtUp ? 0 : (row.behind_ms ?? Number.POSITIVE_INFINITY);
         const fresh = replayed !== null && (position.written === null || replayed >= position.written);
         if (fresh && lagMs <= this.settings.maxLagMs) {
           return { standby, pinned: { runner, reads: readsManager(dataSource, runner) } };
         }
         await runner.release();
       } catch (error) {
-        await runner?.release().catch(() => undefined);
+        // The connection goes back to the pool once its probe has settled, never with the probe still running on it.
+        const release = (): Promise<void> => runner?.release().catch(() => undefined) ?? Promise.resolve();
+        if (probe) void probe.then(release, release);
+        else await release();
         if (standbyFailure(error) === 'down' || !runner) standby.downUntil = this.now() + STANDBY_DOWN_MS;
       }
     }
