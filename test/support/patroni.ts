@@ -92,6 +92,8 @@ export class PatroniCluster {
   private haproxy: Child | undefined;
   private etcdPorts: [number, number] = [0, 0];
   haproxyPort = 0;
+  /** HAProxy's replica listener (deploy/ha/haproxy.cfg `postgres_replicas`): a standby, for DATABASE_REPLICA_URLS. */
+  haproxyReplicaPort = 0;
 
   private constructor(private readonly directory: string) {}
 
@@ -134,6 +136,7 @@ export class PatroniCluster {
         'a leader and a synchronous standby',
       );
       cluster.haproxyPort = await freePort();
+      cluster.haproxyReplicaPort = await freePort();
       await cluster.startHaproxy();
       return cluster;
     } catch (error) {
@@ -146,6 +149,11 @@ export class PatroniCluster {
   /** `postgres://postgres:…@127.0.0.1:<haproxy>/<database>`: what the service's DATABASE_URL is in a deployment. */
   url(database = 'postgres'): string {
     return `postgres://postgres:${this.password}@127.0.0.1:${this.haproxyPort}/${database}`;
+  }
+
+  /** HAProxy's replica port: a running standby (what DATABASE_REPLICA_URLS names in a deployment). */
+  replicaUrl(database = 'postgres'): string {
+    return `postgres://postgres:${this.password}@127.0.0.1:${this.haproxyReplicaPort}/${database}`;
   }
 
   /** A node's own PostgreSQL, bypassing HAProxy. */
@@ -274,6 +282,7 @@ export class PatroniCluster {
         readFileSync(join(HA_DIR, 'haproxy.cfg'), 'utf8'),
         this.haproxyPort,
         this.nodes.map((n) => ({ name: n.name, address: `127.0.0.1:${n.pgPort}`, checkPort: n.restPort })),
+        this.haproxyReplicaPort,
       ),
     );
     this.haproxy = launch(HAPROXY, ['-db', '-f', config], process.env, this.directory);
@@ -377,18 +386,20 @@ export function haproxyPostgresConfig(
   template: string,
   port: number,
   nodes: readonly { name: string; address: string; checkPort: number }[],
+  replicaPort = 0,
 ): string {
   const lines = template.split('\n');
   const binds = lines.filter((line) => /^\s*bind\s/.test(line));
   const servers = lines.filter((line) => /^\s*server\s/.test(line));
-  if (binds.length !== 1 || servers.length !== nodes.length)
-    throw new Error('deploy/ha/haproxy.cfg needs one bind line and a server line per node');
+  if (binds.length === 0 || binds.length > 2 || servers.length !== nodes.length * binds.length)
+    throw new Error('deploy/ha/haproxy.cfg needs a bind line (the primary’s, then the replicas’) and a server line per node for each');
   return lines
     .map((line) => {
       if (line === binds[0]) return line.replace(/bind\s+\S+/, `bind 127.0.0.1:${port}`);
+      if (line === binds[1]) return line.replace(/bind\s+\S+/, `bind 127.0.0.1:${replicaPort}`);
       const index = servers.indexOf(line);
       if (index === -1) return line;
-      const node = nodes[index];
+      const node = nodes[index % nodes.length];
       return line.replace(/server\s+\S+\s+\S+/, `server ${node.name} ${node.address}`).replace(/port\s+\d+/, `port ${node.checkPort}`);
     })
     .join('\n');

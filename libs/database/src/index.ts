@@ -6,3 +6,4 @@ export * from './migrations/index.js';
 export * from './transaction-host.js';
 export { inlineParameters, type Statement } from './inline-parameters.js';
 export { LockingReadError, takesLocks } from './locking-reads.js';
+export * from './replica-reads.js';

@@ -7,6 +7,7 @@ import { StatementLogRights, TERSE_ERRORS } from './statement-log.js';
 import { type BatchTransaction, WriteBatch } from './write-batch.js';
 import { DeferredBegin } from './deferred-begin.js';
 import { destroyConnectionsOnClientTimeout } from './client-timeouts.js';
+import { pinnedReads } from './replica-reads.js';
 
 /** An open transaction: its manager, the one `reads` gives (made when first asked), and the batch `batched()` holds. */
 interface Open extends BatchTransaction {
@@ -84,10 +85,13 @@ export class TransactionHost {
     );
   }
 
-  /** For reads: the open transaction's connection, or the pool's outside one. Never for writes or locks. */
+  /**
+   * For reads: the open transaction's connection, or outside one the standby connection ReplicaReads chose for the
+   * reads running now (replica-reads.ts), or the pool's. Never for writes or locks.
+   */
   get reads(): EntityManager {
     const open = this.current.getStore();
-    if (!open) return this.poolReads;
+    if (!open) return pinnedReads()?.reads ?? this.poolReads;
     return (open.reads ??= readsManager(this.dataSource, open.runner));
   }
 
@@ -214,7 +218,8 @@ export class TransactionHost {
    * PostgreSQL parses it once per connection and, after a few runs, keeps its plan. For a statement
    * that joins several tables, planning costs more than running it (an API-key lookup with its acting
    * user ran at a third of the rate of a primary-key lookup when planned every time, and at its rate
-   * prepared). `name` must be unique to `text` across the process. Like `reads`, it takes no locks.
+   * prepared). `name` must be unique to `text` across the process. Like `reads`, it takes no locks, and outside a
+   * transaction it runs on the standby connection ReplicaReads chose, if any.
    */
   async prepared<T>(name: string, text: string, values: readonly unknown[]): Promise<T[]> {
     if (!this.lockFree.has(name)) {
@@ -224,9 +229,12 @@ export class TransactionHost {
     const open = this.current.getStore();
     await open?.batch?.flush();
     await open?.begin.send();
+    const standby = open ? undefined : pinnedReads();
     const client = open
       ? ((await open.runner.connect()) as PreparedClient)
-      : (this.dataSource.driver as unknown as { master: PreparedClient }).master;
+      : standby
+        ? ((await standby.runner.connect()) as PreparedClient)
+        : (this.dataSource.driver as unknown as { master: PreparedClient }).master;
     return (await client.query({ name, text, values })).rows as T[];
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { ReplicaReads } from '@app/database';
 import { droppedSpans } from '../tracing/spans.js';
 import { QueueMetricsReadModel, QUEUES } from './queue-metrics.read-model.js';
 import { RequestMetrics } from './request-metrics.js';
@@ -55,7 +56,7 @@ export class Metrics {
   private readonly webhookAttempts: Counter<'outcome'>;
 
   // The pool's counters only: no statement runs through the DataSource here (the queue read goes through TransactionHost).
-  constructor(dataSource: DataSource, queues: QueueMetricsReadModel) {
+  constructor(dataSource: DataSource, queues: QueueMetricsReadModel, replicaReads: ReplicaReads) {
     const registers = [this.registry];
     for (const family of this.requests.families()) this.registry.registerMetric(family);
     this.bookingsCreated = new Counter({
@@ -117,6 +118,16 @@ export class Metrics {
         this.reset();
         if (!snapshot) return;
         for (const queue of QUEUES) this.set({ queue }, snapshot.queues.find((counts) => counts.queue === queue)?.oldestDueSeconds ?? 0);
+      },
+    });
+    new Counter({
+      name: 'database_reads_total',
+      help: 'Units of reads (availability, the bookings list, the audit log and the batches of its export) ReplicaReads routed, by target: a standby (replica) or the primary; 0 without DATABASE_REPLICA_URLS.',
+      labelNames: ['target'],
+      registers,
+      collect() {
+        this.reset();
+        for (const target of ['replica', 'primary'] as const) this.inc({ target }, replicaReads.counts[target]);
       },
     });
     new Counter({

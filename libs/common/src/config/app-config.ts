@@ -51,6 +51,10 @@ export class AppConfig {
   dbConnectTimeoutMs!: number;
   /** Connections this process's pool may hold at once (every instance's pool counts against `max_connections`). */
   dbPoolSize!: number;
+  /** Standbys (or HAProxy's replica port) the reads of availability, lists and the audit log may use; empty: none. */
+  databaseReplicaUrls!: string[];
+  /** A standby further behind the primary than this is skipped (its reads go to the primary). */
+  replicaMaxLagMs!: number;
   /** On SIGTERM, /health/ready answers 503 this long before the server stops accepting (when something probes it). */
   shutdownDrainMs!: number;
   /** Seconds between two background syncs of a connected calendar. */
@@ -198,6 +202,18 @@ function retrySchedule(env: Env, name = 'WEBHOOK_RETRY_SCHEDULE', fallback = DEF
   return parts.map(Number);
 }
 
+/** `DATABASE_REPLICA_URLS`: a comma list of PostgreSQL URLs, each checked like DATABASE_URL. */
+function replicaUrlsVar(env: Env): string[] {
+  const raw = env.DATABASE_REPLICA_URLS;
+  if (raw === undefined || raw.trim() === '') return [];
+  const urls = raw
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
+  for (const url of urls) urlVar({ DATABASE_REPLICA_URLS: url }, 'DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:']);
+  return urls;
+}
+
 /** Validates the environment; throws `ConfigError` naming the first bad variable. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const config = new AppConfig();
@@ -238,6 +254,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.dbStatementTimeoutMs = intVar(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600000);
   config.dbConnectTimeoutMs = intVar(env, 'DB_CONNECT_TIMEOUT_MS', 2000, 100, 60000);
   config.dbPoolSize = intVar(env, 'DB_POOL_SIZE', 20, 2, 500);
+  config.databaseReplicaUrls = replicaUrlsVar(env);
+  config.replicaMaxLagMs = intVar(env, 'REPLICA_MAX_LAG_MS', 1000, 0, 600_000);
   config.shutdownDrainMs = intVar(env, 'SHUTDOWN_DRAIN_MS', 3000, 0, 60_000);
   config.calendarSyncIntervalSeconds = intVar(env, 'CALENDAR_SYNC_INTERVAL', 300, 1, 86400);
   config.calendarTimeoutMs = intVar(env, 'CALENDAR_TIMEOUT_MS', 10000, 1, 600000);

@@ -41,6 +41,7 @@ import { PublicRoutingForms1795890000000 } from './1795890000000-PublicRoutingFo
 import { EnterpriseIdentity1795900000000 } from './1795900000000-EnterpriseIdentity.js';
 import { OAuth1795904900000 } from './1795904900000-OAuth.js';
 import { ReaderLocales1795905200000 } from './1795905200000-ReaderLocales.js';
+import { OrganizationWritePositions1795906000000 } from './1795906000000-OrganizationWritePositions.js';
 import { VolumeIndexes1795906100000 } from './1795906100000-VolumeIndexes.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
@@ -90,5 +91,6 @@ export const MIGRATIONS = [
   EnterpriseIdentity1795900000000,
   OAuth1795904900000,
   ReaderLocales1795905200000,
+  OrganizationWritePositions1795906000000,
   VolumeIndexes1795906100000,
 ];

@@ -75,14 +75,18 @@ const COLUMNS = `id, tx_id::text AS tx_id, occurred_at, (extract(epoch FROM occu
  * still running in this database has ended. A running backend's `backend_xid` (32 bits) is widened to the xid8
  * nearest n (within 2^31: running ids are never further apart); ids at or above n started after the snapshot and
  * bound nothing. The boundary is the oldest running id, or n: every entry below it is final, and an entry that
- * becomes visible later has a tx_id at or above it.
+ * becomes visible later has a tx_id at or above it. On a standby (reads from standbys: ReplicaReads) pg_stat_activity
+ * shows none of the primary's transactions: there the boundary is the standby's snapshot's xmin, the oldest
+ * transaction its replay knows as running (every id below it has ended as far as the standby has replayed, so what it
+ * shows below it is final there).
  */
 const SETTLED = `WITH n AS (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS n),
   running AS (
     SELECT n.n + (((a.backend_xid::text::bigint - (n.n & 4294967295)) + 6442450944) & 4294967295) - 2147483648 AS xid
       FROM pg_stat_activity a CROSS JOIN n
      WHERE a.datname = current_database() AND a.backend_xid IS NOT NULL)
-  SELECT LEAST((SELECT n FROM n), (SELECT min(xid) FROM running))::text AS boundary`;
+  SELECT CASE WHEN pg_is_in_recovery() THEN pg_snapshot_xmin(pg_current_snapshot())::text
+    ELSE LEAST((SELECT n FROM n), (SELECT min(xid) FROM running))::text END AS boundary`;
 
 /** The audit module's table (`audit_entries`): inserted by the trail, read by the log's routes, swept by retention. */
 @Injectable()
@@ -104,9 +108,12 @@ export class AuditRepository {
    * transaction, and the read it bounds must take its snapshot after it.
    */
   async settledBelow(): Promise<string> {
-    const rows: { boundary: string }[] = await this.tx
-      .outside('the settlement boundary is read fresh, before the read it bounds takes its snapshot')
-      .query(SETTLED);
+    // Outside a transaction `reads` is the pool, or the standby connection the page is read on (the boundary must be
+    // that node's); inside one, the boundary is read fresh, before the read it bounds takes its snapshot.
+    const manager = this.tx.inTransaction
+      ? this.tx.outside('the settlement boundary is read fresh, before the read it bounds takes its snapshot')
+      : this.tx.reads;
+    const rows: { boundary: string }[] = await manager.query(SETTLED);
     return rows[0].boundary;
   }
 

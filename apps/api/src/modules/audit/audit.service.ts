@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { AppConfig, AppError, Clock, daysBefore, ErrorCode, type Principal, tenantScope, type TenantScope } from '@app/common';
+import { ReplicaReads } from '@app/database';
 import { PeriodicJobs, RETENTION_INTERVAL_MS } from '../../jobs/index.js';
 import { type AuditCursor, type AuditEntryRow, type AuditFilter, AuditRepository } from './audit.repository.js';
 import type { AuditEntryView, AuditLogQueryDto, AuditLogResponse, AuditRangeQueryDto } from './dto/audit.dto.js';
@@ -22,6 +23,7 @@ export class AuditService {
   constructor(
     private readonly repository: AuditRepository,
     private readonly clock: Clock,
+    private readonly replicaReads: ReplicaReads,
     config: AppConfig,
     jobs: PeriodicJobs,
   ) {
@@ -30,7 +32,12 @@ export class AuditService {
     );
   }
 
-  async list(principal: Principal, query: AuditLogQueryDto): Promise<AuditLogResponse> {
+  /** GET /audit-log: a standby may answer (ReplicaReads), its settlement boundary then read on that standby. */
+  list(principal: Principal, query: AuditLogQueryDto): Promise<AuditLogResponse> {
+    return this.replicaReads.run(principal.organizationId, () => this.readPage(principal, query));
+  }
+
+  private async readPage(principal: Principal, query: AuditLogQueryDto): Promise<AuditLogResponse> {
     const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
     const filter: AuditFilter = { ...rangeOf(query), action: query.action, actorId: query.actorId, resourceId: query.resourceId };
     const scope = tenantScope(principal);
@@ -71,14 +78,24 @@ export class AuditService {
   }
 
   private async *lines(scope: TenantScope, filter: AuditFilter): AsyncGenerator<string> {
-    const boundary = await this.settle(scope);
-    let cursor: AuditCursor | null = null;
-    for (;;) {
-      const rows = await this.repository.exportBatch(scope, filter.from ?? null, filter.to ?? null, cursor, boundary, EXPORT_BATCH);
-      if (rows.length === 0) return;
-      yield rows.map((row) => `${JSON.stringify(entryView(row))}\n`).join('');
-      if (rows.length < EXPORT_BATCH) return;
-      cursor = cursorOf(rows[rows.length - 1]);
+    // One standby connection (or the primary) for the boundary and every batch, held until the last is read: batches
+    // read on standbys at different positions could miss an entry below the boundary (ReplicaReads.session).
+    const reads = await this.replicaReads.session(scope.organizationId);
+    try {
+      const boundary = await reads.run(() => this.settle(scope));
+      let cursor: AuditCursor | null = null;
+      for (;;) {
+        const after = cursor;
+        const rows = await reads.run(() =>
+          this.repository.exportBatch(scope, filter.from ?? null, filter.to ?? null, after, boundary, EXPORT_BATCH),
+        );
+        if (rows.length === 0) return;
+        yield rows.map((row) => `${JSON.stringify(entryView(row))}\n`).join('');
+        if (rows.length < EXPORT_BATCH) return;
+        cursor = cursorOf(rows[rows.length - 1]);
+      }
+    } finally {
+      await reads.release();
     }
   }
 

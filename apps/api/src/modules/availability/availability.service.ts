@@ -14,6 +14,7 @@ import {
 } from '@app/availability';
 import fastJson from 'fast-json-stringify';
 import { AppError, Clock, Principal, daysBetween, isIanaTimeZone, tenantScope, type TenantScope } from '@app/common';
+import { ReplicaReads } from '@app/database';
 import { type EventTypeDetails, EventTypesService, schedulingDetailsOf } from '../event-types/index.js';
 import { RoutedBookingsService, type Routing } from '../routing-forms/index.js';
 import { AvailabilityCache, type ContentEncoding } from './availability-cache.service.js';
@@ -120,6 +121,7 @@ export class AvailabilityService {
     private readonly clock: Clock,
     private readonly cache: AvailabilityCache,
     private readonly routed: RoutedBookingsService,
+    private readonly replicaReads: ReplicaReads,
   ) {}
 
   /**
@@ -127,7 +129,12 @@ export class AvailabilityService {
    * here, first) is unchanged and the clock is before its `validUntil`; otherwise it is computed from
    * data read after that fingerprint, so an entry is never newer-tagged than what it holds.
    */
-  async slots(principal: Principal, query: SlotsQueryDto, view: SlotsView = 'hosts'): Promise<SlotsAnswer> {
+  slots(principal: Principal, query: SlotsQueryDto, view: SlotsView = 'hosts'): Promise<SlotsAnswer> {
+    // A read the client acts on later, never a decision (a booking decides again on the primary): a standby may answer.
+    return this.replicaReads.run(principal.organizationId, () => this.readSlots(principal, query, view));
+  }
+
+  private async readSlots(principal: Principal, query: SlotsQueryDto, view: SlotsView): Promise<SlotsAnswer> {
     const timeZone = this.timeZone(query.timezone);
     const span = daysBetween(query.start, query.end);
     if (span < 0) throw AppError.validation('end', 'end must not be before start');
@@ -170,7 +177,11 @@ export class AvailabilityService {
     return { body, cache: 'miss', compressed };
   }
 
-  async check(principal: Principal, query: CheckQueryDto): Promise<CheckResponse> {
+  check(principal: Principal, query: CheckQueryDto): Promise<CheckResponse> {
+    return this.replicaReads.run(principal.organizationId, () => this.readCheck(principal, query));
+  }
+
+  private async readCheck(principal: Principal, query: CheckQueryDto): Promise<CheckResponse> {
     const timeZone = this.timeZone(query.timezone);
     const start = parseInputTimestamp(query.startTime, timeZone);
     if (start === null) throw AppError.validation('startTime', 'startTime must be an ISO 8601 timestamp such as 2027-03-01T09:00:00');

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, looksLikeId, pageMeta, type Principal, tenantScope } from '@app/common';
+import { ReplicaReads } from '@app/database';
 import { EventTypesService } from '../event-types/index.js';
 import { GlobalLookups } from '../global-lookups/index.js';
 import { type BookingFilters, BookingRows, mayActOnBooking, seesAllBookings } from '../booking-core/index.js';
@@ -36,6 +37,7 @@ export class BookingQueriesService {
     private readonly lookups: GlobalLookups,
     private readonly effects: BookingEffectsService,
     private readonly reminders: BookingRemindersService,
+    private readonly replicaReads: ReplicaReads,
   ) {}
 
   async getForAttendee(id: string, token: string): Promise<PublicBookingResponse> {
@@ -63,7 +65,12 @@ export class BookingQueriesService {
     };
   }
 
-  async list(principal: Principal, query: ListBookingsQueryDto): Promise<BookingListResponse> {
+  /** GET /bookings: a standby may answer (ReplicaReads: one that has the organization's recorded writes). */
+  list(principal: Principal, query: ListBookingsQueryDto): Promise<BookingListResponse> {
+    return this.replicaReads.run(principal.organizationId, () => this.readList(principal, query));
+  }
+
+  private async readList(principal: Principal, query: ListBookingsQueryDto): Promise<BookingListResponse> {
     const filters: BookingFilters = {
       status: query.status,
       eventTypeId: query.eventTypeId,
