@@ -41,6 +41,7 @@ import { PublicRoutingForms1795890000000 } from './1795890000000-PublicRoutingFo
 import { EnterpriseIdentity1795900000000 } from './1795900000000-EnterpriseIdentity.js';
 import { OAuth1795904900000 } from './1795904900000-OAuth.js';
 import { ReaderLocales1795905200000 } from './1795905200000-ReaderLocales.js';
+import { PartitionedLogs1795910000000 } from './1795910000000-PartitionedLogs.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -89,4 +90,5 @@ export const MIGRATIONS = [
   EnterpriseIdentity1795900000000,
   OAuth1795904900000,
   ReaderLocales1795905200000,
+  PartitionedLogs1795910000000,
 ];

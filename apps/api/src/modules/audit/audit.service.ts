@@ -25,9 +25,7 @@ export class AuditService {
     config: AppConfig,
     jobs: PeriodicJobs,
   ) {
-    jobs.register('audit-retention', RETENTION_INTERVAL_MS, () =>
-      this.deleteExpired(daysBefore(this.clock.now(), config.auditRetentionDays)),
-    );
+    jobs.register('audit-retention', RETENTION_INTERVAL_MS, () => this.retain(config.auditRetentionDays));
   }
 
   async list(principal: Principal, query: AuditLogQueryDto): Promise<AuditLogResponse> {
@@ -80,6 +78,19 @@ export class AuditService {
       if (rows.length < EXPORT_BATCH) return;
       cursor = cursorOf(rows[rows.length - 1]);
     }
+  }
+
+  /**
+   * One round of retention (docs/operating/partitions.md): the coming months' partitions made, the months wholly past
+   * `days` dropped, then the entries older than the cut-off that remain (in the month it falls in) deleted. Returns
+   * how many entries went.
+   */
+  async retain(days: number): Promise<number> {
+    const now = this.clock.now();
+    const cutoff = daysBefore(now, days);
+    await this.repository.partitions.prepare(now);
+    const dropped = await this.repository.partitions.dropExpired(cutoff);
+    return dropped + (await this.deleteExpired(cutoff));
   }
 
   /** Retention: entries older than `cutoff`, in batches until none is left. */
