@@ -9,12 +9,14 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Each existing table becomes the parent's first partition, `<table>_p_legacy`, covering everything before the next
  * month's first day:
  * 1. outside any transaction: a unique index on (primary key, time column) built CONCURRENTLY (a partitioned
- *    table's primary key must hold its partition key; the parent's key adopts this index instead of building one),
- *    and a CHECK matching the partition's bound added NOT VALID, then validated (SHARE UPDATE EXCLUSIVE: writes go
- *    on), so that ATTACH PARTITION finds the bound implied and skips its scan;
- * 2. in one short transaction: the partitioned parent, its key, indexes and foreign keys (defined exactly as the
- *    existing table's, so ATTACH adopts them rather than building or validating anything), ATTACH, the next months'
- *    partitions and a DEFAULT one (empty but for rows of a month no partition covers yet), then the names swapped.
+ *    table's primary key must hold its partition key), and a CHECK matching the partition's bound added NOT VALID,
+ *    then validated (SHARE UPDATE EXCLUSIVE: writes go on), so that ATTACH PARTITION finds the bound implied and
+ *    skips its scan;
+ * 2. in one short transaction: the old primary key swapped for that index (PRIMARY KEY USING INDEX: no scan, the
+ *    columns are NOT NULL; lookups by id use its leading column), the partitioned parent, its key, indexes and foreign
+ *    keys (defined exactly as the existing table's, so ATTACH adopts them rather than building or validating
+ *    anything), ATTACH, the next months' partitions and a DEFAULT one (empty but for rows of a month no partition
+ *    covers yet), then the names swapped.
  * Everything in (1) may be run again (lock_timeout makes the runner retry the migration from the start).
  */
 export class PartitionedLogs1795910000000 implements MigrationInterface {
@@ -33,37 +35,25 @@ export class PartitionedLogs1795910000000 implements MigrationInterface {
     const [pb, pn] = [bound, next].map(suffix);
 
     // (1) The keys the parents will adopt, and the validated bounds.
-    await queryRunner.query(`ALTER TABLE "audit_entries" DROP CONSTRAINT IF EXISTS "audit_entries_p_legacy_key"`);
     await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "audit_entries_p_legacy_key"`);
     await queryRunner.query(`CREATE UNIQUE INDEX CONCURRENTLY "audit_entries_p_legacy_key" ON "audit_entries" ("id", "occurred_at")`);
-    await queryRunner.query(
-      `ALTER TABLE "audit_entries" ADD CONSTRAINT "audit_entries_p_legacy_key" UNIQUE USING INDEX "audit_entries_p_legacy_key"`,
-    );
     await queryRunner.query(`ALTER TABLE "audit_entries" DROP CONSTRAINT IF EXISTS "audit_entries_p_legacy_bound"`);
     await queryRunner.query(
       `ALTER TABLE "audit_entries" ADD CONSTRAINT "audit_entries_p_legacy_bound" CHECK ("occurred_at" < '${b}') NOT VALID`,
     );
     await queryRunner.query(`ALTER TABLE "audit_entries" VALIDATE CONSTRAINT "audit_entries_p_legacy_bound"`);
 
-    await queryRunner.query(`ALTER TABLE "domain_events" DROP CONSTRAINT IF EXISTS "domain_events_p_legacy_key"`);
     await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "domain_events_p_legacy_key"`);
     await queryRunner.query(`CREATE UNIQUE INDEX CONCURRENTLY "domain_events_p_legacy_key" ON "domain_events" ("id", "created_at")`);
-    await queryRunner.query(
-      `ALTER TABLE "domain_events" ADD CONSTRAINT "domain_events_p_legacy_key" UNIQUE USING INDEX "domain_events_p_legacy_key"`,
-    );
     await queryRunner.query(`ALTER TABLE "domain_events" DROP CONSTRAINT IF EXISTS "domain_events_p_legacy_bound"`);
     await queryRunner.query(
       `ALTER TABLE "domain_events" ADD CONSTRAINT "domain_events_p_legacy_bound" CHECK ("created_at" < '${b}') NOT VALID`,
     );
     await queryRunner.query(`ALTER TABLE "domain_events" VALIDATE CONSTRAINT "domain_events_p_legacy_bound"`);
 
-    await queryRunner.query(`ALTER TABLE "webhook_attempts" DROP CONSTRAINT IF EXISTS "webhook_attempts_p_legacy_key"`);
     await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "webhook_attempts_p_legacy_key"`);
     await queryRunner.query(
       `CREATE UNIQUE INDEX CONCURRENTLY "webhook_attempts_p_legacy_key" ON "webhook_attempts" ("delivery_id", "attempt", "started_at")`,
-    );
-    await queryRunner.query(
-      `ALTER TABLE "webhook_attempts" ADD CONSTRAINT "webhook_attempts_p_legacy_key" UNIQUE USING INDEX "webhook_attempts_p_legacy_key"`,
     );
     await queryRunner.query(`ALTER TABLE "webhook_attempts" DROP CONSTRAINT IF EXISTS "webhook_attempts_p_legacy_bound"`);
     await queryRunner.query(
@@ -78,6 +68,10 @@ export class PartitionedLogs1795910000000 implements MigrationInterface {
       for (const index of ['action', 'actor_action', 'actor', 'page', 'resource', 'retention']) {
         await queryRunner.query(`ALTER INDEX "audit_entries_${index}_idx" RENAME TO "audit_entries_${index}_idx_legacy"`);
       }
+      await queryRunner.query(`ALTER TABLE "audit_entries" DROP CONSTRAINT "PK_audit_entries"`);
+      await queryRunner.query(
+        `ALTER TABLE "audit_entries" ADD CONSTRAINT "audit_entries_p_legacy_key" PRIMARY KEY USING INDEX "audit_entries_p_legacy_key"`,
+      );
       await queryRunner.query(
         `CREATE TABLE "audit_entries_partitioned" (LIKE "audit_entries" INCLUDING DEFAULTS) PARTITION BY RANGE ("occurred_at")`,
       );
@@ -120,6 +114,10 @@ export class PartitionedLogs1795910000000 implements MigrationInterface {
       for (const index of ['waiting', 'leased', 'failed']) {
         await queryRunner.query(`ALTER INDEX "domain_events_${index}_idx" RENAME TO "domain_events_${index}_idx_legacy"`);
       }
+      await queryRunner.query(`ALTER TABLE "domain_events" DROP CONSTRAINT "PK_66e0920a32dda3a89b46ee7a981"`);
+      await queryRunner.query(
+        `ALTER TABLE "domain_events" ADD CONSTRAINT "domain_events_p_legacy_key" PRIMARY KEY USING INDEX "domain_events_p_legacy_key"`,
+      );
       await queryRunner.query(
         `CREATE TABLE "domain_events_partitioned" (LIKE "domain_events" INCLUDING DEFAULTS) PARTITION BY RANGE ("created_at")`,
       );
@@ -149,6 +147,10 @@ export class PartitionedLogs1795910000000 implements MigrationInterface {
       await queryRunner.query(`ALTER TABLE "domain_events_partitioned" RENAME TO "domain_events"`);
 
       // webhook_attempts: its foreign key to the deliveries (ON DELETE CASCADE) stays, declared on the parent.
+      await queryRunner.query(`ALTER TABLE "webhook_attempts" DROP CONSTRAINT "PK_5ec32a71f45112dcc2ef75373a6"`);
+      await queryRunner.query(
+        `ALTER TABLE "webhook_attempts" ADD CONSTRAINT "webhook_attempts_p_legacy_key" PRIMARY KEY USING INDEX "webhook_attempts_p_legacy_key"`,
+      );
       await queryRunner.query(
         `CREATE TABLE "webhook_attempts_partitioned" (LIKE "webhook_attempts" INCLUDING DEFAULTS) PARTITION BY RANGE ("started_at")`,
       );
@@ -184,10 +186,10 @@ export class PartitionedLogs1795910000000 implements MigrationInterface {
   public async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.startTransaction();
     try {
-      for (const [table, indexes] of [
-        ['audit_entries', ['action', 'actor_action', 'actor', 'page', 'resource', 'retention']],
-        ['domain_events', ['waiting', 'leased', 'failed']],
-        ['webhook_attempts', []],
+      for (const [table, key, columns, indexes] of [
+        ['audit_entries', 'PK_audit_entries', '"id"', ['action', 'actor_action', 'actor', 'page', 'resource', 'retention']],
+        ['domain_events', 'PK_66e0920a32dda3a89b46ee7a981', '"id"', ['waiting', 'leased', 'failed']],
+        ['webhook_attempts', 'PK_5ec32a71f45112dcc2ef75373a6', '"delivery_id", "attempt"', []],
       ] as const) {
         await queryRunner.query(`ALTER TABLE "${table}" DETACH PARTITION "${table}_p_legacy"`);
         await queryRunner.query(`ALTER TABLE "${table}_p_legacy" DROP CONSTRAINT "${table}_p_legacy_bound"`);
@@ -195,6 +197,7 @@ export class PartitionedLogs1795910000000 implements MigrationInterface {
         await queryRunner.query(`DROP TABLE "${table}"`);
         await queryRunner.query(`ALTER TABLE "${table}_p_legacy" RENAME TO "${table}"`);
         await queryRunner.query(`ALTER TABLE "${table}" DROP CONSTRAINT "${table}_p_legacy_key"`);
+        await queryRunner.query(`ALTER TABLE "${table}" ADD CONSTRAINT "${key}" PRIMARY KEY (${columns})`);
         for (const index of indexes)
           await queryRunner.query(`ALTER INDEX "${table}_${index}_idx_legacy" RENAME TO "${table}_${index}_idx"`);
       }
