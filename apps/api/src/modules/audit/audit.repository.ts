@@ -228,13 +228,11 @@ export class AuditRepository {
    * in the DEFAULT partition), a batch at a time so no statement holds many row locks for long.
    */
   async deleteBefore(cutoff: Date, batch: number): Promise<number> {
-    const [, count]: [unknown[], number] = await this.tx
-      .outside('retention runs as a job of its own, in autocommit')
-      .query(
-        `DELETE FROM audit_entries WHERE occurred_at < $1
+    const [, count]: [unknown[], number] = await this.tx.outside('retention runs as a job of its own, in autocommit').query(
+      `DELETE FROM audit_entries WHERE occurred_at < $1
             AND (id, occurred_at) IN (SELECT id, occurred_at FROM audit_entries WHERE occurred_at < $1 LIMIT $2)`,
-        [cutoff, batch],
-      );
+      [cutoff, batch],
+    );
     return count ?? 0;
   }
 }
