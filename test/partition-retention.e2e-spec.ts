@@ -158,4 +158,13 @@ describe('retention by monthly partitions', () => {
     expect(await rowsOf('audit_entries', 'id', `id = 'aud_far'`)).toEqual(['aud_far in audit_entries_default']);
     expect(await rowsOf('domain_events', 'id', `id = 'evt_far'`)).toEqual(['evt_far in domain_events_default']);
   });
+
+  it('two instances running the same round at once: each change is made once, neither round fails', async () => {
+    clock.set('2041-08-15T12:00:00.000Z');
+    const jobs = t.app.get(PeriodicJobs);
+    await Promise.all([jobs.runOnce(), jobs.runOnce()]);
+    const audits = await partitionsOf('audit_entries');
+    expect(audits).toEqual(expect.arrayContaining(['audit_entries_p2041_08', 'audit_entries_p2041_09', 'audit_entries_p2041_10']));
+    expect(audits).not.toContain('audit_entries_p2040_05'); // ended 2040-06-01, before the cut-off 2040-08-15
+  });
 });

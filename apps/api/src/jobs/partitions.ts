@@ -94,6 +94,7 @@ export class MonthlyPartitions {
         continue;
       }
       const dropped = await this.guarded(async () => {
+        if (!(await this.exists(partition.name))) return null; // another instance's round dropped it just now
         // For the log: counted when small, the planner's estimate when large (counting would read it all).
         const [{ estimate }]: { estimate: number }[] = await this.tx.transactional.query(
           `SELECT reltuples::bigint AS estimate FROM pg_class WHERE oid = $1::regclass`,
@@ -125,6 +126,7 @@ export class MonthlyPartitions {
     const name = partitionName(table, lower);
     const [from, to] = [lower.toISOString(), upper.toISOString()];
     const done = await this.guarded(async () => {
+      if (await this.exists(name)) return false; // another instance's round made it just now
       const q = (sql: string): Promise<unknown> => this.tx.transactional.query(sql);
       await q(`LOCK TABLE "${table}" IN SHARE UPDATE EXCLUSIVE MODE`);
       if (defaultPartition) await q(`LOCK TABLE "${defaultPartition}" IN SHARE ROW EXCLUSIVE MODE`);
@@ -142,6 +144,14 @@ export class MonthlyPartitions {
     });
     if (done) this.logger.log({ msg: `${name}: created`, partition: name });
     return done === true;
+  }
+
+  /** Whether a table of this name exists (in the transaction, under the table's advisory lock). */
+  private async exists(name: string): Promise<boolean> {
+    const [{ found }]: { found: boolean }[] = await this.tx.transactional.query(`SELECT to_regclass($1) IS NOT NULL AS found`, [
+      `"${name}"`,
+    ]);
+    return found;
   }
 
   /**
