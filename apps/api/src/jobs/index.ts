@@ -7,3 +7,4 @@ export * from './jobs.module.js';
 export { forEachInBatches } from './batches.js';
 export * from './lease-queue.js';
 export { GroupCommit } from './group-commit.js';
+export * from './partitions.js';

@@ -43,6 +43,7 @@ import { OAuth1795904900000 } from './1795904900000-OAuth.js';
 import { ReaderLocales1795905200000 } from './1795905200000-ReaderLocales.js';
 import { OrganizationWritePositions1795906000000 } from './1795906000000-OrganizationWritePositions.js';
 import { VolumeIndexes1795906100000 } from './1795906100000-VolumeIndexes.js';
+import { PartitionedLogs1795910000000 } from './1795910000000-PartitionedLogs.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -93,4 +94,5 @@ export const MIGRATIONS = [
   ReaderLocales1795905200000,
   OrganizationWritePositions1795906000000,
   VolumeIndexes1795906100000,
+  PartitionedLogs1795910000000,
 ];

@@ -69,6 +69,12 @@ const RULES: readonly Rule[] = [
     ),
   },
   {
+    name: 'a partition created on an existing partitioned table',
+    why: 'CREATE TABLE … PARTITION OF takes an ACCESS EXCLUSIVE lock on the parent (no read or write of the whole table meanwhile) and scans its DEFAULT partition. Create the table alone with a CHECK matching the bound, then ATTACH PARTITION (SHARE UPDATE EXCLUSIVE on the parent).',
+    blocks: (statement) =>
+      new RegExp(String.raw`^CREATE TABLE (?:IF NOT EXISTS )?"?\w+"?\s+PARTITION\s+OF\s+${TABLE}`, 'is').exec(statement)?.[1] ?? null,
+  },
+  {
     name: 'a statement that locks or rewrites a whole table',
     why: 'VACUUM FULL, CLUSTER, LOCK TABLE and REINDEX without CONCURRENTLY hold locks that stop the table for as long as they run.',
     blocks: (statement) =>
@@ -77,6 +83,9 @@ const RULES: readonly Rule[] = [
         : null,
   },
 ];
+
+/** An existing table attached as a partition with no CHECK of its bound validated first (see blockingForms). */
+const ATTACH_UNVALIDATED = 'a table attached as a partition without a validated CHECK of its bound';
 
 /** The migrations before the rule: they ran on every database, and a migration is never edited once released. */
 const GRANDFATHERED = new Set([
@@ -116,6 +125,16 @@ function blockingForms(source: string): string[] {
       const table = rule.blocks(statement);
       if (table !== null && !created.has(table)) problems.push(`${rule.name} on ${table}: ${statement.slice(0, 120)}`);
     }
+  }
+  // ATTACH PARTITION scans the table it attaches, under an ACCESS EXCLUSIVE lock on it, unless a validated CHECK
+  // implies the partition's bound: the same migration adds one NOT VALID and validates it first.
+  for (const statement of statements) {
+    const attached = new RegExp(String.raw`^ALTER TABLE ${TABLE}\s+ATTACH\s+PARTITION\s+${TABLE}`, 'is').exec(statement)?.[2];
+    if (!attached || created.has(attached)) continue;
+    const validated = statements.some(
+      (other) => new RegExp(String.raw`^ALTER TABLE ${TABLE}\s+VALIDATE\s+CONSTRAINT\b`, 'is').exec(other)?.[1] === attached,
+    );
+    if (!validated) problems.push(`${ATTACH_UNVALIDATED} on ${attached}: ${statement.slice(0, 120)}`);
   }
   const concurrently = statements.filter((statement) => /\bCONCURRENTLY\b/i.test(statement) && !/^DROP/i.test(statement));
   if (concurrently.length > 0 && !/\btransaction\s*=\s*false\b/.test(source)) {
@@ -175,6 +194,14 @@ describe('online migrations: no migration blocks writes to an existing table', (
     ],
     ['VACUUM FULL "bookings"', 'a statement that locks or rewrites a whole table on bookings'],
     ['REINDEX TABLE "bookings"', 'a statement that locks or rewrites a whole table on bookings'],
+    [
+      `CREATE TABLE "audit_entries_p2030_01" PARTITION OF "audit_entries" FOR VALUES FROM ('2030-01-01') TO ('2030-02-01')`,
+      'a partition created on an existing partitioned table on audit_entries',
+    ],
+    [
+      `ALTER TABLE "audit_entries" ATTACH PARTITION "old_entries" FOR VALUES FROM (MINVALUE) TO ('2030-01-01')`,
+      `${ATTACH_UNVALIDATED} on old_entries`,
+    ],
   ])('refuses %s', (sql, problem) => {
     const problems = blockingForms(migration(q(sql)));
     expect(problems).toHaveLength(1);
@@ -196,6 +223,16 @@ describe('online migrations: no migration blocks writes to an existing table', (
       ].join('\n'),
     ],
     ['a unique constraint on a concurrently built index', q('ALTER TABLE "bookings" ADD CONSTRAINT "u" UNIQUE USING INDEX "u_idx"')],
+    [
+      'an existing table attached as a partition after its bound is validated, and partitions of a new parent',
+      [
+        q(`ALTER TABLE "old_entries" ADD CONSTRAINT "b" CHECK ("at" < '2030-01-01') NOT VALID`),
+        q('ALTER TABLE "old_entries" VALIDATE CONSTRAINT "b"'),
+        q('CREATE TABLE "entries" (LIKE "old_entries") PARTITION BY RANGE ("at")'),
+        q(`ALTER TABLE "entries" ATTACH PARTITION "old_entries" FOR VALUES FROM (MINVALUE) TO ('2030-01-01')`),
+        q(`CREATE TABLE "entries_p2030_01" PARTITION OF "entries" FOR VALUES FROM ('2030-01-01') TO ('2030-02-01')`),
+      ].join('\n'),
+    ],
   ])('allows %s', (_name, up) => {
     expect(blockingForms(migration(up))).toEqual([]);
   });

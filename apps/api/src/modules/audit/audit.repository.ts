@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
+import { MonthlyPartitions } from '../../jobs/index.js';
 
 /** An entry as the writer hands it over: redacted already. */
 export interface AuditEntryInput {
@@ -91,7 +92,12 @@ const SETTLED = `WITH n AS (SELECT pg_snapshot_xmax(pg_current_snapshot())::text
 /** The audit module's table (`audit_entries`): inserted by the trail, read by the log's routes, swept by retention. */
 @Injectable()
 export class AuditRepository {
-  constructor(private readonly tx: TransactionHost) {}
+  /** Its months (docs/operating/partitions.md): retention drops a month whole once all of it is past. */
+  readonly partitions: MonthlyPartitions;
+
+  constructor(private readonly tx: TransactionHost) {
+    this.partitions = new MonthlyPartitions(tx, new Logger('AuditRetention'), { table: 'audit_entries', column: 'occurred_at' });
+  }
 
   /** In the caller's transaction: the entry commits with the change, or not at all. */
   async insert(entry: AuditEntryInput): Promise<void> {
@@ -224,11 +230,16 @@ export class AuditRepository {
     return count ?? 0;
   }
 
-  /** Retention: entries older than `cutoff`, a batch at a time so no statement holds many row locks for long. */
+  /**
+   * Retention of what the dropped partitions left: entries older than `cutoff` in the month the cut-off falls in (or
+   * in the DEFAULT partition), a batch at a time so no statement holds many row locks for long.
+   */
   async deleteBefore(cutoff: Date, batch: number): Promise<number> {
-    const [, count]: [unknown[], number] = await this.tx
-      .outside('retention runs as a job of its own, in autocommit')
-      .query(`DELETE FROM audit_entries WHERE id IN (SELECT id FROM audit_entries WHERE occurred_at < $1 LIMIT $2)`, [cutoff, batch]);
+    const [, count]: [unknown[], number] = await this.tx.outside('retention runs as a job of its own, in autocommit').query(
+      `DELETE FROM audit_entries WHERE occurred_at < $1
+            AND (id, occurred_at) IN (SELECT id, occurred_at FROM audit_entries WHERE occurred_at < $1 LIMIT $2)`,
+      [cutoff, batch],
+    );
     return count ?? 0;
   }
 }

@@ -27,9 +27,7 @@ export class AuditService {
     config: AppConfig,
     jobs: PeriodicJobs,
   ) {
-    jobs.register('audit-retention', RETENTION_INTERVAL_MS, () =>
-      this.deleteExpired(daysBefore(this.clock.now(), config.auditRetentionDays)),
-    );
+    jobs.register('audit-retention', RETENTION_INTERVAL_MS, () => this.retain(config.auditRetentionDays));
   }
 
   /** GET /audit-log: a standby may answer (ReplicaReads), its settlement boundary then read on that standby. */
@@ -97,6 +95,19 @@ export class AuditService {
     } finally {
       await reads.release();
     }
+  }
+
+  /**
+   * One round of retention (docs/operating/partitions.md): the coming months' partitions made, the months wholly past
+   * `days` dropped, then the entries older than the cut-off that remain (in the month it falls in) deleted. Returns
+   * how many entries went.
+   */
+  async retain(days: number): Promise<number> {
+    const now = this.clock.now();
+    const cutoff = daysBefore(now, days);
+    await this.repository.partitions.prepare(now);
+    const dropped = await this.repository.partitions.dropExpired(cutoff);
+    return dropped + (await this.deleteExpired(cutoff));
   }
 
   /** Retention: entries older than `cutoff`, in batches until none is left. */

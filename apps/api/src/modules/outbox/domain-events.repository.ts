@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
-import { type Claim, LeaseQueue, leaseOf } from '../../jobs/index.js';
+import { type Claim, LeaseQueue, leaseOf, MonthlyPartitions } from '../../jobs/index.js';
 import { type ClaimedEvent, DOMAIN_EVENTS_CHANNEL, type DomainEventInput } from './domain-event.js';
 
 interface ClaimedRow {
@@ -26,8 +26,21 @@ const WAITING = 'c.dispatched_at IS NULL AND c.failed_at IS NULL';
 @Injectable()
 export class DomainEventsRepository {
   private readonly queue: LeaseQueue<ClaimedRow>;
+  /**
+   * Its months (docs/operating/partitions.md): retention drops a month whole once all of it is past, unless it still
+   * holds an event waiting to be fanned out (such a month stays, and its finished events go one by one as before).
+   */
+  readonly partitions: MonthlyPartitions;
 
   constructor(private readonly tx: TransactionHost) {
+    this.partitions = new MonthlyPartitions(tx, new Logger('DomainEventRetention'), {
+      table: 'domain_events',
+      column: 'created_at',
+      stillNeeded: async (partition) => {
+        const rows: unknown[] = await this.tx.reads.query(`SELECT 1 FROM "${partition.name}" c WHERE ${WAITING} LIMIT 1`);
+        return rows.length > 0;
+      },
+    });
     this.queue = new LeaseQueue(tx, {
       table: 'domain_events',
       waiting: WAITING,

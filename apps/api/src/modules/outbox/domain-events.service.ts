@@ -33,9 +33,7 @@ export class DomainEvents {
     config: AppConfig,
     jobs: PeriodicJobs,
   ) {
-    jobs.register('domain-event-retention', RETENTION_INTERVAL_MS, () =>
-      this.deleteDispatchedBefore(daysBefore(this.clock.now(), config.retentionDays)),
-    );
+    jobs.register('domain-event-retention', RETENTION_INTERVAL_MS, () => this.retain(config.retentionDays));
   }
 
   /** Called by the modules that copy events (webhooks), so the outbox never imports them. */
@@ -81,6 +79,19 @@ export class DomainEvents {
     const ids = inputs.map(() => newId('whevt'));
     if (ids.length > 0) await this.repository.insertMany(scope, ids, inputs, this.clock.now(), activeTraceParent());
     return ids;
+  }
+
+  /**
+   * One round of retention (docs/operating/partitions.md): the coming months' partitions made, the months wholly past
+   * `days` dropped (unless one still holds an event waiting to be fanned out), then the finished events older than the
+   * cut-off that remain deleted. Returns how many events went.
+   */
+  async retain(days: number): Promise<number> {
+    const now = this.clock.now();
+    const cutoff = daysBefore(now, days);
+    await this.repository.partitions.prepare(now);
+    const dropped = await this.repository.partitions.dropExpired(cutoff);
+    return dropped + (await this.deleteDispatchedBefore(cutoff));
   }
 
   /** Retention: events already fanned out to webhooks, older than `cutoff` (deliveries carry their own body). */

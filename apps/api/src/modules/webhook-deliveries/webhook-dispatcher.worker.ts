@@ -84,9 +84,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     clock: Clock,
     jobs: PeriodicJobs,
   ) {
-    jobs.register('webhook-delivery-retention', RETENTION_INTERVAL_MS, () =>
-      repository.deleteFinishedBefore(daysBefore(clock.now(), config.retentionDays)),
-    );
+    jobs.register('webhook-delivery-retention', RETENTION_INTERVAL_MS, () => {
+      const now = clock.now();
+      return repository.retain(now, daysBefore(now, config.retentionDays));
+    });
     this.loop = new JobLoop({
       name: 'webhook-dispatcher',
       logger: this.logger,

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { WebhookDelivery } from './entities/webhook-delivery.entity.js';
 import { Webhook } from './entities/webhook.entity.js';
 import type { NewDeliveryRow } from './webhooks.repository.js';
@@ -9,7 +9,7 @@ import type { NewDeliveryRow } from './webhooks.repository.js';
  */
 export type QueuedDeliveryRow = NewDeliveryRow & Pick<WebhookDelivery, 'organizationId' | 'traceParent'>;
 import { TransactionHost } from '@app/database';
-import { LeaseQueue } from '../../jobs/index.js';
+import { LeaseQueue, MonthlyPartitions } from '../../jobs/index.js';
 
 interface DeliveryRow {
   id: string;
@@ -85,8 +85,25 @@ export interface AttemptRecord {
 export class WebhookQueueRepository {
   /** Due deliveries of active webhooks, with the webhook's URL and sealed secret for the attempt. */
   private readonly queue: LeaseQueue<DeliveryRow>;
+  /**
+   * The attempt log's months (docs/operating/partitions.md). An attempt starts after its delivery was made, so a month
+   * in which no delivery made before its end is still pending holds only attempts of finished deliveries, which
+   * retention removes anyway: it is dropped whole. Otherwise it stays (and its attempts go with their deliveries).
+   */
+  readonly attemptPartitions: MonthlyPartitions;
 
   constructor(private readonly tx: TransactionHost) {
+    this.attemptPartitions = new MonthlyPartitions(tx, new Logger('WebhookAttemptRetention'), {
+      table: 'webhook_attempts',
+      column: 'started_at',
+      stillNeeded: async (partition) => {
+        const rows: unknown[] = await this.tx.reads.query(
+          `SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND created_at < $1 LIMIT 1`,
+          [partition.upper],
+        );
+        return rows.length > 0;
+      },
+    });
     this.queue = new LeaseQueue(tx, {
       table: 'webhook_deliveries',
       join: 'JOIN webhooks w ON w.id = c.webhook_id',
@@ -145,6 +162,8 @@ export class WebhookQueueRepository {
    * if the lease was lost and someone else claimed the delivery meanwhile, only the log row is written.
    * A manual retry during the attempt shows as next_attempt_at past the claim (last_attempt_at) and a
    * raised max_attempts; both are kept. A webhook deleted meanwhile leaves nothing to log against.
+   * The table's key holds `started_at` (its partition key, docs/operating/partitions.md): NOT EXISTS keeps one row per
+   * (delivery, attempt) as the old key did.
    */
   async recordAttempts(records: AttemptRecord[]): Promise<void> {
     if (records.length === 0) return;
@@ -182,6 +201,7 @@ export class WebhookQueueRepository {
        SELECT i.id, i.attempt, i.organization_id, i.started_at, i.duration_ms, i.response_status, i.error
          FROM input i
         WHERE EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = i.id)
+          AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = i.id AND a.attempt = i.attempt)
        ON CONFLICT DO NOTHING`,
       [
         column((r) => r.claimed.id),

@@ -44,6 +44,18 @@ export class WebhookQueue {
     return this.repository.deleteFinishedBefore(cutoff);
   }
 
+  /**
+   * One round of retention (docs/operating/partitions.md): the attempt log's coming months made and its months wholly
+   * older than `cutoff` dropped (unless a delivery made before a month's end is still pending), then the finished
+   * deliveries older than `cutoff` deleted, with what is left of their attempts (ON DELETE CASCADE). Returns how many
+   * deliveries went.
+   */
+  async retain(now: Date, cutoff: Date): Promise<number> {
+    await this.repository.attemptPartitions.prepare(now);
+    await this.repository.attemptPartitions.dropExpired(cutoff);
+    return this.repository.deleteFinishedBefore(cutoff);
+  }
+
   /** The claimed delivery's signing secret; throws when no configured key opens it. */
   openSecret(delivery: ClaimedDelivery): string {
     return this.secrets.open(delivery.secretCiphertext, delivery.webhookId);

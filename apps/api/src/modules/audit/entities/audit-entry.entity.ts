@@ -18,7 +18,8 @@ export class AuditEntry {
   @Column('text')
   organizationId!: string;
 
-  @Column('timestamptz')
+  /** The partition key (monthly, docs/operating/partitions.md), hence part of the primary key. */
+  @PrimaryColumn('timestamptz')
   occurredAt!: Date;
 
   @Column('text')

@@ -32,7 +32,8 @@ export class DomainEvent {
   @Column('jsonb')
   data!: Record<string, unknown>;
 
-  @Column('timestamptz')
+  /** The partition key (monthly, docs/operating/partitions.md), hence part of the primary key. */
+  @PrimaryColumn('timestamptz')
   createdAt!: Date;
 
   @Column('timestamptz', { nullable: true })

@@ -18,7 +18,8 @@ export class WebhookAttempt {
   @Column('text')
   organizationId!: string;
 
-  @Column('timestamptz')
+  /** The partition key (monthly, docs/operating/partitions.md), hence part of the primary key. */
+  @PrimaryColumn('timestamptz')
   startedAt!: Date;
 
   @Column('integer')
