@@ -24,6 +24,7 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import pg from 'pg';
+import { AuditRepository } from '../apps/api/src/modules/audit/audit.repository.js';
 import { ReminderQueueRepository } from '../apps/api/src/modules/booking-reminders/reminder-queue.repository.js';
 import { DomainEventsRepository } from '../apps/api/src/modules/outbox/domain-events.repository.js';
 import { ALL_SCOPES } from '../libs/common/src/index.js';
@@ -122,11 +123,17 @@ async function openSite(adminUrl: string, name: Site['name']): Promise<Site> {
   const env = { RUN_WORKERS: 'false' };
   const main = await startInstance(databaseUrl, [], env);
   const cold = await startInstance(databaseUrl, [], { ...env, AVAILABILITY_CACHE_MB: '0' });
-  const owner = await api<{ accessToken: string; user: { id: string }; organization: { id: string } }>(main.url, 'POST', '/v1/auth/register', '', {
-    email: `owner-${name}@example.com`,
-    password: 'bench password',
-    organizationName: `Measured ${name}`,
-  });
+  const owner = await api<{ accessToken: string; user: { id: string }; organization: { id: string } }>(
+    main.url,
+    'POST',
+    '/v1/auth/register',
+    '',
+    {
+      email: `owner-${name}@example.com`,
+      password: 'bench password',
+      organizationName: `Measured ${name}`,
+    },
+  );
   const bearer = `Bearer ${owner.accessToken}`;
   const everyDay = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({ dayOfWeek, slots: [{ startTime: '00:00', endTime: '24:00' }] }));
   await api(main.url, 'PUT', '/v1/availability/schedules', bearer, { timezone: 'UTC', schedules: everyDay });
@@ -361,6 +368,23 @@ async function dropIndexes(client: pg.Client, tables: string[]): Promise<string[
   return rebuild;
 }
 
+/** Builds `statements` one after the other on a connection of its own, then vacuums and analyzes `tables`. */
+async function buildLane(databaseUrl: string, statements: string[], tables: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`SET maintenance_work_mem = '1GB'`);
+    for (const statement of statements) {
+      const started = Date.now();
+      await client.query(statement);
+      process.stdout.write(`  [volume] ${statement.slice(0, 90)}… ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+    }
+    for (const table of tables) await client.query(`VACUUM (ANALYZE) "${table}"`);
+  } finally {
+    await client.end();
+  }
+}
+
 async function seed(site: Site): Promise<void> {
   const client = new pg.Client({ connectionString: site.databaseUrl });
   await client.connect();
@@ -372,14 +396,26 @@ async function seed(site: Site): Promise<void> {
     if (site.name === 'volume') {
       // As a restore does: the large tables' secondary indexes and the exclusion constraint dropped during the load and
       // built after it (sorted builds instead of ten million random index insertions).
-      const rebuild = await dropIndexes(client, ['bookings', 'booking_hosts', 'booking_reminders', 'audit_entries', 'domain_events', 'webhook_deliveries']);
+      const rebuild = await dropIndexes(client, [
+        'bookings',
+        'booking_hosts',
+        'booking_reminders',
+        'audit_entries',
+        'domain_events',
+        'webhook_deliveries',
+      ]);
       await seedVolume(client, site);
-      await client.query(`SET max_parallel_maintenance_workers = 2`);
-      for (const statement of rebuild) {
-        const t0 = Date.now();
-        await client.query(statement);
-        process.stdout.write(`  [volume] ${statement.slice(0, 90)}… ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
-      }
+      // Two lanes at once: the exclusion constraint's GiST build (the longest, one core) beside every other index, each
+      // lane then vacuuming its tables.
+      const slow = rebuild.filter((statement) => statement.includes('EXCLUDE'));
+      await Promise.all([
+        buildLane(site.databaseUrl, slow, ['booking_hosts']),
+        buildLane(
+          site.databaseUrl,
+          rebuild.filter((statement) => !slow.includes(statement)),
+          ['bookings', 'booking_reminders', 'audit_entries', 'domain_events', 'webhook_deliveries', 'webhook_attempts'],
+        ),
+      ]);
     }
     await seedWorkingSet(client, site);
     await client.query(`RESET session_replication_role`);
@@ -535,7 +571,8 @@ interface PlanNode {
 }
 
 function scans(node: PlanNode, out: string[]): void {
-  if (node['Relation Name']) out.push(`${node['Node Type']} on ${node['Relation Name']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}`);
+  if (node['Relation Name'])
+    out.push(`${node['Node Type']} on ${node['Relation Name']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}`);
   for (const child of node.Plans ?? []) scans(child, out);
 }
 
@@ -580,7 +617,13 @@ interface MigrationUnderLoad {
  * Bookings offered at MIGRATION_RATE (bench:bookings' load: 25 organizations, 50 connections) in consecutive windows of
  * BENCH_SECONDS while `migrate` runs, from its start until it ends; the figures of every window together.
  */
-async function underLoad(url: string, targets: Target[], name: string, migrate: () => Promise<unknown>, day: { n: number }): Promise<MigrationUnderLoad> {
+async function underLoad(
+  url: string,
+  targets: Target[],
+  name: string,
+  migrate: () => Promise<unknown>,
+  day: { n: number },
+): Promise<MigrationUnderLoad> {
   const started = Date.now();
   let migrationMs: number | undefined;
   const migration = migrate().then(() => (migrationMs = Date.now() - started));
@@ -640,6 +683,49 @@ async function migrationsUnderLoad(volume: Site): Promise<MigrationUnderLoad[]> 
   }
 }
 
+interface RetentionFigures {
+  way: string;
+  rows: number;
+  ms: number;
+}
+
+/**
+ * Retention on the volume database (issue 54 item 3), through AuditRepository as the audit-retention job calls it:
+ * row by row (what retention was before partitions, and what it still does in the month the cut-off falls in: DELETE
+ * of 10,000 rows at a time) for the oldest tenth of the entries (100,000 of the million); then the legacy partition
+ * (everything before this month: most of the rest) dropped whole once the cut-off is past its end.
+ */
+async function retention(volume: Site): Promise<RetentionFigures[]> {
+  const audit = volume.apps[0].get(AuditRepository);
+  const client = new pg.Client({ connectionString: volume.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ cutoff: Date }>(
+      `SELECT occurred_at AS cutoff FROM audit_entries ORDER BY occurred_at OFFSET $1 LIMIT 1`,
+      [Math.round(AUDIT / 10)],
+    );
+    let deleted = 0;
+    let started = Date.now();
+    for (;;) {
+      const count = await audit.deleteBefore(rows[0].cutoff, 10_000);
+      deleted += count;
+      if (count < 10_000) break;
+    }
+    const rowByRow = { way: 'Row by row: DELETE … LIMIT 10,000 until none is left', rows: deleted, ms: Date.now() - started };
+    const legacy = await client.query<{ rows: string }>(`SELECT count(*) AS rows FROM audit_entries_p_legacy`);
+    started = Date.now();
+    await audit.partitions.dropExpired(new Date(Date.UTC(2100, 0, 1)));
+    const dropped = {
+      way: 'A partition dropped whole (the legacy one: everything before this month)',
+      rows: Number(legacy.rows[0].rows),
+      ms: Date.now() - started,
+    };
+    return [rowByRow, dropped];
+  } finally {
+    await client.end();
+  }
+}
+
 async function main(): Promise<void> {
   const { adminUrl, stop } = await benchServer();
   const sites: Site[] = [];
@@ -694,6 +780,7 @@ async function main(): Promise<void> {
     }
     await volumeClient.end();
     const migrations = process.env.BENCH_MIGRATION_DEMO === '0' ? [] : await migrationsUnderLoad(volume);
+    const retained = await retention(volume);
 
     console.log(`\n${machine()}; ${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds, alternating which database goes first`);
     console.log(
@@ -731,9 +818,23 @@ async function main(): Promise<void> {
         console.log(row([m.name, (m.migrationMs / 1000).toFixed(1), figures.requests, figures.p50, figures.p99, figures.failed]));
       }
     }
+    console.log('\nAudit log retention on the volume database:\n');
+    console.log(row(['Way', 'Rows', 'Seconds', 'Rows/s']));
+    console.log(row(['---', '---:', '---:', '---:']));
+    for (const r of retained)
+      console.log(
+        row([
+          r.way,
+          r.rows.toLocaleString('en'),
+          (r.ms / 1000).toFixed(2),
+          Math.round(r.rows / Math.max(0.001, r.ms / 1000)).toLocaleString('en'),
+        ]),
+      );
     console.log('\nWhat each request reads on the volume database (EXPLAIN of every statement it sent):\n');
     for (const plan of plans) console.log(`- ${plan.name}: ${plan.lines.join('; ') || '(no table read)'}`);
-    console.log(sequential.length ? `\nSequential scans of large tables:\n${sequential.join('\n')}` : '\nNo sequential scan of a large table.');
+    console.log(
+      sequential.length ? `\nSequential scans of large tables:\n${sequential.join('\n')}` : '\nNo sequential scan of a large table.',
+    );
     reportGoal({
       bench: 'volume',
       goal: `every request at ${TOTAL.toLocaleString('en')} bookings ≤ ${GOAL}× the empty database's (p50)`,
