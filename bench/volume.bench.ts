@@ -288,7 +288,7 @@ async function seedVolume(client: pg.Client, site: Site): Promise<void> {
     const at = `now() - interval '2 days' - (g * interval '17 seconds')`;
     await client.query(
       `INSERT INTO domain_events (id, organization_id, livemode, type, data, created_at, dispatched_at, due_at)
-       SELECT 'evt_v' || lpad(g::text, 20, '0'), ${org}, true, 'booking.created', jsonb_build_object('bookingId', 'bkg_' || g), ${at}, ${at}, ${at}
+       SELECT 'evt_v' || lpad(g::text, 20, '0'), ${org}, true, 'booking.created', jsonb_build_object('booking', jsonb_build_object('id', 'bkg_vs' || lpad(g::text, 12, '0'))), ${at}, ${at}, ${at}
          FROM generate_series($1::bigint, $2::bigint) AS g`,
       [first, last, ORGANIZATIONS],
     );

@@ -53,7 +53,9 @@ describe('reads from replicas: routing, write positions, fallback', () => {
     return res.body.slots.map((slot: { start: string }) => slot.start.slice(11, 16));
   }
   async function positions(): Promise<Record<string, string>> {
-    const rows = await admin.query<{ organization_id: string; lsn: string }>('SELECT organization_id, lsn::text FROM organization_write_positions');
+    const rows = await admin.query<{ organization_id: string; lsn: string }>(
+      'SELECT organization_id, lsn::text FROM organization_write_positions',
+    );
     return Object.fromEntries(rows.rows.map((row) => [row.organization_id, row.lsn]));
   }
 
@@ -88,11 +90,29 @@ describe('reads from replicas: routing, write positions, fallback', () => {
     // The export: its boundary and its one batch on the standby connection it holds.
     const exported = await fetch(`${routed.url}/v1/audit-log/export`, { headers: { authorization: `Bearer ${org.owner.accessToken}` } });
     expect(exported.status).toBe(200);
-    const lines = (await exported.text()).trim().split('\n').map((line) => JSON.parse(line) as { action: string });
+    const lines = (await exported.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { action: string });
     expect(lines.map((entry) => entry.action)).toEqual(audit.body.entries.map((e: { action: string }) => e.action));
     const after = counts(routed);
     expect(after.replica - before.replica).toBe(6);
     expect(after.primary).toBe(before.primary);
+  });
+
+  it('an audit log page after a cursor reads the primary (a standby’s boundary could fall below the cursor)', async () => {
+    const first = await routed.http.get('/v1/audit-log?limit=1', { token: org.owner.accessToken });
+    expect(first.status).toBe(200);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const before = counts(routed);
+    const next = await routed.http.get(`/v1/audit-log?limit=1&cursor=${encodeURIComponent(first.body.nextCursor as string)}`, {
+      token: org.owner.accessToken,
+    });
+    expect(next.status).toBe(200);
+    expect(next.body.entries).toHaveLength(1);
+    const after = counts(routed);
+    // Not routed at all: neither counter moves (the first page's read counted as a replica read).
+    expect([after.replica - before.replica, after.primary - before.primary]).toEqual([0, 0]);
   });
 
   it('a standby that has not replayed past the organization’s last write is skipped: the primary answers', async () => {

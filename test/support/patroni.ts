@@ -453,16 +453,24 @@ async function stopPostmaster(dataDir: string): Promise<void> {
   const pidFile = join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  // The file outlives a postmaster killed with SIGKILL: signal the pid only while it is still this node's postgres
+  // (its command line names the data directory), never a process that reused the number.
   const alive = (): boolean => {
     try {
-      process.kill(pid, 0);
-      return true;
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dataDir);
     } catch {
       return false;
     }
   };
+  const signal = (name: NodeJS.Signals): void => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // gone between the look and the signal
+    }
+  };
   if (!pid || !alive()) return;
-  process.kill(pid, 'SIGQUIT');
+  signal('SIGQUIT');
   for (let waited = 0; waited < 5000 && alive(); waited += 100) await new Promise((done) => setTimeout(done, 100));
-  if (alive()) process.kill(pid, 'SIGKILL');
+  if (alive()) signal('SIGKILL');
 }

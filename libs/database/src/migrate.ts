@@ -15,8 +15,9 @@ export const MIGRATION_LOCK_TIMEOUT_MS = 5_000;
 /** Tries of a migration that gave up waiting for a lock, before startup fails with its error. */
 export const MIGRATION_LOCK_ATTEMPTS = 12;
 
-/** PostgreSQL's lock_not_available: a statement reached lock_timeout. */
-const LOCK_NOT_AVAILABLE = '55P03';
+/** PostgreSQL's lock_not_available (a statement reached lock_timeout) and deadlock_detected (PostgreSQL ended this
+ * migration's transaction to let a request's go on): the migration is tried again. */
+const RETRIED = new Set(['55P03', '40P01']);
 
 export interface MigrationRunOptions {
   /** Default MIGRATION_LOCK_TIMEOUT_MS. */
@@ -53,7 +54,7 @@ export async function runMigrations(url: string, options: MigrationRunOptions = 
         applied.push(...(await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name));
         return applied;
       } catch (error) {
-        if (attempt >= attempts || (error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;
+        if (attempt >= attempts || !RETRIED.has((error as { code?: string }).code ?? '')) throw error;
         await new Promise((resolve) => setTimeout(resolve, lockTimeoutMs));
       }
     }

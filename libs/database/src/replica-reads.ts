@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { Logger } from '@nestjs/common';
 import { DataSource, type DataSourceOptions, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
 import { readsManager } from './locking-reads.js';
 import { poolOptions } from './data-source-options.js';
@@ -71,11 +72,23 @@ function answerWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Node's codes for a peer that cannot be reached or went away. */
-const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /** A failure of the standby itself (gone, cut, refusing, a conflict with its recovery): the reads go to the primary. */
 export function standbyFailure(error: unknown): 'down' | 'conflict' | null {
-  const cause = (error instanceof QueryFailedError ? (error.driverError as unknown) : error) as { code?: unknown; message?: unknown } | null;
+  const cause = (error instanceof QueryFailedError ? (error.driverError as unknown) : error) as {
+    code?: unknown;
+    message?: unknown;
+  } | null;
   const code = typeof cause?.code === 'string' ? cause.code : '';
   const message = typeof cause?.message === 'string' ? cause.message : '';
   // Recovery conflicts (40001), a read-only refusal (25006) and the like say nothing about the standby's health.
@@ -102,7 +115,11 @@ class Standby {
     if (this.dataSource) return this.dataSource;
     this.starting ??= new DataSource({ ...this.options, url: this.url } as DataSourceOptions).initialize().then(
       (dataSource) => {
-        const pool = (dataSource.driver as unknown as { master?: { on(event: string, listener: (client: { on(e: string, l: () => void): void }) => void): void } }).master;
+        const pool = (
+          dataSource.driver as unknown as {
+            master?: { on(event: string, listener: (client: { on(e: string, l: () => void): void }) => void): void };
+          }
+        ).master;
         // As TransactionHost's pool: a connection cut while idle must not crash the process.
         pool?.on('connect', (client) => client.on('error', () => undefined));
         this.dataSource = dataSource;
@@ -171,6 +188,10 @@ class StandbySession implements ReadSession {
  */
 export class ReplicaReads {
   readonly counts: Record<ReadTarget, number> = { replica: 0, primary: 0 };
+  /** Write positions that could not be recorded (recordWrite), for GET /metrics. */
+  writePositionsLost = 0;
+  private lastRecordError: unknown;
+  private readonly logger = new Logger('ReplicaReads');
   private readonly standbys: Standby[];
   private next = 0;
 
@@ -235,15 +256,30 @@ export class ReplicaReads {
   /**
    * After a write request (committed or not): the organization's write position, on the primary, before the response
    * leaves, so a read that follows the response on any instance knows it. `null`: the organization was not known at
-   * the door; the position is recorded under `*`, which every organization's reads honour. A failure here is not the
-   * request's: it leaves the reads of others at most REPLICA_MAX_LAG_MS behind, as any standby may be.
+   * the door; the position is recorded under `*`, which every organization's reads honour. Tried three times (at once,
+   * after 50 and 250 ms). A failure after that is not the request's (its write committed): it is logged and counted
+   * (`database_write_positions_lost_total`), and until the organization's next recorded write a standby up to
+   * REPLICA_MAX_LAG_MS behind may answer its reads without that write (deployment.md § Reads from standbys).
    */
   async recordWrite(organizationId: string | null): Promise<void> {
     if (!this.enabled) return;
-    await this.primary
-      .outside('the write position is recorded after the request’s transactions committed, past their commits')
-      .query(RECORD, [organizationId ?? '*'])
-      .catch(() => undefined);
+    for (const delayMs of [0, 50, 250]) {
+      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      try {
+        await this.primary
+          .outside('the write position is recorded after the request’s transactions committed, past their commits')
+          .query(RECORD, [organizationId ?? '*']);
+        return;
+      } catch (error) {
+        this.lastRecordError = error;
+      }
+    }
+    this.writePositionsLost++;
+    this.logger.error({
+      msg: 'write position not recorded: standbys may answer this organization’s reads without its last write',
+      organizationId: organizationId ?? '*',
+      err: this.lastRecordError,
+    });
   }
 
   /** Closes the standbys' pools. */

@@ -4,7 +4,7 @@ import type { TransactionHost } from '@app/database';
 /** How many months ahead of the Clock's month partitions are kept ready. */
 export const MONTHS_AHEAD = 2;
 /** The longest a partition statement waits for its lock (it is tried again on the next round). */
-const LOCK_TIMEOUT = '2s';
+const LOCK_TIMEOUT = '200ms';
 const LOCK_NOT_AVAILABLE = '55P03';
 /** A partition dropped is counted row by row below this many rows (its estimate otherwise; -1: never analyzed). */
 const EXACT_COUNT_BELOW = 100_000;

@@ -131,6 +131,15 @@ export class Metrics {
       },
     });
     new Counter({
+      name: 'database_write_positions_lost_total',
+      help: 'Write requests whose write position could not be recorded on the primary after three tries (ReplicaReads): standbys may answer that organization without the write until its next one; 0 without DATABASE_REPLICA_URLS.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(replicaReads.writePositionsLost);
+      },
+    });
+    new Counter({
       name: 'otel_spans_dropped_total',
       help: 'Trace spans the OTLP exporter could not deliver (collector unreachable or refusing); 0 with tracing off.',
       registers,

@@ -30,8 +30,13 @@ export class AuditService {
     jobs.register('audit-retention', RETENTION_INTERVAL_MS, () => this.retain(config.auditRetentionDays));
   }
 
-  /** GET /audit-log: a standby may answer (ReplicaReads), its settlement boundary then read on that standby. */
+  /**
+   * GET /audit-log: a standby may answer the first page (ReplicaReads), its settlement boundary then read on that
+   * standby. A page after a cursor is read on the primary: its boundary never goes backwards, where another node's
+   * (an older snapshot on a standby further behind) could fall below the cursor and skip the entries between.
+   */
   list(principal: Principal, query: AuditLogQueryDto): Promise<AuditLogResponse> {
+    if (query.cursor !== undefined) return this.readPage(principal, query);
     return this.replicaReads.run(principal.organizationId, () => this.readPage(principal, query));
   }
 
