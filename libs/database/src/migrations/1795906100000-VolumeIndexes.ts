@@ -6,7 +6,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * found by reading every event; the bookings whose email-type answer is the erased address by reading every booking of
  * the organization; the mail about erased records by reading every mail. Each now has an index, built CONCURRENTLY
  * (online: bookings go on meanwhile), so this migration runs outside a transaction; a build that failed half way
- * leaves an invalid index, dropped and built again by the next run.
+ * leaves an invalid index, dropped and built again by the next run (a valid one is kept).
  *
  * `booking_answer_emails(answers)` is the answers' email-type values in lower case (what erasure compares), an
  * IMMUTABLE function so that an index can hold it.
@@ -21,9 +21,23 @@ export class VolumeIndexes1795906100000 implements MigrationInterface {
          LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
          RETURN ARRAY(SELECT lower(a->>'value') FROM jsonb_array_elements(answers) AS a WHERE a->>'type' = 'email' AND a->>'value' IS NOT NULL)`,
     );
-    for (const [name, definition] of INDEXES) {
-      await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
-      await queryRunner.query(`CREATE INDEX CONCURRENTLY "${name}" ${definition}`);
+    // Without lock_timeout: a CONCURRENTLY build waits for older transactions to end without blocking anyone's writes,
+    // and a retried migration keeps what an earlier attempt built.
+    const [{ lock_timeout: lockTimeout }]: { lock_timeout: string }[] = await queryRunner.query(`SHOW lock_timeout`);
+    await queryRunner.query(`SET lock_timeout = 0`);
+    try {
+      for (const [name, definition] of INDEXES) {
+        const valid: { valid: boolean }[] = await queryRunner.query(
+          `SELECT x.indisvalid AS valid FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+            WHERE i.relname = $1 AND i.relnamespace = 'public'::regnamespace`,
+          [name],
+        );
+        if (valid[0]?.valid) continue;
+        await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
+        await queryRunner.query(`CREATE INDEX CONCURRENTLY "${name}" ${definition}`);
+      }
+    } finally {
+      await queryRunner.query(`SELECT set_config('lock_timeout', $1, false)`, [lockTimeout]);
     }
   }
 
@@ -34,7 +48,10 @@ export class VolumeIndexes1795906100000 implements MigrationInterface {
 }
 
 const INDEXES: readonly (readonly [string, string])[] = [
-  ['domain_events_booking_idx', `ON "domain_events" ("organization_id", (data #>> '{booking,id}')) WHERE data #>> '{booking,id}' IS NOT NULL`],
+  [
+    'domain_events_booking_idx',
+    `ON "domain_events" ("organization_id", (data #>> '{booking,id}')) WHERE data #>> '{booking,id}' IS NOT NULL`,
+  ],
   [
     'domain_events_previous_booking_idx',
     `ON "domain_events" ("organization_id", (data #>> '{previousBooking,id}')) WHERE data #>> '{previousBooking,id}' IS NOT NULL`,
