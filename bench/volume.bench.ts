@@ -407,7 +407,8 @@ async function seed(site: Site): Promise<void> {
       await seedVolume(client, site);
       // Two lanes at once: the exclusion constraint's GiST build (the longest, one core) beside every other index, each
       // lane then vacuuming its tables.
-      const slow = rebuild.filter((statement) => statement.includes('EXCLUDE'));
+      // (booking_hosts' other indexes in the same lane: adding the constraint locks its table.)
+      const slow = rebuild.filter((statement) => /\bbooking_hosts\b/.test(statement.split(' USING ')[0]));
       await Promise.all([
         buildLane(site.databaseUrl, slow, ['booking_hosts']),
         buildLane(
