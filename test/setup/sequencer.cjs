@@ -13,6 +13,8 @@ const LONGEST_FIRST = [
   'test/failover-conditions.e2e-spec.ts',
   'test/console-calendar.e2e-spec.ts',
   'test/quick-start.e2e-spec.ts',
+  // A third Patroni cluster (half a minute): after the drills, not beside both.
+  'test/replica-reads-cluster.e2e-spec.ts',
   'test/encryption-key-check.e2e-spec.ts',
   'test/webhooks-durability.e2e-spec.ts',
   'test/reminders.e2e-spec.ts',
