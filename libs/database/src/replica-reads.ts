@@ -46,12 +46,17 @@ const RECORD = `INSERT INTO organization_write_positions (organization_id, lsn) 
   ON CONFLICT (organization_id) DO UPDATE SET lsn = GREATEST(organization_write_positions.lsn, EXCLUDED.lsn)`;
 
 /**
- * What the standby has replayed and how old its last replayed commit is. A node not in recovery (a URL that reaches a
- * primary: HAProxy before its first checks, a promoted node) answers its own flushed position, lag 0.
+ * What the standby has replayed and how far behind it is: 0 while it streams from the primary and has replayed all it
+ * received (what the primary flushed since is in flight: a quiet primary writes WAL without commits, and the age of
+ * the last replayed commit would then count seconds of nothing as lag), else the age of its last replayed commit (a
+ * standby cut off, or replaying a backlog). A node not in recovery (a URL that reaches a primary: HAProxy before its
+ * first checks, a promoted node) answers its own flushed position, lag 0.
  */
 const STANDBY_STATE = `SELECT pg_is_in_recovery() AS recovery,
   (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_flush_lsn() END)::text AS replayed,
-  (extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::float8 AS behind_ms`;
+  (CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn()
+             AND (SELECT status FROM pg_stat_wal_receiver) = 'streaming' THEN 0
+        ELSE extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000 END)::float8 AS behind_ms`;
 
 /** `16/B374D848` as a number, for comparing LSNs; null stays null. */
 export function lsnValue(lsn: string | null | undefined): bigint | null {
