@@ -57,10 +57,7 @@ describe('admin console: the audit log', () => {
     await page.getByLabel('From (day)').fill('2027-03-01');
     await page.getByRole('button', { name: 'Show' }).click();
     // The filtered list holds exactly one row (a locator waits without evaluating a string under the console's CSP).
-    await page
-      .getByRole('table', { name: 'Audit log entries, newest first' })
-      .locator(':scope > tbody > tr:only-child')
-      .waitFor();
+    await page.getByRole('table', { name: 'Audit log entries, newest first' }).locator(':scope > tbody > tr:only-child').waitFor();
     expect(await rows.count()).toBe(1);
     expect(await rows.first().textContent()).toContain('event_type.updated');
 

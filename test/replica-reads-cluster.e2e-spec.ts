@@ -118,7 +118,11 @@ describe('reads from replicas in the Patroni cluster', () => {
     await cluster.stopNode(standby);
     // Patroni has exited; its PostgreSQL may still be stopping (or left running: then it is killed). Meanwhile every read
     // answers, from whichever node is there.
-    const accepts = () => query(cluster.nodeUrl(standby), 'SELECT 1').then(() => true, () => false);
+    const accepts = () =>
+      query(cluster.nodeUrl(standby), 'SELECT 1').then(
+        () => true,
+        () => false,
+      );
     if (await accepts()) {
       try {
         cluster.killPostmaster(standby);
@@ -126,10 +130,14 @@ describe('reads from replicas in the Patroni cluster', () => {
         // Gone between the two looks.
       }
     }
-    await cluster.waitFor(async () => {
-      expect(await starts(b)).not.toContain('10:00');
-      return !(await accepts());
-    }, 10_000, 'the standby’s PostgreSQL to stop');
+    await cluster.waitFor(
+      async () => {
+        expect(await starts(b)).not.toContain('10:00');
+        return !(await accepts());
+      },
+      10_000,
+      'the standby’s PostgreSQL to stop',
+    );
     const before = counts(b);
     for (let i = 0; i < 4; i++) expect(await starts(b)).not.toEqual(expect.arrayContaining(['10:00']));
     const list = await b.http.get('/v1/bookings?limit=10', key());

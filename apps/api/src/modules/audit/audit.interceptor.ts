@@ -34,7 +34,10 @@ export class AuditInterceptor implements NestInterceptor {
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithPrincipal>();
     if (!this.replicaReads.enabled || !WRITE_METHODS.has(request.method)) return this.audited(context, request, next);
     let audit: RequestAudit | undefined;
-    const work = lastValueFrom(this.audited(context, request, next, (opened) => (audit = opened)), { defaultValue: undefined });
+    const work = lastValueFrom(
+      this.audited(context, request, next, (opened) => (audit = opened)),
+      { defaultValue: undefined },
+    );
     const organizationId = (): string | null =>
       request.principal?.organizationId ?? audit?.verifiedOrganizationId ?? audit?.minted.get('org') ?? null;
     return from(
