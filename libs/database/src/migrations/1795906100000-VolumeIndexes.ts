@@ -9,7 +9,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * leaves an invalid index, dropped and built again by the next run (a valid one is kept).
  *
  * `booking_answer_emails(answers)` is the answers' email-type values in lower case (what erasure compares), an
- * IMMUTABLE function so that an index can hold it.
+ * IMMUTABLE function so that an index can hold it; it never fails (answers that are not an array of objects give none),
+ * as a failing index expression would refuse the booking's insert.
  */
 export class VolumeIndexes1795906100000 implements MigrationInterface {
   name = 'VolumeIndexes1795906100000';
@@ -19,7 +20,10 @@ export class VolumeIndexes1795906100000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE OR REPLACE FUNCTION booking_answer_emails(answers jsonb) RETURNS text[]
          LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
-         RETURN ARRAY(SELECT lower(a->>'value') FROM jsonb_array_elements(answers) AS a WHERE a->>'type' = 'email' AND a->>'value' IS NOT NULL)`,
+         RETURN CASE WHEN jsonb_typeof(answers) = 'array' THEN ARRAY(
+                  SELECT lower(a->>'value') FROM jsonb_array_elements(answers) AS a
+                   WHERE jsonb_typeof(a) = 'object' AND a->>'type' = 'email' AND a->>'value' IS NOT NULL)
+                ELSE '{}'::text[] END`,
     );
     // Without lock_timeout: a CONCURRENTLY build waits for older transactions to end without blocking anyone's writes,
     // and a retried migration keeps what an earlier attempt built.
