@@ -20,6 +20,9 @@
  * through `pg`), and each statement is `EXPLAIN`ed there: a sequential scan of a table over 100,000 rows fails.
  *
  *   DATABASE_URL=postgres://… npm run bench:volume          (BENCH_VOLUME_BOOKINGS changes the ten million)
+ *
+ * BENCH_VOLUME_KEEP=1 keeps the seeded database (`sched_volume_seed_<bookings>`, as a template) and measures on a copy,
+ * so a rerun skips the seeding; drop that database to seed again.
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
@@ -27,6 +30,7 @@ import pg from 'pg';
 import { AuditRepository } from '../apps/api/src/modules/audit/audit.repository.js';
 import { ReminderQueueRepository } from '../apps/api/src/modules/booking-reminders/reminder-queue.repository.js';
 import { DomainEventsRepository } from '../apps/api/src/modules/outbox/domain-events.repository.js';
+import { WebhookQueueRepository } from '../apps/api/src/modules/webhooks/webhook-queue.repository.js';
 import { ALL_SCOPES } from '../libs/common/src/index.js';
 import { runMigrations } from '../libs/database/src/index.js';
 import { bookingTargets, loadBookings, type Target } from './support/booking-targets.js';
@@ -38,6 +42,7 @@ const ORGANIZATIONS = 20_000;
 const BIG = Math.min(500_000, Math.floor(TOTAL / 20));
 const AUDIT = Math.round(TOTAL / 10);
 const EVENTS = Math.round(TOTAL / 2);
+const KEEP = process.env.BENCH_VOLUME_KEEP === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 25);
 const CHUNK = 1_000_000;
@@ -63,6 +68,8 @@ interface Site {
   availabilityTypeId: string;
   authorization: string;
   seedMs: number;
+  /** With BENCH_VOLUME_KEEP: how long the copy of the kept seeded database took. */
+  copyMs?: number;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -111,19 +118,17 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-/** A migrated database, its app and an app without the availability cache; the measured organization made through the API. */
-async function openSite(adminUrl: string, name: Site['name']): Promise<Site> {
-  const database = `sched_volume_${name}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${database}"`);
-  const databaseUrl = withDatabase(adminUrl, database);
-  await runMigrations(databaseUrl);
-  const env = { RUN_WORKERS: 'false' };
-  const main = await startInstance(databaseUrl, [], env);
-  const cold = await startInstance(databaseUrl, [], { ...env, AVAILABILITY_CACHE_MB: '0' });
+/** The measured organization, made through the API: an owner who hosts a 30-minute event type, and an API key. */
+interface Measured {
+  organizationId: string;
+  ownerId: string;
+  availabilityTypeId: string;
+  authorization: string;
+}
+
+async function register(url: string, name: Site['name']): Promise<Measured> {
   const owner = await api<{ accessToken: string; user: { id: string }; organization: { id: string } }>(
-    main.url,
+    url,
     'POST',
     '/v1/auth/register',
     '',
@@ -135,35 +140,103 @@ async function openSite(adminUrl: string, name: Site['name']): Promise<Site> {
   );
   const bearer = `Bearer ${owner.accessToken}`;
   const everyDay = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({ dayOfWeek, slots: [{ startTime: '00:00', endTime: '24:00' }] }));
-  await api(main.url, 'PUT', '/v1/availability/schedules', bearer, { timezone: 'UTC', schedules: everyDay });
-  const availabilityType = await api<{ eventType: { id: string } }>(main.url, 'POST', '/v1/event-types', bearer, {
+  await api(url, 'PUT', '/v1/availability/schedules', bearer, { timezone: 'UTC', schedules: everyDay });
+  const availabilityType = await api<{ eventType: { id: string } }>(url, 'POST', '/v1/event-types', bearer, {
     title: 'Intro',
     slug: 'intro',
     durationMinutes: 30,
     bookingWindowDays: 730,
   });
-  const key = await api<{ apiKey: string }>(main.url, 'POST', '/v1/api-keys', bearer, {
+  const key = await api<{ apiKey: string }>(url, 'POST', '/v1/api-keys', bearer, {
     name: 'volume',
     rateLimitPerMinute: 10_000,
     scopes: ALL_SCOPES,
   });
+  return {
+    organizationId: owner.organization.id,
+    ownerId: owner.user.id,
+    availabilityTypeId: availabilityType.eventType.id,
+    authorization: `ApiKey ${key.apiKey}`,
+  };
+}
+
+/**
+ * `database` (created when `measured` is not given, else a copy already made) migrated, its app and an app without the
+ * availability cache; the measured organization made through the API when not given.
+ */
+async function openSite(admin: pg.Client, adminUrl: string, name: Site['name'], database: string, measured?: Measured): Promise<Site> {
+  if (!measured) await admin.query(`CREATE DATABASE "${database}"`);
+  const databaseUrl = withDatabase(adminUrl, database);
+  await runMigrations(databaseUrl);
+  const env = { RUN_WORKERS: 'false' };
+  const main = await startInstance(databaseUrl, [], env);
+  const cold = await startInstance(databaseUrl, [], { ...env, AVAILABILITY_CACHE_MB: '0' });
   return {
     name,
     databaseUrl,
     url: main.url,
     coldUrl: cold.url,
     apps: [main.app, cold.app],
-    organizationId: owner.organization.id,
-    ownerId: owner.user.id,
-    availabilityTypeId: availabilityType.eventType.id,
-    authorization: `ApiKey ${key.apiKey}`,
+    ...(measured ?? (await register(main.url, name))),
     seedMs: 0,
     close: async () => {
       await Promise.allSettled([main.app.close(), cold.app.close()]);
       await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-      await admin.end();
     },
   };
+}
+
+const fresh = (name: Site['name']): string => `sched_volume_${name}_${randomBytes(3).toString('hex')}`;
+
+/**
+ * The volume database. With BENCH_VOLUME_KEEP=1 the seeded database is kept, as a template named after its size, and
+ * each run measures on a copy of it (a file copy: a few minutes instead of the seeding's half hour). A template seeded by
+ * an older checkout gets the newer migrations on the copy; its working set's audit entries are moved to the last day.
+ */
+async function openVolume(admin: pg.Client, adminUrl: string): Promise<Site> {
+  const template = `sched_volume_seed_${TOTAL}`;
+  const kept = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
+  if (!KEEP || kept.rowCount === 0) {
+    const site = await openSite(admin, adminUrl, 'volume', fresh('volume'));
+    await seed(site);
+    if (!KEEP) return site;
+    // Kept: the seeded database becomes the template (it must have no connection), and the run goes on on a copy.
+    const client = new pg.Client({ connectionString: site.databaseUrl });
+    await client.connect();
+    const { organizationId, ownerId, availabilityTypeId, authorization, seedMs } = site;
+    await client.query(`CREATE TABLE bench_volume_seed (measured jsonb NOT NULL, seeded_at timestamptz NOT NULL DEFAULT now())`);
+    await client.query(`INSERT INTO bench_volume_seed (measured) VALUES ($1)`, [
+      JSON.stringify({ organizationId, ownerId, availabilityTypeId, authorization, seedMs }),
+    ]);
+    await client.end();
+    await Promise.allSettled(site.apps.map((app) => app.close()));
+    await admin.query(`ALTER DATABASE "${new URL(site.databaseUrl).pathname.slice(1)}" RENAME TO "${template}"`);
+  }
+  const database = fresh('volume');
+  const started = Date.now();
+  await admin.query(`CREATE DATABASE "${database}" TEMPLATE "${template}" STRATEGY FILE_COPY`);
+  const copied = Date.now() - started;
+  const client = new pg.Client({ connectionString: withDatabase(adminUrl, database) });
+  await client.connect();
+  const {
+    rows: [stored],
+  } = await client.query<{ measured: Measured & { seedMs: number }; age: number }>(
+    `SELECT measured, extract(epoch FROM now() - seeded_at) AS age FROM bench_volume_seed`,
+  );
+  await client.query(
+    `UPDATE audit_entries SET occurred_at = occurred_at + $2 * interval '1 second' WHERE organization_id = $1 AND id LIKE 'aud_ws%'`,
+    [stored.measured.organizationId, stored.age],
+  );
+  await client.end();
+  const { seedMs, ...measured } = stored.measured;
+  const site = await openSite(admin, adminUrl, 'volume', database, measured);
+  const now = new Date();
+  await site.apps[0].get(AuditRepository).partitions.prepare(now);
+  await site.apps[0].get(DomainEventsRepository).partitions.prepare(now);
+  await site.apps[0].get(WebhookQueueRepository).attemptPartitions.prepare(now);
+  site.seedMs = seedMs;
+  site.copyMs = copied;
+  return site;
 }
 
 /** Bookings and their booking_hosts rows in one statement, from `rows` (a SELECT giving the columns named below). */
@@ -764,12 +837,18 @@ async function retention(volume: Site): Promise<RetentionFigures[]> {
 async function main(): Promise<void> {
   const { adminUrl, stop } = await benchServer();
   const sites: Site[] = [];
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
   try {
-    sites.push(await openSite(adminUrl, 'empty'), await openSite(adminUrl, 'volume'));
-    for (const site of sites) {
-      await seed(site);
-      console.log(`seeded ${site.name} in ${(site.seedMs / 1000).toFixed(0)} s`);
-    }
+    const emptySite = await openSite(admin, adminUrl, 'empty', fresh('empty'));
+    sites.push(emptySite);
+    await seed(emptySite);
+    sites.push(await openVolume(admin, adminUrl));
+    for (const site of sites)
+      console.log(
+        `seeded ${site.name} in ${(site.seedMs / 1000).toFixed(0)} s` +
+          (site.copyMs === undefined ? '' : ` (kept; copied in ${(site.copyMs / 1000).toFixed(0)} s)`),
+      );
     const [empty, volume] = sites;
     const volumeClient = new pg.Client({ connectionString: volume.databaseUrl });
     volumeClient.on('error', () => undefined); // ended by the database's drop when something failed
@@ -818,7 +897,8 @@ async function main(): Promise<void> {
     console.log(`\n${machine()}; ${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds, alternating which database goes first`);
     console.log(
       `Volume database: ${TOTAL.toLocaleString('en')} bookings over ${ORGANIZATIONS.toLocaleString('en')} organizations ` +
-        `(the measured one holds ${BIG.toLocaleString('en')}); seeded in ${(volume.seedMs / 1000).toFixed(0)} s\n`,
+        `(the measured one holds ${BIG.toLocaleString('en')}); seeded in ${(volume.seedMs / 1000).toFixed(0)} s` +
+        `${volume.copyMs === undefined ? '' : ` (kept, copied for this run in ${(volume.copyMs / 1000).toFixed(0)} s)`}\n`,
     );
     console.log(row(['Table', 'Rows', 'Size']));
     console.log(row(['---', '---:', '---:']));
@@ -900,6 +980,7 @@ async function main(): Promise<void> {
   } finally {
     agent.destroy();
     for (const site of sites) await site.close();
+    await admin.end();
     await stop?.();
   }
 }
