@@ -118,7 +118,7 @@ describe('the database server’s log', () => {
     expect(await serverLog()).not.toContain(email);
   });
 
-  it('sends a role that may not turn the log off its batch one bound statement at a time, still keeping the values out', async () => {
+  it('keeps a batch’s values out of the log for a role that may not change the log’s settings (they are bound)', async () => {
     const admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
     const password = randomBytes(12).toString('hex');
@@ -153,7 +153,7 @@ describe('the database server’s log', () => {
 
   /*
    * Everything logged: every statement by its duration, every error with its statement. The service's role has both
-   * parameter lengths at 0 (migration QuietParameterLog), batches quiet the log for their transaction, and the request
+   * parameter lengths at 0 (migration QuietParameterLog), batches bind their values as every statement does, and the request
    * log writes no token of a path; the service's own log is read too.
    */
   it('holds no attendee email, name or answer, nor any token, with every statement logged, in the server’s log or the service’s', async () => {

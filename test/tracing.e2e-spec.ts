@@ -279,9 +279,9 @@ describe('Traces over OTLP/HTTP (contract § 19)', () => {
     expect(statements.length).toBeGreaterThanOrEqual(3);
     const texts = statements.map((span) => String(span.attributes['db.query.text']));
     expect(texts.some((text) => /INSERT INTO "?bookings"?/.test(text))).toBe(true);
-    // The booking's writes went as one batch, its values written in as literals (TransactionHost.batched): the span has none.
-    const batch = texts.find((text) => text.startsWith('SET LOCAL log_min_error_statement') && text.includes('INSERT INTO bookings'));
-    expect(batch).toMatch(/VALUES \(\?, \?, \?/);
+    // The booking's writes went together in one round trip, their values bound (TransactionHost.batched): one span, `$n`.
+    const batch = texts.find((text) => text.includes('INSERT INTO bookings') && text.includes('INSERT INTO domain_events'));
+    expect(batch).toMatch(/VALUES \(\$1, \$2, \$3/);
     for (const span of statements) expect(span.kind).toBe(CLIENT);
     for (const text of texts) {
       for (const value of [attendee.email, attendee.firstName, attendee.lastName, startTime.slice(0, 10), 'tracing-secret-note', apiKey])

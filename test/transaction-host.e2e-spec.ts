@@ -164,44 +164,143 @@ describe('TransactionHost', () => {
     await expect(tx.transaction(() => tx.lock('SELECT 1', []))).rejects.toThrow(/lock\(\) is for statements that take locks/);
   });
 
-  it('batched(): writes go out together, in one round trip, when nothing runs between them', async () => {
-    await dataSource.query('TRUNCATE tx_probe');
-    const sent: string[] = [];
-    await tx.transaction(async () => {
-      const query = jest.spyOn(tx.transactional.queryRunner!, 'query');
-      await tx.batched(async () => {
-        await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ["it's one"]);
-        await tx.write('INSERT INTO tx_probe (value) SELECT unnest($1::text[])', [['two \\ back', 'three "quoted"']]);
-      });
-      sent.push(...query.mock.calls.map(([text]) => text));
+  /** The texts `work` sends on the open transaction's connection, one per round trip (a pipelined batch's joined). */
+  async function roundTrips(work: () => Promise<void>): Promise<string[]> {
+    type Connection = { query: (...args: unknown[]) => unknown };
+    const connection = (await tx.transactional.queryRunner!.connect()) as Connection;
+    const query = jest.spyOn(connection, 'query');
+    try {
+      await work();
+      return query.mock.calls.map(([text]) => String(typeof text === 'string' ? text : (text as { text: string }).text));
+    } finally {
       query.mockRestore();
+    }
+  }
+
+  it('batched(): writes go out together, in one round trip with the transaction’s start, their values bound', async () => {
+    await dataSource.query('TRUNCATE tx_probe');
+    let sent: string[] = [];
+    let prepared: unknown[] = [];
+    await tx.transaction(async () => {
+      sent = await roundTrips(() =>
+        tx.batched(async () => {
+          await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ["it's one"]);
+          await tx.write('INSERT INTO tx_probe (value) SELECT unnest($1::text[])', [['two \\ back', 'three "quoted"']]);
+        }),
+      );
+      // Named statements of this connection: planned once here, not at every batch.
+      prepared = await tx.reads.query(
+        `SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'INSERT INTO tx_probe%' ORDER BY statement`,
+      );
     });
-    expect(sent.filter((text) => text.includes('INSERT'))).toHaveLength(1);
+    expect(sent).toEqual([
+      'START TRANSACTION;\nINSERT INTO tx_probe (value) VALUES ($1);\nINSERT INTO tx_probe (value) SELECT unnest($1::text[])',
+    ]);
+    expect(prepared).toEqual([
+      { statement: 'INSERT INTO tx_probe (value) SELECT unnest($1::text[])' },
+      { statement: 'INSERT INTO tx_probe (value) VALUES ($1)' },
+    ]);
     expect(await values()).toEqual(["it's one", 'three "quoted"', 'two \\ back']);
+  });
+
+  it('batched(): on one connection, a batch that failed halfway and one whose value cannot be sent leave it as good as new', async () => {
+    // One connection, so each transaction below reuses the statements the earlier ones named (or tried to).
+    const single = await new DataSource({ type: 'postgres', url: t.databaseUrl, poolSize: 1 }).initialize();
+    const host = new TransactionHost(single);
+    const write = (value: unknown): Promise<void> => host.write(`INSERT INTO tx_probe (value) VALUES ($1 || '')`, [value]);
+    try {
+      await dataSource.query('TRUNCATE tx_probe');
+      // The first statement's Parse reached the server, then the second failed: the name may or may not exist there.
+      await expect(
+        host.transaction(() =>
+          host.batched(async () => {
+            await write('lost');
+            await host.write('INSERT INTO tx_probe (value) VALUES ($1)', [null]);
+          }),
+        ),
+      ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23502' }) });
+      // A value pg cannot turn into text (a cycle) is refused before anything is sent.
+      const cyclic: Record<string, unknown> = {};
+      cyclic.self = cyclic;
+      await expect(
+        host.transaction(() =>
+          host.batched(async () => {
+            await write('not sent');
+            await write(cyclic);
+          }),
+        ),
+      ).rejects.toThrow(/circular/i);
+      await host.transaction(() =>
+        host.batched(async () => {
+          await write('kept');
+          await write('also kept');
+        }),
+      );
+      expect(await values()).toEqual(['also kept', 'kept']);
+    } finally {
+      await single.destroy();
+    }
+  });
+
+  it('transaction({ batched }): its last writes and its COMMIT leave in one round trip; a COMMIT that fails leaves nothing', async () => {
+    await dataSource.query('TRUNCATE tx_probe');
+    await dataSource.query(
+      'CREATE TABLE tx_deferred (value text, CONSTRAINT tx_deferred_once UNIQUE (value) DEFERRABLE INITIALLY DEFERRED)',
+    );
+    type Connection = { query: (...args: unknown[]) => unknown };
+    let spy: { mock: { calls: unknown[][] }; mockRestore(): void } | undefined;
+    await tx.transaction(
+      async () => {
+        // Watched until after the transaction's end (the connection then goes back to the pool, the spy with it).
+        spy = jest.spyOn((await tx.transactional.queryRunner!.connect()) as Connection, 'query');
+        await tx.reads.query('SELECT 1');
+        await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['with the commit']);
+      },
+      { batched: true },
+    );
+    const sent = spy!.mock.calls.map(([text]) => String(typeof text === 'string' ? text : (text as { text: string }).text));
+    spy!.mockRestore();
+    expect(sent).toEqual(['START TRANSACTION', 'SELECT 1', 'INSERT INTO tx_probe (value) VALUES ($1);\nCOMMIT']);
+    expect(await values()).toEqual(['with the commit']);
+
+    // The deferred unique constraint is checked at COMMIT, which fails after both writes ran: neither stays.
+    await expect(
+      tx.transaction(
+        async () => {
+          await tx.write('INSERT INTO tx_deferred (value) VALUES ($1)', ['twice']);
+          await tx.write('INSERT INTO tx_deferred (value) VALUES ($1)', ['twice']);
+        },
+        { batched: true },
+      ),
+    ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23505' }) });
+    expect(await dataSource.query('SELECT count(*)::int AS n FROM tx_deferred')).toEqual([{ n: 0 }]);
+    await tx.transaction(() => tx.write('INSERT INTO tx_deferred (value) VALUES ($1)', ['once']), { batched: true });
+    expect(await dataSource.query('SELECT value FROM tx_deferred')).toEqual([{ value: 'once' }]);
+    await dataSource.query('DROP TABLE tx_deferred');
   });
 
   it('batched(): statements run in the order they are called, whichever accessor sends them', async () => {
     await dataSource.query('TRUNCATE tx_probe');
     const seen: unknown[] = [];
-    const sent: string[] = [];
+    let sent: string[] = [];
     await tx.transaction(async () => {
-      const query = jest.spyOn(tx.transactional.queryRunner!, 'query');
-      await tx.batched(async () => {
-        await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['a']);
-        await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['b']);
-        seen.push(await tx.reads.query("SELECT string_agg(value, ',' ORDER BY value) AS v FROM tx_probe"));
-        await tx.transactional.query('UPDATE tx_probe SET value = value || $1', ['!']);
-        await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['c']);
-        seen.push(await tx.prepared('tx_probe_values', "SELECT string_agg(value, ',' ORDER BY value) AS v FROM tx_probe", []));
-        await tx.write('DELETE FROM tx_probe WHERE value = $1', ['a!']);
-      });
+      sent = await roundTrips(() =>
+        tx.batched(async () => {
+          await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['a']);
+          await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['b']);
+          seen.push(await tx.reads.query("SELECT string_agg(value, ',' ORDER BY value) AS v FROM tx_probe"));
+          await tx.transactional.query('UPDATE tx_probe SET value = value || $1', ['!']);
+          await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['c']);
+          seen.push(await tx.prepared('tx_probe_values', "SELECT string_agg(value, ',' ORDER BY value) AS v FROM tx_probe", []));
+          await tx.write('DELETE FROM tx_probe WHERE value = $1', ['a!']);
+        }),
+      );
       seen.push(await tx.reads.query("SELECT string_agg(value, ',' ORDER BY value) AS v FROM tx_probe"));
-      sent.push(...query.mock.calls.map(([text]) => text));
-      query.mockRestore();
     });
     expect(seen).toEqual([[{ v: 'a,b' }], [{ v: 'a!,b!,c' }], [{ v: 'b!,c' }]]);
-    // The two first writes left together, before the read that followed them.
-    expect(sent.filter((text) => /INSERT[\s\S]*INSERT/.test(text))).toHaveLength(1);
+    // The two first writes left together with the transaction's start, before the read that followed them.
+    expect(sent[0]).toBe('START TRANSACTION;\nINSERT INTO tx_probe (value) VALUES ($1);\nINSERT INTO tx_probe (value) VALUES ($1)');
+    expect(sent[1]).toMatch(/^SELECT string_agg/);
   });
 
   it('batched(): an error of a held write reaches the statement after it, which never runs', async () => {

@@ -42,6 +42,16 @@ export class DeferredBegin {
     await this.query(BEGIN);
   }
 
+  /**
+   * For a caller that sends `START TRANSACTION` itself, ahead of its own statements in one message (a pipelined batch):
+   * whether it was waiting (it is then no longer).
+   */
+  take(): boolean {
+    const pending = this.pending;
+    this.pending = false;
+    return pending;
+  }
+
   /** Sends `START TRANSACTION` and `text` (no parameters; its result unread) in one message. */
   async sendWith(text: string): Promise<void> {
     if (!this.pending) throw new Error('The transaction has begun');

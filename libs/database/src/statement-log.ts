@@ -1,14 +1,10 @@
 /*
- * Keeping literal values out of PostgreSQL's own log. A batch of writes (TransactionHost.batched) carries its values as
- * literal text, which the server copies into its log with a statement that fails (log_min_error_statement) or runs
- * long (log_min_duration_statement). PostgreSQL reads the duration setting once the whole message has run, so the
- * settings are changed for the rest of the transaction (SET LOCAL, before the batch's first statement), never set
- * back inside the message. Bound statements are logged with `$n`; their values stay out when the role has
- * log_parameter_max_length = 0 (migration QuietParameterLog, docs/operating/deployment.md § The database role).
+ * Keeping values out of PostgreSQL's own log. Statements bind their values (batches too: TransactionHost.batched), so
+ * the server logs them with `$n`; the values stay out when the role has log_parameter_max_length = 0 (migration
+ * QuietParameterLog, docs/operating/deployment.md § The database role). What is left is a unique violation's DETAIL
+ * line, which quotes the duplicate key: TERSE_ERRORS, for the transactions that may break a unique index over personal
+ * data.
  */
-
-/** Sent with a transaction's first batch; lasts until the transaction ends. */
-export const QUIET_STATEMENT_LOG = 'SET LOCAL log_min_error_statement = panic;\nSET LOCAL log_min_duration_statement = -1';
 
 /** The rest of the transaction logs an error's message without its DETAIL line (a duplicate key's value). */
 export const TERSE_ERRORS = 'SET LOCAL log_error_verbosity = terse';
@@ -16,12 +12,10 @@ export const TERSE_ERRORS = 'SET LOCAL log_error_verbosity = terse';
 /** Neither can fail, so both may run inside the caller's transaction (PostgreSQL before 15 has no such privilege). */
 const ROLE = `SELECT current_setting('is_superuser') = 'on' AS superuser,
                      to_regprocedure('pg_catalog.has_parameter_privilege(text,text)') IS NOT NULL AS grantable`;
-const GRANTED = `SELECT has_parameter_privilege('log_min_error_statement', 'SET')
-                        AND has_parameter_privilege('log_min_duration_statement', 'SET')
-                        AND has_parameter_privilege('log_error_verbosity', 'SET') AS granted`;
+const GRANTED = `SELECT has_parameter_privilege('log_error_verbosity', 'SET') AS granted`;
 
 /**
- * Whether this role may change the three settings above: a superuser may; another role needs `GRANT SET ON
+ * Whether this role may change the setting above: a superuser may; another role needs `GRANT SET ON
  * PARAMETER` (PostgreSQL 15+). Asked once per process, with `query` on the caller's own connection (a second one from the pool
  * could wait forever when every connection is held by a transaction waiting here). An error is not remembered: the
  * next caller asks again.

@@ -123,16 +123,17 @@ export class TransactionHost {
   async transaction<T>(work: () => Promise<T>, options: { batched?: boolean } = {}): Promise<T> {
     if (this.current.getStore()) return options.batched ? this.batched(work) : work();
     const runner = this.dataSource.createQueryRunner();
-    const open: Open = { manager: runner.manager, runner, logQuiet: false, begin: new DeferredBegin(runner) };
+    const open: Open = { manager: runner.manager, runner, begin: new DeferredBegin(runner) };
     const participants = [...this.participants];
     let committed = false;
     try {
       const result = await runner.manager.transaction(() =>
         this.current.run(open, async () => {
-          if (options.batched) open.batch = new WriteBatch(open, this.logRights);
+          if (options.batched) open.batch = new WriteBatch(open);
           const result = await work();
           for (const participant of participants) await participant.beforeCommit();
-          await open.batch?.flush();
+          // The last writes and the COMMIT in one round trip.
+          await open.batch?.commit();
           return result;
         }),
       );
@@ -185,7 +186,7 @@ export class TransactionHost {
   async batched<T>(work: () => Promise<T>): Promise<T> {
     const open = this.open();
     if (open.batch) return work();
-    const batch = new WriteBatch(open, this.logRights);
+    const batch = new WriteBatch(open);
     open.batch = batch;
     try {
       const result = await work();

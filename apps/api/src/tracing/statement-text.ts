@@ -1,7 +1,8 @@
 /**
  * Statement text without its literal values, for traces (contract § 19: a span per statement carries "its text without
- * literal values"). Most statements bind their values (`$n`), but a batch (TransactionHost.batched) writes them in as
- * literals, and a few statements spell constants in their text; both reach the pg instrumentation as text. This file
+ * literal values"). Statements bind their values (`$n`), batches too (TransactionHost.batched), but a few spell
+ * constants in their text, and a lock's ids travel written in (TransactionHost.lock); they reach the pg instrumentation
+ * as text. This file
  * imports nothing, so the tracing setup loads it before pg.
  */
 

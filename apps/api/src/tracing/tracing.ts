@@ -128,14 +128,14 @@ class CountingExporter implements SpanExporter {
 
 /**
  * What leaves the process, whatever an instrumentation put in a span: a statement's text without its literal values
- * (a batch writes its values in as literals: TransactionHost.batched) and a failed statement's status without
+ * (the few constants a text spells, and whatever a future statement writes in) and a failed statement's status without
  * PostgreSQL's message (which may quote a value); a request's path as its route template and its query with names
  * only (ids, feed tokens and invitation tokens stay in the service, as in its logs); nothing of who sent the request
  * (CLIENT_ATTRIBUTES). Runs as each span ends, before the
  * batch processor takes it.
  */
 class RedactingProcessor implements SpanProcessor {
-  /** Most statements are the same few texts: each is read once (a batch's texts, all different, pass through). */
+  /** Most statements are the same few texts: each is read once. */
   private readonly statements = new LRUCache<string, string>({ max: STATEMENT_CACHE_SIZE });
 
   onStart(): void {}

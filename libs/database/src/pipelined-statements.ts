@@ -1,0 +1,126 @@
+import { createRequire } from 'node:module';
+import type { Statement } from './inline-parameters.js';
+
+/** pg's conversion of a parameter to its text form (pg/lib/utils), as its own Query binds values. */
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as { prepareValue(value: unknown): unknown };
+
+/** The parts of pg's wire connection (pg/lib/connection) a submittable writes to. */
+export interface WireConnection {
+  stream: { cork?(): void; uncork?(): void };
+  parse(message: { name: string; text: string; types: number[] }): void;
+  bind(message: { statement: string; values: readonly unknown[]; valueMapper: (value: unknown) => unknown }): void;
+  execute(message: { portal: string; rows: number }): void;
+  close(message: { type: 'S'; name: string }): void;
+  sync(): void;
+}
+
+/** A pg client as a submittable reaches it: `query(submittable, callback)` (the callback form keeps the timeout guards). */
+export interface SubmittableClient {
+  query(submittable: PipelinedStatements, callback: (error: Error | null) => void): unknown;
+}
+
+/**
+ * Statement texts given a name, process-wide: each is parsed and planned once per connection (PostgreSQL then keeps
+ * a generic plan once it is no dearer than the custom ones). Bounded: past MAX_NAMED texts a statement goes unnamed
+ * (parsed and planned at every run, as before), so texts built with a varying number of rows cannot grow it forever.
+ */
+const MAX_NAMED = 1_000;
+const names = new Map<string, string>();
+function nameOf(text: string): string {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_NAMED) {
+    name = `w${names.size}`;
+    names.set(text, name);
+  }
+  return name ?? '';
+}
+
+/** The names each connection has parsed (by pg's wire connection, which lives as long as the server session). */
+const parsedOn = new WeakMap<object, Set<string>>();
+
+/**
+ * Several statements in one round trip over the extended protocol (a pg submittable, as pg-cursor is): for each, Parse
+ * (named, only the first time on this connection), Bind with its values and Execute; then one Sync. The server runs
+ * them in order and answers once; the first error skips the rest (inside a transaction, which it aborts). Values are
+ * bound, never written into the text, so the server's log shows `$n` (and no values: the role's
+ * log_parameter_max_length = 0, migration QuietParameterLog). Rows they return are not read.
+ *
+ * A named statement whose Parse reached the server in a pipeline that then failed may exist or not: it is marked
+ * parsed only after a pipeline succeeds, and parsed again after a Close (which PostgreSQL allows on a name that does
+ * not exist).
+ */
+export class PipelinedStatements {
+  /** pg reads `text` to describe the active query (and a tracer to name its span). */
+  readonly text: string;
+  callback?: (error: Error | null) => void;
+  private submitted: string[] = [];
+  private parsed?: Set<string>;
+
+  constructor(private readonly statements: readonly Statement[]) {
+    this.text = statements.map((statement) => statement.text).join(';\n');
+  }
+
+  /**
+   * Sends the statements (pg calls this when the connection is free). A value pg cannot convert is found before anything
+   * is written: the Error returned is reported through handleError, and nothing runs.
+   */
+  submit(connection: WireConnection): Error | null {
+    let bound: unknown[][];
+    try {
+      bound = this.statements.map(({ values }) => values.map((value) => prepareValue(value)));
+    } catch (error) {
+      return error as Error;
+    }
+    const parsed = parsedOn.get(connection) ?? new Set<string>();
+    parsedOn.set(connection, parsed);
+    this.parsed = parsed;
+    connection.stream.cork?.();
+    try {
+      this.statements.forEach(({ text }, index) => {
+        const name = nameOf(text);
+        if (name === '' || !(parsed.has(name) || this.submitted.includes(name))) {
+          if (name !== '') {
+            connection.close({ type: 'S', name });
+            this.submitted.push(name);
+          }
+          connection.parse({ name, text, types: [] });
+        }
+        connection.bind({ statement: name, values: bound[index], valueMapper: (value) => value });
+        connection.execute({ portal: '', rows: 0 });
+      });
+      connection.sync();
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return null;
+  }
+
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handleCommandComplete(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+
+  handleCopyInResponse(connection: { sendCopyFail(message: string): void }): void {
+    connection.sendCopyFail('No source stream defined');
+  }
+
+  handleCopyData(): void {}
+
+  handleError(error: Error): void {
+    this.submitted = [];
+    this.callback?.(error);
+  }
+
+  handleReadyForQuery(): void {
+    for (const name of this.submitted) this.parsed?.add(name);
+    this.callback?.(null);
+  }
+}
+
+/** Runs `statements` in one round trip on `client` (see PipelinedStatements). */
+export function runPipelined(client: SubmittableClient, statements: readonly Statement[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    client.query(new PipelinedStatements(statements), (error) => (error ? reject(error) : resolve()));
+  });
+}
