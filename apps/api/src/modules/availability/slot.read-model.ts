@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from '../booking-occupancy/index.js';
-import { EVENT_TYPE_ROW_JSON_SQL, type EventTypeRow } from '../event-types/index.js';
+import { EVENT_TYPE_ROW_JSON_SQL, type EventTypeJsonRow, type EventTypeRow, eventTypeRowFromJson } from '../event-types/index.js';
 import type { RouteOfResponse } from '../routing-forms/index.js';
 import type { OverrideType, StoredScheduleDay, StoredTimeSlot } from '../schedules/index.js';
 
@@ -114,7 +114,7 @@ export interface Fingerprint {
 
 interface RawFingerprint {
   fingerprint: string;
-  event_type: (Omit<EventTypeRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string }) | null;
+  event_type: EventTypeJsonRow | null;
 }
 
 type RawRoutedResponse = [RouteOfResponse['route'], number, string | null];
@@ -132,11 +132,7 @@ const FINGERPRINT_COLUMNS_SQL = `(SELECT coalesce(sum(v.version), 0)::text
               (SELECT ${EVENT_TYPE_ROW_JSON_SQL} FROM event_types et WHERE et.id = $2 AND et.organization_id = $1) AS event_type`;
 
 function fingerprintOf(row: RawFingerprint): Fingerprint {
-  const eventType = row.event_type;
-  return {
-    fingerprint: row.fingerprint,
-    eventType: eventType && { ...eventType, created_at: new Date(eventType.created_at), updated_at: new Date(eventType.updated_at) },
-  };
+  return { fingerprint: row.fingerprint, eventType: row.event_type && eventTypeRowFromJson(row.event_type) };
 }
 
 /**

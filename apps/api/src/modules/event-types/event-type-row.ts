@@ -41,6 +41,13 @@ export interface EventTypeRow {
   host_user_ids: string[];
 }
 
+/** The same row as EVENT_TYPE_ROW_JSON_SQL gives it (its instants as JSON strings). */
+export type EventTypeJsonRow = Omit<EventTypeRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string };
+
+export function eventTypeRowFromJson(row: EventTypeJsonRow): EventTypeRow {
+  return { ...row, created_at: new Date(row.created_at), updated_at: new Date(row.updated_at) };
+}
+
 export function eventTypeFromRow(row: EventTypeRow): EventType {
   return Object.assign(new EventType(), {
     id: row.id,

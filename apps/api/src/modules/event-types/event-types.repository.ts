@@ -3,7 +3,14 @@ import { In } from 'typeorm';
 import { PageRequest, pageOffset, type ScopedIds, scopedColumns, type TenantScope } from '@app/common';
 import { EventType } from './entities/event-type.entity.js';
 import { TransactionHost } from '@app/database';
-import { EVENT_TYPE_ROW_COLUMNS_SQL, type EventTypeRow, eventTypeFromRow } from './event-type-row.js';
+import {
+  EVENT_TYPE_ROW_COLUMNS_SQL,
+  EVENT_TYPE_ROW_JSON_SQL,
+  type EventTypeJsonRow,
+  type EventTypeRow,
+  eventTypeFromRow,
+  eventTypeRowFromJson,
+} from './event-type-row.js';
 
 export const SLUG_ACTIVE_KEY = 'event_types_organization_slug_active_key';
 
@@ -46,10 +53,20 @@ export class EventTypesRepository {
    * request); `lock` holds the event type row until the transaction ends.
    */
   async findOne(scope: TenantScope, id: string, lock = false): Promise<EventTypeWithHosts | null> {
-    const rows: EventTypeRow[] = await (lock ? this.tx.transactional : this.tx.reads).query(
-      `SELECT ${EVENT_TYPE_ROW_COLUMNS_SQL}
-         FROM event_types et
-        WHERE et.id = $1 AND et.organization_id = $2${lock ? ' FOR UPDATE' : ''}`,
+    if (!lock) {
+      // Every booking reads it: prepared (planned once per connection), as JSON so that a column added by a migration
+      // while the statement is prepared changes no result type (PostgreSQL refuses a cached plan whose type changed).
+      const [found] = await this.tx.prepared<{ row: EventTypeJsonRow }>(
+        'event-type-with-hosts',
+        `SELECT ${EVENT_TYPE_ROW_JSON_SQL} AS row FROM event_types et WHERE et.id = $1 AND et.organization_id = $2`,
+        [id, scope.organizationId],
+      );
+      if (!found) return null;
+      const row = eventTypeRowFromJson(found.row);
+      return { eventType: eventTypeFromRow(row), hostUserIds: row.host_user_ids };
+    }
+    const rows: EventTypeRow[] = await this.tx.transactional.query(
+      `SELECT ${EVENT_TYPE_ROW_COLUMNS_SQL} FROM event_types et WHERE et.id = $1 AND et.organization_id = $2 FOR UPDATE`,
       [id, scope.organizationId],
     );
     return rows.length === 0 ? null : { eventType: eventTypeFromRow(rows[0]), hostUserIds: rows[0].host_user_ids };
