@@ -230,6 +230,15 @@ describe('TransactionHost', () => {
           }),
         ),
       ).rejects.toThrow(/circular/i);
+      // Refused before anything was sent, the batch's START TRANSACTION still waits: what the transaction does next is
+      // in it, and rolls back with it (sent at once, it would have been autocommitted).
+      await expect(
+        host.transaction(async () => {
+          await host.batched(() => write(cyclic)).catch(() => undefined);
+          await host.transactional.query(`INSERT INTO tx_probe (value) VALUES ('rolled back with it')`);
+          throw new Error('the use case fails');
+        }),
+      ).rejects.toThrow('the use case fails');
       await host.transaction(() =>
         host.batched(async () => {
           await write('kept');
@@ -237,6 +246,8 @@ describe('TransactionHost', () => {
         }),
       );
       expect(await values()).toEqual(['also kept', 'kept']);
+      // The batches' statement names are theirs alone.
+      await expect(host.prepared('batch:0', 'SELECT 1', [])).rejects.toThrow(/are the batches/);
     } finally {
       await single.destroy();
     }

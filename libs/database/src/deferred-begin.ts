@@ -52,6 +52,11 @@ export class DeferredBegin {
     return pending;
   }
 
+  /** Undoes `take()` when the caller's message never reached the server: `START TRANSACTION` waits again. */
+  restore(): void {
+    this.pending = true;
+  }
+
   /** Sends `START TRANSACTION` and `text` (no parameters; its result unread) in one message. */
   async sendWith(text: string): Promise<void> {
     if (!this.pending) throw new Error('The transaction has begun');

@@ -21,15 +21,20 @@ export interface SubmittableClient {
 
 /**
  * Statement texts given a name, process-wide: each is parsed and planned once per connection (PostgreSQL then keeps
- * a generic plan once it is no dearer than the custom ones). Bounded: past MAX_NAMED texts a statement goes unnamed
- * (parsed and planned at every run, as before), so texts built with a varying number of rows cannot grow it forever.
+ * a generic plan once it is no dearer than the custom ones). Bounded, as every pooled connection keeps each named
+ * statement for its life: past MAX_NAMED texts a statement goes unnamed (parsed and planned at every run, as before),
+ * and so does one of more than MAX_NAMED_PARAMETERS values, whose text usually grows with its rows (a series' bookings),
+ * each row count a text of its own. The prefix is this module's alone (TransactionHost.prepared refuses it).
  */
-const MAX_NAMED = 1_000;
+export const PIPELINED_NAME_PREFIX = 'batch:';
+const MAX_NAMED = 500;
+const MAX_NAMED_PARAMETERS = 64;
 const names = new Map<string, string>();
-function nameOf(text: string): string {
+function nameOf({ text, values }: Statement): string {
+  if (values.length > MAX_NAMED_PARAMETERS) return '';
   let name = names.get(text);
   if (name === undefined && names.size < MAX_NAMED) {
-    name = `w${names.size}`;
+    name = `${PIPELINED_NAME_PREFIX}${names.size}`;
     names.set(text, name);
   }
   return name ?? '';
@@ -45,15 +50,20 @@ const parsedOn = new WeakMap<object, Set<string>>();
  * bound, never written into the text, so the server's log shows `$n` (and no values: the role's
  * log_parameter_max_length = 0, migration QuietParameterLog). Rows they return are not read.
  *
- * A named statement whose Parse reached the server in a pipeline that then failed may exist or not: it is marked
- * parsed only after a pipeline succeeds, and parsed again after a Close (which PostgreSQL allows on a name that does
- * not exist).
+ * A named statement is marked parsed on its connection only after a pipeline that used it succeeds; after a failure,
+ * every name the pipeline used is parsed again next time, after a Close (which PostgreSQL allows on a name that does
+ * not exist): one whose Parse reached the server may exist or not, and one whose cached plan the server refused
+ * (a table changed under it) is made anew.
  */
 export class PipelinedStatements {
   /** pg reads `text` to describe the active query (and a tracer to name its span). */
   readonly text: string;
   callback?: (error: Error | null) => void;
+  /** Something reached the connection (false: the statements were refused before, or pg never submitted them). */
+  written = false;
+  /** The names this pipeline parses; `used`, every name it runs. */
   private submitted: string[] = [];
+  private used: string[] = [];
   private parsed?: Set<string>;
 
   constructor(private readonly statements: readonly Statement[]) {
@@ -76,8 +86,11 @@ export class PipelinedStatements {
     this.parsed = parsed;
     connection.stream.cork?.();
     try {
-      this.statements.forEach(({ text }, index) => {
-        const name = nameOf(text);
+      this.written = true;
+      this.statements.forEach((statement, index) => {
+        const { text } = statement;
+        const name = nameOf(statement);
+        if (name !== '') this.used.push(name);
         if (name === '' || !(parsed.has(name) || this.submitted.includes(name))) {
           if (name !== '') {
             connection.close({ type: 'S', name });
@@ -101,13 +114,16 @@ export class PipelinedStatements {
   handleEmptyQuery(): void {}
   handlePortalSuspended(): void {}
 
-  handleCopyInResponse(connection: { sendCopyFail(message: string): void }): void {
+  /** A COPY … FROM STDIN among the statements: refused; the server ignored the Sync sent during the copy and waits for one. */
+  handleCopyInResponse(connection: { sendCopyFail(message: string): void; sync(): void }): void {
     connection.sendCopyFail('No source stream defined');
+    connection.sync();
   }
 
   handleCopyData(): void {}
 
   handleError(error: Error): void {
+    for (const name of this.used) this.parsed?.delete(name);
     this.submitted = [];
     this.callback?.(error);
   }
@@ -118,9 +134,12 @@ export class PipelinedStatements {
   }
 }
 
-/** Runs `statements` in one round trip on `client` (see PipelinedStatements). */
-export function runPipelined(client: SubmittableClient, statements: readonly Statement[]): Promise<void> {
+/**
+ * Runs `statements` in one round trip on `client` (see PipelinedStatements). On failure, `written` on the error's
+ * pipeline says whether anything reached the server.
+ */
+export function runPipelined(client: SubmittableClient, pipeline: PipelinedStatements): Promise<void> {
   return new Promise((resolve, reject) => {
-    client.query(new PipelinedStatements(statements), (error) => (error ? reject(error) : resolve()));
+    client.query(pipeline, (error) => (error ? reject(error) : resolve()));
   });
 }

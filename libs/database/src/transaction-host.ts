@@ -5,6 +5,7 @@ import { inlineParameters } from './inline-parameters.js';
 import { readsManager, refuseLocks, takesLocks } from './locking-reads.js';
 import { StatementLogRights, TERSE_ERRORS } from './statement-log.js';
 import { type BatchTransaction, WriteBatch } from './write-batch.js';
+import { PIPELINED_NAME_PREFIX } from './pipelined-statements.js';
 import { DeferredBegin } from './deferred-begin.js';
 import { destroyConnectionsOnClientTimeout } from './client-timeouts.js';
 import { pinnedReads } from './replica-reads.js';
@@ -224,6 +225,8 @@ export class TransactionHost {
    */
   async prepared<T>(name: string, text: string, values: readonly unknown[]): Promise<T[]> {
     if (!this.lockFree.has(name)) {
+      if (name.startsWith(PIPELINED_NAME_PREFIX))
+        throw new Error(`Prepared statement names starting with ${PIPELINED_NAME_PREFIX} are the batches'`);
       refuseLocks(text);
       this.lockFree.add(name);
     }

@@ -1,7 +1,7 @@
 import { QueryFailedError, type QueryRunner } from 'typeorm';
 import { BEGIN, type DeferredBegin } from './deferred-begin.js';
 import type { Statement } from './inline-parameters.js';
-import { runPipelined, type SubmittableClient } from './pipelined-statements.js';
+import { PipelinedStatements, runPipelined, type SubmittableClient } from './pipelined-statements.js';
 
 /** The transaction a batch belongs to. */
 export interface BatchTransaction {
@@ -82,17 +82,17 @@ export class WriteBatch {
     if (writes.length === 0) return;
     const { runner, begin } = this.transaction;
     const client = (await runner.connect()) as SubmittableClient;
-    const statements = [
-      ...(begin.take() ? [{ text: BEGIN, values: [] }] : []),
-      ...writes,
-      ...(commit ? [{ text: 'COMMIT', values: [] }] : []),
-    ];
+    const began = begin.take();
+    const statements = [...(began ? [{ text: BEGIN, values: [] }] : []), ...writes, ...(commit ? [{ text: 'COMMIT', values: [] }] : [])];
+    const pipeline = new PipelinedStatements(statements);
     try {
-      await runPipelined(client, statements);
+      await runPipelined(client, pipeline);
       this.committed = commit;
     } catch (error) {
+      // Nothing reached the server (a value pg cannot send, a connection already lost): the transaction has not begun.
+      if (began && !pipeline.written) begin.restore();
       // As TypeORM reports a statement's failure (its driverError is pg's); the values stay out of it.
-      throw new QueryFailedError(statements.map((statement) => statement.text).join(';\n'), undefined, error as Error);
+      throw new QueryFailedError(pipeline.text, undefined, error as Error);
     }
   }
 }

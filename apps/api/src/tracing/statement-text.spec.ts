@@ -18,7 +18,7 @@ describe('statementWithoutLiterals', () => {
     expect(statementWithoutLiterals(text)).toBe(expected ?? text);
   });
 
-  it('leaves none of the values a batch wrote in as literals (TransactionHost.batched)', () => {
+  it('leaves none of the values a message wrote in as literals (TransactionHost.lock; batches did until issue 55)', () => {
     const values = ['Ada Lovelace', 'ada@example.com', new Date('2026-03-02T09:00:00.000Z'), 4242, { note: "zebra's" }, ['x', 'y']];
     const statement = {
       text: `INSERT INTO bookings (attendee_name, attendee_email, start_time, seats, answers, tags) VALUES ($1, $2, $3, $4, $5, $6)`,
