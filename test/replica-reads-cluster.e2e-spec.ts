@@ -77,13 +77,32 @@ describe('reads from replicas in the Patroni cluster', () => {
   it('book on one instance, read availability at once on the other: the booked time is gone, replayed or not', async () => {
     expect(await starts(b)).toEqual(expect.arrayContaining(['10:00', '10:30']));
 
-    // The standby receives the booking but does not replay it: b must not answer from it.
+    // The standby receives the booking but does not replay it: b must not answer from it. Recovery pauses at the next
+    // record it would replay, so it is given one (a write on the primary) until it has paused.
     await query(cluster.nodeUrl(standby), 'SELECT pg_wal_replay_pause()');
     try {
+      await cluster.waitFor(
+        async () => {
+          await query(
+            cluster.nodeUrl(primary, 'scheduling'),
+            'CREATE TABLE IF NOT EXISTS replay_probe (n int); INSERT INTO replay_probe VALUES (1)',
+          );
+          const [row] = await query<{ state: string }>(cluster.nodeUrl(standby), 'SELECT pg_get_wal_replay_pause_state() AS state');
+          return row.state === 'paused';
+        },
+        10_000,
+        'the standby’s replay to pause',
+      );
       expect((await a.http.post('/v1/bookings', bookingBody(org.eventTypeId, '2027-03-02T10:00:00Z'), key())).status).toBe(201);
       const before = counts(b);
       expect(await starts(b)).not.toContain('10:00');
       expect(counts(b).primary - before.primary).toBe(1);
+      // The standby still lacks it: the answer above was the primary's.
+      const [held] = await query<{ n: string }>(
+        cluster.nodeUrl(standby, 'scheduling'),
+        `SELECT count(*) AS n FROM bookings WHERE starts_at = '2027-03-02T10:00:00Z'`,
+      );
+      expect(held.n).toBe('0');
     } finally {
       await query(cluster.nodeUrl(standby), 'SELECT pg_wal_replay_resume()');
     }
