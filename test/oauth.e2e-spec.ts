@@ -252,7 +252,7 @@ describe('the flow with a strict third-party client (oauth4webapi)', () => {
     expect(me.status).toBe(200);
     expect(me.body).toEqual({
       user: null,
-      organization: { id: customer.organizationId, name: 'Customer Co', slug: expect.any(String) },
+      organization: { id: customer.organizationId, name: 'Customer Co', slug: expect.any(String), defaultLocale: 'en' },
       member: null,
       app: { id: app.id, name: 'Partner CRM' },
       scopes: ['event_types:read', 'team:read'],

@@ -38,7 +38,7 @@ export interface AppAccess {
   grantId: string;
   scopes: Scope[];
   /** The connecting organization as GET /users/me shows it, read in the token's own lookup. */
-  organization: { name: string; slug: string };
+  organization: { name: string; slug: string; defaultLocale: string };
 }
 
 /** Who is calling, as established by the global access guard. */

@@ -42,7 +42,12 @@ export class UsersService {
       const { app } = principal;
       return {
         user: null,
-        organization: { id: principal.organizationId, name: app.organization.name, slug: app.organization.slug },
+        organization: {
+          id: principal.organizationId,
+          name: app.organization.name,
+          slug: app.organization.slug,
+          defaultLocale: app.organization.defaultLocale,
+        },
         member: null,
         app: { id: app.id, name: app.name },
         scopes: app.scopes,

@@ -48,6 +48,8 @@ export interface AppTokenCredential {
   appName: string;
   organizationName: string;
   organizationSlug: string;
+  /** The locale of the organization's readers without one of their own (contract § 23). */
+  organizationDefaultLocale: string;
 }
 
 /** A session with the membership it belongs to (live mode: sessions act on live data). */
@@ -191,10 +193,12 @@ export class GlobalLookups {
       organization_id: string;
       organization_name: string;
       organization_slug: string;
+      organization_default_locale: string;
     }[] = await this.tx.prepared(
       'app-token-by-hash',
       `SELECT t.kind, t.scopes, t.expires_at, t.revoked_at, g.id AS grant_id, g.last_used_at, g.acting_user_id,
-              a.id AS app_id, a.name AS app_name, o.id AS organization_id, o.name AS organization_name, o.slug AS organization_slug
+              a.id AS app_id, a.name AS app_name, o.id AS organization_id, o.name AS organization_name, o.slug AS organization_slug,
+              o.default_locale AS organization_default_locale
          FROM oauth_tokens t
          JOIN oauth_grants g ON g.id = t.grant_id
          JOIN oauth_apps a ON a.id = g.app_id
@@ -217,6 +221,7 @@ export class GlobalLookups {
       appName: row.app_name,
       organizationName: row.organization_name,
       organizationSlug: row.organization_slug,
+      organizationDefaultLocale: row.organization_default_locale,
     };
   }
 

@@ -151,7 +151,7 @@ export class OAuthGrantsService {
         name: token.appName,
         grantId: token.grantId,
         scopes: token.scopes,
-        organization: { name: token.organizationName, slug: token.organizationSlug },
+        organization: { name: token.organizationName, slug: token.organizationSlug, defaultLocale: token.organizationDefaultLocale },
       },
       livemode: true,
     };
