@@ -239,10 +239,9 @@ async function openVolume(admin: pg.Client, adminUrl: string): Promise<Site> {
   return site;
 }
 
-/** Bookings and their booking_hosts rows in one statement, from `rows` (a SELECT giving the columns named below). */
-function insertBookings(rows: string, withHosts = true): string {
-  if (!withHosts)
-    return `
+/** Bookings from `rows` (a SELECT giving the columns named below), as one INSERT … SELECT. */
+function bookingsFrom(rows: string): string {
+  return `
       INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id, attendee_email,
                             attendee_first_name, timezone, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash,
                             created_at, updated_at, cancelled_at)
@@ -250,15 +249,13 @@ function insertBookings(rows: string, withHosts = true): string {
              'Attendee', 'UTC', 0, 0, md5(id), starts_at - interval '7 days', starts_at - interval '7 days',
              CASE WHEN status = 'cancelled' THEN starts_at - interval '1 day' END
         FROM (${rows}) AS r`;
+}
+
+/** Bookings and, unless `withHosts` is false, their booking_hosts rows in one statement (see bookingsFrom). */
+function insertBookings(rows: string, withHosts = true): string {
+  if (!withHosts) return bookingsFrom(rows);
   return `
-    WITH made AS (
-      INSERT INTO bookings (id, organization_id, event_type_id, livemode, status, starts_at, ends_at, host_user_id, attendee_email,
-                            attendee_first_name, timezone, buffer_before_minutes, buffer_after_minutes, confirmation_token_hash,
-                            created_at, updated_at, cancelled_at)
-      SELECT id, organization_id, event_type_id, true, status, starts_at, starts_at + duration, host_user_id, attendee_email,
-             'Attendee', 'UTC', 0, 0, md5(id), starts_at - interval '7 days', starts_at - interval '7 days',
-             CASE WHEN status = 'cancelled' THEN starts_at - interval '1 day' END
-        FROM (${rows}) AS r
+    WITH made AS (${bookingsFrom(rows)}
       RETURNING id, host_user_id, organization_id, event_type_id, livemode, status, starts_at, ends_at, created_at
     )
     INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at)
