@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { FixedClock } from '@app/common';
 import { PeriodicJobs } from '../apps/api/src/jobs/index.js';
@@ -14,6 +15,7 @@ describe('retention by monthly partitions', () => {
   let t: TestApp;
   let db: DataSource;
   let org: string;
+  let apiKey: string;
   let webhookId: string;
   const clock = new FixedClock('2040-03-15T12:00:00.000Z');
 
@@ -23,6 +25,8 @@ describe('retention by monthly partitions', () => {
     db = t.app.get(DataSource);
     const owner = await registerOwner(t.http);
     org = owner.organizationId;
+    // A key, not the session: the clock moves years on here.
+    apiKey = (await t.http.post('/v1/api-keys', { name: 'k' }, { token: owner.accessToken })).body.apiKey;
     webhookId = (await createWebhook(t.http, { token: owner.accessToken }, { url: 'https://example.com/hook', events: ['*'] })).id;
     // The sign-up's own events wait for a dispatcher that does not run here: out of the way of the months' fate.
     await db.query('DELETE FROM domain_events');
@@ -166,5 +170,59 @@ describe('retention by monthly partitions', () => {
     const audits = await partitionsOf('audit_entries');
     expect(audits).toEqual(expect.arrayContaining(['audit_entries_p2041_08', 'audit_entries_p2041_09', 'audit_entries_p2041_10']));
     expect(audits).not.toContain('audit_entries_p2040_05'); // ended 2040-06-01, before the cut-off 2040-08-15
+  });
+
+  it('a write DEFAULT took while its month was being attached answers 503 with Retry-After and leaves nothing; sent again, it lands', async () => {
+    // PostgreSQL picks the DEFAULT partition for the audit entry of a month not made yet, then waits for the monthly
+    // job's locks (here held as MonthlyPartitions.createMonth takes them) and, the month attached, refuses the row.
+    // (Not a change of the organization: attaching adds the partition's foreign key, which holds organizations' writes.)
+    clock.set('2043-06-15T12:00:00.000Z');
+    const job = new pg.Client({ connectionString: t.databaseUrl });
+    await job.connect();
+    try {
+      await job.query('BEGIN');
+      await job.query('LOCK TABLE audit_entries IN SHARE UPDATE EXCLUSIVE MODE');
+      await job.query('LOCK TABLE audit_entries_default IN SHARE ROW EXCLUSIVE MODE');
+      await job.query('CREATE TABLE audit_entries_p2043_06 (LIKE audit_entries INCLUDING DEFAULTS)');
+      await job.query(
+        `ALTER TABLE audit_entries ATTACH PARTITION audit_entries_p2043_06 FOR VALUES FROM ('2043-06-01Z') TO ('2043-07-01Z')`,
+      );
+      const overriding = t.http.post('/v1/availability/overrides', { date: '2043-06-20', type: 'unavailable' }, { apiKey });
+      const waitingForTheJob = async (): Promise<boolean> => {
+        const [{ n }]: { n: number }[] = (
+          await job.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'audit_entries_default'::regclass`)
+        ).rows;
+        return n > 0;
+      };
+      for (let i = 0; i < 500 && !(await waitingForTheJob()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await waitingForTheJob()).toBe(true);
+      await job.query('COMMIT');
+      const refused = await overriding;
+      expect(refused.status).toBe(503);
+      expect(refused.body.code).toBe('SERVICE_UNAVAILABLE');
+      expect(refused.headers.get('retry-after')).toBe('1');
+    } finally {
+      await job.end();
+    }
+    const june = '/v1/availability/overrides?startDate=2043-06-01&endDate=2043-06-30';
+    expect((await t.http.get(june, { apiKey })).body.overrides).toEqual([]);
+    expect(
+      await rowsOf(
+        'audit_entries',
+        'action',
+        `organization_id = '${org}' AND occurred_at >= '2043-06-01Z' AND occurred_at < '2043-07-01Z'`,
+      ),
+    ).toEqual([]);
+
+    const again = await t.http.post('/v1/availability/overrides', { date: '2043-06-20', type: 'unavailable' }, { apiKey });
+    expect(again.status).toBe(201);
+    expect((await t.http.get(june, { apiKey })).body.overrides).toHaveLength(1);
+    expect(
+      await rowsOf(
+        'audit_entries',
+        'action',
+        `organization_id = '${org}' AND occurred_at >= '2043-06-01Z' AND occurred_at < '2043-07-01Z'`,
+      ),
+    ).toEqual(['override.created in audit_entries_p2043_06']);
   });
 });

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { isDatabaseUnavailable, postgresError } from '@app/common';
+import { isConcurrencyFailure, isDatabaseUnavailable, postgresError } from '@app/common';
 import { TransactionHost } from '@app/database';
 
 /** Lost claims a queue remembers until the database answers again (more are unlikely between two rounds). */
@@ -14,7 +14,8 @@ export const SET_BACK_SECONDS = 5;
 
 /**
  * The database, not the job, failed: class 08, 57P01..57P03, 25006 and the other answers of a database that is gone,
- * restarting or a standby (isDatabaseUnavailable), and 40001/40P01 that the job's transaction still met (its retries, if
+ * restarting or a standby (isDatabaseUnavailable), and the concurrency failures (40001, 40P01, a partition attached
+ * under its insert: isConcurrencyFailure) that the job's transaction still met (its retries, if
  * any, are spent). Such an attempt is never counted (section 19): an outage does not park events, mails or reminders.
  * A statement of the job's own that ran past the statement timeout (57014) or gave up a lock wait (55P03) is the job's:
  * it counts, so a job that can never finish in time is parked rather than tried for ever.
@@ -22,7 +23,7 @@ export const SET_BACK_SECONDS = 5;
 export function isOutageError(error: unknown): boolean {
   const code = postgresError(error)?.code;
   if (code === '57014' || code === '55P03') return false;
-  return code === '40001' || code === '40P01' || isDatabaseUnavailable(error);
+  return isConcurrencyFailure(error) || isDatabaseUnavailable(error);
 }
 
 /** A claim that failed: its tag, its lease, and when it was sent and failed (performance.now()). */

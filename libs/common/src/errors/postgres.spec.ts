@@ -1,8 +1,8 @@
-import { isDatabaseUnavailable, isForeignKeyViolation } from './postgres.js';
+import { isConcurrencyFailure, isDatabaseUnavailable, isForeignKeyViolation } from './postgres.js';
 
 /** Errors as node-postgres, pg-pool and TypeORM raise them. */
-function pgError(code: string, message = 'error'): Error {
-  return Object.assign(new Error(message), { code, severity: 'ERROR' });
+function pgError(code: string, message = 'error', fields: { table?: string; constraint?: string } = {}): Error {
+  return Object.assign(new Error(message), { code, severity: 'ERROR', ...fields });
 }
 
 function queryFailed(driverError: unknown): Error {
@@ -44,4 +44,28 @@ describe('isForeignKeyViolation', () => {
     [queryFailed(pgError('23503')), true],
     [queryFailed(pgError('23505')), false],
   ])('%#', (error, expected) => expect(isForeignKeyViolation(error)).toBe(expected));
+});
+
+describe('isConcurrencyFailure', () => {
+  it.each<[string, unknown, boolean]>([
+    ['deadlock (40P01)', queryFailed(pgError('40P01')), true],
+    ['serialization failure (40001)', pgError('40001'), true],
+    [
+      'a row DEFAULT caught while its month was attached (23514 on <table>_default, no constraint)',
+      queryFailed(
+        pgError('23514', 'new row for relation "domain_events_default" violates partition constraint', { table: 'domain_events_default' }),
+      ),
+      true,
+    ],
+    [
+      'a named CHECK constraint of the schema on a DEFAULT partition',
+      pgError('23514', 'x', { table: 'audit_entries_default', constraint: 'chk' }),
+      false,
+    ],
+    ['a partition constraint of another partition', pgError('23514', 'x', { table: 'audit_entries_p2027_03' }), false],
+    ['a domain check (no table)', pgError('23514', 'x', { constraint: 'positive' }), false],
+    ['unique violation', queryFailed(pgError('23505', 'x', { table: 'bookings_default' })), false],
+  ])('%s → %s', (_name, error, expected) => {
+    expect(isConcurrencyFailure(error)).toBe(expected);
+  });
 });

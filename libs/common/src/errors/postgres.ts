@@ -1,11 +1,15 @@
 /** What PostgreSQL said, read from a TypeORM QueryFailedError (or a bare pg error). */
-export function postgresError(error: unknown): { code: string; constraint?: string } | undefined {
+export function postgresError(error: unknown): { code: string; constraint?: string; table?: string } | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const driverError = 'driverError' in error ? (error as { driverError: unknown }).driverError : error;
   if (typeof driverError !== 'object' || driverError === null || !('code' in driverError)) return undefined;
-  const { code, constraint } = driverError as { code: unknown; constraint?: unknown };
+  const { code, constraint, table } = driverError as { code: unknown; constraint?: unknown; table?: unknown };
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
-  return { code, constraint: typeof constraint === 'string' ? constraint : undefined };
+  return {
+    code,
+    constraint: typeof constraint === 'string' ? constraint : undefined,
+    table: typeof table === 'string' ? table : undefined,
+  };
 }
 
 /** A unique index refused the write; with `constraint`, that particular one. */
@@ -72,8 +76,25 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return check(error);
 }
 
-/** A transaction PostgreSQL ended because it lost to a concurrent one: a deadlock (40P01) or a serialization failure (40001). */
+/**
+ * A transaction PostgreSQL ended because it lost to a concurrent one: a deadlock (40P01), a serialization failure
+ * (40001), or a row routed to a partitioned table's DEFAULT partition while another transaction attached the partition
+ * of the row's month (isPartitionAttachRace).
+ */
 export function isConcurrencyFailure(error: unknown): boolean {
   const code = postgresError(error)?.code;
-  return code === '40P01' || code === '40001';
+  return code === '40P01' || code === '40001' || isPartitionAttachRace(error);
+}
+
+/**
+ * PostgreSQL routes an inserted row to a partition before it locks it: a row for a month with no partition yet goes to
+ * the DEFAULT partition (`<table>_default`, docs/operating/partitions.md), and when the monthly job attaches that
+ * month's partition meanwhile, the insert waits for the job's lock, then finds the DEFAULT partition's constraint
+ * changed and refuses its own row (23514, naming the partition and no constraint of ours: every CHECK constraint of
+ * the schema has a name). Nothing was written; the same request sent again goes to the new partition.
+ */
+export function isPartitionAttachRace(error: unknown): boolean {
+  const pg = postgresError(error);
+  if (pg?.code !== '23514' || pg.constraint !== undefined) return false;
+  return /_default$/.test(pg.table ?? '');
 }
