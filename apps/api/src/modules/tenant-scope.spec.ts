@@ -46,6 +46,7 @@ const UNSCOPED: Record<string, string> = {
   'VisitorBookingsRepository.deleteBefore': 'cleanup job over all organizations',
   'RoutingFormsRepository.deleteVisitorResponsesBefore': 'cleanup job over all organizations',
   'HoldsRepository.deleteEnded': 'the sweep of ended holds over all organizations',
+  'BookingCountsRepository.fold': 'the fold of the kept booking counts over all organizations (a job round)',
   OAuthProtocolRepository:
     'the OAuth protocol’s rows, found by what a client or browser presents (client id, request id, code, token): they span the app’s organization and the connecting ones',
   HealthController: 'the probes ask the database itself (is it up, is it a standby), no organization’s rows',

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../../jobs/index.js';
+import { BookingCountsRepository } from './booking-counts.repository.js';
 import { BookingReadsRepository } from './booking-reads.repository.js';
 import { BookingRows } from './booking-rows.service.js';
 import { BookingsRepository } from './bookings.repository.js';
+import { BookingCountDelta } from './entities/booking-count-delta.entity.js';
 import { BookingHost } from './entities/booking-host.entity.js';
 import { Booking } from './entities/booking.entity.js';
 import { Hold } from './entities/hold.entity.js';
@@ -15,8 +17,8 @@ import { HoldsRepository } from './holds.repository.js';
  * feeds) build on it, writing them inside the slot decision (slot-decision).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Booking, BookingHost, Hold]), JobsModule],
-  providers: [BookingsRepository, BookingReadsRepository, HoldsRepository, BookingRows, HoldRows],
+  imports: [TypeOrmModule.forFeature([Booking, BookingHost, Hold, BookingCountDelta]), JobsModule],
+  providers: [BookingsRepository, BookingReadsRepository, BookingCountsRepository, HoldsRepository, BookingRows, HoldRows],
   exports: [BookingRows, HoldRows],
 })
 export class BookingCoreModule {}

@@ -125,7 +125,17 @@ export class BookingReadsRepository {
     return result;
   }
 
-  async list(scope: TenantScope, filters: BookingFilters, page: PageRequest): Promise<[Booking[], number]> {
+  /** A page of the list, with its exact total counted (BookingRows.list reads a kept total where it can). */
+  list(scope: TenantScope, filters: BookingFilters, page: PageRequest): Promise<[Booking[], number]> {
+    return this.listQuery(scope, filters, page).getManyAndCount();
+  }
+
+  /** A page of the list, without its total. */
+  page(scope: TenantScope, filters: BookingFilters, page: PageRequest): Promise<Booking[]> {
+    return this.listQuery(scope, filters, page).getMany();
+  }
+
+  private listQuery(scope: TenantScope, filters: BookingFilters, page: PageRequest) {
     const query = this.tx.reads
       .createQueryBuilder(Booking, 'b')
       .where('b.organization_id = :organizationId AND b.livemode = :livemode', scope)
@@ -154,7 +164,7 @@ export class BookingReadsRepository {
         hostedBy: filters.hostedBy,
       });
     }
-    return query.getManyAndCount();
+    return query;
   }
 
   /** Live confirmed and pending bookings `userId` hosts, starting in [from, to), for its calendar feed. */
