@@ -33,7 +33,7 @@ import { DomainEventsRepository } from '../apps/api/src/modules/outbox/domain-ev
 import { WebhookQueueRepository } from '../apps/api/src/modules/webhooks/webhook-queue.repository.js';
 import { ALL_SCOPES } from '../libs/common/src/index.js';
 import { runMigrations } from '../libs/database/src/index.js';
-import { RECONCILE_BOOKING_COUNTS_SQL } from '../libs/database/src/migrations/1795912996146-BookingCounts.js';
+import { RECONCILE_BOOKING_COUNTS_SQL } from '../libs/database/src/migrations/1795912996146-KeptBookingCounts.js';
 import { bookingTargets, loadBookings, type Target } from './support/booking-targets.js';
 import { reportGoal } from './support/goals.js';
 import { benchServer, machine, row, startInstance, type LoadResult } from './support/harness.js';

@@ -1,11 +1,11 @@
 import { DataSource } from 'typeorm';
-import { RECONCILE_BOOKING_COUNTS_SQL } from '../libs/database/src/migrations/1795912996146-BookingCounts.js';
+import { RECONCILE_BOOKING_COUNTS_SQL } from '../libs/database/src/migrations/1795912996146-KeptBookingCounts.js';
 import { BookingRows } from '../apps/api/src/modules/booking-core/index.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg, NOW } from './support/bookings.js';
 
 /**
- * GET /bookings' totalCount without filters, or with `status` alone, is a kept count (migration BookingCounts):
+ * GET /bookings' totalCount without filters, or with `status` alone, is a kept count (migration KeptBookingCounts):
  * always the number a count of the bookings gives, whatever changed them, on however many instances at once.
  */
 describe('kept booking counts', () => {

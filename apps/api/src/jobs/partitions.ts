@@ -86,15 +86,10 @@ export class MonthlyPartitions {
     let rows = 0;
     for (const partition of await this.list()) {
       if (partition.isDefault || partition.upper === null || partition.upper > cutoff) continue;
-      if (this.options.stillNeeded && (await this.options.stillNeeded(partition))) {
-        this.logger.warn({
-          msg: `${partition.name}: past retention but still holds rows in use; kept, its expired rows are deleted one by one`,
-          partition: partition.name,
-        });
-        continue;
-      }
-      const dropped = await this.guarded(async () => {
-        if (!(await this.exists(partition.name))) return null; // another instance's round dropped it just now
+      const dropped = await this.guarded(async (): Promise<number | 'kept' | null> => {
+        // Looked at under the table's advisory lock: another instance's round may have dropped it since the list.
+        if (!(await this.exists(partition.name))) return null;
+        if (this.options.stillNeeded && (await this.options.stillNeeded(partition))) return 'kept';
         // For the log: counted when small, the planner's estimate when large (counting would read it all).
         const [{ estimate }]: { estimate: number }[] = await this.tx.transactional.query(
           `SELECT reltuples::bigint AS estimate FROM pg_class WHERE oid = $1::regclass`,
@@ -107,7 +102,12 @@ export class MonthlyPartitions {
         await this.tx.transactional.query(`DROP TABLE "${partition.name}"`);
         return n;
       });
-      if (dropped !== null) {
+      if (dropped === 'kept') {
+        this.logger.warn({
+          msg: `${partition.name}: past retention but still holds rows in use; kept, its expired rows are deleted one by one`,
+          partition: partition.name,
+        });
+      } else if (dropped !== null) {
         this.logger.log({ msg: `${partition.name}: dropped (past retention)`, partition: partition.name, rows: dropped });
         rows += dropped;
       }

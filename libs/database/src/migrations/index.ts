@@ -44,7 +44,7 @@ import { ReaderLocales1795905200000 } from './1795905200000-ReaderLocales.js';
 import { OrganizationWritePositions1795906000000 } from './1795906000000-OrganizationWritePositions.js';
 import { VolumeIndexes1795906100000 } from './1795906100000-VolumeIndexes.js';
 import { PartitionedLogs1795910000000 } from './1795910000000-PartitionedLogs.js';
-import { BookingCounts1795912996146 } from './1795912996146-BookingCounts.js';
+import { KeptBookingCounts1795912996146 } from './1795912996146-KeptBookingCounts.js';
 /**
  * Every migration, in order. Listed here rather than globbed so the same list works from
  * TypeScript (tests) and compiled JavaScript (production); add each generated migration.
@@ -96,5 +96,5 @@ export const MIGRATIONS = [
   OrganizationWritePositions1795906000000,
   VolumeIndexes1795906100000,
   PartitionedLogs1795910000000,
-  BookingCounts1795912996146,
+  KeptBookingCounts1795912996146,
 ];

@@ -5,7 +5,7 @@ import type { BookingStatus } from './entities/booking.entity.js';
 
 /**
  * The kept booking counts (`booking_count_deltas`, entities/booking-count-delta.entity.ts): written only by the
- * triggers of migration BookingCounts, read as sums, folded here.
+ * triggers of migration KeptBookingCounts, read as sums, folded here.
  */
 @Injectable()
 export class BookingCountsRepository {

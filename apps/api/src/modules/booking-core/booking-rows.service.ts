@@ -187,7 +187,7 @@ export class BookingRows {
 
   /**
    * A page of the list and its total. Without filters, or with `status` alone, the total is the kept count (migration
-   * BookingCounts: a sum of a few rows, whatever the organization's size); other filters count the matching bookings.
+   * KeptBookingCounts: a sum of a few rows, whatever the organization's size); other filters count the matching bookings.
    */
   async list(scope: TenantScope, filters: BookingFilters, page: PageRequest): Promise<[BookingRecord[], number]> {
     const { status, ...others } = filters;

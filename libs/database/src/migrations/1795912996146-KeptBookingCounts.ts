@@ -21,15 +21,16 @@ export const RECONCILE_BOOKING_COUNTS_SQL = `
  * some 45 ms on every page). `booking_count_deltas` holds rows per organization, mode and status whose sum is the
  * count; triggers on `bookings` add them in the transaction that inserts or deletes bookings (one row per group and
  * statement, from the statement's transition table) or changes a booking's status, mode or organization (a row per
- * side). Nothing waits on a counter row: each transaction adds its own, and BookingCountRows' job folds them.
+ * side). Nothing waits on a counter row: each transaction adds its own, and a periodic job (BookingRows.foldCounts)
+ * folds them.
  *
  * Online (docs/operating/upgrades.md): the table and its triggers in one short transaction (CREATE TRIGGER waits, at
  * most the migration's lock_timeout, for the bookings' writes in progress and holds them for an instant), then the
  * bookings made before it counted in one statement that reads a snapshot and blocks no one
  * (RECONCILE_BOOKING_COUNTS_SQL). Run again after failing half way, it adds nothing twice.
  */
-export class BookingCounts1795912996146 implements MigrationInterface {
-  name = 'BookingCounts1795912996146';
+export class KeptBookingCounts1795912996146 implements MigrationInterface {
+  name = 'KeptBookingCounts1795912996146';
   transaction = false as const;
 
   public async up(queryRunner: QueryRunner): Promise<void> {
