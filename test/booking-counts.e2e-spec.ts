@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { RECONCILE_BOOKING_COUNTS_SQL } from '../libs/database/src/migrations/1795912996146-KeptBookingCounts.js';
 import { BookingRows } from '../apps/api/src/modules/booking-core/index.js';
+import { BookingCountsRepository } from '../apps/api/src/modules/booking-core/booking-counts.repository.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg, NOW } from './support/bookings.js';
 
@@ -132,6 +133,29 @@ describe('kept booking counts', () => {
     const before = await rowsOf(org.owner.organizationId);
     await db.query(RECONCILE_BOOKING_COUNTS_SQL);
     expect(await rowsOf(org.owner.organizationId)).toBe(before);
+  });
+
+  it('fold a backlog in bounded statements: a group larger than the bound goes over several, its sum the same after each', async () => {
+    const org = await bookingOrg(a);
+    // A backlog as left by weeks with no job running: 25 rows of one group, 3 of another.
+    await db.query(
+      `INSERT INTO booking_count_deltas (organization_id, livemode, status, delta)
+       SELECT $1, true, CASE WHEN g <= 25 THEN 'confirmed' ELSE 'cancelled' END, 1 FROM generate_series(1, 28) AS g`,
+      [org.owner.organizationId],
+    );
+    const counts = a.app.get(BookingCountsRepository);
+    const sums = async (): Promise<Record<string, number>> => (await totals(org)).api;
+    const expected = { all: 28, confirmed: 25, pending: 0, cancelled: 3 };
+    expect(await sums()).toEqual(expected);
+    const rounds: number[] = [];
+    for (let i = 0; i < 20 && (await rowsOf(org.owner.organizationId)) > 2; i++) {
+      const round = await counts.fold(1000, 10);
+      expect(round.taken).toBeLessThanOrEqual(10);
+      rounds.push(round.taken);
+      expect(await sums()).toEqual(expected);
+    }
+    expect(rounds.length).toBeGreaterThan(2);
+    expect(await rowsOf(org.owner.organizationId)).toBe(2);
   });
 
   it('leave nothing of a deleted organization once folded', async () => {

@@ -66,6 +66,7 @@ const TABLE_OWNERS: Record<string, string> = {
   booking_reminders: 'booking-reminders',
   booking_hosts: 'booking-core',
   holds: 'booking-core',
+  booking_count_deltas: 'booking-core',
   booking_series: 'booking-series',
   visitor_bookings: 'bookings',
   idempotency_keys: 'idempotency',

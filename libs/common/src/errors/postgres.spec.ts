@@ -1,7 +1,7 @@
 import { isConcurrencyFailure, isDatabaseUnavailable, isForeignKeyViolation } from './postgres.js';
 
 /** Errors as node-postgres, pg-pool and TypeORM raise them. */
-function pgError(code: string, message = 'error', fields: { table?: string; constraint?: string } = {}): Error {
+function pgError(code: string, message = 'error', fields: { table?: string; constraint?: string; routine?: string } = {}): Error {
   return Object.assign(new Error(message), { code, severity: 'ERROR', ...fields });
 }
 
@@ -53,16 +53,31 @@ describe('isConcurrencyFailure', () => {
     [
       'a row DEFAULT caught while its month was attached (23514 on <table>_default, no constraint)',
       queryFailed(
-        pgError('23514', 'new row for relation "domain_events_default" violates partition constraint', { table: 'domain_events_default' }),
+        pgError('23514', 'new row for relation "domain_events_default" violates partition constraint', {
+          table: 'domain_events_default',
+          routine: 'ExecPartitionCheckEmitError',
+        }),
       ),
       true,
     ],
     [
-      'a named CHECK constraint of the schema on a DEFAULT partition',
-      pgError('23514', 'x', { table: 'audit_entries_default', constraint: 'chk' }),
+      'the job’s own ATTACH refused for a row DEFAULT holds (another routine)',
+      pgError('23514', 'updated partition constraint for default partition "audit_entries_default" would be violated by some row', {
+        table: 'audit_entries_default',
+        routine: 'ATRewriteTable',
+      }),
       false,
     ],
-    ['a partition constraint of another partition', pgError('23514', 'x', { table: 'audit_entries_p2027_03' }), false],
+    [
+      'a named CHECK constraint of the schema on a DEFAULT partition',
+      pgError('23514', 'x', { table: 'audit_entries_default', constraint: 'chk', routine: 'ExecConstraints' }),
+      false,
+    ],
+    [
+      'a partition constraint of another partition',
+      pgError('23514', 'x', { table: 'audit_entries_p2027_03', routine: 'ExecPartitionCheckEmitError' }),
+      false,
+    ],
     ['a domain check (no table)', pgError('23514', 'x', { constraint: 'positive' }), false],
     ['unique violation', queryFailed(pgError('23505', 'x', { table: 'bookings_default' })), false],
   ])('%s → %s', (_name, error, expected) => {

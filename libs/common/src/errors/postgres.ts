@@ -1,15 +1,12 @@
 /** What PostgreSQL said, read from a TypeORM QueryFailedError (or a bare pg error). */
-export function postgresError(error: unknown): { code: string; constraint?: string; table?: string } | undefined {
+export function postgresError(error: unknown): { code: string; constraint?: string; table?: string; routine?: string } | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const driverError = 'driverError' in error ? (error as { driverError: unknown }).driverError : error;
   if (typeof driverError !== 'object' || driverError === null || !('code' in driverError)) return undefined;
-  const { code, constraint, table } = driverError as { code: unknown; constraint?: unknown; table?: unknown };
+  const { code, constraint, table, routine } = driverError as { code: unknown; constraint?: unknown; table?: unknown; routine?: unknown };
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
-  return {
-    code,
-    constraint: typeof constraint === 'string' ? constraint : undefined,
-    table: typeof table === 'string' ? table : undefined,
-  };
+  const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+  return { code, constraint: text(constraint), table: text(table), routine: text(routine) };
 }
 
 /** A unique index refused the write; with `constraint`, that particular one. */
@@ -90,11 +87,13 @@ export function isConcurrencyFailure(error: unknown): boolean {
  * PostgreSQL routes an inserted row to a partition before it locks it: a row for a month with no partition yet goes to
  * the DEFAULT partition (`<table>_default`, docs/operating/partitions.md), and when the monthly job attaches that
  * month's partition meanwhile, the insert waits for the job's lock, then finds the DEFAULT partition's constraint
- * changed and refuses its own row (23514, naming the partition and no constraint of ours: every CHECK constraint of
- * the schema has a name). Nothing was written; the same request sent again goes to the new partition.
+ * changed and refuses its own row: 23514 from the executor's partition check (`ExecPartitionCheckEmitError`; the job's
+ * own ATTACH refused for a row DEFAULT holds says 23514 from another routine), naming the partition and no constraint
+ * of ours (every CHECK constraint of the schema has a name). The statement wrote nothing; the same request sent again
+ * goes to the new partition.
  */
 export function isPartitionAttachRace(error: unknown): boolean {
   const pg = postgresError(error);
-  if (pg?.code !== '23514' || pg.constraint !== undefined) return false;
+  if (pg?.code !== '23514' || pg.constraint !== undefined || pg.routine !== 'ExecPartitionCheckEmitError') return false;
   return /_default$/.test(pg.table ?? '');
 }

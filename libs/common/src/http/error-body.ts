@@ -91,8 +91,9 @@ function render(error: unknown, requestId: string): RenderedError {
       unexpected: false,
     };
   }
-  // A transaction that lost to a concurrent one (a deadlock, 40P01, or a serialization failure, 40001): nothing it did
-  // stays, and the same request sent again normally succeeds: a retryable 503, not a crash (contract § 19).
+  // A transaction that lost to a concurrent one (a deadlock, 40P01, a serialization failure, 40001, or a row routed to
+  // a DEFAULT partition while its month was attached: isConcurrencyFailure): nothing it did stays, and the same request
+  // sent again normally succeeds: a retryable 503, not a crash (contract § 19).
   if (isConcurrencyFailure(error)) {
     const code = ErrorCode.SERVICE_UNAVAILABLE;
     return {

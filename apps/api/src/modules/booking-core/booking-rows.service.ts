@@ -17,6 +17,9 @@ const MINUTE_MS = 60_000;
 /** How often the kept counts' rows are folded: a busy organization adds a row per booking meanwhile. */
 const COUNT_FOLD_INTERVAL_MS = MINUTE_MS;
 const COUNT_FOLD_GROUPS = 1000;
+const COUNT_FOLD_ROWS = 10_000;
+/** At most this many statements a round (a million rows): a larger backlog goes on over the next rounds. */
+const COUNT_FOLD_STATEMENTS = 100;
 
 /**
  * The booking rows (`bookings`, and each host's occupancy in `booking_hosts`), for every module that makes, changes or
@@ -195,14 +198,17 @@ export class BookingRows {
     return [await this.reads.page(scope, filters, page), await this.counts.total(scope, status)];
   }
 
-  /** The kept counts' rows folded, a thousand groups a statement; returns how many rows went. */
+  /** The kept counts' rows folded, in bounded statements (BookingCountsRepository.fold); returns how many rows went. */
   async foldCounts(): Promise<number> {
     let removed = 0;
-    for (;;) {
-      const round = await this.counts.fold(COUNT_FOLD_GROUPS);
-      removed += round.rowsRemoved;
-      if (round.groups < COUNT_FOLD_GROUPS) return removed;
+    for (let statement = 0; statement < COUNT_FOLD_STATEMENTS; statement++) {
+      const round = await this.counts.fold(COUNT_FOLD_GROUPS, COUNT_FOLD_ROWS);
+      removed += round.removed;
+      // Every row of the groups found was taken, and no group was left out: nothing more to fold now.
+      if (round.taken < COUNT_FOLD_ROWS && round.groups < COUNT_FOLD_GROUPS) return removed;
+      if (round.removed === 0) return removed; // what is left is locked by a fold on another instance
     }
+    return removed;
   }
 
   /** A series' occurrences as they stand (a rescheduled one's replacement), by occurrence. */
