@@ -78,7 +78,9 @@ describe('reads from replicas in the Patroni cluster', () => {
     expect(await starts(b)).toEqual(expect.arrayContaining(['10:00', '10:30']));
 
     // The standby receives the booking but does not replay it: b must not answer from it. Recovery pauses at the next
-    // record it would replay, so it is given one (a write on the primary) until it has paused.
+    // record it would replay, so it is given one (a write on the primary) until it has paused. Patroni is in
+    // maintenance meanwhile: otherwise its replica's HA loop resumes a paused replay (PostgreSQL 14+) at its next turn.
+    await cluster.setMaintenance(true, [primary, standby]);
     await query(cluster.nodeUrl(standby), 'SELECT pg_wal_replay_pause()');
     try {
       await cluster.waitFor(
@@ -105,6 +107,7 @@ describe('reads from replicas in the Patroni cluster', () => {
       expect(held.n).toBe('0');
     } finally {
       await query(cluster.nodeUrl(standby), 'SELECT pg_wal_replay_resume()');
+      await cluster.setMaintenance(false, [primary, standby]);
     }
 
     // Replayed: the standby answers, the booking in it.

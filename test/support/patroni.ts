@@ -361,6 +361,34 @@ export class PatroniCluster {
     if (res.status !== 200) throw new Error(`switchover failed: ${res.status} ${text}`);
   }
 
+  /**
+   * Maintenance mode (what `patronictl pause` / `resume` do), returned once every running node's Patroni reports it:
+   * paused, Patroni leaves each PostgreSQL as it is (unpaused, a replica's HA loop resumes WAL replay it finds paused).
+   */
+  async setMaintenance(paused: boolean, nodes: readonly string[]): Promise<void> {
+    const leader = await this.primary();
+    if (!leader) throw new Error('no leader to change the cluster configuration through');
+    const res = await fetch(`http://127.0.0.1:${this.node(leader).restPort}/config`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: this.restAuthorization() },
+      body: JSON.stringify({ pause: paused }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`pause ${paused} failed: ${res.status} ${text}`);
+    await this.waitFor(
+      async () => {
+        for (const name of nodes) {
+          const state = await fetch(`http://127.0.0.1:${this.node(name).restPort}/patroni`, { signal: AbortSignal.timeout(1000) });
+          if (((await state.json()) as { pause?: boolean }).pause !== (paused || undefined)) return false;
+        }
+        return true;
+      },
+      30_000,
+      `every node's Patroni to report pause ${paused}`,
+    );
+  }
+
   async waitFor(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await probe().catch(() => false))) {
