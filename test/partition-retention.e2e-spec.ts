@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { FixedClock } from '@app/common';
-import { PeriodicJobs } from '../apps/api/src/jobs/index.js';
+import { monthAttachLocks, PeriodicJobs } from '../apps/api/src/jobs/index.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { registerOwner } from './support/factories.js';
 import { createWebhook } from './support/webhooks.js';
@@ -172,57 +172,74 @@ describe('retention by monthly partitions', () => {
     expect(audits).not.toContain('audit_entries_p2040_05'); // ended 2040-06-01, before the cut-off 2040-08-15
   });
 
-  it('a write DEFAULT took while its month was being attached answers 503 with Retry-After and leaves nothing; sent again, it lands', async () => {
-    // PostgreSQL picks the DEFAULT partition for the audit entry of a month not made yet, then waits for the monthly
-    // job's locks (here held as MonthlyPartitions.createMonth takes them) and, the month attached, refuses the row.
-    // (Not a change of the organization: attaching adds the partition's foreign key, which holds organizations' writes.)
-    clock.set('2043-06-15T12:00:00.000Z');
+  /** June 2043's audit partition: its name, its ATTACH, and the audit rows of `org` for the month. */
+  const juneOf2043 = {
+    name: 'audit_entries_p2043_06',
+    attach: `ALTER TABLE audit_entries ATTACH PARTITION audit_entries_p2043_06 FOR VALUES FROM ('2043-06-01Z') TO ('2043-07-01Z')`,
+    rows: (): Promise<string[]> =>
+      rowsOf('audit_entries', 'action', `organization_id = '${org}' AND occurred_at >= '2043-06-01Z' AND occurred_at < '2043-07-01Z'`),
+  };
+  const june = '/v1/availability/overrides?startDate=2043-06-01&endDate=2043-06-30';
+
+  /**
+   * Holds the monthly job's transaction open at the point of its ATTACH, with the locks MonthlyPartitions takes for a
+   * month that has begun (`begun`) or one ahead, sends `request` into it, waits until the request waits on `table`'s
+   * lock, then commits; returns the request's answer.
+   */
+  async function duringAttach(begun: boolean, waitsOn: string, request: () => Promise<any>): Promise<any> {
     const job = new pg.Client({ connectionString: t.databaseUrl });
     await job.connect();
     try {
       await job.query('BEGIN');
-      await job.query('LOCK TABLE audit_entries IN SHARE UPDATE EXCLUSIVE MODE');
-      await job.query('LOCK TABLE audit_entries_default IN SHARE ROW EXCLUSIVE MODE');
-      await job.query('CREATE TABLE audit_entries_p2043_06 (LIKE audit_entries INCLUDING DEFAULTS)');
-      await job.query(
-        `ALTER TABLE audit_entries ATTACH PARTITION audit_entries_p2043_06 FOR VALUES FROM ('2043-06-01Z') TO ('2043-07-01Z')`,
-      );
-      const overriding = t.http.post('/v1/availability/overrides', { date: '2043-06-20', type: 'unavailable' }, { apiKey });
-      const waitingForTheJob = async (): Promise<boolean> => {
+      for (const lock of monthAttachLocks('audit_entries', 'audit_entries_default', begun)) await job.query(lock);
+      await job.query(`CREATE TABLE ${juneOf2043.name} (LIKE audit_entries INCLUDING DEFAULTS)`);
+      await job.query(juneOf2043.attach);
+      const answer = request();
+      const waiting = async (): Promise<boolean> => {
         const [{ n }]: { n: number }[] = (
-          await job.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'audit_entries_default'::regclass`)
+          await job.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = $1::regclass`, [waitsOn])
         ).rows;
         return n > 0;
       };
-      for (let i = 0; i < 500 && !(await waitingForTheJob()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(await waitingForTheJob()).toBe(true);
+      for (let i = 0; i < 500 && !(await waiting()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await waiting()).toBe(true);
       await job.query('COMMIT');
-      const refused = await overriding;
-      expect(refused.status).toBe(503);
-      expect(refused.body.code).toBe('SERVICE_UNAVAILABLE');
-      expect(refused.headers.get('retry-after')).toBe('1');
+      return await answer;
     } finally {
       await job.end();
     }
-    const june = '/v1/availability/overrides?startDate=2043-06-01&endDate=2043-06-30';
-    expect((await t.http.get(june, { apiKey })).body.overrides).toEqual([]);
-    expect(
-      await rowsOf(
-        'audit_entries',
-        'action',
-        `organization_id = '${org}' AND occurred_at >= '2043-06-01Z' AND occurred_at < '2043-07-01Z'`,
-      ),
-    ).toEqual([]);
+  }
+  const override = (): Promise<any> => t.http.post('/v1/availability/overrides', { date: '2043-06-20', type: 'unavailable' }, { apiKey });
 
-    const again = await t.http.post('/v1/availability/overrides', { date: '2043-06-20', type: 'unavailable' }, { apiKey });
+  it('a write racing the attach of a month that has begun waits for it, then lands in the new month', async () => {
+    // The month has no partition yet (the jobs did not run in it): the job's round attaches it while a request writes
+    // its audit entry for it. The job holds the table's writes for that instant, so the write waits at the parent and,
+    // the month attached, goes to the new partition: not to DEFAULT, where the attach would refuse it.
+    // (Not a change of the organization: attaching adds the partition's foreign key, which holds organizations' writes.)
+    clock.set('2043-06-15T12:00:00.000Z');
+    const created = await duringAttach(true, 'audit_entries', override);
+    expect(created.status).toBe(201);
+    expect((await t.http.get(june, { apiKey })).body.overrides).toHaveLength(1);
+    expect(await juneOf2043.rows()).toEqual([`override.created in ${juneOf2043.name}`]);
+    await db.query(`DROP TABLE ${juneOf2043.name}`); // for the next test, which attaches June again
+    await db.query(`DELETE FROM date_overrides WHERE organization_id = $1`, [org]);
+  });
+
+  it('a write DEFAULT took while its month was attached as one ahead (a clock a month behind) answers 503 with Retry-After and leaves nothing; sent again, it lands', async () => {
+    // PostgreSQL picks the DEFAULT partition for the audit entry of a month not attached yet, then waits for the
+    // monthly job's lock on DEFAULT and, the month attached, refuses the row (23514, isPartitionAttachRace). The job of
+    // an instance whose clock is still in May makes June as a month ahead, with reads and writes going on.
+    clock.set('2043-06-15T12:00:00.000Z');
+    const refused = await duringAttach(false, 'audit_entries_default', override);
+    expect(refused.status).toBe(503);
+    expect(refused.body.code).toBe('SERVICE_UNAVAILABLE');
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect((await t.http.get(june, { apiKey })).body.overrides).toEqual([]);
+    expect(await juneOf2043.rows()).toEqual([]);
+
+    const again = await override();
     expect(again.status).toBe(201);
     expect((await t.http.get(june, { apiKey })).body.overrides).toHaveLength(1);
-    expect(
-      await rowsOf(
-        'audit_entries',
-        'action',
-        `organization_id = '${org}' AND occurred_at >= '2043-06-01Z' AND occurred_at < '2043-07-01Z'`,
-      ),
-    ).toEqual(['override.created in audit_entries_p2043_06']);
+    expect(await juneOf2043.rows()).toEqual([`override.created in ${juneOf2043.name}`]);
   });
 });

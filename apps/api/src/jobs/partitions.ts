@@ -72,7 +72,7 @@ export class MonthlyPartitions {
       const existing = await this.list();
       const overlaps = existing.some((p) => !p.isDefault && (p.lower === null || p.lower < upper) && (p.upper === null || p.upper > lower));
       if (overlaps) continue;
-      if (await this.createMonth(lower, upper, existing.find((p) => p.isDefault)?.name))
+      if (await this.createMonth(lower, upper, existing.find((p) => p.isDefault)?.name, lower <= now))
         created.push(partitionName(this.options.table, lower));
     }
     return created;
@@ -117,19 +117,19 @@ export class MonthlyPartitions {
 
   /**
    * A month's partition, made as a table of its own and then attached: CREATE TABLE … PARTITION OF would take an
-   * ACCESS EXCLUSIVE lock on the parent (every read of the table waits), ATTACH takes SHARE UPDATE EXCLUSIVE (reads
-   * and writes go on). Rows the DEFAULT partition caught for the month move in first, with the DEFAULT partition
-   * locked against writes meanwhile (ATTACH checks that it holds none of the month's rows).
+   * ACCESS EXCLUSIVE lock on the parent (every read of the table waits). Rows the DEFAULT partition caught for the
+   * month move in first, with DEFAULT locked against writes meanwhile (ATTACH checks that it holds none of the month's
+   * rows). The locks are `monthAttachLocks`: a month ahead is made while reads and writes go on; a month that has begun
+   * holds the table's writes for the instant it takes, so that none is routed to DEFAULT and then refused.
    */
-  private async createMonth(lower: Date, upper: Date, defaultPartition: string | undefined): Promise<boolean> {
+  private async createMonth(lower: Date, upper: Date, defaultPartition: string | undefined, begun: boolean): Promise<boolean> {
     const { table, column } = this.options;
     const name = partitionName(table, lower);
     const [from, to] = [lower.toISOString(), upper.toISOString()];
     const done = await this.guarded(async () => {
       if (await this.exists(name)) return false; // another instance's round made it just now
       const q = (sql: string): Promise<unknown> => this.tx.transactional.query(sql);
-      await q(`LOCK TABLE "${table}" IN SHARE UPDATE EXCLUSIVE MODE`);
-      if (defaultPartition) await q(`LOCK TABLE "${defaultPartition}" IN SHARE ROW EXCLUSIVE MODE`);
+      for (const lock of monthAttachLocks(table, defaultPartition, begun)) await q(lock);
       await q(`CREATE TABLE "${name}" (LIKE "${table}" INCLUDING DEFAULTS)`);
       await q(`ALTER TABLE "${name}" ADD CONSTRAINT "${name}_bound" CHECK ("${column}" >= '${from}' AND "${column}" < '${to}')`);
       if (defaultPartition) {
@@ -178,6 +178,20 @@ export class MonthlyPartitions {
       return null;
     }
   }
+}
+
+/**
+ * The locks a month's attach takes, in order. PostgreSQL picks a row's partition when its INSERT has the parent's lock,
+ * before it locks the partition: a row of a month not attached yet goes to DEFAULT, waits there for this transaction,
+ * and once the month is attached its partition check refuses it (23514, isPartitionAttachRace). Writes can head for
+ * the month once it has begun (`begun`), so the parent is then locked against them (SHARE ROW EXCLUSIVE: reads go on):
+ * a write waits at the parent's lock, and having it sees the new partition. A month ahead needs only SHARE UPDATE
+ * EXCLUSIVE on the parent (reads and writes go on; it keeps two attaches or a drop apart).
+ */
+export function monthAttachLocks(table: string, defaultPartition: string | undefined, begun: boolean): string[] {
+  const locks = [`LOCK TABLE "${table}" IN ${begun ? 'SHARE ROW EXCLUSIVE' : 'SHARE UPDATE EXCLUSIVE'} MODE`];
+  if (defaultPartition) locks.push(`LOCK TABLE "${defaultPartition}" IN SHARE ROW EXCLUSIVE MODE`);
+  return locks;
 }
 
 /** The first instant of the month `months` after `from`'s, UTC. */
