@@ -164,6 +164,97 @@ describe('TransactionHost', () => {
     await expect(tx.transaction(() => tx.lock('SELECT 1', []))).rejects.toThrow(/lock\(\) is for statements that take locks/);
   });
 
+  it('lock({ withNext }): the lock leaves with the next statement, a prepared read or the batched writes, in its round trip, and is held from then', async () => {
+    await dataSource.query('TRUNCATE tx_probe');
+    await dataSource.query(`INSERT INTO tx_probe (value) VALUES ('a'), ('b')`);
+    const LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
+    const heldElsewhere = async (): Promise<number> =>
+      (
+        (await dataSource.query(
+          `SELECT count(*)::int AS n FROM pg_locks
+            WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND objid::bigint = (hashtext($1)::bigint & 4294967295)`,
+          ['tx-probe next'],
+        )) as { n: number }[]
+      )[0].n;
+
+    // Before a prepared read: nothing is sent at lock(); then one round trip with START TRANSACTION, the lock and the
+    // read, whose rows come back parsed as pg parses them; the lock is held from then to the end.
+    let before = -1;
+    let during = -1;
+    let rows: unknown[] = [];
+    let sent: string[] = [];
+    await tx.transaction(async () => {
+      sent = await roundTrips(async () => {
+        await tx.lock(LOCK, ['tx-probe next'], { withNext: true });
+        before = await heldElsewhere();
+        rows = await tx.prepared('tx-probe read', `SELECT value, length(value) AS n, now() AS at FROM tx_probe ORDER BY value`, []);
+        during = await heldElsewhere();
+      });
+    });
+    expect(sent).toEqual([
+      'START TRANSACTION;\nSELECT pg_advisory_xact_lock(hashtext($1));\nSELECT value, length(value) AS n, now() AS at FROM tx_probe ORDER BY value',
+    ]);
+    expect([before, during, await heldElsewhere()]).toEqual([0, 1, 0]);
+    expect(rows).toEqual([
+      { value: 'a', n: 1, at: expect.any(Date) },
+      { value: 'b', n: 1, at: expect.any(Date) },
+    ]);
+
+    // Before batched writes: with them and the COMMIT, one round trip in all.
+    type Connection = { query: (...args: unknown[]) => unknown };
+    let connection: Connection | undefined;
+    let query: { mock: { calls: unknown[][] }; mockRestore(): void } | undefined;
+    try {
+      await tx.transaction(
+        async () => {
+          connection = (await tx.transactional.queryRunner!.connect()) as Connection;
+          query = jest.spyOn(connection, 'query');
+          await tx.lock(LOCK, ['tx-probe next'], { withNext: true });
+          await tx.write('INSERT INTO tx_probe (value) VALUES ($1)', ['c']);
+        },
+        { batched: true },
+      );
+      sent = query!.mock.calls.map(([text]) => String(typeof text === 'string' ? text : (text as { text: string }).text));
+    } finally {
+      query?.mockRestore();
+    }
+    expect(sent).toEqual([
+      'START TRANSACTION;\nSELECT pg_advisory_xact_lock(hashtext($1));\nINSERT INTO tx_probe (value) VALUES ($1);\nCOMMIT',
+    ]);
+    expect(await values()).toEqual(['a', 'b', 'c']);
+
+    // Before any other statement: in one message with START TRANSACTION, as a lock without withNext.
+    await tx.transaction(async () => {
+      sent = await roundTrips(async () => {
+        await tx.lock(LOCK, ['tx-probe next'], { withNext: true });
+        await tx.reads.query('SELECT 1');
+      });
+    });
+    expect(sent).toEqual(["START TRANSACTION;\nSELECT pg_advisory_xact_lock(hashtext('tx-probe next'))", 'SELECT 1']);
+
+    // A lock that fails fails the statement it left with, and the transaction rolls back; the connection is as good as new.
+    await expect(
+      tx.transaction(async () => {
+        await tx.lock('SELECT pg_advisory_xact_lock(hashtext($1) / 0)', ['tx-probe next'], { withNext: true });
+        await tx.prepared('tx-probe read', `SELECT value, length(value) AS n, now() AS at FROM tx_probe ORDER BY value`, []);
+      }),
+    ).rejects.toThrow(/division by zero/);
+    expect(await heldElsewhere()).toBe(0);
+    await tx.transaction(async () => {
+      await tx.lock(LOCK, ['tx-probe next'], { withNext: true });
+      expect(
+        await tx.prepared('tx-probe read', `SELECT value, length(value) AS n, now() AS at FROM tx_probe ORDER BY value`, []),
+      ).toHaveLength(3);
+    });
+
+    // Nothing after it: nothing is sent, nothing was begun.
+    await tx.transaction(async () => {
+      sent = await roundTrips(() => tx.lock(LOCK, ['tx-probe next'], { withNext: true }));
+    });
+    expect(sent).toEqual([]);
+  });
+
   /** The texts `work` sends on the open transaction's connection, one per round trip (a pipelined batch's joined). */
   async function roundTrips(work: () => Promise<void>): Promise<string[]> {
     type Connection = { query: (...args: unknown[]) => unknown };

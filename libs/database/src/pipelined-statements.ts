@@ -1,8 +1,16 @@
 import { createRequire } from 'node:module';
 import type { Statement } from './inline-parameters.js';
 
+const require = createRequire(import.meta.url);
 /** pg's conversion of a parameter to its text form (pg/lib/utils), as its own Query binds values. */
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as { prepareValue(value: unknown): unknown };
+const { prepareValue } = require('pg/lib/utils') as { prepareValue(value: unknown): unknown };
+
+/** pg's rows of one statement (pg/lib/result): the columns' parsers from its RowDescription, as its own Query reads them. */
+interface RowParser {
+  addFields(fields: unknown[]): void;
+  parseRow(fields: unknown[]): unknown;
+}
+const Result = require('pg/lib/result') as new () => RowParser;
 
 /** The parts of pg's wire connection (pg/lib/connection) a submittable writes to. */
 export interface WireConnection {
@@ -10,6 +18,7 @@ export interface WireConnection {
   parse(message: { name: string; text: string; types: number[] }): void;
   bind(message: { statement: string; values: readonly unknown[]; valueMapper: (value: unknown) => unknown }): void;
   execute(message: { portal: string; rows: number }): void;
+  describe(message: { type: 'P'; name: string }): void;
   close(message: { type: 'S'; name: string }): void;
   sync(): void;
 }
@@ -48,7 +57,8 @@ const parsedOn = new WeakMap<object, Set<string>>();
  * (named, only the first time on this connection), Bind with its values and Execute; then one Sync. The server runs
  * them in order and answers once; the first error skips the rest (inside a transaction, which it aborts). Values are
  * bound, never written into the text, so the server's log shows `$n` (and no values: the role's
- * log_parameter_max_length = 0, migration QuietParameterLog). Rows they return are not read.
+ * log_parameter_max_length = 0, migration QuietParameterLog). Rows they return are not read, except the last
+ * statement's with `readLast` (`rows`: described, then parsed as pg parses a query's).
  *
  * A named statement is marked parsed on its connection only after a pipeline that used it succeeds; after a failure,
  * every name the pipeline used is parsed again next time, after a Close (which PostgreSQL allows on a name that does
@@ -65,8 +75,14 @@ export class PipelinedStatements {
   private submitted: string[] = [];
   private used: string[] = [];
   private parsed?: Set<string>;
+  /** The last statement's rows (`readLast`), once the pipeline has succeeded. */
+  readonly rows: unknown[] = [];
+  private reading?: RowParser;
 
-  constructor(private readonly statements: readonly Statement[]) {
+  constructor(
+    private readonly statements: readonly Statement[],
+    private readonly options: { readLast?: boolean } = {},
+  ) {
     this.text = statements.map((statement) => statement.text).join(';\n');
   }
 
@@ -99,6 +115,8 @@ export class PipelinedStatements {
           connection.parse({ name, text, types: [] });
         }
         connection.bind({ statement: name, values: bound[index], valueMapper: (value) => value });
+        // Only the statement read is described: the one RowDescription that comes back is its, and so are the rows after it.
+        if (this.options.readLast && index === this.statements.length - 1) connection.describe({ type: 'P', name: '' });
         connection.execute({ portal: '', rows: 0 });
       });
       connection.sync();
@@ -108,8 +126,15 @@ export class PipelinedStatements {
     return null;
   }
 
-  handleRowDescription(): void {}
-  handleDataRow(): void {}
+  handleRowDescription(message: { fields: unknown[] }): void {
+    this.reading = new Result();
+    this.reading.addFields(message.fields);
+  }
+
+  handleDataRow(message: { fields: unknown[] }): void {
+    if (this.reading) this.rows.push(this.reading.parseRow(message.fields));
+  }
+
   handleCommandComplete(): void {}
   handleEmptyQuery(): void {}
   handlePortalSuspended(): void {}

@@ -5,7 +5,7 @@ import { inlineParameters } from './inline-parameters.js';
 import { readsManager, refuseLocks, takesLocks } from './locking-reads.js';
 import { StatementLogRights, TERSE_ERRORS } from './statement-log.js';
 import { type BatchTransaction, WriteBatch } from './write-batch.js';
-import { PIPELINED_NAME_PREFIX } from './pipelined-statements.js';
+import { PIPELINED_NAME_PREFIX, PipelinedStatements, runPipelined, type SubmittableClient } from './pipelined-statements.js';
 import { DeferredBegin } from './deferred-begin.js';
 import { destroyConnectionsOnClientTimeout } from './client-timeouts.js';
 import { pinnedReads } from './replica-reads.js';
@@ -154,12 +154,19 @@ export class TransactionHost {
    * it travels with the transaction's `START TRANSACTION` in one message, its values written in as literals, and such a
    * message may reach the server's log (a slow lock wait): its values name what is locked (ids), never a person. Later
    * in a transaction it is an ordinary statement.
+   *
+   * With `withNext`, a first lock is not sent now but held back with `START TRANSACTION` and leaves ahead of the
+   * transaction's next statement, in its round trip: a `prepared()` read, the batched writes, or any other (one message
+   * with `START TRANSACTION`, as above). The server takes the lock before it runs that statement, so what the
+   * transaction reads and writes is read and written under it, as before; what changes is that the lock is held, and a
+   * lock wait that fails fails, only once that statement has been sent. For a caller whose next step is a read.
    */
-  async lock(text: string, values: readonly unknown[]): Promise<void> {
+  async lock(text: string, values: readonly unknown[], options: { withNext?: boolean } = {}): Promise<void> {
     if (!takesLocks(text)) throw new Error('lock() is for statements that take locks');
     const open = this.open();
     await open.batch?.flush();
-    if (open.begin.pending) await open.begin.sendWith(inlineParameters({ text, values }));
+    if (open.begin.pending && options.withNext) open.begin.hold({ text, values });
+    else if (open.begin.pending) await open.begin.sendWith(inlineParameters({ text, values }));
     else await open.manager.query(text, [...values]);
   }
 
@@ -232,7 +239,7 @@ export class TransactionHost {
     }
     const open = this.current.getStore();
     await open?.batch?.flush();
-    await open?.begin.send();
+    if (open?.begin.pending) return this.openingRead<T>(open, text, values);
     const standby = open ? undefined : pinnedReads();
     const client = open
       ? ((await open.runner.connect()) as PreparedClient)
@@ -240,5 +247,23 @@ export class TransactionHost {
         ? ((await standby.runner.connect()) as PreparedClient)
         : (this.dataSource.driver as unknown as { master: PreparedClient }).master;
     return (await client.query({ name, text, values })).rows as T[];
+  }
+
+  /**
+   * A transaction's first statement when it is a prepared read: its `START TRANSACTION` and the locks held back with it
+   * (`lock()`'s `withNext`) leave with the read in one round trip (pipelined-statements.ts, the read named by its text).
+   */
+  private async openingRead<T>(open: Open, text: string, values: readonly unknown[]): Promise<T[]> {
+    const client = (await open.runner.connect()) as SubmittableClient;
+    const opening = open.begin.take();
+    const pipeline = new PipelinedStatements([...opening, { text, values }], { readLast: true });
+    try {
+      await runPipelined(client, pipeline);
+    } catch (error) {
+      // Nothing reached the server (a value pg cannot send, a connection already lost): the transaction has not begun.
+      if (!pipeline.written) open.begin.restore(opening);
+      throw error;
+    }
+    return pipeline.rows as T[];
   }
 }

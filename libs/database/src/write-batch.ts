@@ -1,5 +1,5 @@
 import { QueryFailedError, type QueryRunner } from 'typeorm';
-import { BEGIN, type DeferredBegin } from './deferred-begin.js';
+import type { DeferredBegin } from './deferred-begin.js';
 import type { Statement } from './inline-parameters.js';
 import { PipelinedStatements, runPipelined, type SubmittableClient } from './pipelined-statements.js';
 
@@ -19,7 +19,7 @@ type Query = (text: string, values?: unknown[]) => Promise<unknown>;
  *
  * They leave pipelined over the extended protocol (pipelined-statements.ts): each a named statement with bound values,
  * parsed and planned once per connection, all answered after one Sync; with the transaction's `START TRANSACTION`
- * ahead of them when nothing was sent before. (Until issue 55 they left as one simple-protocol message with their
+ * (and the locks held back with it) ahead of them when nothing was sent before. (Until issue 55 they left as one simple-protocol message with their
  * values written in as literals, parsed and planned at every booking: 29 % of PostgreSQL's time on a booking.)
  *
  * Every other statement of the transaction reaches PostgreSQL through its query runner's `query`, so for the length
@@ -82,15 +82,15 @@ export class WriteBatch {
     if (writes.length === 0) return;
     const { runner, begin } = this.transaction;
     const client = (await runner.connect()) as SubmittableClient;
-    const began = begin.take();
-    const statements = [...(began ? [{ text: BEGIN, values: [] }] : []), ...writes, ...(commit ? [{ text: 'COMMIT', values: [] }] : [])];
+    const opening = begin.take();
+    const statements = [...opening, ...writes, ...(commit ? [{ text: 'COMMIT', values: [] }] : [])];
     const pipeline = new PipelinedStatements(statements);
     try {
       await runPipelined(client, pipeline);
       this.committed = commit;
     } catch (error) {
       // Nothing reached the server (a value pg cannot send, a connection already lost): the transaction has not begun.
-      if (began && !pipeline.written) begin.restore();
+      if (!pipeline.written) begin.restore(opening);
       // As TypeORM reports a statement's failure (its driverError is pg's); the values stay out of it.
       throw new QueryFailedError(pipeline.text, undefined, error as Error);
     }

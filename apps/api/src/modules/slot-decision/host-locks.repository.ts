@@ -17,7 +17,8 @@ export class HostLocksRepository {
     const keys = hostLockKeys(scope.livemode, hostUserIds);
     if (keys.length === 0) return;
     // One statement, the locks taken in the order given (sorted: no two bookings wait for each other in a cycle); as
-    // a transaction's first statement it travels with its START TRANSACTION.
-    await this.tx.lock(LOCK_HOSTS_SQL, [keys]);
+    // a transaction's first statement it travels with its START TRANSACTION and the read that follows (the event type's
+    // or a hold's), in one round trip: what the decision reads is read under the locks.
+    await this.tx.lock(LOCK_HOSTS_SQL, [keys], { withNext: true });
   }
 }
