@@ -233,7 +233,7 @@ describe('TransactionHost', () => {
     });
     expect(sent).toEqual(["START TRANSACTION;\nSELECT pg_advisory_xact_lock(hashtext('tx-probe next'))", 'SELECT 1']);
 
-    // A lock that fails fails the statement it left with, and the transaction rolls back; the connection is as good as new.
+    // A lock that fails fails the statement it left with, and the transaction rolls back: no lock stays, and the next one works.
     await expect(
       tx.transaction(async () => {
         await tx.lock('SELECT pg_advisory_xact_lock(hashtext($1) / 0)', ['tx-probe next'], { withNext: true });

@@ -19,8 +19,9 @@ type Query = (text: string, values?: unknown[]) => Promise<unknown>;
  *
  * They leave pipelined over the extended protocol (pipelined-statements.ts): each a named statement with bound values,
  * parsed and planned once per connection, all answered after one Sync; with the transaction's `START TRANSACTION`
- * (and the locks held back with it) ahead of them when nothing was sent before. (Until issue 55 they left as one simple-protocol message with their
- * values written in as literals, parsed and planned at every booking: 29 % of PostgreSQL's time on a booking.)
+ * (and the locks held back with it) ahead of them when nothing was sent before. (Until issue 55 they left as one
+ * simple-protocol message with their values written in as literals, parsed and planned at every booking: 29 % of
+ * PostgreSQL's time on a booking.)
  *
  * Every other statement of the transaction reaches PostgreSQL through its query runner's `query`, so for the length
  * of the batch that method sends the waiting writes first; `prepared()`, which uses the connection itself, calls

@@ -120,7 +120,8 @@ export class MonthlyPartitions {
    * ACCESS EXCLUSIVE lock on the parent (every read of the table waits). Rows the DEFAULT partition caught for the
    * month move in first, with DEFAULT locked against writes meanwhile (ATTACH checks that it holds none of the month's
    * rows). The locks are `monthAttachLocks`: a month ahead is made while reads and writes go on; a month that has begun
-   * holds the table's writes for the instant it takes, so that none is routed to DEFAULT and then refused.
+   * holds the table's writes while it is made (after waiting for the open ones, within the lock timeout), so that none
+   * is routed to DEFAULT and then refused.
    */
   private async createMonth(lower: Date, upper: Date, defaultPartition: string | undefined, begun: boolean): Promise<boolean> {
     const { table, column } = this.options;

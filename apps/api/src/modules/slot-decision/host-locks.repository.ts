@@ -17,8 +17,10 @@ export class HostLocksRepository {
     const keys = hostLockKeys(scope.livemode, hostUserIds);
     if (keys.length === 0) return;
     // One statement, the locks taken in the order given (sorted: no two bookings wait for each other in a cycle); as
-    // a transaction's first statement it travels with its START TRANSACTION and the read that follows (the event type's
-    // or a hold's), in one round trip: what the decision reads is read under the locks.
+    // a transaction's first statement it travels with its START TRANSACTION and, when the next statement is a prepared
+    // read (the event type's, in a booking's or a hold's decision), with that read too, in one round trip; before any
+    // other statement (a hold's row read for update, a booking's for a change) it leaves with START TRANSACTION in a
+    // message of its own, just before that one. Either way the server takes the locks before what comes after them.
     await this.tx.lock(LOCK_HOSTS_SQL, [keys], { withNext: true });
   }
 }
