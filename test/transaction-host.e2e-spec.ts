@@ -20,6 +20,20 @@ describe('TransactionHost', () => {
     await t.close();
   });
 
+  /**
+   * Whether the advisory lock of `hashtext(key)` is held, in this file's database (other files' apps take hosts' locks on
+   * the same server meanwhile), seen from a connection of its own.
+   */
+  const advisoryHeld = async (key: string): Promise<number> =>
+    (
+      (await dataSource.query(
+        `SELECT count(*)::int AS n FROM pg_locks
+          WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND objid::bigint = (hashtext($1)::bigint & 4294967295)`,
+        [key],
+      )) as { n: number }[]
+    )[0].n;
+
   const insert = (value: string): Promise<unknown> => tx.transactional.query('INSERT INTO tx_probe (value) VALUES ($1)', [value]);
   const values = async (): Promise<string[]> =>
     ((await dataSource.query('SELECT value FROM tx_probe ORDER BY value')) as { value: string }[]).map((row) => row.value);
@@ -100,16 +114,7 @@ describe('TransactionHost', () => {
       });
       return sent;
     };
-    // The probe's own lock in this file's database (other files' apps take hosts' locks on the same server meanwhile).
-    const lockedHere = async (): Promise<number> =>
-      (
-        (await dataSource.query(
-          `SELECT count(*)::int AS n FROM pg_locks
-            WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-              AND objid::bigint = (hashtext($1)::bigint & 4294967295)`,
-          ['tx-probe lock'],
-        )) as { n: number }[]
-      )[0].n;
+    const lockedHere = (): Promise<number> => advisoryHeld('tx-probe lock');
 
     let held = -1;
     const withLock = await messages(async () => {
@@ -168,15 +173,7 @@ describe('TransactionHost', () => {
     await dataSource.query('TRUNCATE tx_probe');
     await dataSource.query(`INSERT INTO tx_probe (value) VALUES ('a'), ('b')`);
     const LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
-    const heldElsewhere = async (): Promise<number> =>
-      (
-        (await dataSource.query(
-          `SELECT count(*)::int AS n FROM pg_locks
-            WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-              AND objid::bigint = (hashtext($1)::bigint & 4294967295)`,
-          ['tx-probe next'],
-        )) as { n: number }[]
-      )[0].n;
+    const heldElsewhere = (): Promise<number> => advisoryHeld('tx-probe next');
 
     // Before a prepared read: nothing is sent at lock(); then one round trip with START TRANSACTION, the lock and the
     // read, whose rows come back parsed as pg parses them; the lock is held from then to the end.
