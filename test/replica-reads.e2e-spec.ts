@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { jest } from '@jest/globals';
 import pg from 'pg';
 import { ReplicaReads } from '@app/database';
 import { startTestApp, type TestApp } from './support/app.js';
@@ -133,5 +134,27 @@ describe('reads from replicas: routing, write positions, fallback', () => {
     expect((await routed.http.post(`/v1/bookings/${id}/cancel`, { token: confirmationToken })).status).toBe(200);
     expect(Object.keys(await positions())).toEqual([org.owner.organizationId]);
     expect(await starts(routed)).toContain('11:00');
+  });
+
+  it('the fingerprint rides in the key’s lookup only without replicas: where they serve reads, a standby reads it', async () => {
+    /** The statements that looked up the key for one warm answer of `t`. */
+    async function keyLookups(t: TestApp): Promise<string[]> {
+      await starts(t, '2027-03-03');
+      const query = jest.spyOn(pg.Client.prototype, 'query');
+      try {
+        await starts(t, '2027-03-03');
+        return query.mock.calls
+          .map(([first]) => String(typeof first === 'string' ? first : (first as { text?: string }).text))
+          .filter((text) => text.includes('FROM api_keys k'));
+      } finally {
+        query.mockRestore();
+      }
+    }
+    const [withoutReplicas] = await keyLookups(plain);
+    expect(withoutReplicas).toContain('FROM availability_versions');
+    const before = counts(routed).replica;
+    const [withReplicas] = await keyLookups(routed);
+    expect(withReplicas).not.toContain('FROM availability_versions');
+    expect(counts(routed).replica).toBeGreaterThan(before);
   });
 });

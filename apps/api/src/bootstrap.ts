@@ -81,9 +81,8 @@ async function serveBrowserRoutes(app: NestFastifyApplication): Promise<void> {
     fastify.options(route.url, { config: { cors: config.cors } }, (_request, reply) => reply.code(204).send());
   });
   fastify.addHook('preHandler', async (request) => {
-    if ((request.routeOptions.config as Partial<BrowserRouteConfig>).publishableKey && request.method !== 'OPTIONS') {
-      await gate.admit(request as unknown as GatedRequest);
-    }
+    const config = request.routeOptions.config as Partial<BrowserRouteConfig>;
+    if (config.publishableKey && request.method !== 'OPTIONS') await gate.admit(request as unknown as GatedRequest, config.withKey);
   });
   await app.register(fastifyCors, { origin: false, hook: 'preHandler' });
 }

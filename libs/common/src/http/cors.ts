@@ -21,4 +21,6 @@ export interface BrowserRouteConfig {
   cors: typeof BROWSER_CORS;
   /** (P) routes: the publishable key and its allowed origins are checked before any CORS header is written. */
   publishableKey?: true;
+  /** The route's first read, composed with the publishable key's lookup (AccessRule `withKey`). */
+  withKey?: string;
 }

@@ -15,7 +15,7 @@ import {
   tenantScope,
   type TenantScope,
 } from '@app/common';
-import { type ApiKeyCredential, GlobalLookups } from '../global-lookups/index.js';
+import { type ApiKeyCredential, type ComposedCompanion, GlobalLookups } from '../global-lookups/index.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { EventTypesService } from '../event-types/index.js';
 import { RoutingFormsService } from '../routing-forms/index.js';
@@ -189,10 +189,14 @@ export class ApiKeysService {
     return [...ids];
   }
 
-  /** Checks a presented key. Revocation and expiry are read from the row on every call, so they hold at once everywhere. */
-  async authenticate(presented: string): Promise<ApiKeyCredential> {
+  /**
+   * Checks a presented key. Revocation and expiry are read from the row on every call, so they hold at once everywhere.
+   * A companion (KeyCompanions) is read in the same statement; its value is on the key, for the caller to keep only
+   * once every check of its own has passed too.
+   */
+  async authenticate(presented: string, companion?: ComposedCompanion | null): Promise<ApiKeyCredential> {
     if (!API_KEY_PATTERN.test(presented)) throw AppError.unauthorized('Invalid API key');
-    const key = await this.lookups.apiKeyByHash(sha256(presented));
+    const key = await this.lookups.apiKeyByHash(sha256(presented), companion);
     if (!key) throw AppError.unauthorized('Invalid API key');
     if (key.revokedAt) throw new AppError(ErrorCode.KEY_REVOKED, 'This API key has been revoked');
     const now = this.clock.now();

@@ -2,7 +2,9 @@ import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Access, ApiErrors, CurrentPrincipal, type Principal, Scope } from '@app/common';
-import { AvailabilityService } from './availability.service.js';
+import { companionOf } from '../global-lookups/index.js';
+import { AvailabilityService, FINGERPRINT_WITH_KEY } from './availability.service.js';
+import type { Fingerprint } from './slot.read-model.js';
 import { sendSlots } from './slots-reply.js';
 import { CheckQueryDto, CheckResponse, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
@@ -12,7 +14,7 @@ export class AvailabilityController {
   constructor(private readonly availability: AvailabilityService) {}
 
   @Get()
-  @Access({ scope: Scope.AvailabilityRead })
+  @Access({ scope: Scope.AvailabilityRead, withKey: FINGERPRINT_WITH_KEY })
   @ApiOperation({
     operationId: 'listAvailableSlots',
     summary: 'Bookable slots of an event type between two local dates (scope availability:read)',
@@ -39,7 +41,8 @@ export class AvailabilityController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string | Buffer> {
-    return sendSlots(request, reply, await this.availability.slots(principal, query));
+    const withKey = companionOf<Fingerprint>(request, FINGERPRINT_WITH_KEY, [query.eventTypeId]);
+    return sendSlots(request, reply, await this.availability.slots(principal, query, 'hosts', withKey));
   }
 
   @Get('check')

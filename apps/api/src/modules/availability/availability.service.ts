@@ -13,13 +13,21 @@ import {
   type StartQuery,
 } from '@app/availability';
 import fastJson from 'fast-json-stringify';
-import { AppError, Clock, Principal, daysBetween, isIanaTimeZone, tenantScope, type TenantScope } from '@app/common';
+import { AppError, Clock, Principal, daysBetween, isIanaTimeZone, looksLikeId, tenantScope, type TenantScope } from '@app/common';
 import { ReplicaReads } from '@app/database';
 import { type EventTypeDetails, EventTypesService, schedulingDetailsOf } from '../event-types/index.js';
+import { KeyCompanions } from '../global-lookups/index.js';
 import { RoutedBookingsService, type Routing } from '../routing-forms/index.js';
 import { AvailabilityCache, type ContentEncoding } from './availability-cache.service.js';
 import { hostsOf, rulesOf } from './host-availability.js';
-import { type Fingerprint, type HostContactRow, SlotReadModel } from './slot.read-model.js';
+import {
+  type Fingerprint,
+  fingerprintColumns,
+  fingerprintOf,
+  type HostContactRow,
+  type RawFingerprint,
+  SlotReadModel,
+} from './slot.read-model.js';
 import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -113,6 +121,20 @@ function isoDateOf(instant: number): string {
   return new Date(instant).toISOString().slice(0, 10);
 }
 
+/**
+ * GET /availability's first read, the fingerprint with the event type, as the API key's lookup carries it (KeyCompanions):
+ * a warm answer is then one statement. The routes name it in their Access rule and pass its value to slots().
+ */
+export const FINGERPRINT_WITH_KEY = 'availability-fingerprint';
+
+/** The fingerprint's parameter from a raw query, when it is a plain request with a well-formed event type id. */
+function fingerprintParams(query: unknown): [string] | null {
+  if (typeof query !== 'object' || query === null) return null;
+  const { eventTypeId, routingResponseId } = query as Record<string, unknown>;
+  if (routingResponseId !== undefined || typeof eventTypeId !== 'string' || !looksLikeId(eventTypeId, 'evt')) return null;
+  return [eventTypeId];
+}
+
 @Injectable()
 export class AvailabilityService {
   constructor(
@@ -122,19 +144,29 @@ export class AvailabilityService {
     private readonly cache: AvailabilityCache,
     private readonly routed: RoutedBookingsService,
     private readonly replicaReads: ReplicaReads,
-  ) {}
+    companions: KeyCompanions,
+  ) {
+    companions.register<Fingerprint>(FINGERPRINT_WITH_KEY, {
+      // Not without the cache (nothing to validate), nor where a standby would answer the fingerprint (the key's lookup
+      // reads the primary, and a miss must read its data where its tag was read).
+      params: (request) => (this.cache.enabled && !this.replicaReads.enabled ? fingerprintParams(request.query) : null),
+      columns: (organization, [eventType]) => fingerprintColumns(organization, eventType),
+      parse: (row) => fingerprintOf(row as unknown as RawFingerprint),
+    });
+  }
 
   /**
    * The answer of GET /availability, serialized. A cached answer is used while its fingerprint (read
    * here, first) is unchanged and the clock is before its `validUntil`; otherwise it is computed from
-   * data read after that fingerprint, so an entry is never newer-tagged than what it holds.
+   * data read after that fingerprint, so an entry is never newer-tagged than what it holds. `withKey`: that first read,
+   * when the API key's lookup made it for this very query (FINGERPRINT_WITH_KEY).
    */
-  slots(principal: Principal, query: SlotsQueryDto, view: SlotsView = 'hosts'): Promise<SlotsAnswer> {
+  slots(principal: Principal, query: SlotsQueryDto, view: SlotsView = 'hosts', withKey?: Fingerprint): Promise<SlotsAnswer> {
     // A read the client acts on later, never a decision (a booking decides again on the primary): a standby may answer.
-    return this.replicaReads.run(principal.organizationId, () => this.readSlots(principal, query, view));
+    return this.replicaReads.run(principal.organizationId, () => this.readSlots(principal, query, view, withKey));
   }
 
-  private async readSlots(principal: Principal, query: SlotsQueryDto, view: SlotsView): Promise<SlotsAnswer> {
+  private async readSlots(principal: Principal, query: SlotsQueryDto, view: SlotsView, withKey?: Fingerprint): Promise<SlotsAnswer> {
     const timeZone = this.timeZone(query.timezone);
     const span = daysBetween(query.start, query.end);
     if (span < 0) throw AppError.validation('end', 'end must not be before start');
@@ -143,7 +175,8 @@ export class AvailabilityService {
     const scope = tenantScope(principal);
     // With the cache: the fingerprint and the event type in one statement, and a routed request's response in that same
     // statement (the answer is the routed hosts', contract § 22); a hit needs nothing else.
-    const { read, routing } = await this.fingerprintOf(scope, query);
+    const composed = withKey && this.cache.enabled && query.routingResponseId === undefined;
+    const { read, routing } = composed ? { read: withKey, routing: null } : await this.fingerprintOf(scope, query);
     const key =
       this.cache.key(scope, query.eventTypeId, query.start, query.end, timeZone) +
       (view === 'attendee' ? '|attendee' : '') +

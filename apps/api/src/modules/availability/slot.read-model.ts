@@ -112,26 +112,32 @@ export interface Fingerprint {
   readonly eventType: EventTypeRow | null;
 }
 
-interface RawFingerprint {
+export interface RawFingerprint {
   fingerprint: string;
   event_type: EventTypeJsonRow | null;
 }
 
 type RawRoutedResponse = [RouteOfResponse['route'], number, string | null];
 
-/** The fingerprint's two columns ($1 the organization, $2 the event type). */
-const FINGERPRINT_COLUMNS_SQL = `(SELECT coalesce(sum(v.version), 0)::text
+/** The fingerprint's two columns, given SQL for the organization and for the event type's id. */
+export function fingerprintColumns(organization: string, eventType: string): string {
+  return `(SELECT coalesce(sum(v.version), 0)::text
                  FROM availability_versions v
-                WHERE v.organization_id = $1
-                  AND (v.subject = 'e:' || $2 OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = $2)
+                WHERE v.organization_id = ${organization}
+                  AND (v.subject = 'e:' || ${eventType} OR v.subject IN (SELECT 'u:' || h.user_id FROM event_type_hosts h WHERE h.event_type_id = ${eventType})
                        -- The stand-ins of the hosts' absences: their availability is offered in the hosts' place.
                        OR v.subject IN (SELECT 'u:' || x.redirect_to_user_id FROM out_of_office_entries x
-                                          JOIN event_type_hosts h ON h.user_id = x.user_id AND h.event_type_id = $2
-                                         WHERE x.organization_id = $1 AND x.redirect_to_user_id IS NOT NULL))
+                                          JOIN event_type_hosts h ON h.user_id = x.user_id AND h.event_type_id = ${eventType}
+                                         WHERE x.organization_id = ${organization} AND x.redirect_to_user_id IS NOT NULL))
               ) AS fingerprint,
-              (SELECT ${EVENT_TYPE_ROW_JSON_SQL} FROM event_types et WHERE et.id = $2 AND et.organization_id = $1) AS event_type`;
+              (SELECT ${EVENT_TYPE_ROW_JSON_SQL} FROM event_types et WHERE et.id = ${eventType} AND et.organization_id = ${organization}) AS event_type`;
+}
 
-function fingerprintOf(row: RawFingerprint): Fingerprint {
+/** $1 the organization, $2 the event type. */
+const FINGERPRINT_COLUMNS_SQL = fingerprintColumns('$1', '$2');
+
+/** The fingerprint and event type from a row with fingerprintColumns (its own statement, or the API key's lookup). */
+export function fingerprintOf(row: RawFingerprint): Fingerprint {
   return { fingerprint: row.fingerprint, eventType: row.event_type && eventTypeRowFromJson(row.event_type) };
 }
 

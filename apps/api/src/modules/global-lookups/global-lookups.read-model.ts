@@ -12,6 +12,7 @@ import {
   verifiedTenantScope,
 } from '@app/common';
 import { TransactionHost } from '@app/database';
+import type { ComposedCompanion } from './key-companions.js';
 
 /** An API key found by its hash, before any check of revocation or expiry. */
 export interface ApiKeyCredential {
@@ -30,6 +31,8 @@ export interface ApiKeyCredential {
   actor: KeyActor | null;
   /** Set for a publishable key only. */
   publishable: PublishableAccess | null;
+  /** What the companion read, when one was composed with the lookup (apiKeyByHash). */
+  companion?: unknown;
 }
 
 /** A partner app's access token found by its hash (contract § 20), before any check of revocation or expiry. */
@@ -98,10 +101,14 @@ export class GlobalLookups {
   /**
    * The whole cost of authenticating a key: one lookup on a unique index, with the acting user, its
    * organization and active membership joined by primary keys (GET /users/me answers from them), as a
-   * prepared statement: it runs on every key request.
+   * prepared statement: it runs on every key request. With a companion (KeyCompanion), the route's first read
+   * is in the same statement, for the key's organization, and its value is on the credential.
    */
-  async apiKeyByHash(keyHash: string): Promise<ApiKeyCredential | null> {
-    const rows: {
+  async apiKeyByHash(keyHash: string, companion?: ComposedCompanion | null): Promise<ApiKeyCredential | null> {
+    // The companion's parameters follow the key's hash ($1).
+    const placeholders = companion?.params.map((_, index) => `$${index + 2}`) ?? [];
+    const along = companion ? `, ${companion.read.columns('k.organization_id', placeholders)}` : '';
+    const rows: ({
       id: string;
       name: string;
       key_prefix: string;
@@ -127,22 +134,23 @@ export class GlobalLookups {
       allowed_origins: string[] | null;
       event_type_ids: string[] | null;
       routing_form_ids: string[] | null;
-    }[] = await this.tx.prepared(
-      'api-key-by-hash',
+    } & Record<string, unknown>)[] = await this.tx.prepared(
+      companion ? `api-key-by-hash+${companion.name}` : 'api-key-by-hash',
       `SELECT k.id, k.name, k.key_prefix, k.organization_id, k.created_by_user_id, k.scopes, k.rate_limit_per_minute, k.mode, k.expires_at,
               k.last_used_at, k.revoked_at, u.email, u.first_name, u.last_name, u.timezone, u.created_at AS user_created_at,
               m.id AS member_id, o.name AS organization_name, o.slug AS organization_slug,
-              m.locale AS member_locale, o.default_locale AS organization_default_locale, k.kind, k.allowed_origins, k.event_type_ids, k.routing_form_ids
+              m.locale AS member_locale, o.default_locale AS organization_default_locale, k.kind, k.allowed_origins, k.event_type_ids, k.routing_form_ids${along}
          FROM api_keys k
          JOIN organizations o ON o.id = k.organization_id
          LEFT JOIN users u ON u.id = k.created_by_user_id
          LEFT JOIN members m ON m.user_id = k.created_by_user_id AND m.organization_id = k.organization_id AND m.status = 'active'
         WHERE k.key_hash = $1`,
-      [keyHash],
+      companion ? [keyHash, ...companion.params] : [keyHash],
     );
     const row = rows[0];
     if (!row) return null;
     return {
+      ...(companion ? { companion: companion.read.parse(row) } : {}),
       scope: verifiedTenantScope(row.organization_id, row.mode === 'live'),
       id: row.id,
       label: `${row.name} (${row.key_prefix})`,

@@ -7,3 +7,11 @@ export {
   type InvitationCredential,
   type SessionCredential,
 } from './global-lookups.read-model.js';
+export {
+  type CompanionResult,
+  companionOf,
+  type ComposedCompanion,
+  type KeyCompanion,
+  KeyCompanions,
+  type RequestWithCompanion,
+} from './key-companions.js';

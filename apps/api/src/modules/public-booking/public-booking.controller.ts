@@ -2,11 +2,12 @@ import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from 
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ApiErrors, AppError, ClientAddress, CurrentPrincipal, IdParam, type Principal, Audited } from '@app/common';
-import { SlotsQueryDto } from '../availability/index.js';
+import { FINGERPRINT_WITH_KEY, type Fingerprint, SlotsQueryDto } from '../availability/index.js';
 import { sendSlots } from '../availability/index.js';
 import { SlotRequestDto } from '../booking-core/index.js';
 import { PublicBookingResponse } from '../bookings/index.js';
 import { BookingQueriesService } from '../bookings/index.js';
+import { companionOf } from '../global-lookups/index.js';
 import { IDEMPOTENCY_HEADER, idempotencyKey, sendStored } from '../idempotency/index.js';
 import {
   PublicBookingDto,
@@ -60,7 +61,7 @@ export class PublicBookingController {
   }
 
   @Get('availability')
-  @Access({ publishable: true })
+  @Access({ publishable: true, withKey: FINGERPRINT_WITH_KEY })
   @ApiOperation({
     operationId: 'listPublicSlots',
     summary: 'Bookable slots between two local dates, without host ids',
@@ -74,7 +75,8 @@ export class PublicBookingController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string | Buffer> {
-    return sendSlots(request, reply, await this.publicBooking.slots(principal, query));
+    const withKey = companionOf<Fingerprint>(request, FINGERPRINT_WITH_KEY, [query.eventTypeId]);
+    return sendSlots(request, reply, await this.publicBooking.slots(principal, query, withKey));
   }
 
   @Post('holds')

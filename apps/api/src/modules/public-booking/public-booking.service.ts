@@ -1,7 +1,7 @@
 import type { SlotRequestDto } from '../booking-core/index.js';
 import { Injectable } from '@nestjs/common';
 import { AppError, type Principal, tenantScope } from '@app/common';
-import { AvailabilityService, type SlotsAnswer } from '../availability/index.js';
+import { AvailabilityService, type Fingerprint, type SlotsAnswer } from '../availability/index.js';
 import type { SlotsQueryDto } from '../availability/index.js';
 import { BookingCreateService } from '../bookings/index.js';
 import { type HoldRequest, HoldsService } from '../holds/index.js';
@@ -52,9 +52,10 @@ export class PublicBookingService {
     return { eventType };
   }
 
-  slots(principal: Principal, query: SlotsQueryDto): Promise<SlotsAnswer> {
+  /** `withKey`: the fingerprint as the publishable key's lookup read it (AvailabilityService.slots). */
+  slots(principal: Principal, query: SlotsQueryDto, withKey?: Fingerprint): Promise<SlotsAnswer> {
     this.assertMayBook(principal, query.eventTypeId);
-    return this.availability.slots(principal, query, 'attendee');
+    return this.availability.slots(principal, query, 'attendee', withKey);
   }
 
   /** The answer is `{ hold, holdToken }` (PublicHoldResponse), stored under the request's Idempotency-Key. */

@@ -11,6 +11,7 @@ import {
   type Scope,
 } from '@app/common';
 import { ApiKeysService } from '../../api-keys/index.js';
+import { KeyCompanions, type RequestWithCompanion } from '../../global-lookups/index.js';
 import { OAuthGrantsService } from '../../oauth/index.js';
 import type { AccessTokenClaims, RequestWithBearer } from '../jwt.strategy.js';
 import { SessionsService } from '../sessions.service.js';
@@ -18,7 +19,7 @@ import { parseAuthorization } from './credentials.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 import { keyPrincipal, PublishableKeyGate } from './publishable-key.gate.js';
 
-type GuardedRequest = RequestWithBearer & RequestWithPrincipal & { user?: AccessTokenClaims };
+type GuardedRequest = RequestWithBearer & RequestWithPrincipal & RequestWithCompanion & { user?: AccessTokenClaims; query?: unknown };
 
 function hasAttendeeToken(body: unknown): boolean {
   return (
@@ -42,6 +43,7 @@ export class AccessGuard implements CanActivate {
     private readonly jwtGuard: JwtAuthGuard,
     private readonly publishable: PublishableKeyGate,
     private readonly apps: OAuthGrantsService,
+    private readonly companions: KeyCompanions,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -69,7 +71,7 @@ export class AccessGuard implements CanActivate {
     if (credential.kind === 'malformed') throw AppError.unauthorized('Malformed Authorization header');
 
     if (credential.kind === 'api_key') {
-      request.principal = await this.apiKeyPrincipal(credential.value, rule);
+      request.principal = await this.apiKeyPrincipal(credential.value, rule, request);
       return true;
     }
     if (credential.kind === 'app_token') {
@@ -89,10 +91,13 @@ export class AccessGuard implements CanActivate {
     return true;
   }
 
-  private async apiKeyPrincipal(presented: string, rule: AccessRule): Promise<Principal> {
-    const key = await this.apiKeys.authenticate(presented);
+  private async apiKeyPrincipal(presented: string, rule: AccessRule, request: GuardedRequest): Promise<Principal> {
+    const companion = this.companions.compose(rule.withKey, request);
+    const key = await this.apiKeys.authenticate(presented, companion);
     if (key.publishable) throw publishableKeyHere();
     requireScope(rule, key.scopes, 'an API key');
+    // Kept for the route only once the key may call it.
+    if (companion) request.keyCompanion = { name: companion.name, params: companion.params, value: key.companion };
     return keyPrincipal(key);
   }
 }

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, type Principal, type RequestWithPrincipal } from '@app/common';
 import { ApiKeysService } from '../../api-keys/index.js';
-import type { ApiKeyCredential } from '../../global-lookups/index.js';
+import { type ApiKeyCredential, KeyCompanions, type RequestWithCompanion } from '../../global-lookups/index.js';
 import { parseAuthorization } from './credentials.js';
 
-export interface GatedRequest extends RequestWithPrincipal {
+export interface GatedRequest extends RequestWithPrincipal, RequestWithCompanion {
   headers: Record<string, string | string[] | undefined>;
+  query?: unknown;
 }
 
 /** The principal an API key acts as: the organization, in the key's mode, within its scopes. */
@@ -37,15 +38,20 @@ export function keyPrincipal(key: ApiKeyCredential): Principal {
  */
 @Injectable()
 export class PublishableKeyGate {
-  constructor(private readonly apiKeys: ApiKeysService) {}
+  constructor(
+    private readonly apiKeys: ApiKeysService,
+    private readonly companions: KeyCompanions,
+  ) {}
 
-  async admit(request: GatedRequest): Promise<Principal> {
+  /** `withKey`: the route's first read to send with the key's lookup (AccessRule), kept on the request once admitted. */
+  async admit(request: GatedRequest, withKey?: string): Promise<Principal> {
     if (request.principal) return request.principal;
     const credential = parseAuthorization(request.headers.authorization);
     if (credential.kind === 'none') throw AppError.unauthorized('Send Authorization: ApiKey pk_… (a publishable key)');
     if (credential.kind === 'malformed') throw AppError.unauthorized('Malformed Authorization header');
     if (credential.kind === 'jwt') throw publishableOnly();
-    const key = await this.apiKeys.authenticate(credential.value);
+    const companion = this.companions.compose(withKey, request);
+    const key = await this.apiKeys.authenticate(credential.value, companion);
     if (!key.publishable) throw publishableOnly();
     const origins = originsOf(request);
     if (!origins.some((origin) => key.publishable!.allowedOrigins.includes(origin))) {
@@ -54,6 +60,7 @@ export class PublishableKeyGate {
         'This publishable key does not answer this Origin; list it in the key’s allowedOrigins',
       );
     }
+    if (companion) request.keyCompanion = { name: companion.name, params: companion.params, value: key.companion };
     request.principal = keyPrincipal(key);
     return request.principal;
   }
