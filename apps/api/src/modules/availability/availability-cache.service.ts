@@ -5,8 +5,8 @@ import { AppConfig, type TenantScope } from '@app/common';
 
 /** One computed answer of GET /availability. */
 export interface CachedAnswer {
-  /** The response body, serialized once. */
-  readonly body: string;
+  /** The response body, serialized and encoded to UTF-8 once: a warm answer writes these bytes as they are. */
+  readonly body: Buffer;
   /** `SlotReadModel.fingerprint` of the event type and its hosts, read before the answer's data. */
   readonly fingerprint: string;
   /** From this instant (epoch ms) time alone changes the answer: minimum notice, booking window. */
@@ -48,9 +48,9 @@ export class AvailabilityCache {
       config.availabilityCacheBytes > 0
         ? new LRUCache<string, CachedAnswer>({
             maxSize: config.availabilityCacheBytes,
-            // UTF-16 in memory, plus the key and the entry, plus room for its compressed copies (JSON of slots
-            // compresses to well under a tenth; both encodings together are allowed half the body).
-            sizeCalculation: (answer, key) => 2 * (answer.body.length + key.length) + Math.ceil(answer.body.length / 2) + 200,
+            // The body's bytes, the key (UTF-16 in memory) and the entry, plus room for its compressed copies (JSON of
+            // slots compresses to well under a tenth; both encodings together are allowed half the body).
+            sizeCalculation: (answer, key) => answer.body.length + 2 * key.length + Math.ceil(answer.body.length / 2) + 200,
           })
         : null;
   }

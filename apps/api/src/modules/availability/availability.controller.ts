@@ -40,7 +40,7 @@ export class AvailabilityController {
     @Query() query: SlotsQueryDto,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string | Buffer> {
+  ): Promise<Buffer> {
     const withKey = companionOf<Fingerprint>(request, FINGERPRINT_WITH_KEY, [query.eventTypeId]);
     return sendSlots(request, reply, await this.availability.slots(principal, query, 'hosts', withKey));
   }

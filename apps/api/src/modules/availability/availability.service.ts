@@ -84,7 +84,8 @@ export type SlotsView = 'hosts' | 'attendee';
 
 /** A serialized answer, whether the cache gave it, and its compressed copies (kept with the cached answer). */
 export interface SlotsAnswer {
-  body: string;
+  /** UTF-8 JSON (CachedAnswer.body). */
+  body: Buffer;
   cache: 'hit' | 'miss';
   compressed: Partial<Record<ContentEncoding, Buffer>>;
 }
@@ -196,7 +197,7 @@ export class AvailabilityService {
       slots.flatMap((slot) => [slot.start, slot.end]),
       timeZone,
     );
-    const body = (view === 'attendee' ? serializePublicSlots : serializeSlots)({
+    const json = (view === 'attendee' ? serializePublicSlots : serializeSlots)({
       slots: slots.map((slot, index) => ({
         start: texts[2 * index],
         end: texts[2 * index + 1],
@@ -205,6 +206,7 @@ export class AvailabilityService {
       })),
       timezone: timeZone,
     });
+    const body = Buffer.from(json);
     const compressed = {};
     if (this.cache.enabled) this.cache.set(key, { body, fingerprint, validUntil: slotsValidUntil(slotQuery, slots), compressed });
     return { body, cache: 'miss', compressed };

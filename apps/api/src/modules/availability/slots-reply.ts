@@ -11,7 +11,7 @@ const encodings = new Negotiator<ContentEncoding>({ supportedValues: ['br', 'gzi
  * gave it, and a client that accepts br or gzip gets the bytes compressed once with the cached answer instead of
  * on every request (a 31-day answer is some 60 KB of JSON).
  */
-export function sendSlots(request: FastifyRequest, reply: FastifyReply, answer: SlotsAnswer): string | Buffer {
+export function sendSlots(request: FastifyRequest, reply: FastifyReply, answer: SlotsAnswer): Buffer {
   void reply
     .type('application/json; charset=utf-8')
     .header('Cache-Status', answer.cache === 'hit' ? 'availability; hit' : 'availability; fwd=miss');

@@ -86,6 +86,21 @@ export interface InvitationCredential {
   invitedAt: Date | null;
 }
 
+/** The API key's lookup ($1 the key's hash), with `along` added to its select list (a companion's columns). */
+function apiKeyLookup(along: string): string {
+  return `SELECT k.id, k.name, k.key_prefix, k.organization_id, k.created_by_user_id, k.scopes, k.rate_limit_per_minute, k.mode, k.expires_at,
+              k.last_used_at, k.revoked_at, u.email, u.first_name, u.last_name, u.timezone, u.created_at AS user_created_at,
+              m.id AS member_id, o.name AS organization_name, o.slug AS organization_slug,
+              m.locale AS member_locale, o.default_locale AS organization_default_locale, k.kind, k.allowed_origins, k.event_type_ids, k.routing_form_ids${along}
+         FROM api_keys k
+         JOIN organizations o ON o.id = k.organization_id
+         LEFT JOIN users u ON u.id = k.created_by_user_id
+         LEFT JOIN members m ON m.user_id = k.created_by_user_id AND m.organization_id = k.organization_id AND m.status = 'active'
+        WHERE k.key_hash = $1`;
+}
+
+const API_KEY_LOOKUP = apiKeyLookup('');
+
 /**
  * The deliberate lookups that are not scoped by organization, all in this one place: each starts from
  * something a caller presents (an API key, a session, an invitation token, an attendee token, a login)
@@ -96,6 +111,9 @@ export interface InvitationCredential {
  */
 @Injectable()
 export class GlobalLookups {
+  /** The key's lookup with each companion's columns, by companion and number of parameters: written once. */
+  private readonly composedLookups = new Map<string, { name: string; text: string }>();
+
   constructor(private readonly tx: TransactionHost) {}
 
   /**
@@ -105,9 +123,7 @@ export class GlobalLookups {
    * is in the same statement, for the key's organization, and its value is on the credential.
    */
   async apiKeyByHash(keyHash: string, companion?: ComposedCompanion | null): Promise<ApiKeyCredential | null> {
-    // The companion's parameters follow the key's hash ($1).
-    const placeholders = companion?.params.map((_, index) => `$${index + 2}`) ?? [];
-    const along = companion ? `, ${companion.read.columns('k.organization_id', placeholders)}` : '';
+    const { name, text } = companion ? this.composedLookup(companion) : { name: 'api-key-by-hash', text: API_KEY_LOOKUP };
     const rows: ({
       id: string;
       name: string;
@@ -134,19 +150,7 @@ export class GlobalLookups {
       allowed_origins: string[] | null;
       event_type_ids: string[] | null;
       routing_form_ids: string[] | null;
-    } & Record<string, unknown>)[] = await this.tx.prepared(
-      companion ? `api-key-by-hash+${companion.name}` : 'api-key-by-hash',
-      `SELECT k.id, k.name, k.key_prefix, k.organization_id, k.created_by_user_id, k.scopes, k.rate_limit_per_minute, k.mode, k.expires_at,
-              k.last_used_at, k.revoked_at, u.email, u.first_name, u.last_name, u.timezone, u.created_at AS user_created_at,
-              m.id AS member_id, o.name AS organization_name, o.slug AS organization_slug,
-              m.locale AS member_locale, o.default_locale AS organization_default_locale, k.kind, k.allowed_origins, k.event_type_ids, k.routing_form_ids${along}
-         FROM api_keys k
-         JOIN organizations o ON o.id = k.organization_id
-         LEFT JOIN users u ON u.id = k.created_by_user_id
-         LEFT JOIN members m ON m.user_id = k.created_by_user_id AND m.organization_id = k.organization_id AND m.status = 'active'
-        WHERE k.key_hash = $1`,
-      companion ? [keyHash, ...companion.params] : [keyHash],
-    );
+    } & Record<string, unknown>)[] = await this.tx.prepared(name, text, companion ? [keyHash, ...companion.params] : [keyHash]);
     const row = rows[0];
     if (!row) return null;
     return {
@@ -181,6 +185,19 @@ export class GlobalLookups {
               organizationDefaultLocale: row.organization_default_locale,
             },
     };
+  }
+
+  /** The prepared statement's name and text of the key's lookup with this companion. */
+  private composedLookup(companion: ComposedCompanion): { name: string; text: string } {
+    const key = `${companion.name}/${companion.params.length}`;
+    let lookup = this.composedLookups.get(key);
+    if (lookup === undefined) {
+      // The companion's parameters follow the key's hash ($1).
+      const placeholders = companion.params.map((_, index) => `$${index + 2}`);
+      lookup = { name: `api-key-by-hash+${key}`, text: apiKeyLookup(`, ${companion.read.columns('k.organization_id', placeholders)}`) };
+      this.composedLookups.set(key, lookup);
+    }
+    return lookup;
   }
 
   /**

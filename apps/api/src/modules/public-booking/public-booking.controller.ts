@@ -74,7 +74,7 @@ export class PublicBookingController {
     @Query() query: SlotsQueryDto,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string | Buffer> {
+  ): Promise<Buffer> {
     const withKey = companionOf<Fingerprint>(request, FINGERPRINT_WITH_KEY, [query.eventTypeId]);
     return sendSlots(request, reply, await this.publicBooking.slots(principal, query, withKey));
   }
