@@ -81,6 +81,7 @@ describe('availability: the first read made with the key’s lookup', () => {
     ['a malformed id', 'evt_short'],
     ['a quote in the id', `evt_${'a'.repeat(20)}'--`],
     ['another kind of id', `usr_${'a'.repeat(24)}`],
+    ['a NUL byte in the id', `evt_${'a'.repeat(20)}\u0000`],
     ['the id twice', '__TWICE__'],
   ])('refuses %s with 400 VALIDATION_ERROR naming eventTypeId', async (_label, value) => {
     const query =
@@ -101,13 +102,14 @@ describe('availability: the first read made with the key’s lookup', () => {
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.body.code).toBe('ORIGIN_NOT_ALLOWED');
     expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
-    // An event type of the organization outside the key's list is no event type for the key, though its data was read.
-    await warm(slotsOf(unlisted), { apiKey: org.apiKey });
+    // An event type of the organization outside the key's list is no event type for the key, though its data was read
+    // with the key and the same answer is warm (through a key without a list).
+    const open = (await createApiKey(t.http, token, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+    await warm(publicSlotsOf(unlisted), { apiKey: open, headers: { origin: SHOP } });
     const unlistedRes = await t.http.get(publicSlotsOf(unlisted), { apiKey: pk, headers: { origin: SHOP } });
     expect(unlistedRes.status).toBe(404);
     expect(unlistedRes.body.code).toBe('NOT_FOUND');
-    // Another organization's event type, through a publishable key without a list.
-    const open = (await createApiKey(t.http, token, { kind: 'publishable', allowedOrigins: [SHOP] })).apiKey;
+    // Another organization's event type, through the key without a list.
     const foreign = await t.http.get(publicSlotsOf(other.eventTypeId), { apiKey: open, headers: { origin: SHOP } });
     expect(foreign.status).toBe(404);
   });

@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import pg from 'pg';
 import { startTestApp, type TestApp } from './support/app.js';
 import { bookingBody, bookingOrg, type BookingOrg } from './support/bookings.js';
+import { createApiKey } from './support/factories.js';
 
 /**
  * Round trips to PostgreSQL of the hot paths (issue 40, docs/contributing/performance.md § Bookings): each is a wake-up of both
@@ -72,5 +73,18 @@ describe('round trips to PostgreSQL per request', () => {
     const messages = await messagesOf(() => t.http.get(path, { apiKey: org.apiKey }), 200);
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatch(/FROM availability_versions[\s\S]*FROM api_keys k/);
+  });
+
+  it('a warm GET /v1/public/availability: one; without an Origin the key’s lookup reads nothing more (403)', async () => {
+    const shop = 'https://shop.example.com';
+    const pk = (await createApiKey(t.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [shop] })).apiKey;
+    const path = `/v1/public/availability?eventTypeId=${org.eventTypeId}&start=2027-03-08&end=2027-03-12&timezone=UTC`;
+    expect((await t.http.get(path, { apiKey: pk, headers: { origin: shop } })).status).toBe(200);
+    const messages = await messagesOf(() => t.http.get(path, { apiKey: pk, headers: { origin: shop } }), 200);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/FROM availability_versions[\s\S]*FROM api_keys k/);
+    const refused = await messagesOf(() => t.http.get(path, { apiKey: pk }), 403);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).not.toContain('availability_versions');
   });
 });

@@ -18,6 +18,17 @@ export interface CachedAnswer {
 export type ContentEncoding = 'br' | 'gzip';
 
 /**
+ * Bytes that own all of their memory, for keeping in the cache: `Buffer.from` of a short string and zlib's output are
+ * views of larger blocks (Node's 8 KB pool, zlib's 16 KB chunk) that an entry would keep alive beyond what it counts.
+ */
+export function ownBytes(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  const own = Buffer.allocUnsafeSlow(bytes.byteLength);
+  bytes.copy(own);
+  return own;
+}
+
+/**
  * A cached answer's body in a content encoding, compressed once and kept with the answer, so a warm answer costs no
  * compression (@fastify/compress skips a reply that already has a Content-Encoding). Brotli at quality 4, gzip at
  * zlib's default level: the settings @fastify/compress itself uses.
@@ -25,8 +36,9 @@ export type ContentEncoding = 'br' | 'gzip';
 export function encodedBody(answer: Pick<CachedAnswer, 'body' | 'compressed'>, encoding: ContentEncoding): Buffer {
   let bytes = answer.compressed[encoding];
   if (bytes === undefined) {
-    bytes =
-      encoding === 'br' ? brotliCompressSync(answer.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(answer.body);
+    bytes = ownBytes(
+      encoding === 'br' ? brotliCompressSync(answer.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(answer.body),
+    );
     answer.compressed[encoding] = bytes;
   }
   return bytes;

@@ -18,16 +18,9 @@ import { ReplicaReads } from '@app/database';
 import { type EventTypeDetails, EventTypesService, schedulingDetailsOf } from '../event-types/index.js';
 import { KeyCompanions } from '../global-lookups/index.js';
 import { RoutedBookingsService, type Routing } from '../routing-forms/index.js';
-import { AvailabilityCache, type ContentEncoding } from './availability-cache.service.js';
+import { AvailabilityCache, type ContentEncoding, ownBytes } from './availability-cache.service.js';
 import { hostsOf, rulesOf } from './host-availability.js';
-import {
-  type Fingerprint,
-  fingerprintColumns,
-  fingerprintOf,
-  type HostContactRow,
-  type RawFingerprint,
-  SlotReadModel,
-} from './slot.read-model.js';
+import { type Fingerprint, fingerprintWithKey, type HostContactRow, SlotReadModel } from './slot.read-model.js';
 import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -147,13 +140,11 @@ export class AvailabilityService {
     private readonly replicaReads: ReplicaReads,
     companions: KeyCompanions,
   ) {
-    companions.register<Fingerprint>(FINGERPRINT_WITH_KEY, {
-      // Not without the cache (nothing to validate), nor where a standby would answer the fingerprint (the key's lookup
-      // reads the primary, and a miss must read its data where its tag was read).
-      params: (request) => (this.cache.enabled && !this.replicaReads.enabled ? fingerprintParams(request.query) : null),
-      columns: (organization, [eventType]) => fingerprintColumns(organization, eventType),
-      parse: (row) => fingerprintOf(row as unknown as RawFingerprint),
-    });
+    // Not without the cache (nothing to validate), nor where a standby would answer the fingerprint (the key's lookup
+    // reads the primary, and a miss must read its data where its tag was read).
+    const params = (request: { query?: unknown }) =>
+      this.cache.enabled && !this.replicaReads.enabled ? fingerprintParams(request.query) : null;
+    companions.register(FINGERPRINT_WITH_KEY, fingerprintWithKey(params));
   }
 
   /**
@@ -206,7 +197,7 @@ export class AvailabilityService {
       })),
       timezone: timeZone,
     });
-    const body = Buffer.from(json);
+    const body = ownBytes(Buffer.from(json));
     const compressed = {};
     if (this.cache.enabled) this.cache.set(key, { body, fingerprint, validUntil: slotsValidUntil(slotQuery, slots), compressed });
     return { body, cache: 'miss', compressed };

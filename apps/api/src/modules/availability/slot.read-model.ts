@@ -3,6 +3,7 @@ import type { TenantScope } from '@app/common';
 import { TransactionHost } from '@app/database';
 import { BUSY_STATUSES_SQL } from '../booking-occupancy/index.js';
 import { EVENT_TYPE_ROW_JSON_SQL, type EventTypeJsonRow, type EventTypeRow, eventTypeRowFromJson } from '../event-types/index.js';
+import type { KeyCompanion } from '../global-lookups/index.js';
 import type { RouteOfResponse } from '../routing-forms/index.js';
 import type { OverrideType, StoredScheduleDay, StoredTimeSlot } from '../schedules/index.js';
 
@@ -112,7 +113,7 @@ export interface Fingerprint {
   readonly eventType: EventTypeRow | null;
 }
 
-export interface RawFingerprint {
+interface RawFingerprint {
   fingerprint: string;
   event_type: EventTypeJsonRow | null;
 }
@@ -120,7 +121,7 @@ export interface RawFingerprint {
 type RawRoutedResponse = [RouteOfResponse['route'], number, string | null];
 
 /** The fingerprint's two columns, given SQL for the organization and for the event type's id. */
-export function fingerprintColumns(organization: string, eventType: string): string {
+function fingerprintColumns(organization: string, eventType: string): string {
   return `(SELECT coalesce(sum(v.version), 0)::text
                  FROM availability_versions v
                 WHERE v.organization_id = ${organization}
@@ -136,9 +137,20 @@ export function fingerprintColumns(organization: string, eventType: string): str
 /** $1 the organization, $2 the event type. */
 const FINGERPRINT_COLUMNS_SQL = fingerprintColumns('$1', '$2');
 
-/** The fingerprint and event type from a row with fingerprintColumns (its own statement, or the API key's lookup). */
-export function fingerprintOf(row: RawFingerprint): Fingerprint {
+function fingerprintOf(row: RawFingerprint): Fingerprint {
   return { fingerprint: row.fingerprint, eventType: row.event_type && eventTypeRowFromJson(row.event_type) };
+}
+
+/**
+ * The fingerprint and the event type as the API key's lookup carries them (KeyCompanions): the same two columns, for
+ * the key's organization and the event type named by the one parameter `params` finds in the request.
+ */
+export function fingerprintWithKey(params: KeyCompanion<Fingerprint>['params']): KeyCompanion<Fingerprint> {
+  return {
+    params,
+    columns: (organization, [eventType]) => fingerprintColumns(organization, eventType),
+    parse: (row) => fingerprintOf(row as unknown as RawFingerprint),
+  };
 }
 
 /**

@@ -16,12 +16,15 @@ describe('KeyCompanions: which read rides with the key’s lookup', () => {
   it.each<[string, string | undefined, unknown, string[] | null]>([
     ['the route names a registered read', 'by-id', { id: 'a' }, ['a']],
     ['the route names none', undefined, { id: 'a' }, null],
-    ['the name is unknown', 'other', { id: 'a' }, null],
     ['the read cannot take this request', 'by-id', { id: ['a', 'b'] }, null],
     ['the request has no query', 'by-id', undefined, null],
   ])('%s', (_label, name, query, params) => {
     const composed = companions.compose(name, { query });
     expect(composed && { name: composed.name, params: composed.params }).toEqual(params && { name: 'by-id', params });
+  });
+
+  it('refuses a name nothing registered: a route wired to a read that does not exist', () => {
+    expect(() => companions.compose('other', { query: { id: 'a' } })).toThrow(/No key companion is registered as other/);
   });
 
   it('refuses a second read under a taken name', () => {

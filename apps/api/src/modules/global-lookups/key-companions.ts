@@ -49,11 +49,16 @@ export class KeyCompanions {
     this.reads.set(name, read);
   }
 
-  /** The companion a route names, composed for this request; null when it cannot be (or none is registered by that name). */
+  /**
+   * The companion a route names, composed for this request; null when the route names none or this request cannot
+   * compose it. A name nothing registered is a wiring mistake, refused rather than silently read apart.
+   */
   compose(name: string | undefined, request: { query?: unknown }): ComposedCompanion | null {
-    const read = name === undefined ? undefined : this.reads.get(name);
-    const params = read?.params(request) ?? null;
-    return read && params ? { name: name!, read, params } : null;
+    if (name === undefined) return null;
+    const read = this.reads.get(name);
+    if (!read) throw new Error(`No key companion is registered as ${name}`);
+    const params = read.params(request);
+    return params ? { name, read, params } : null;
   }
 }
 

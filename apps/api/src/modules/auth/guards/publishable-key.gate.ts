@@ -50,10 +50,11 @@ export class PublishableKeyGate {
     if (credential.kind === 'none') throw AppError.unauthorized('Send Authorization: ApiKey pk_… (a publishable key)');
     if (credential.kind === 'malformed') throw AppError.unauthorized('Malformed Authorization header');
     if (credential.kind === 'jwt') throw publishableOnly();
-    const companion = this.companions.compose(withKey, request);
+    const origins = originsOf(request);
+    // Without an origin the key is refused whatever it is: nothing more is read for it.
+    const companion = origins.length > 0 ? this.companions.compose(withKey, request) : null;
     const key = await this.apiKeys.authenticate(credential.value, companion);
     if (!key.publishable) throw publishableOnly();
-    const origins = originsOf(request);
     if (!origins.some((origin) => key.publishable!.allowedOrigins.includes(origin))) {
       throw new AppError(
         ErrorCode.ORIGIN_NOT_ALLOWED,
