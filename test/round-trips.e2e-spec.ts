@@ -75,6 +75,31 @@ describe('round trips to PostgreSQL per request', () => {
     expect(messages[0]).toMatch(/FROM availability_versions[\s\S]*FROM api_keys k/);
   });
 
+  it('a warm routed GET /v1/availability: one (the key’s lookup carries the fingerprint and the routing response)', async () => {
+    const form = await t.http.post(
+      '/v1/routing-forms',
+      {
+        name: 'Inbound',
+        fields: [{ id: 'size', label: 'Company size', type: 'number', required: true }],
+        routes: [{ when: { all: [{ field: 'size', op: 'gte', value: 0 }] }, to: { eventTypeId: org.eventTypeId } }],
+        fallback: { message: 'Thank you' },
+      },
+      { apiKey: org.apiKey },
+    );
+    expect(form.status).toBe(201);
+    const response = await t.http.post(
+      `/v1/routing-forms/${form.body.routingForm.id}/responses`,
+      { answers: { size: 5 } },
+      { apiKey: org.apiKey },
+    );
+    expect(response.status).toBe(201);
+    const path = `/v1/availability?eventTypeId=${org.eventTypeId}&start=2027-03-08&end=2027-03-12&timezone=UTC&routingResponseId=${response.body.response.id}`;
+    expect((await t.http.get(path, { apiKey: org.apiKey })).status).toBe(200);
+    const messages = await messagesOf(() => t.http.get(path, { apiKey: org.apiKey }), 200);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/FROM routing_responses r[\s\S]*FROM api_keys k/);
+  });
+
   it('a warm GET /v1/public/availability: one; without an Origin the key’s lookup reads nothing more (403)', async () => {
     const shop = 'https://shop.example.com';
     const pk = (await createApiKey(t.http, org.owner.accessToken, { kind: 'publishable', allowedOrigins: [shop] })).apiKey;

@@ -2,9 +2,7 @@ import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Access, ApiErrors, CurrentPrincipal, type Principal, Scope } from '@app/common';
-import { companionOf } from '../global-lookups/index.js';
-import { AvailabilityService, FINGERPRINT_WITH_KEY } from './availability.service.js';
-import type { Fingerprint } from './slot.read-model.js';
+import { AvailabilityService, FINGERPRINT_WITH_KEY, fingerprintFromKey } from './availability.service.js';
 import { sendSlots } from './slots-reply.js';
 import { CheckQueryDto, CheckResponse, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
@@ -41,8 +39,7 @@ export class AvailabilityController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Buffer> {
-    const withKey = companionOf<Fingerprint>(request, FINGERPRINT_WITH_KEY, [query.eventTypeId]);
-    return sendSlots(request, reply, await this.availability.slots(principal, query, 'hosts', withKey));
+    return sendSlots(request, reply, await this.availability.slots(principal, query, 'hosts', fingerprintFromKey(request, query)));
   }
 
   @Get('check')

@@ -16,11 +16,11 @@ import fastJson from 'fast-json-stringify';
 import { AppError, Clock, Principal, daysBetween, isIanaTimeZone, looksLikeId, tenantScope, type TenantScope } from '@app/common';
 import { ReplicaReads } from '@app/database';
 import { type EventTypeDetails, EventTypesService, schedulingDetailsOf } from '../event-types/index.js';
-import { KeyCompanions } from '../global-lookups/index.js';
+import { companionOf, KeyCompanions } from '../global-lookups/index.js';
 import { RoutedBookingsService, type Routing } from '../routing-forms/index.js';
 import { AvailabilityCache, type ContentEncoding, ownBytes } from './availability-cache.service.js';
 import { hostsOf, rulesOf } from './host-availability.js';
-import { type Fingerprint, fingerprintWithKey, type HostContactRow, SlotReadModel } from './slot.read-model.js';
+import { type Fingerprint, fingerprintWithKey, type HostContactRow, type RoutedFingerprint, SlotReadModel } from './slot.read-model.js';
 import { CheckQueryDto, CheckResponse, MAX_RANGE_DAYS, SlotsQueryDto, SlotsResponse } from './dto/slots.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -116,18 +116,33 @@ function isoDateOf(instant: number): string {
 }
 
 /**
- * GET /availability's first read, the fingerprint with the event type, as the API key's lookup carries it (KeyCompanions):
- * a warm answer is then one statement. The routes name it in their Access rule and pass its value to slots().
+ * GET /availability's first read, the fingerprint with the event type (and a routed request's response), as the API
+ * key's lookup carries it (KeyCompanions): a warm answer is then one statement. The routes name it in their Access rule
+ * and pass fingerprintFromKey's value to slots().
  */
 export const FINGERPRINT_WITH_KEY = 'availability-fingerprint';
 
-/** The fingerprint's parameter from a raw query, when it is a plain request with a well-formed event type id. */
-function fingerprintParams(query: unknown): [string] | null {
+/** The fingerprint's parameters: the event type, and the routing response of a routed request. */
+function fingerprintKeyParams(query: { eventTypeId: string; routingResponseId?: string }): string[] {
+  return query.routingResponseId === undefined ? [query.eventTypeId] : [query.eventTypeId, query.routingResponseId];
+}
+
+/** The same from a raw query, when its ids are well formed (else the route reads for itself, after validation). */
+function fingerprintParams(query: unknown): string[] | null {
   if (typeof query !== 'object' || query === null) return null;
   const { eventTypeId, routingResponseId } = query as Record<string, unknown>;
-  if (routingResponseId !== undefined || typeof eventTypeId !== 'string' || !looksLikeId(eventTypeId, 'evt')) return null;
-  return [eventTypeId];
+  if (typeof eventTypeId !== 'string' || !looksLikeId(eventTypeId, 'evt')) return null;
+  if (routingResponseId !== undefined && (typeof routingResponseId !== 'string' || !looksLikeId(routingResponseId, 'rtr'))) return null;
+  return fingerprintKeyParams({ eventTypeId, routingResponseId });
 }
+
+/** What the key's lookup read for this request's validated query, if it carried the fingerprint (FINGERPRINT_WITH_KEY). */
+export function fingerprintFromKey(request: object, query: SlotsQueryDto): KeyFingerprint | undefined {
+  return companionOf<KeyFingerprint>(request, FINGERPRINT_WITH_KEY, fingerprintKeyParams(query));
+}
+
+/** The fingerprint as the key's lookup read it: with the routing response when the request named one. */
+export type KeyFingerprint = Fingerprint | RoutedFingerprint;
 
 @Injectable()
 export class AvailabilityService {
@@ -153,12 +168,12 @@ export class AvailabilityService {
    * data read after that fingerprint, so an entry is never newer-tagged than what it holds. `withKey`: that first read,
    * when the API key's lookup made it for this very query (FINGERPRINT_WITH_KEY).
    */
-  slots(principal: Principal, query: SlotsQueryDto, view: SlotsView = 'hosts', withKey?: Fingerprint): Promise<SlotsAnswer> {
+  slots(principal: Principal, query: SlotsQueryDto, view: SlotsView = 'hosts', withKey?: KeyFingerprint): Promise<SlotsAnswer> {
     // A read the client acts on later, never a decision (a booking decides again on the primary): a standby may answer.
     return this.replicaReads.run(principal.organizationId, () => this.readSlots(principal, query, view, withKey));
   }
 
-  private async readSlots(principal: Principal, query: SlotsQueryDto, view: SlotsView, withKey?: Fingerprint): Promise<SlotsAnswer> {
+  private async readSlots(principal: Principal, query: SlotsQueryDto, view: SlotsView, withKey?: KeyFingerprint): Promise<SlotsAnswer> {
     const timeZone = this.timeZone(query.timezone);
     const span = daysBetween(query.start, query.end);
     if (span < 0) throw AppError.validation('end', 'end must not be before start');
@@ -167,8 +182,7 @@ export class AvailabilityService {
     const scope = tenantScope(principal);
     // With the cache: the fingerprint and the event type in one statement, and a routed request's response in that same
     // statement (the answer is the routed hosts', contract § 22); a hit needs nothing else.
-    const composed = withKey && this.cache.enabled && query.routingResponseId === undefined;
-    const { read, routing } = composed ? { read: withKey, routing: null } : await this.fingerprintOf(scope, query);
+    const { read, routing } = (withKey && this.composedRead(withKey, query)) ?? (await this.fingerprintOf(scope, query));
     const key =
       this.cache.key(scope, query.eventTypeId, query.start, query.end, timeZone) +
       (view === 'attendee' ? '|attendee' : '') +
@@ -280,6 +294,14 @@ export class AvailabilityService {
   }
 
   /** What a cached answer is checked against, with the routing of a routed request (see slots()). */
+  /** The same from what the key's lookup read for this query (fingerprintFromKey); undefined when it cannot serve. */
+  private composedRead(withKey: KeyFingerprint, query: SlotsQueryDto): { read: Fingerprint; routing: Routing | null } | undefined {
+    if (!this.cache.enabled) return undefined;
+    if (query.routingResponseId === undefined) return { read: withKey, routing: null };
+    if (!('response' in withKey)) return undefined;
+    return { read: withKey, routing: this.routed.fromRead(withKey.response, query.routingResponseId, query.eventTypeId) };
+  }
+
   private async fingerprintOf(scope: TenantScope, query: SlotsQueryDto): Promise<{ read: Fingerprint | null; routing: Routing | null }> {
     if (!this.cache.enabled) return { read: null, routing: await this.routingOf(scope, query) };
     if (query.routingResponseId === undefined)

@@ -3,4 +3,4 @@ export * from './availability.module.js';
 export * from './availability.service.js';
 export * from './dto/slots.dto.js';
 export * from './slots-reply.js';
-export type { Fingerprint, HostContactRow } from './slot.read-model.js';
+export type { HostContactRow } from './slot.read-model.js';

@@ -141,15 +141,42 @@ function fingerprintOf(row: RawFingerprint): Fingerprint {
   return { fingerprint: row.fingerprint, eventType: row.event_type && eventTypeRowFromJson(row.event_type) };
 }
 
+/** A routed request's response column (its route, expiry and booking), given SQL for the organization, mode and id. */
+function routedResponseColumn(organization: string, livemode: string, responseId: string): string {
+  return `(SELECT json_build_array(r.route, (extract(epoch FROM r.expires_at) * 1000)::bigint, r.booking_id)
+                 FROM routing_responses r
+                WHERE r.organization_id = ${organization} AND r.livemode = ${livemode} AND r.id = ${responseId}) AS response`;
+}
+
+type RawRoutedFingerprint = RawFingerprint & { response: RawRoutedResponse | null };
+
+function routedFingerprintOf(row: RawRoutedFingerprint, responseId: string): RoutedFingerprint {
+  const response = row.response;
+  return {
+    ...fingerprintOf(row),
+    response: response && { id: responseId, route: response[0], expiresAt: new Date(response[1]), bookingId: response[2] },
+  };
+}
+
+/** The fingerprint with a routed request's response (SlotReadModel.routedFingerprint). */
+export type RoutedFingerprint = Fingerprint & { response: RouteOfResponse | null };
+
 /**
- * The fingerprint and the event type as the API key's lookup carries them (KeyCompanions): the same two columns, for
- * the key's organization and the event type named by the one parameter `params` finds in the request.
+ * The fingerprint and the event type as the API key's lookup carries them (KeyCompanions): the same columns, for the
+ * key's organization, the event type `params` finds in the request and, for a routed request, its routing response in
+ * the key's mode (the parameters then are the event type and the response).
  */
-export function fingerprintWithKey(params: KeyCompanion<Fingerprint>['params']): KeyCompanion<Fingerprint> {
+export function fingerprintWithKey(params: KeyCompanion<Fingerprint>['params']): KeyCompanion<Fingerprint | RoutedFingerprint> {
   return {
     params,
-    columns: (organization, [eventType]) => fingerprintColumns(organization, eventType),
-    parse: (row) => fingerprintOf(row as unknown as RawFingerprint),
+    columns: (key, [eventType, responseId]) =>
+      responseId === undefined
+        ? fingerprintColumns(key.organization, eventType)
+        : `${fingerprintColumns(key.organization, eventType)}, ${routedResponseColumn(key.organization, key.livemode, responseId)}`,
+    parse: (row, [, responseId]) =>
+      responseId === undefined
+        ? fingerprintOf(row as unknown as RawFingerprint)
+        : routedFingerprintOf(row as unknown as RawRoutedFingerprint, responseId),
   };
 }
 
@@ -187,24 +214,13 @@ export class SlotReadModel {
    * § 22: its route, expiry and booking; null when the scope has none by that id): a warm routed answer costs one
    * statement as a plain one does. The routing-forms module owns the row and decides what it allows (RoutedBookingsService).
    */
-  async routedFingerprint(
-    scope: TenantScope,
-    eventTypeId: string,
-    responseId: string,
-  ): Promise<Fingerprint & { response: RouteOfResponse | null }> {
-    const [row] = await this.tx.prepared<RawFingerprint & { response: RawRoutedResponse | null }>(
+  async routedFingerprint(scope: TenantScope, eventTypeId: string, responseId: string): Promise<RoutedFingerprint> {
+    const [row] = await this.tx.prepared<RawRoutedFingerprint>(
       'availability-fingerprint-routed',
-      `SELECT ${FINGERPRINT_COLUMNS_SQL},
-              (SELECT json_build_array(r.route, (extract(epoch FROM r.expires_at) * 1000)::bigint, r.booking_id)
-                 FROM routing_responses r
-                WHERE r.organization_id = $1 AND r.livemode = $3 AND r.id = $4) AS response`,
+      `SELECT ${FINGERPRINT_COLUMNS_SQL}, ${routedResponseColumn('$1', '$3', '$4')}`,
       [scope.organizationId, eventTypeId, scope.livemode, responseId],
     );
-    const response = row.response;
-    return {
-      ...fingerprintOf(row),
-      response: response && { id: responseId, route: response[0], expiresAt: new Date(response[1]), bookingId: response[2] },
-    };
+    return routedFingerprintOf(row, responseId);
   }
 
   /**

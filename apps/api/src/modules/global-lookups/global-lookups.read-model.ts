@@ -154,7 +154,7 @@ export class GlobalLookups {
     const row = rows[0];
     if (!row) return null;
     return {
-      ...(companion ? { companion: companion.read.parse(row) } : {}),
+      ...(companion ? { companion: companion.read.parse(row, companion.params) } : {}),
       scope: verifiedTenantScope(row.organization_id, row.mode === 'live'),
       id: row.id,
       label: `${row.name} (${row.key_prefix})`,
@@ -194,7 +194,8 @@ export class GlobalLookups {
     if (lookup === undefined) {
       // The companion's parameters follow the key's hash ($1).
       const placeholders = companion.params.map((_, index) => `$${index + 2}`);
-      lookup = { name: `api-key-by-hash+${key}`, text: apiKeyLookup(`, ${companion.read.columns('k.organization_id', placeholders)}`) };
+      const columns = companion.read.columns({ organization: 'k.organization_id', livemode: "(k.mode = 'live')" }, placeholders);
+      lookup = { name: `api-key-by-hash+${key}`, text: apiKeyLookup(`, ${columns}`) };
       this.composedLookups.set(key, lookup);
     }
     return lookup;

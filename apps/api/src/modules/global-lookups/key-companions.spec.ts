@@ -5,7 +5,7 @@ const byId: KeyCompanion<string> = {
     const id = (request.query as { id?: unknown } | undefined)?.id;
     return typeof id === 'string' ? [id] : null;
   },
-  columns: (organization, [id]) => `(SELECT ${organization} || ${id}) AS c_value`,
+  columns: (key, [id]) => `(SELECT ${key.organization} || ${id}) AS c_value`,
   parse: (row) => String(row.c_value),
 };
 

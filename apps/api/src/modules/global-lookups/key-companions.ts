@@ -15,10 +15,17 @@ export interface KeyCompanion<T> {
   params(request: { query?: unknown }): readonly string[] | null;
   /**
    * Its select list: expressions with aliases that the key's own columns do not use, given SQL naming the key's
-   * organization and the placeholders of its parameters.
+   * organization and mode and the placeholders of its parameters.
    */
-  columns(organization: string, placeholders: readonly string[]): string;
-  parse(row: Record<string, unknown>): T;
+  columns(key: KeyColumns, placeholders: readonly string[]): string;
+  /** Its value from the row, read with these parameters. */
+  parse(row: Record<string, unknown>, params: readonly string[]): T;
+}
+
+/** SQL naming the looked-up key's organization and whether it is a live key, for a companion's columns. */
+export interface KeyColumns {
+  readonly organization: string;
+  readonly livemode: string;
 }
 
 /** A companion composed for one request: what the key's lookup adds to its statement. */

@@ -2,12 +2,11 @@ import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from 
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ApiErrors, AppError, ClientAddress, CurrentPrincipal, IdParam, type Principal, Audited } from '@app/common';
-import { FINGERPRINT_WITH_KEY, type Fingerprint, SlotsQueryDto } from '../availability/index.js';
+import { FINGERPRINT_WITH_KEY, fingerprintFromKey, SlotsQueryDto } from '../availability/index.js';
 import { sendSlots } from '../availability/index.js';
 import { SlotRequestDto } from '../booking-core/index.js';
 import { PublicBookingResponse } from '../bookings/index.js';
 import { BookingQueriesService } from '../bookings/index.js';
-import { companionOf } from '../global-lookups/index.js';
 import { IDEMPOTENCY_HEADER, idempotencyKey, sendStored } from '../idempotency/index.js';
 import {
   PublicBookingDto,
@@ -75,8 +74,7 @@ export class PublicBookingController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Buffer> {
-    const withKey = companionOf<Fingerprint>(request, FINGERPRINT_WITH_KEY, [query.eventTypeId]);
-    return sendSlots(request, reply, await this.publicBooking.slots(principal, query, withKey));
+    return sendSlots(request, reply, await this.publicBooking.slots(principal, query, fingerprintFromKey(request, query)));
   }
 
   @Post('holds')

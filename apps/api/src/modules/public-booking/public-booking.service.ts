@@ -1,7 +1,7 @@
 import type { SlotRequestDto } from '../booking-core/index.js';
 import { Injectable } from '@nestjs/common';
 import { AppError, type Principal, tenantScope } from '@app/common';
-import { AvailabilityService, type Fingerprint, type SlotsAnswer } from '../availability/index.js';
+import { AvailabilityService, type KeyFingerprint, type SlotsAnswer } from '../availability/index.js';
 import type { SlotsQueryDto } from '../availability/index.js';
 import { BookingCreateService } from '../bookings/index.js';
 import { type HoldRequest, HoldsService } from '../holds/index.js';
@@ -53,7 +53,7 @@ export class PublicBookingService {
   }
 
   /** `withKey`: the fingerprint as the publishable key's lookup read it (AvailabilityService.slots). */
-  slots(principal: Principal, query: SlotsQueryDto, withKey?: Fingerprint): Promise<SlotsAnswer> {
+  slots(principal: Principal, query: SlotsQueryDto, withKey?: KeyFingerprint): Promise<SlotsAnswer> {
     this.assertMayBook(principal, query.eventTypeId);
     return this.availability.slots(principal, query, 'attendee', withKey);
   }
