@@ -191,8 +191,9 @@ const fresh = (name: Site['name']): string => `sched_volume_${name}_${randomByte
 
 /**
  * The volume database. With BENCH_VOLUME_KEEP=1 the seeded database is kept, as a template named after its size, and
- * each run measures on a copy of it (a file copy: a few minutes instead of the seeding's half hour). A template seeded by
- * an older checkout gets the newer migrations on the copy; its working set's audit entries are moved to the last day.
+ * each run measures on a copy of it (a file copy: a minute or so instead of the seeding's seventeen minutes). A
+ * template seeded by an older checkout gets the newer migrations on the copy; its working set's audit entries are moved
+ * to the last day.
  */
 async function openVolume(admin: pg.Client, adminUrl: string): Promise<Site> {
   const template = `sched_volume_seed_${TOTAL}`;
@@ -252,9 +253,8 @@ function bookingsFrom(rows: string): string {
         FROM (${rows}) AS r`;
 }
 
-/** Bookings and, unless `withHosts` is false, their booking_hosts rows in one statement (see bookingsFrom). */
-function insertBookings(rows: string, withHosts = true): string {
-  if (!withHosts) return bookingsFrom(rows);
+/** Bookings and their booking_hosts rows in one statement (see bookingsFrom). */
+function insertBookings(rows: string): string {
   return `
     WITH made AS (${bookingsFrom(rows)}
       RETURNING id, host_user_id, organization_id, event_type_id, livemode, status, starts_at, ends_at, created_at
@@ -263,9 +263,10 @@ function insertBookings(rows: string, withHosts = true): string {
     SELECT id, host_user_id, organization_id, event_type_id, livemode, status, tstzrange(starts_at, ends_at, '[)'), created_at FROM made`;
 }
 
-/** Everything the volume database holds beyond the working set (see the header). */
-async function seedVolume(client: pg.Client, site: Site): Promise<void> {
-  const log = (line: string): void => void process.stdout.write(`  [volume] ${line}\n`);
+const log = (line: string): void => void process.stdout.write(`  [volume] ${line}\n`);
+
+/** The volume's organizations and event types (see the header). */
+async function seedOrganizations(client: pg.Client): Promise<void> {
   await client.query(
     `INSERT INTO organizations (id, name, slug, created_at, updated_at)
      SELECT 'org_vol' || lpad(o::text, 20, '0'), 'Volume ' || o, 'volume-' || o, now() - interval '3 years', now() - interval '3 years'
@@ -278,38 +279,43 @@ async function seedVolume(client: pg.Client, site: Site): Promise<void> {
        FROM generate_series(1, $1::int) AS o`,
     [ORGANIZATIONS - 1],
   );
+}
+
+interface BookingChunk {
+  label: string;
+  /** A SELECT of the columns bookingsFrom reads, every value written into it: both lanes read the same rows. */
+  rows: string;
+}
+
+/**
+ * The volume's bookings, a million at most per chunk, as of `at` (one instant for both lanes, whatever the clock does
+ * between their statements).
+ */
+function bookingChunks(site: Site, at: Date, quote: (value: string) => string): BookingChunk[] {
+  const chunks: BookingChunk[] = [];
+  const now = `${quote(at.toISOString())}::timestamptz`;
   // Three other large organizations and the measured one: BIG bookings each over 50 hosts, one every so often per host
   // across the last three years (the measured one's bookings are on other hosts than its owner, and end two days ago).
   const bigSpan = 3 * 365 * 86_400;
   for (let org = 0; org < 4; org++) {
     const measured = org === 3;
+    const organizationId = measured ? site.organizationId : `org_vol${String(org + 1).padStart(20, '0')}`;
+    const eventTypeId = measured ? site.availabilityTypeId : `evt_vol${String(org + 1).padStart(20, '0')}`;
     for (let first = 0; first < BIG; first += CHUNK) {
       const last = Math.min(BIG, first + CHUNK) - 1;
-      await client.query(
-        insertBookings(
-          `
-          SELECT 'bkg_vb' || $1::int || '_' || lpad(k::text, 12, '0') AS id,
-                 $2::text AS organization_id, $3::text AS event_type_id,
+      chunks.push({
+        label: `large organization ${org + 1}: ${(last + 1).toLocaleString('en')} bookings`,
+        rows: `
+          SELECT 'bkg_vb${org}_' || lpad(k::text, 12, '0') AS id,
+                 ${quote(organizationId)}::text AS organization_id, ${quote(eventTypeId)}::text AS event_type_id,
                  CASE WHEN k % 10 = 0 THEN 'cancelled' ELSE 'confirmed' END AS status,
-                 to_timestamp(extract(epoch FROM date_trunc('hour', now() - interval '2 days')) - $4::bigint
-                              + (k / 50) * ($4::bigint / ($5::bigint / 50))) AS starts_at,
+                 to_timestamp(extract(epoch FROM date_trunc('hour', ${now} - interval '2 days')) - ${bigSpan}::bigint
+                              + (k / 50) * (${bigSpan}::bigint / (${BIG}::bigint / 50))) AS starts_at,
                  interval '30 minutes' AS duration,
-                 'usr_vb' || $1::int || '_' || (k % 50) AS host_user_id,
+                 'usr_vb${org}_' || (k % 50) AS host_user_id,
                  'attendee' || (k % 200000) || '@example.com' AS attendee_email
-            FROM generate_series($6::bigint, $7::bigint) AS k`,
-          false,
-        ),
-        [
-          org,
-          measured ? site.organizationId : `org_vol${String(org + 1).padStart(20, '0')}`,
-          measured ? site.availabilityTypeId : `evt_vol${String(org + 1).padStart(20, '0')}`,
-          bigSpan,
-          BIG,
-          first,
-          last,
-        ],
-      );
-      log(`large organization ${org + 1}: ${(last + 1).toLocaleString('en')} bookings`);
+            FROM generate_series(${first}::bigint, ${last}::bigint) AS k`,
+      });
     }
   }
   // The rest over the other 19,996 organizations, three hosts each.
@@ -318,42 +324,62 @@ async function seedVolume(client: pg.Client, site: Site): Promise<void> {
   const perOrganization = Math.max(1, Math.ceil(rest / small));
   for (let first = 0; first < rest; first += CHUNK) {
     const last = Math.min(rest, first + CHUNK) - 1;
-    await client.query(
-      insertBookings(
-        `
+    chunks.push({
+      label: `other organizations: ${(last + 1).toLocaleString('en')} bookings`,
+      rows: `
         SELECT 'bkg_vs' || lpad(g::text, 12, '0') AS id,
-               'org_vol' || lpad((4 + g % $1::int)::text, 20, '0') AS organization_id,
-               'evt_vol' || lpad((4 + g % $1::int)::text, 20, '0') AS event_type_id,
+               'org_vol' || lpad((4 + g % ${small})::text, 20, '0') AS organization_id,
+               'evt_vol' || lpad((4 + g % ${small})::text, 20, '0') AS event_type_id,
                CASE WHEN g % 10 = 0 THEN 'cancelled' ELSE 'confirmed' END AS status,
-               to_timestamp(extract(epoch FROM date_trunc('hour', now())) - $2::bigint
-                            + ((g / $1::int) / 3) * ($2::bigint / ($3::bigint / 3 + 1))) AS starts_at,
+               to_timestamp(extract(epoch FROM date_trunc('hour', ${now})) - ${bigSpan}::bigint
+                            + ((g / ${small}) / 3) * (${bigSpan}::bigint / (${perOrganization}::bigint / 3 + 1))) AS starts_at,
                interval '30 minutes' AS duration,
-               'usr_vs' || (g % $1::int) || '_' || ((g / $1::int) % 3) AS host_user_id,
+               'usr_vs' || (g % ${small}) || '_' || ((g / ${small}) % 3) AS host_user_id,
                'attendee' || (g % 1000000) || '@example.com' AS attendee_email
-          FROM generate_series($4::bigint, $5::bigint) AS g`,
-        false,
-      ),
-      [small, bigSpan, perOrganization, first, last],
-    );
-    log(`other organizations: ${(last + 1).toLocaleString('en')} bookings`);
+          FROM generate_series(${first}::bigint, ${last}::bigint) AS g`,
+    });
   }
-  // Every booking's host row, in (host, time) order, in one statement after the bookings. The exclusion constraint's
-  // GiST index built over them after the load is most of the seeding's time: 17 to 25 minutes in this order or in
-  // the bookings' (2026-11-28); a faster way to build it is still to find.
+  return chunks;
+}
+
+/** The bookings of `chunks`, one statement each. */
+async function seedBookings(client: pg.Client, chunks: BookingChunk[]): Promise<void> {
+  for (const chunk of chunks) {
+    await client.query(bookingsFrom(chunk.rows));
+    log(chunk.label);
+  }
+}
+
+/**
+ * The host row of every booking of `chunks`, made from the same rows rather than read back from bookings, so that they
+ * need not wait for them: the exclusion constraint's GiST index, built over them, is the seeding's longest step. They
+ * go in in time order, as a live table receives them.
+ */
+async function seedBookingHosts(client: pg.Client, chunks: BookingChunk[]): Promise<void> {
   await client.query(`SET work_mem = '1GB'`);
   await client.query(
     `INSERT INTO booking_hosts (booking_id, host_user_id, organization_id, event_type_id, livemode, status, during, created_at)
-     SELECT id, host_user_id, organization_id, event_type_id, livemode, status, tstzrange(starts_at, ends_at, '[)'), created_at
-       FROM bookings ORDER BY host_user_id, starts_at`,
+     SELECT id, host_user_id, organization_id, event_type_id, true, status, tstzrange(starts_at, starts_at + duration, '[)'),
+            starts_at - interval '7 days'
+       FROM (${chunks.map((chunk) => chunk.rows).join(' UNION ALL ')}) AS r
+      ORDER BY starts_at, host_user_id`,
   );
   await client.query(`RESET work_mem`);
   log('booking hosts');
+}
+
+/** Reminders of the seeded bookings (once they are loaded). */
+async function seedReminders(client: pg.Client): Promise<void> {
   await client.query(
     `INSERT INTO booking_reminders (organization_id, booking_id, minutes_before, due_at, sent_at)
      SELECT organization_id, id, 60, starts_at - interval '1 hour', CASE WHEN starts_at - interval '1 hour' < now() THEN starts_at - interval '1 hour' END
        FROM bookings WHERE right(id, 1) IN ('0', '5') AND status = 'confirmed'`,
   );
   log('reminders');
+}
+
+/** The volume's audit entries, webhooks, domain events, deliveries and attempts: none reads the bookings. */
+async function seedLogs(client: pg.Client, site: Site): Promise<void> {
   for (let first = 0; first < AUDIT; first += CHUNK) {
     const last = Math.min(AUDIT, first + CHUNK) - 1;
     // One in ten the measured organization's (before the last two days), the rest spread over the others.
@@ -464,18 +490,29 @@ async function dropIndexes(client: pg.Client, tables: string[]): Promise<string[
   return rebuild;
 }
 
-/** Builds `statements` one after the other on a connection of its own, then vacuums and analyzes `tables`. */
-async function buildLane(databaseUrl: string, statements: string[], tables: string[]): Promise<void> {
+/** Builds `statements` one after the other on `client`, then vacuums and analyzes `tables`. */
+async function build(client: pg.Client, statements: string[], tables: string[]): Promise<void> {
+  for (const statement of statements) {
+    const started = Date.now();
+    await client.query(statement);
+    log(`${statement.slice(0, 90)}… ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  }
+  for (const table of tables) await client.query(`VACUUM (ANALYZE) "${table}"`);
+}
+
+/** A bulk load's session: no triggers (availability versions, kept counts) and no foreign-key checks; the rows are consistent. */
+async function bulkSession(client: pg.Client): Promise<void> {
+  await client.query(`SET session_replication_role = replica`);
+  await client.query(`SET maintenance_work_mem = '1GB'`);
+}
+
+/** Runs `work` on a bulk-load connection of its own. */
+async function onOwnConnection(databaseUrl: string, work: (client: pg.Client) => Promise<void>): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query(`SET maintenance_work_mem = '1GB'`);
-    for (const statement of statements) {
-      const started = Date.now();
-      await client.query(statement);
-      process.stdout.write(`  [volume] ${statement.slice(0, 90)}… ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-    }
-    for (const table of tables) await client.query(`VACUUM (ANALYZE) "${table}"`);
+    await bulkSession(client);
+    await work(client);
   } finally {
     await client.end();
   }
@@ -486,9 +523,7 @@ async function seed(site: Site): Promise<void> {
   await client.connect();
   const started = Date.now();
   try {
-    // A bulk load: no triggers (availability versions) and no foreign-key checks in this session; the rows are consistent.
-    await client.query(`SET session_replication_role = replica`);
-    await client.query(`SET maintenance_work_mem = '1GB'`);
+    await bulkSession(client);
     if (site.name === 'volume') {
       // As a restore does: the large tables' secondary indexes and the exclusion constraint dropped during the load and
       // built after it (sorted builds instead of ten million random index insertions).
@@ -500,18 +535,33 @@ async function seed(site: Site): Promise<void> {
         'domain_events',
         'webhook_deliveries',
       ]);
-      await seedVolume(client, site);
-      // Two lanes at once: the exclusion constraint's GiST build (the longest, one core) beside every other index, each
-      // lane then vacuuming its tables.
-      // (booking_hosts' other indexes in the same lane: adding the constraint locks its table.)
-      const slow = rebuild.filter((statement) => /\bbooking_hosts\b/.test(statement.split(' USING ')[0]));
+      // booking_hosts' indexes stay in its own lane: adding the constraint locks the table.
+      const hosts = rebuild.filter((statement) => /\bbooking_hosts\b/.test(statement.split(' USING ')[0]));
+      const { rows } = await client.query<{ now: Date }>('SELECT now()');
+      const chunks = bookingChunks(site, rows[0].now, (value) => client.escapeLiteral(value));
+      await seedOrganizations(client);
+      // Two lanes, one per core. The longest path is this connection's: the host rows, made from the same rows as the
+      // bookings, and the exclusion constraint's GiST build over them (one core). The other loads the bookings, their
+      // reminders and the logs meanwhile, then builds every other index.
       await Promise.all([
-        buildLane(site.databaseUrl, slow, ['booking_hosts']),
-        buildLane(
-          site.databaseUrl,
-          rebuild.filter((statement) => !slow.includes(statement)),
-          ['bookings', 'booking_reminders', 'audit_entries', 'domain_events', 'webhook_deliveries', 'webhook_attempts'],
-        ),
+        (async () => {
+          await seedBookingHosts(client, chunks);
+          // The GiST index (some 1 GB) outgrows Debian's default shared_buffers (128 MB): built entry by entry, every
+          // insertion reads its pages through the kernel (half the build's CPU). A cache this small makes PostgreSQL
+          // switch to its buffered build early (level step 1), which took 831 s instead of 1,107 s (2026-11-29).
+          await client.query(`SET effective_cache_size = '64MB'`);
+          await build(client, hosts, ['booking_hosts']);
+        })(),
+        onOwnConnection(site.databaseUrl, async (other) => {
+          await seedBookings(other, chunks);
+          await seedReminders(other);
+          await seedLogs(other, site);
+          await build(
+            other,
+            rebuild.filter((statement) => !hosts.includes(statement)),
+            ['bookings', 'booking_reminders', 'audit_entries', 'domain_events', 'webhook_deliveries', 'webhook_attempts'],
+          );
+        }),
       ]);
     }
     await seedWorkingSet(client, site);
