@@ -551,6 +551,8 @@ async function seed(site: Site): Promise<void> {
           // switch to its buffered build early (level step 1), which took 831 s instead of 1,107 s (2026-11-29).
           await client.query(`SET effective_cache_size = '64MB'`);
           await build(client, hosts, ['booking_hosts']);
+          // The planner's setting too: what this connection runs next is planned as the server would plan it.
+          await client.query(`RESET effective_cache_size`);
         })(),
         onOwnConnection(site.databaseUrl, async (other) => {
           await seedBookings(other, chunks);
