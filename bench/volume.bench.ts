@@ -546,9 +546,9 @@ async function seed(site: Site): Promise<void> {
       await Promise.all([
         (async () => {
           await seedBookingHosts(client, chunks);
-          // The GiST index (some 1 GB) outgrows Debian's default shared_buffers (128 MB): built entry by entry, every
-          // insertion reads its pages through the kernel (half the build's CPU). A cache this small makes PostgreSQL
-          // switch to its buffered build early (level step 1), which took 831 s instead of 1,107 s (2026-11-29).
+          // The GiST index (some 1 GB) outgrows Debian's default shared_buffers (128 MB): built entry by entry, it keeps
+          // reading evicted pages back from the kernel. A cache this small makes PostgreSQL switch to its buffered build
+          // early (level step 1), which took 831 s instead of 1,107 s (2026-11-29).
           await client.query(`SET effective_cache_size = '64MB'`);
           await build(client, hosts, ['booking_hosts']);
           // The planner's setting too: what this connection runs next is planned as the server would plan it.
